@@ -1,0 +1,2 @@
+//! pomset: a workbench for relaxed-memory semantics.
+pub mod logic;

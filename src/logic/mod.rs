@@ -1,0 +1,1 @@
+//! Formulae over a finite value set, and their SAT-backed decision procedures (issue 3).

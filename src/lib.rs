@@ -1,2 +1,10 @@
 //! pomset: a workbench for relaxed-memory semantics.
 pub mod logic;
+pub mod model;
+pub mod syntax;
+
+lalrpop_util::lalrpop_mod!(
+    #[allow(clippy::all, unused_parens, dead_code)]
+    grammar,
+    "/litmus.rs"
+);

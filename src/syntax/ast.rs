@@ -1,0 +1,407 @@
+//! The surface syntax tree of a litmus file, as written: extended expressions
+//! and other sugar are kept so that the formatter can print them back.
+//! `core.rs` holds the desugared form that feeds the semantics.
+//!
+//! Architecture invariant: the syntax layer knows nothing about pomsets.
+
+use super::span::{Ident, Span};
+
+/// Access modes μ (§1.1), ordered wk ⊑ rlx ⊑ rel, acq ⊑ ra ⊑ sc.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Mode {
+    Wk,
+    Rlx,
+    Rel,
+    Acq,
+    Ra,
+    Sc,
+}
+
+impl Mode {
+    pub const ALL: [Mode; 6] = [Mode::Wk, Mode::Rlx, Mode::Rel, Mode::Acq, Mode::Ra, Mode::Sc];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Wk => "wk",
+            Mode::Rlx => "rlx",
+            Mode::Rel => "rel",
+            Mode::Acq => "acq",
+            Mode::Ra => "ra",
+            Mode::Sc => "sc",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Mode> {
+        Mode::ALL.into_iter().find(|m| m.as_str() == s)
+    }
+}
+
+/// Scopes σ (§1.1): thread group, processor, system.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scope {
+    Cta,
+    Gpu,
+    Sys,
+}
+
+impl Scope {
+    pub const ALL: [Scope; 3] = [Scope::Cta, Scope::Gpu, Scope::Sys];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Cta => "cta",
+            Scope::Gpu => "gpu",
+            Scope::Sys => "sys",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Scope> {
+        Scope::ALL.into_iter().find(|m| m.as_str() == s)
+    }
+}
+
+/// The `.mode.scope` suffix of an access; either part may be absent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Suffix {
+    pub mode: Option<(Mode, Span)>,
+    pub scope: Option<(Scope, Span)>,
+}
+
+impl Suffix {
+    pub fn is_empty(&self) -> bool {
+        self.mode.is_none() && self.scope.is_none()
+    }
+}
+
+/// A whole litmus file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct File {
+    pub name: Ident,
+    pub comment: Option<String>,
+    pub values: Option<(Vec<i64>, Span)>,
+    pub locations: Vec<LocDecl>,
+    pub init: Vec<InitEntry>,
+    pub scopes: Option<ScopeNode>,
+    pub model: Vec<Setting>,
+    pub threads: Vec<Thread>,
+    pub conditions: Vec<Condition>,
+}
+
+/// `x @ 4`: a location, with the address computed accesses `[L]` reach it by.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocDecl {
+    pub name: Ident,
+    pub address: Option<(i64, Span)>,
+}
+
+/// `x = 1` in `init { ... }`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InitEntry {
+    pub loc: Ident,
+    pub value: i64,
+    pub span: Span,
+}
+
+/// The thread hierarchy (Definition 1.1): `gpu { cta { P0 P1 } cta { P2 } }`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScopeNode {
+    Group { level: Scope, children: Vec<ScopeNode>, span: Span },
+    Thread(Ident),
+}
+
+/// `name = value` in `model { ... }` or after `when`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setting {
+    pub name: Ident,
+    pub value: Ident,
+}
+
+/// A thread: an optional `P1:` label and its statements.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Thread {
+    pub label: Option<Ident>,
+    pub body: Vec<Stmt>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+/// The place an access goes to: a named location, or a computed address `[L]` (§1.5).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Place {
+    Named(Ident),
+    Computed(Box<Expr>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RmwOp {
+    Cas,
+    Fadd,
+    Exchg,
+}
+
+impl RmwOp {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RmwOp::Cas => "CAS",
+            RmwOp::Fadd => "FADD",
+            RmwOp::Exchg => "EXCHG",
+        }
+    }
+
+    /// How many value arguments follow the address.
+    pub fn arity(self) -> usize {
+        match self {
+            RmwOp::Cas => 2,
+            RmwOp::Fadd | RmwOp::Exchg => 1,
+        }
+    }
+}
+
+/// `CAS.acq.rel.gpu(x, 0, 1)`: the first mode is the read's, the second the write's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rmw {
+    pub op: RmwOp,
+    pub modes: Vec<(Mode, Span)>,
+    pub scope: Option<(Scope, Span)>,
+    pub place: Place,
+    pub args: Vec<Expr>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StmtKind {
+    Skip,
+    /// `a := M`: a register assignment, a read or a write, depending on what
+    /// `a` and `M` name; `check` decides.
+    Assign { lhs: Place, suffix: Suffix, rhs: Expr },
+    /// `r := CAS(...)`, or a bare `FADD(x, 1)` whose result is dropped.
+    Rmw { target: Option<Ident>, rmw: Rmw },
+    /// `F.sc` or `fence.sc.cta`.
+    Fence { suffix: Suffix },
+    If { cond: Expr, then: Vec<Stmt>, els: Option<Vec<Stmt>> },
+    /// `( S1 || S2 )` inside a thread: the note's asymmetric composition. Every
+    /// branch but the last is a new thread; the last continues the current one.
+    Par(Vec<Thread>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+}
+
+impl BinOp {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Eq => "=",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
+        }
+    }
+
+    /// Binding strength: higher binds tighter.
+    pub fn precedence(self) -> u8 {
+        match self {
+            BinOp::Or => 1,
+            BinOp::And => 2,
+            BinOp::Eq | BinOp::Ne => 3,
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => 4,
+            BinOp::Add | BinOp::Sub => 5,
+        }
+    }
+
+    /// Evaluates on integers; booleans are 0 and 1 (§1.1: a condition means M ≠ 0).
+    pub fn apply(self, a: i64, b: i64) -> i64 {
+        match self {
+            BinOp::Add => a.wrapping_add(b),
+            BinOp::Sub => a.wrapping_sub(b),
+            BinOp::Eq => i64::from(a == b),
+            BinOp::Ne => i64::from(a != b),
+            BinOp::Lt => i64::from(a < b),
+            BinOp::Le => i64::from(a <= b),
+            BinOp::Gt => i64::from(a > b),
+            BinOp::Ge => i64::from(a >= b),
+            BinOp::And => i64::from(a != 0 && b != 0),
+            BinOp::Or => i64::from(a != 0 || b != 0),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    Neg,
+    Not,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExprKind {
+    Int(i64),
+    /// A register, or a location (an extended expression: sugar for a read, §1.1).
+    Name(Ident, Suffix),
+    /// `[L]`, a read from a computed address (§1.5).
+    Deref(Box<Expr>, Suffix),
+    /// `&x`: the address of a declared location.
+    AddrOf(Ident),
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+}
+
+/// herd7's quantifiers, plus the note's allow/forbid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Quantifier {
+    Exists,
+    NotExists,
+    Forall,
+    /// `allow P`: `exists P`, expected to be observable.
+    Allow,
+    /// `forbid P`: `~exists P`, expected never to be observed.
+    Forbid,
+}
+
+impl Quantifier {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Quantifier::Exists => "exists",
+            Quantifier::NotExists => "~exists",
+            Quantifier::Forall => "forall",
+            Quantifier::Allow => "allow",
+            Quantifier::Forbid => "forbid",
+        }
+    }
+}
+
+/// An expected verdict about the condition's proposition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    /// Some complete execution satisfies it (herd7: Sometimes or Always).
+    Allowed,
+    /// None does (herd7: Never).
+    Forbidden,
+    Always,
+    Sometimes,
+    Never,
+    /// The note gives no verdict; nothing is checked.
+    Unknown,
+}
+
+impl Verdict {
+    pub const ALL: [Verdict; 6] = [
+        Verdict::Allowed,
+        Verdict::Forbidden,
+        Verdict::Always,
+        Verdict::Sometimes,
+        Verdict::Never,
+        Verdict::Unknown,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Allowed => "allowed",
+            Verdict::Forbidden => "forbidden",
+            Verdict::Always => "always",
+            Verdict::Sometimes => "sometimes",
+            Verdict::Never => "never",
+            Verdict::Unknown => "unknown",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Verdict> {
+        Verdict::ALL.into_iter().find(|v| v.as_str() == s)
+    }
+}
+
+/// `expect forbidden when c7a = direct, orders = single`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expect {
+    pub verdict: Verdict,
+    pub when: Vec<Setting>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Condition {
+    pub quantifier: Quantifier,
+    pub prop: Prop,
+    pub expects: Vec<Expect>,
+    pub span: Span,
+}
+
+/// A proposition over final registers and memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Prop {
+    True,
+    False,
+    Cmp(CondTerm, CmpOp, CondTerm, Span),
+    Not(Box<Prop>),
+    And(Box<Prop>, Box<Prop>),
+    Or(Box<Prop>, Box<Prop>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl CmpOp {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "=",
+            CmpOp::Ne => "!=",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+        }
+    }
+
+    pub fn holds(self, a: i64, b: i64) -> bool {
+        match self {
+            CmpOp::Eq => a == b,
+            CmpOp::Ne => a != b,
+            CmpOp::Lt => a < b,
+            CmpOp::Le => a <= b,
+            CmpOp::Gt => a > b,
+            CmpOp::Ge => a >= b,
+        }
+    }
+}
+
+/// `P1:r`, `r`, `[x]`, `[4]` or a value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CondTerm {
+    Int(i64, Span),
+    Reg { thread: Option<Ident>, reg: Ident },
+    Mem(Ident),
+    MemAt(i64, Span),
+}

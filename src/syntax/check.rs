@@ -1,0 +1,887 @@
+//! From the surface tree to the core program: resolve names, check modes,
+//! scopes, conditions and the value set, and desugar extended expressions.
+//! Every user mistake found here becomes a diagnostic with a span and a hint.
+
+use std::collections::HashMap;
+
+use super::ast::{self, Mode, Place, Scope, StmtKind, Suffix};
+use super::core::{self, LocId, LocInfo, RegId, RegInfo, ThreadId, ThreadInfo};
+use super::diagnostic::{Diagnostic, Diagnostics};
+use super::span::{Ident, Span};
+use crate::model::{self, Model};
+
+/// The names that are locations even when a file declares none (§1.1 writes x, y, z).
+pub const DEFAULT_LOCATIONS: [&str; 4] = ["x", "y", "z", "w"];
+
+/// Checks a parsed file and lowers it to the core program. Warnings come back
+/// with the program; any error fails the whole file.
+pub fn check(file: &ast::File) -> Result<(core::Program, Diagnostics), Diagnostics> {
+    let mut cx = Checker::default();
+    cx.declare_locations(file);
+    cx.name_threads(&file.threads);
+    let main = file
+        .threads
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let tid = i as ThreadId;
+            let mut env = Env { thread: tid, regs: HashMap::new() };
+            (tid, cx.block(&mut env, &t.body))
+        })
+        .collect();
+    cx.place_threads(file.scopes.as_ref());
+    let model = cx.model(&file.model);
+    let conditions = file.conditions.iter().map(|c| cx.condition(c)).collect();
+    let (values, values_declared) = cx.values(file);
+    if cx.diags.has_errors() {
+        return Err(cx.diags);
+    }
+    let program = core::Program {
+        name: file.name.name.clone(),
+        comment: file.comment.clone(),
+        values,
+        values_declared,
+        threads: cx.threads,
+        regs: cx.regs,
+        locs: cx.locs,
+        model,
+        main,
+        conditions,
+    };
+    Ok((program, cx.diags))
+}
+
+/// What a literal value is used for, so that a value outside V can be reported.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Use {
+    /// Any literal: it widens the default V but need not lie in V.
+    Arithmetic,
+    /// A value that is stored, compared with a final value, or an address.
+    Stored,
+}
+
+#[derive(Default)]
+struct Checker {
+    diags: Diagnostics,
+    locs: Vec<LocInfo>,
+    loc_ids: HashMap<String, LocId>,
+    threads: Vec<ThreadInfo>,
+    thread_ids: HashMap<String, ThreadId>,
+    thread_spans: Vec<Span>,
+    regs: Vec<RegInfo>,
+    reg_ids: HashMap<(ThreadId, String), RegId>,
+    fresh_count: HashMap<ThreadId, u32>,
+    literals: Vec<(i64, Span, Use)>,
+    placed: Vec<bool>,
+}
+
+/// The registers visible at one point of one thread.
+#[derive(Clone)]
+struct Env {
+    thread: ThreadId,
+    regs: HashMap<String, RegId>,
+}
+
+impl Checker {
+    fn error(&mut self, d: Diagnostic) {
+        self.diags.push(d);
+    }
+
+    // ------------------------------------------------------------ locations
+
+    fn declare_locations(&mut self, file: &ast::File) {
+        let mut first: HashMap<String, Span> = HashMap::new();
+        for decl in &file.locations {
+            if let Some(prev) = first.get(decl.name.as_str()) {
+                let d = Diagnostic::error(format!("location `{}` is declared twice", decl.name), decl.name.span)
+                    .with_label("second declaration")
+                    .with_also(*prev, "first declaration");
+                self.error(d);
+                continue;
+            }
+            first.insert(decl.name.name.clone(), decl.name.span);
+            let id = self.add_location(&decl.name.name);
+            if let Some((addr, span)) = decl.address {
+                if let Some(other) = self.locs.iter().find(|l| l.address == Some(addr)) {
+                    let d = Diagnostic::error(format!("address {addr} is already `{}`", other.name), span)
+                        .with_label("taken")
+                        .with_hint("give each location its own address");
+                    self.error(d);
+                }
+                self.locs[id as usize].address = Some(addr);
+                self.literals.push((addr, span, Use::Stored));
+            }
+        }
+        let mut seen: HashMap<String, Span> = HashMap::new();
+        for entry in &file.init {
+            if let Some(prev) = seen.insert(entry.loc.name.clone(), entry.span) {
+                let d = Diagnostic::error(format!("`{}` is initialised twice", entry.loc), entry.span)
+                    .with_label("second value")
+                    .with_also(prev, "first value");
+                self.error(d);
+            }
+            let id = self.location(&entry.loc.name).unwrap_or_else(|| self.add_location(&entry.loc.name));
+            self.locs[id as usize].init = entry.value;
+            self.literals.push((entry.value, entry.span, Use::Stored));
+        }
+    }
+
+    fn add_location(&mut self, name: &str) -> LocId {
+        let id = self.locs.len() as LocId;
+        self.locs.push(LocInfo { name: name.to_string(), address: None, init: 0 });
+        self.loc_ids.insert(name.to_string(), id);
+        id
+    }
+
+    /// The location a name denotes, declaring x, y, z, w on first use.
+    fn location(&mut self, name: &str) -> Option<LocId> {
+        if let Some(id) = self.loc_ids.get(name) {
+            return Some(*id);
+        }
+        DEFAULT_LOCATIONS.contains(&name).then(|| self.add_location(name))
+    }
+
+    fn is_location(&self, name: &str) -> bool {
+        self.loc_ids.contains_key(name) || DEFAULT_LOCATIONS.contains(&name)
+    }
+
+    fn undeclared(&mut self, name: &Ident, why: &str) {
+        let d = Diagnostic::error(format!("`{name}` is used as a location but is not declared"), name.span)
+            .with_label(why.to_string())
+            .with_hint(format!(
+                "declare it in the header: `init {{ {name} = 0 }}` or `locations {{ {name} }}` (x, y, z and w need no declaration)"
+            ));
+        self.error(d);
+    }
+
+    // ------------------------------------------------------------ threads
+
+    /// Top-level threads are P0, P1, ... by position unless labelled; threads
+    /// forked inside a thread take the next free numbers in textual order.
+    fn name_threads(&mut self, threads: &[ast::Thread]) {
+        for (i, t) in threads.iter().enumerate() {
+            let name = t.label.as_ref().map_or_else(|| format!("P{i}"), |l| l.name.clone());
+            self.new_thread(name, t.label.as_ref().map_or(t.span, |l| l.span), None);
+        }
+    }
+
+    fn new_thread(&mut self, name: String, span: Span, parent: Option<ThreadId>) -> ThreadId {
+        if let Some(prev) = self.thread_ids.get(&name) {
+            let prev_span = self.thread_spans[*prev as usize];
+            let d = Diagnostic::error(format!("two threads are called `{name}`"), span)
+                .with_label("second thread")
+                .with_also(prev_span, "first thread")
+                .with_hint("give each thread its own label");
+            self.error(d);
+        }
+        let id = self.threads.len() as ThreadId;
+        self.threads.push(ThreadInfo { name: name.clone(), parent, cta: 0, gpu: 0 });
+        self.thread_ids.insert(name, id);
+        self.thread_spans.push(span);
+        id
+    }
+
+    fn next_thread_name(&self) -> String {
+        (self.threads.len()..)
+            .map(|i| format!("P{i}"))
+            .find(|n| !self.thread_ids.contains_key(n))
+            .unwrap_or_default()
+    }
+
+    /// Definition 1.1: =cta and =gpu from the `scopes:` tree.
+    fn place_threads(&mut self, scopes: Option<&ast::ScopeNode>) {
+        self.placed = vec![false; self.threads.len()];
+        let Some(root) = scopes else {
+            // No tree: every thread in a cta of its own, all on one gpu.
+            for (i, t) in self.threads.iter_mut().enumerate() {
+                t.cta = i as u32;
+                t.gpu = 0;
+            }
+            return;
+        };
+        let mut counters = (0u32, 0u32);
+        self.place(root, None, None, &mut counters);
+        for i in 0..self.threads.len() {
+            if self.placed[i] {
+                continue;
+            }
+            self.threads[i].cta = counters.0;
+            self.threads[i].gpu = counters.1;
+            counters.0 += 1;
+            counters.1 += 1;
+            let d = Diagnostic::warning(
+                format!("thread {} is not in `scopes:`", self.threads[i].name),
+                self.thread_spans[i],
+            )
+            .with_label("gets a cta and a gpu of its own")
+            .with_hint(format!("list it in the tree, for example `cta {{ {} }}`", self.threads[i].name));
+            self.diags.push(d);
+        }
+    }
+
+    fn place(&mut self, node: &ast::ScopeNode, gpu: Option<u32>, cta: Option<u32>, n: &mut (u32, u32)) {
+        match node {
+            ast::ScopeNode::Thread(name) => {
+                let Some(&id) = self.thread_ids.get(name.as_str()) else {
+                    let names: Vec<String> = self.threads.iter().map(|t| t.name.clone()).collect();
+                    let d = Diagnostic::error(format!("there is no thread `{name}`"), name.span)
+                        .with_label("unknown thread")
+                        .with_hint(format!("the threads are {}", names.join(", ")));
+                    self.error(d);
+                    return;
+                };
+                if self.placed[id as usize] {
+                    let d = Diagnostic::error(format!("thread `{name}` is placed twice"), name.span)
+                        .with_label("second place")
+                        .with_hint("a thread belongs to exactly one cta");
+                    self.error(d);
+                    return;
+                }
+                self.placed[id as usize] = true;
+                let t = &mut self.threads[id as usize];
+                t.cta = cta.unwrap_or_else(|| bump(&mut n.0));
+                t.gpu = gpu.unwrap_or_else(|| bump(&mut n.1));
+            }
+            ast::ScopeNode::Group { level, children, span } => {
+                let inside = if cta.is_some() { Some("cta") } else if gpu.is_some() { Some("gpu") } else { None };
+                let ok = match level {
+                    Scope::Sys => inside.is_none(),
+                    Scope::Gpu => inside.is_none(),
+                    Scope::Cta => cta.is_none(),
+                };
+                if let (false, Some(outer)) = (ok, inside) {
+                    let d = Diagnostic::error(format!("a {} group cannot sit inside a {outer}", level.as_str()), *span)
+                        .with_label("misplaced group")
+                        .with_hint("nest as sys { gpu { cta { P0 } } }");
+                    self.error(d);
+                    return;
+                }
+                let (gpu, cta) = match level {
+                    Scope::Sys => (None, None),
+                    Scope::Gpu => (Some(bump(&mut n.1)), None),
+                    Scope::Cta => (Some(gpu.unwrap_or_else(|| bump(&mut n.1))), Some(bump(&mut n.0))),
+                };
+                for child in children {
+                    self.place(child, gpu, cta, n);
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ statements
+
+    fn block(&mut self, env: &mut Env, stmts: &[ast::Stmt]) -> core::Stmt {
+        let mut out = Vec::new();
+        for (i, s) in stmts.iter().enumerate() {
+            if let StmtKind::Par(branches) = &s.kind {
+                // PAR(S1, S2): the statements after it continue the last branch's thread.
+                out.push(self.par(env, branches));
+                let rest = self.block(env, &stmts[i + 1..]);
+                if rest != core::Stmt::Skip {
+                    out.push(rest);
+                }
+                return seq(out);
+            }
+            self.stmt(env, s, &mut out);
+        }
+        seq(out)
+    }
+
+    fn par(&mut self, env: &mut Env, branches: &[ast::Thread]) -> core::Stmt {
+        let Some((last, forked)) = branches.split_last() else {
+            return core::Stmt::Skip;
+        };
+        if let Some(label) = &last.label {
+            let current = self.threads[env.thread as usize].name.clone();
+            if label.name != current {
+                let d = Diagnostic::error(format!("the last branch continues thread {current}"), label.span)
+                    .with_label(format!("cannot be renamed to `{label}`"))
+                    .with_hint("label the branches that start new threads, or drop this label");
+                self.error(d);
+            }
+        }
+        let mut children = Vec::new();
+        for branch in forked {
+            let name = branch.label.as_ref().map_or_else(|| self.next_thread_name(), |l| l.name.clone());
+            let span = branch.label.as_ref().map_or(branch.span, |l| l.span);
+            let tid = self.new_thread(name, span, Some(env.thread));
+            let mut child = Env { thread: tid, regs: env.regs.clone() };
+            children.push((tid, self.block(&mut child, &branch.body)));
+        }
+        let mut result = self.block(env, &last.body);
+        for (tid, body) in children.into_iter().rev() {
+            result = core::Stmt::Par { thread: tid, left: Box::new(body), right: Box::new(result) };
+        }
+        result
+    }
+
+    fn stmt(&mut self, env: &mut Env, s: &ast::Stmt, out: &mut Vec<core::Stmt>) {
+        match &s.kind {
+            StmtKind::Skip => out.push(core::Stmt::Skip),
+            StmtKind::Fence { suffix } => {
+                let mode = self.fence_mode(suffix, s.span);
+                out.push(core::Stmt::Fence { mode, scope: scope_of(suffix) });
+            }
+            StmtKind::Assign { lhs, suffix, rhs } => self.assign(env, lhs, suffix, rhs, out),
+            StmtKind::Rmw { target, rmw } => self.rmw(env, target.as_ref(), rmw, out),
+            StmtKind::If { cond, then, els } => {
+                let cond = self.expr(env, cond, out);
+                let mut then_env = env.clone();
+                let then = self.block(&mut then_env, then);
+                let mut els_env = env.clone();
+                let els = els.as_ref().map_or(core::Stmt::Skip, |b| self.block(&mut els_env, b));
+                env.regs.extend(then_env.regs);
+                env.regs.extend(els_env.regs);
+                out.push(core::Stmt::If { cond, then: Box::new(then), els: Box::new(els) });
+            }
+            StmtKind::Par(branches) => out.push(self.par(env, branches)),
+        }
+    }
+
+    fn assign(
+        &mut self,
+        env: &mut Env,
+        lhs: &Place,
+        suffix: &Suffix,
+        rhs: &ast::Expr,
+        out: &mut Vec<core::Stmt>,
+    ) {
+        let name = match lhs {
+            Place::Computed(addr) => {
+                let loc = self.computed(env, addr, out);
+                let expr = self.stored_expr(env, rhs, out);
+                let mode = self.write_mode(suffix);
+                out.push(core::Stmt::Write { loc, expr, mode, scope: scope_of(suffix) });
+                return;
+            }
+            Place::Named(name) => name,
+        };
+        if let Some(loc) = self.location(name.as_str()) {
+            let expr = self.stored_expr(env, rhs, out);
+            let mode = self.write_mode(suffix);
+            out.push(core::Stmt::Write { loc: core::Loc::Named(loc), expr, mode, scope: scope_of(suffix) });
+            return;
+        }
+        if !suffix.is_empty() {
+            self.undeclared(name, "it has a mode or scope, so it must be a location");
+            return;
+        }
+        // r := x^μ_σ and r := [L]^μ_σ are READs; anything else is a LET (§1.1).
+        if let Some((loc, rsuffix)) = self.single_access(env, rhs, out) {
+            let mode = self.read_mode(&rsuffix);
+            let reg = self.assign_reg(env, name);
+            out.push(core::Stmt::Read { reg, loc, mode, scope: scope_of(&rsuffix) });
+            return;
+        }
+        let expr = self.expr(env, rhs, out);
+        let reg = self.assign_reg(env, name);
+        out.push(core::Stmt::Let { reg, expr });
+    }
+
+    /// When `e` is exactly one access (`x.acq` or `[L]`), the place it reads.
+    fn single_access(
+        &mut self,
+        env: &mut Env,
+        e: &ast::Expr,
+        out: &mut Vec<core::Stmt>,
+    ) -> Option<(core::Loc, Suffix)> {
+        match &e.kind {
+            ast::ExprKind::Name(n, suffix) if self.is_location(n.as_str()) => {
+                let loc = self.location(n.as_str())?;
+                Some((core::Loc::Named(loc), suffix.clone()))
+            }
+            ast::ExprKind::Deref(addr, suffix) => {
+                let loc = self.computed(env, addr, out);
+                Some((loc, suffix.clone()))
+            }
+            _ => None,
+        }
+    }
+
+    fn computed(&mut self, env: &mut Env, addr: &ast::Expr, out: &mut Vec<core::Stmt>) -> core::Loc {
+        let e = self.expr(env, addr, out);
+        // [&x] is x: resolve constant addresses to the location declared there.
+        if let core::Expr::Int(a) = e {
+            if let Some(i) = self.locs.iter().position(|l| l.address == Some(a)) {
+                return core::Loc::Named(i as LocId);
+            }
+        }
+        core::Loc::Computed(e)
+    }
+
+    /// The value of a write or an RMW argument; a literal must lie in V.
+    fn stored_expr(&mut self, env: &mut Env, e: &ast::Expr, out: &mut Vec<core::Stmt>) -> core::Expr {
+        if let ast::ExprKind::Int(n) = e.kind {
+            self.literals.push((n, e.span, Use::Stored));
+        }
+        self.expr(env, e, out)
+    }
+
+    fn rmw(&mut self, env: &mut Env, target: Option<&Ident>, rmw: &ast::Rmw, out: &mut Vec<core::Stmt>) {
+        let loc = match &rmw.place {
+            Place::Named(n) => match self.location(n.as_str()) {
+                Some(l) => core::Loc::Named(l),
+                None => {
+                    self.undeclared(n, "the first argument of an RMW is a location");
+                    return;
+                }
+            },
+            Place::Computed(addr) => {
+                if let Some(t) = target {
+                    if mentions(addr, t.as_str()) {
+                        let d = Diagnostic::error(format!("the target `{t}` occurs in the address"), addr.span)
+                            .with_label("uses the RMW's own result")
+                            .with_hint("§1.1 requires that r does not occur in L; use another register");
+                        self.error(d);
+                    }
+                }
+                self.computed(env, addr, out)
+            }
+        };
+        let args = rmw.args.iter().map(|a| self.stored_expr(env, a, out)).collect();
+        let (read_mode, write_mode) = self.rmw_modes(rmw);
+        let reg = match target {
+            Some(t) => self.assign_reg(env, t),
+            None => self.fresh_reg(env.thread, rmw.op.as_str()),
+        };
+        let scope = rmw.scope.map_or(Scope::Sys, |(s, _)| s);
+        out.push(core::Stmt::Rmw { reg, op: rmw.op, read_mode, write_mode, scope, loc, args });
+    }
+
+    /// No mode: rlx, rlx. One mode is shorthand for both halves: acq is
+    /// (acq, rlx), rel is (rlx, rel), ra is (acq, rel), others as written.
+    fn rmw_modes(&mut self, rmw: &ast::Rmw) -> (Mode, Mode) {
+        match rmw.modes.as_slice() {
+            [] => (Mode::Rlx, Mode::Rlx),
+            [(m, _)] => match m {
+                Mode::Acq => (Mode::Acq, Mode::Rlx),
+                Mode::Rel => (Mode::Rlx, Mode::Rel),
+                Mode::Ra => (Mode::Acq, Mode::Rel),
+                m => (*m, *m),
+            },
+            [(r, rs), (w, ws), ..] => {
+                let read = self.legal(*r, *rs, Access::RmwRead);
+                let write = self.legal(*w, *ws, Access::RmwWrite);
+                (read, write)
+            }
+        }
+    }
+
+    fn assign_reg(&mut self, env: &mut Env, name: &Ident) -> RegId {
+        if let Some(&id) = env.regs.get(name.as_str()) {
+            if self.regs[id as usize].thread == env.thread {
+                return id;
+            }
+        }
+        let id = self.reg(env.thread, name.as_str(), false);
+        env.regs.insert(name.name.clone(), id);
+        id
+    }
+
+    fn reg(&mut self, thread: ThreadId, name: &str, fresh: bool) -> RegId {
+        if let Some(&id) = self.reg_ids.get(&(thread, name.to_string())) {
+            return id;
+        }
+        let id = self.regs.len() as RegId;
+        self.regs.push(RegInfo { name: name.to_string(), thread, fresh });
+        self.reg_ids.insert((thread, name.to_string()), id);
+        id
+    }
+
+    /// A register for a desugared read: `_x1` holds the first extra read of x.
+    fn fresh_reg(&mut self, thread: ThreadId, base: &str) -> RegId {
+        let n = self.fresh_count.entry(thread).or_insert(0);
+        *n += 1;
+        let name = format!("_{base}{n}");
+        self.reg(thread, &name, true)
+    }
+
+    // ------------------------------------------------------------ expressions
+
+    /// Lowers an extended expression; each location occurrence becomes a read
+    /// into a fresh register, left to right, pushed onto `out` (§1.1).
+    fn expr(&mut self, env: &mut Env, e: &ast::Expr, out: &mut Vec<core::Stmt>) -> core::Expr {
+        match &e.kind {
+            ast::ExprKind::Int(n) => {
+                self.literals.push((*n, e.span, Use::Arithmetic));
+                core::Expr::Int(*n)
+            }
+            ast::ExprKind::Name(n, suffix) => {
+                if let Some(loc) = self.location(n.as_str()) {
+                    return self.extended_read(env, core::Loc::Named(loc), n.as_str(), suffix, out);
+                }
+                if !suffix.is_empty() {
+                    self.undeclared(n, "it has a mode or scope, so it must be a location");
+                    return core::Expr::Int(0);
+                }
+                core::Expr::Reg(self.use_reg(env, n))
+            }
+            ast::ExprKind::Deref(addr, suffix) => {
+                let loc = self.computed(env, addr, out);
+                self.extended_read(env, loc, "mem", suffix, out)
+            }
+            ast::ExprKind::AddrOf(n) => match self.loc_ids.get(n.as_str()).map(|&l| self.locs[l as usize].address) {
+                Some(Some(a)) => core::Expr::Int(a),
+                _ => {
+                    let d = Diagnostic::error(format!("`{n}` has no address"), n.span)
+                        .with_label("`&` needs a declared address")
+                        .with_hint(format!("declare one: `locations {{ {n} @ 0 }}`"));
+                    self.error(d);
+                    core::Expr::Int(0)
+                }
+            },
+            ast::ExprKind::Unary(op, a) => core::Expr::Unary(*op, Box::new(self.expr(env, a, out))),
+            ast::ExprKind::Binary(op, a, b) => {
+                let a = self.expr(env, a, out);
+                let b = self.expr(env, b, out);
+                core::Expr::Binary(*op, Box::new(a), Box::new(b))
+            }
+        }
+    }
+
+    fn extended_read(
+        &mut self,
+        env: &mut Env,
+        loc: core::Loc,
+        base: &str,
+        suffix: &Suffix,
+        out: &mut Vec<core::Stmt>,
+    ) -> core::Expr {
+        let mode = self.read_mode(suffix);
+        let reg = self.fresh_reg(env.thread, base);
+        env.regs.insert(self.regs[reg as usize].name.clone(), reg);
+        out.push(core::Stmt::Read { reg, loc, mode, scope: scope_of(suffix) });
+        core::Expr::Reg(reg)
+    }
+
+    fn use_reg(&mut self, env: &mut Env, name: &Ident) -> RegId {
+        if let Some(&id) = env.regs.get(name.as_str()) {
+            return id;
+        }
+        let thread = self.threads[env.thread as usize].name.clone();
+        let d = Diagnostic::warning(format!("register `{name}` is read before any assignment in {thread}"), name.span)
+            .with_label("never assigned before this point")
+            .with_hint(format!(
+                "its value ranges over V; if `{name}` is a location, declare it: `locations {{ {name} }}`"
+            ));
+        self.diags.push(d);
+        let id = self.reg(env.thread, name.as_str(), false);
+        env.regs.insert(name.name.clone(), id);
+        id
+    }
+
+    // ------------------------------------------------------------ modes
+
+    fn read_mode(&mut self, s: &Suffix) -> Mode {
+        match s.mode {
+            None => Mode::Rlx,
+            Some((m, ms)) => self.legal(m, ms, Access::Read),
+        }
+    }
+
+    fn write_mode(&mut self, s: &Suffix) -> Mode {
+        match s.mode {
+            None => Mode::Rlx,
+            Some((m, ms)) => self.legal(m, ms, Access::Write),
+        }
+    }
+
+    fn fence_mode(&mut self, s: &Suffix, span: Span) -> Mode {
+        match s.mode {
+            Some((m, ms)) => self.legal(m, ms, Access::Fence),
+            None => {
+                let d = Diagnostic::error("a fence needs a mode", span)
+                    .with_label("no mode")
+                    .with_hint("fences take rel, acq, ra or sc: `F.sc` is a full fence");
+                self.error(d);
+                Mode::Sc
+            }
+        }
+    }
+
+    /// §1.1: reads take wk/rlx/acq/sc, writes wk/rlx/rel/sc, fences rel/acq/ra/sc.
+    fn legal(&mut self, m: Mode, span: Span, access: Access) -> Mode {
+        if access.allows(m) {
+            return m;
+        }
+        let (what, allowed, suggestion) = access.describe(m);
+        let d = Diagnostic::error(format!("`{}` is not a mode for {what}", m.as_str()), span)
+            .with_label(format!("{what} takes {allowed}"))
+            .with_hint(suggestion);
+        self.error(d);
+        m
+    }
+
+    // ------------------------------------------------------------ header
+
+    fn model(&mut self, settings: &[ast::Setting]) -> Model {
+        let mut model = Model::default();
+        let mut seen: HashMap<&str, Span> = HashMap::new();
+        for s in settings {
+            if let Some(prev) = seen.insert(s.name.as_str(), s.name.span) {
+                let d = Diagnostic::error(format!("option `{}` is set twice", s.name), s.name.span)
+                    .with_label("second setting")
+                    .with_also(prev, "first setting");
+                self.error(d);
+            }
+            self.setting(&mut model, s);
+        }
+        model
+    }
+
+    /// Applies one `name = value`, reporting unknown names and values.
+    fn setting(&mut self, model: &mut Model, s: &ast::Setting) -> Option<(&'static str, &'static str)> {
+        match model.set(s.name.as_str(), s.value.as_str()) {
+            Ok(()) => {
+                let info = Model::OPTIONS.iter().find(|o| o.name == s.name.as_str())?;
+                let value = info.values.iter().find(|v| **v == s.value.as_str())?;
+                Some((info.name, *value))
+            }
+            Err(e @ model::SetError::UnknownOption { .. }) => {
+                let d = Diagnostic::error(e.to_string(), s.name.span)
+                    .with_label("unknown option")
+                    .with_hint("`pomset options` lists every option with its values");
+                self.error(d);
+                None
+            }
+            Err(e @ model::SetError::UnknownValue { .. }) => {
+                let d = Diagnostic::error(e.to_string(), s.value.span).with_label("unknown value");
+                self.error(d);
+                None
+            }
+        }
+    }
+
+    fn values(&mut self, file: &ast::File) -> (Vec<i64>, bool) {
+        let Some((declared, span)) = &file.values else {
+            // Default V: every integer from min(0, literals) to max(1, literals).
+            let lo = self.literals.iter().map(|l| l.0).min().unwrap_or(0).min(0);
+            let hi = self.literals.iter().map(|l| l.0).max().unwrap_or(1).max(1);
+            return ((lo..=hi).collect(), false);
+        };
+        let mut values = declared.clone();
+        values.sort_unstable();
+        values.dedup();
+        if values.is_empty() {
+            let d = Diagnostic::error("V is empty", *span).with_label("no values").with_hint("write `values {0, 1}`");
+            self.error(d);
+        }
+        let shown = values.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+        let outside: Vec<(i64, Span)> = self
+            .literals
+            .iter()
+            .filter(|(v, _, u)| *u == Use::Stored && values.binary_search(v).is_err())
+            .map(|(v, s, _)| (*v, *s))
+            .collect();
+        for (v, s) in outside {
+            let d = Diagnostic::error(format!("value {v} is outside V = {{{shown}}}"), s)
+                .with_label("not in V")
+                .with_also(*span, "V is declared here")
+                .with_hint("add it to `values`, or drop `values` to use the computed default");
+            self.error(d);
+        }
+        (values, true)
+    }
+
+    // ------------------------------------------------------------ conditions
+
+    fn condition(&mut self, c: &ast::Condition) -> core::Condition {
+        let prop = self.prop(&c.prop);
+        let mut expectations = Vec::new();
+        for e in &c.expects {
+            let mut scratch = Model::default();
+            let when = e.when.iter().filter_map(|s| self.setting(&mut scratch, s)).collect();
+            expectations.push(core::Expectation { verdict: e.verdict, when });
+        }
+        core::Condition { quantifier: c.quantifier, prop, expectations }
+    }
+
+    fn prop(&mut self, p: &ast::Prop) -> core::Prop {
+        match p {
+            ast::Prop::True => core::Prop::True,
+            ast::Prop::False => core::Prop::False,
+            ast::Prop::Not(a) => core::Prop::Not(Box::new(self.prop(a))),
+            ast::Prop::And(a, b) => core::Prop::And(Box::new(self.prop(a)), Box::new(self.prop(b))),
+            ast::Prop::Or(a, b) => core::Prop::Or(Box::new(self.prop(a)), Box::new(self.prop(b))),
+            ast::Prop::Cmp(a, op, b, _) => {
+                let (ta, tb) = (self.term(a), self.term(b));
+                // A value compared with a final value must be one a final value can take.
+                for (lit, other) in [(a, &tb), (b, &ta)] {
+                    if let (ast::CondTerm::Int(v, s), core::Term::Reg(_) | core::Term::Mem(_)) = (lit, other) {
+                        self.literals.push((*v, *s, Use::Stored));
+                    }
+                }
+                core::Prop::Cmp(ta, *op, tb)
+            }
+        }
+    }
+
+    fn term(&mut self, t: &ast::CondTerm) -> core::Term {
+        match t {
+            ast::CondTerm::Int(v, s) => {
+                self.literals.push((*v, *s, Use::Arithmetic));
+                core::Term::Int(*v)
+            }
+            ast::CondTerm::Mem(name) => match self.loc_ids.get(name.as_str()) {
+                Some(&l) => core::Term::Mem(l),
+                None => {
+                    self.undeclared(name, "`[x]` names the final value of a location");
+                    core::Term::Int(0)
+                }
+            },
+            ast::CondTerm::MemAt(a, span) => match self.locs.iter().position(|l| l.address == Some(*a)) {
+                Some(l) => core::Term::Mem(l as LocId),
+                None => {
+                    let d = Diagnostic::error(format!("no location has address {a}"), *span)
+                        .with_label("unknown address")
+                        .with_hint("declare one: `locations { x @ 0 }`");
+                    self.error(d);
+                    core::Term::Int(0)
+                }
+            },
+            ast::CondTerm::Reg { thread: None, reg } => {
+                if let Some(&l) = self.loc_ids.get(reg.as_str()) {
+                    // herd7 writes a location's final value as plain `x`.
+                    return core::Term::Mem(l);
+                }
+                self.unique_reg(reg)
+            }
+            ast::CondTerm::Reg { thread: Some(thread), reg } => self.thread_reg(thread, reg),
+        }
+    }
+
+    fn unique_reg(&mut self, reg: &Ident) -> core::Term {
+        let owners: Vec<RegId> = (0..self.regs.len() as RegId)
+            .filter(|&r| !self.regs[r as usize].fresh && self.regs[r as usize].name == reg.name)
+            .collect();
+        match owners.as_slice() {
+            [only] => core::Term::Reg(*only),
+            [] => {
+                let d = self.unknown_reg(reg, None);
+                self.error(d);
+                core::Term::Int(0)
+            }
+            several => {
+                let names: Vec<String> = several
+                    .iter()
+                    .map(|r| format!("{}:{}", self.threads[self.regs[*r as usize].thread as usize].name, reg))
+                    .collect();
+                let d = Diagnostic::error(format!("`{reg}` names a register in several threads"), reg.span)
+                    .with_label("ambiguous")
+                    .with_hint(format!("say which: {}", names.join(" or ")));
+                self.error(d);
+                core::Term::Int(0)
+            }
+        }
+    }
+
+    fn thread_reg(&mut self, thread: &Ident, reg: &Ident) -> core::Term {
+        let Some(&tid) = self.thread_ids.get(thread.as_str()) else {
+            let names: Vec<String> = self.threads.iter().map(|t| t.name.clone()).collect();
+            let d = Diagnostic::error(format!("there is no thread `{thread}`"), thread.span)
+                .with_label("unknown thread")
+                .with_hint(format!("the threads are {}", names.join(", ")));
+            self.error(d);
+            return core::Term::Int(0);
+        };
+        match self.reg_ids.get(&(tid, reg.name.clone())) {
+            Some(&r) if !self.regs[r as usize].fresh => core::Term::Reg(r),
+            _ => {
+                let d = self.unknown_reg(reg, Some(tid));
+                self.error(d);
+                core::Term::Int(0)
+            }
+        }
+    }
+
+    fn unknown_reg(&self, reg: &Ident, thread: Option<ThreadId>) -> Diagnostic {
+        let known: Vec<&RegInfo> = self
+            .regs
+            .iter()
+            .filter(|r| !r.fresh && thread.is_none_or(|t| r.thread == t))
+            .collect();
+        let place = thread.map_or("any thread".to_string(), |t| self.threads[t as usize].name.clone());
+        let near = model::closest(reg.as_str(), known.iter().map(|r| r.name.as_str()));
+        let hint = match near {
+            Some(n) => format!("did you mean `{n}`?"),
+            None if known.is_empty() => "no thread assigns a register".to_string(),
+            None => {
+                let mut names: Vec<&str> = known.iter().map(|r| r.name.as_str()).collect();
+                names.sort_unstable();
+                names.dedup();
+                format!("the registers are {}", names.join(", "))
+            }
+        };
+        Diagnostic::error(format!("{place} has no register `{reg}`"), reg.span)
+            .with_label("unknown register")
+            .with_hint(hint)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Access {
+    Read,
+    Write,
+    Fence,
+    RmwRead,
+    RmwWrite,
+}
+
+impl Access {
+    fn allows(self, m: Mode) -> bool {
+        match self {
+            Access::Read | Access::RmwRead => matches!(m, Mode::Wk | Mode::Rlx | Mode::Acq | Mode::Sc),
+            Access::Write | Access::RmwWrite => matches!(m, Mode::Wk | Mode::Rlx | Mode::Rel | Mode::Sc),
+            Access::Fence => matches!(m, Mode::Rel | Mode::Acq | Mode::Ra | Mode::Sc),
+        }
+    }
+
+    /// What the access is called, what it takes, and a fix for mode `m`.
+    fn describe(self, m: Mode) -> (&'static str, &'static str, String) {
+        let (what, allowed) = match self {
+            Access::Read => ("a read", "wk, rlx, acq or sc"),
+            Access::Write => ("a write", "wk, rlx, rel or sc"),
+            Access::Fence => ("a fence", "rel, acq, ra or sc"),
+            Access::RmwRead => ("the read half of an RMW", "wk, rlx, acq or sc"),
+            Access::RmwWrite => ("the write half of an RMW", "wk, rlx, rel or sc"),
+        };
+        let fix = match (self, m) {
+            (Access::Read | Access::RmwRead, Mode::Rel | Mode::Ra) => "did you mean `acq`?".to_string(),
+            (Access::Write | Access::RmwWrite, Mode::Acq | Mode::Ra) => "did you mean `rel`?".to_string(),
+            (Access::Fence, _) => "a relaxed fence orders nothing; `F.sc` is a full fence".to_string(),
+            _ => format!("use one of {allowed}"),
+        };
+        let fix = match self {
+            Access::RmwRead | Access::RmwWrite => format!("{fix} (a single `.ra` sets both halves: acq and rel)"),
+            _ => fix,
+        };
+        (what, allowed, fix)
+    }
+}
+
+fn scope_of(s: &Suffix) -> Scope {
+    s.scope.map_or(Scope::Sys, |(sc, _)| sc)
+}
+
+fn bump(n: &mut u32) -> u32 {
+    *n += 1;
+    *n - 1
+}
+
+fn seq(mut stmts: Vec<core::Stmt>) -> core::Stmt {
+    match stmts.len() {
+        0 => core::Stmt::Skip,
+        1 => stmts.remove(0),
+        _ => core::Stmt::Seq(stmts),
+    }
+}
+
+/// Whether register `name` occurs in `e`.
+fn mentions(e: &ast::Expr, name: &str) -> bool {
+    match &e.kind {
+        ast::ExprKind::Name(n, _) => n.as_str() == name,
+        ast::ExprKind::Deref(a, _) | ast::ExprKind::Unary(_, a) => mentions(a, name),
+        ast::ExprKind::Binary(_, a, b) => mentions(a, name) || mentions(b, name),
+        ast::ExprKind::Int(_) | ast::ExprKind::AddrOf(_) => false,
+    }
+}

@@ -1,0 +1,153 @@
+//! The desugared core program that feeds the semantics: every access has its
+//! mode and scope, extended expressions are reads into fresh registers
+//! (§1.1), names are resolved to small integers, and threads have ids.
+
+use super::ast::{BinOp, CmpOp, Mode, Quantifier, RmwOp, Scope, UnOp, Verdict};
+use crate::model::Model;
+
+pub type ThreadId = u32;
+pub type RegId = u32;
+pub type LocId = u32;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadInfo {
+    pub name: String,
+    /// The thread that forked it, for the note's asymmetric composition.
+    pub parent: Option<ThreadId>,
+    /// Definition 1.1: threads with equal `cta` are =cta; equal `gpu`, =gpu.
+    pub cta: u32,
+    pub gpu: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegInfo {
+    pub name: String,
+    pub thread: ThreadId,
+    /// Introduced by desugaring an extended expression.
+    pub fresh: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocInfo {
+    pub name: String,
+    /// The value `ℓ` with x = [ℓ] (§1.1), when declared.
+    pub address: Option<i64>,
+    pub init: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expr {
+    Int(i64),
+    Reg(RegId),
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+}
+
+/// Where an access goes: a location, or an address computed at run time (§1.5).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Loc {
+    Named(LocId),
+    Computed(Expr),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stmt {
+    Skip,
+    /// LET: r := M.
+    Let { reg: RegId, expr: Expr },
+    /// READ: r := [L]^μ_σ.
+    Read { reg: RegId, loc: Loc, mode: Mode, scope: Scope },
+    /// WRITE: [L]^μ_σ := M.
+    Write { loc: Loc, expr: Expr, mode: Mode, scope: Scope },
+    /// FENCE: F^μ_σ.
+    Fence { mode: Mode, scope: Scope },
+    /// §1.7: r := CAS/FADD/EXCHG^{μ,ν}_σ([L], args).
+    Rmw { reg: RegId, op: RmwOp, read_mode: Mode, write_mode: Mode, scope: Scope, loc: Loc, args: Vec<Expr> },
+    If { cond: Expr, then: Box<Stmt>, els: Box<Stmt> },
+    Seq(Vec<Stmt>),
+    /// PAR: `left` runs as the new thread `thread`; `right` continues the current one.
+    Par { thread: ThreadId, left: Box<Stmt>, right: Box<Stmt> },
+}
+
+/// A final-state term in a condition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Term {
+    Int(i64),
+    Reg(RegId),
+    /// The final value of a location (option `final`).
+    Mem(LocId),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Prop {
+    True,
+    False,
+    Cmp(Term, CmpOp, Term),
+    Not(Box<Prop>),
+    And(Box<Prop>, Box<Prop>),
+    Or(Box<Prop>, Box<Prop>),
+}
+
+/// An expectation, resolved to model settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expectation {
+    pub verdict: Verdict,
+    /// Empty for the unconditional expectation.
+    pub when: Vec<(&'static str, &'static str)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Condition {
+    pub quantifier: Quantifier,
+    pub prop: Prop,
+    pub expectations: Vec<Expectation>,
+}
+
+impl Condition {
+    /// The expectation that applies under `model`: the one whose `when`
+    /// settings all hold and name the most options; the unconditional one
+    /// otherwise. `allow`/`forbid` imply one when nothing else applies.
+    pub fn expectation(&self, model: &Model) -> Option<Verdict> {
+        let applies = |e: &&Expectation| e.when.iter().all(|(k, v)| model.get(k) == Some(*v));
+        let chosen = self.expectations.iter().filter(applies).max_by_key(|e| e.when.len());
+        match (chosen, self.quantifier) {
+            (Some(e), _) => Some(e.verdict),
+            (None, Quantifier::Allow) => Some(Verdict::Allowed),
+            (None, Quantifier::Forbid) => Some(Verdict::Forbidden),
+            (None, _) => None,
+        }
+    }
+}
+
+/// A checked, desugared litmus test.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Program {
+    pub name: String,
+    pub comment: Option<String>,
+    /// The value set V, sorted and without repeats.
+    pub values: Vec<i64>,
+    /// Whether V was written in the file (else it is the computed default).
+    pub values_declared: bool,
+    pub threads: Vec<ThreadInfo>,
+    pub regs: Vec<RegInfo>,
+    pub locs: Vec<LocInfo>,
+    /// The file's `model {}` block applied to the defaults.
+    pub model: Model,
+    /// The top-level threads, each with its body.
+    pub main: Vec<(ThreadId, Stmt)>,
+    pub conditions: Vec<Condition>,
+}
+
+impl Program {
+    pub fn reg_name(&self, r: RegId) -> &str {
+        self.regs.get(r as usize).map_or("?", |i| i.name.as_str())
+    }
+
+    pub fn loc_name(&self, l: LocId) -> &str {
+        self.locs.get(l as usize).map_or("?", |i| i.name.as_str())
+    }
+
+    pub fn thread_name(&self, t: ThreadId) -> &str {
+        self.threads.get(t as usize).map_or("?", |i| i.name.as_str())
+    }
+}

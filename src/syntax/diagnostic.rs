@@ -1,0 +1,136 @@
+//! Diagnostics in the style of rustc: `file:line:col`, the source line, a caret
+//! under the offending text, and a short hint. Rendering is codespan-reporting's.
+
+use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label, Severity as CsSeverity};
+use codespan_reporting::files::SimpleFile;
+use codespan_reporting::term::{self, termcolor};
+
+use super::span::Span;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Warning,
+    Error,
+}
+
+/// One message about one place in a litmus file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub message: String,
+    pub span: Span,
+    /// Printed under the caret.
+    pub label: String,
+    /// A short way to fix it.
+    pub hint: Option<String>,
+    /// Secondary places, such as an earlier definition.
+    pub also: Vec<(Span, String)>,
+}
+
+impl Diagnostic {
+    pub fn error(message: impl Into<String>, span: Span) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            message: message.into(),
+            span,
+            label: String::new(),
+            hint: None,
+            also: Vec::new(),
+        }
+    }
+
+    pub fn warning(message: impl Into<String>, span: Span) -> Diagnostic {
+        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(message, span) }
+    }
+
+    pub fn with_label(mut self, label: impl Into<String>) -> Diagnostic {
+        self.label = label.into();
+        self
+    }
+
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Diagnostic {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    pub fn with_also(mut self, span: Span, label: impl Into<String>) -> Diagnostic {
+        self.also.push((span, label.into()));
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
+    fn to_codespan(&self) -> CsDiagnostic<()> {
+        let severity = match self.severity {
+            Severity::Error => CsSeverity::Error,
+            Severity::Warning => CsSeverity::Warning,
+        };
+        let mut labels = vec![Label::primary((), self.span.range()).with_message(&self.label)];
+        for (span, label) in &self.also {
+            labels.push(Label::secondary((), span.range()).with_message(label));
+        }
+        let notes = self.hint.iter().map(|h| format!("hint: {h}")).collect();
+        CsDiagnostic::new(severity)
+            .with_message(&self.message)
+            .with_labels(labels)
+            .with_notes(notes)
+    }
+}
+
+/// All the messages about one file, errors and warnings alike.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Diagnostics(pub Vec<Diagnostic>);
+
+impl Diagnostics {
+    pub fn has_errors(&self) -> bool {
+        self.0.iter().any(Diagnostic::is_error)
+    }
+
+    pub fn push(&mut self, d: Diagnostic) {
+        self.0.push(d);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.0.iter()
+    }
+
+    /// Plain text, as in a snapshot or a pipe.
+    pub fn render(&self, file_name: &str, src: &str) -> String {
+        let file = SimpleFile::new(file_name, src);
+        let config = term::Config::default();
+        let mut out = String::new();
+        for d in &self.0 {
+            // Spans come from this very source, so rendering cannot fail; if it
+            // ever did, the plain message is still worth printing.
+            if term::emit_to_string(&mut out, &config, &file, &d.to_codespan()).is_err() {
+                out.push_str(&format!("{}\n", d.message));
+            }
+        }
+        out
+    }
+
+    /// To standard error, in colour when it is a terminal.
+    pub fn emit_stderr(&self, file_name: &str, src: &str, color: bool) {
+        let choice = if color { termcolor::ColorChoice::Auto } else { termcolor::ColorChoice::Never };
+        let mut stderr = termcolor::StandardStream::stderr(choice);
+        let file = SimpleFile::new(file_name, src);
+        let config = term::Config::default();
+        for d in &self.0 {
+            if term::emit_to_write_style(&mut stderr, &config, &file, &d.to_codespan()).is_err() {
+                eprintln!("{}", d.message);
+            }
+        }
+    }
+}
+
+impl From<Diagnostic> for Diagnostics {
+    fn from(d: Diagnostic) -> Diagnostics {
+        Diagnostics(vec![d])
+    }
+}

@@ -70,7 +70,7 @@ struct Checker {
     thread_spans: Vec<Span>,
     regs: Vec<RegInfo>,
     reg_ids: HashMap<(ThreadId, String), RegId>,
-    fresh_count: HashMap<ThreadId, u32>,
+    fresh_count: HashMap<(ThreadId, String), u32>,
     literals: Vec<(i64, Span, Use)>,
     placed: Vec<bool>,
 }
@@ -272,16 +272,7 @@ impl Checker {
 
     fn block(&mut self, env: &mut Env, stmts: &[ast::Stmt]) -> core::Stmt {
         let mut out = Vec::new();
-        for (i, s) in stmts.iter().enumerate() {
-            if let StmtKind::Par(branches) = &s.kind {
-                // PAR(S1, S2): the statements after it continue the last branch's thread.
-                out.push(self.par(env, branches));
-                let rest = self.block(env, &stmts[i + 1..]);
-                if rest != core::Stmt::Skip {
-                    out.push(rest);
-                }
-                return seq(out);
-            }
+        for s in stmts {
             self.stmt(env, s, &mut out);
         }
         seq(out)
@@ -490,7 +481,7 @@ impl Checker {
 
     /// A register for a desugared read: `_x1` holds the first extra read of x.
     fn fresh_reg(&mut self, thread: ThreadId, base: &str) -> RegId {
-        let n = self.fresh_count.entry(thread).or_insert(0);
+        let n = self.fresh_count.entry((thread, base.to_string())).or_insert(0);
         *n += 1;
         let name = format!("_{base}{n}");
         self.reg(thread, &name, true)

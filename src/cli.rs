@@ -1,0 +1,239 @@
+//! The command line: argument definitions (clap) and one function per command.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::model::Model;
+use crate::syntax;
+
+const ABOUT: &str = "A workbench for relaxed-memory semantics: litmus tests, pomsets with predicate \
+transformers, and compiler-transformation checks.";
+
+const AFTER_HELP: &str = "\
+Examples:
+  pomset fmt --check examples/        check that every example is in canonical form
+  pomset fmt examples/mp.litmus       rewrite a file in canonical form
+  pomset parse examples/mp.litmus     print the desugared core program
+  pomset check examples/              parse and check, reporting errors and warnings
+  pomset options                      list the model options, their values and defaults
+
+A litmus file looks like this (the book's \"Writing litmus tests\" has the whole syntax):
+
+  litmus MP \"message passing through a release/acquire pair\"
+  x := 1; y.rel := 1;
+  || r := y.acq; s := x;
+  forbid (r = 1 /\\ s = 0)";
+
+#[derive(Parser, Debug)]
+#[command(name = "pomset", version, about = ABOUT, after_help = AFTER_HELP)]
+pub struct Cli {
+    /// When to colour diagnostics.
+    #[arg(long, value_enum, default_value_t = Color::Auto, global = true)]
+    pub color: Color,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Color {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Print litmus files in canonical form, or check that they are.
+    #[command(after_help = "\
+Examples:
+  pomset fmt examples/mp.litmus       rewrite the file in place
+  pomset fmt --check examples/        exit 1 if any file under examples/ would change
+  pomset fmt --stdout test.litmus     print the canonical form instead of writing it
+
+Directories are searched recursively for *.litmus files. Comments above the
+`litmus NAME` line are kept; the formatter refuses files with comments elsewhere
+rather than drop them.")]
+    Fmt {
+        /// Files or directories.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Do not write; exit 1 if a file is not in canonical form.
+        #[arg(long)]
+        check: bool,
+        /// Print the canonical form to standard output instead of writing files.
+        #[arg(long, conflicts_with = "check")]
+        stdout: bool,
+    },
+    /// Print the desugared core program: every access with its mode and scope,
+    /// extended expressions as reads into fresh registers, threads labelled.
+    #[command(after_help = "\
+Example:
+  $ pomset parse examples/classic/lb-data.litmus
+The output is itself a litmus file: `pomset parse` of it prints it again.")]
+    Parse {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// Parse and check litmus files, printing errors and warnings.
+    Check {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// List the model options (semantics.md §7) with their values and defaults.
+    Options,
+}
+
+/// Runs a command; the exit code is 0 on success, 1 when a check fails.
+pub fn run(cli: Cli) -> ExitCode {
+    let color = match cli.color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => std::io::stderr().is_terminal(),
+    };
+    let result = match cli.command {
+        Command::Fmt { paths, check, stdout } => fmt(&paths, check, stdout, color),
+        Command::Parse { paths } => for_each(&paths, color, |_, test| {
+            print!("{}", syntax::print::core_program(&test.program));
+            true
+        }),
+        Command::Check { paths } => for_each(&paths, color, |path, test| {
+            let t = &test.program;
+            println!(
+                "{}: ok ({} threads, {} locations, V = {{{}}})",
+                path.display(),
+                t.threads.len(),
+                t.locs.len(),
+                t.values.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+            );
+            true
+        }),
+        Command::Options => {
+            print!("{}", options_table());
+            Ok(true)
+        }
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Every option with its values (default first, marked) and its doc line.
+pub fn options_table() -> String {
+    let mut out = String::new();
+    for o in Model::OPTIONS {
+        let values: Vec<String> =
+            o.values.iter().map(|v| if *v == o.default { format!("{v}*") } else { v.to_string() }).collect();
+        out.push_str(&format!("{:<18} {}\n", o.name, values.join(" | ")));
+        for line in o.doc.lines() {
+            out.push_str(&format!("{:<18} {}\n", "", line.trim()));
+        }
+    }
+    out.push_str("(* marks the default; set with `--set name=value` or a `model { name = value }` block)\n");
+    out
+}
+
+/// The litmus files named by `paths`: files as given, directories searched
+/// recursively for `*.litmus`, in sorted order.
+pub fn litmus_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            collect(p, &mut out).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+        } else if p.exists() {
+            out.push(p.clone());
+        } else {
+            return Err(format!("no such file or directory: {}", p.display()));
+        }
+    }
+    Ok(out)
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>()?;
+    entries.sort();
+    for e in entries {
+        if e.is_dir() {
+            collect(&e, out)?;
+        } else if e.extension().is_some_and(|x| x == "litmus") {
+            out.push(e);
+        }
+    }
+    Ok(())
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+/// Parses each file and hands it to `f`; diagnostics go to standard error.
+fn for_each(
+    paths: &[PathBuf],
+    color: bool,
+    mut f: impl FnMut(&Path, &syntax::Litmus) -> bool,
+) -> Result<bool, String> {
+    let mut ok = true;
+    for path in litmus_files(paths)? {
+        let src = read(&path)?;
+        let name = path.display().to_string();
+        match syntax::parse(&src) {
+            Ok(test) => {
+                test.warnings.emit_stderr(&name, &src, color);
+                ok &= f(&path, &test);
+            }
+            Err(diags) => {
+                diags.emit_stderr(&name, &src, color);
+                ok = false;
+            }
+        }
+    }
+    Ok(ok)
+}
+
+fn fmt(paths: &[PathBuf], check: bool, stdout: bool, color: bool) -> Result<bool, String> {
+    let mut ok = true;
+    for path in litmus_files(paths)? {
+        let src = read(&path)?;
+        let formatted = match syntax::format(&src) {
+            Ok(f) => f,
+            Err(diags) => {
+                diags.emit_stderr(&path.display().to_string(), &src, color);
+                ok = false;
+                continue;
+            }
+        };
+        if stdout {
+            print!("{formatted}");
+        } else if formatted == src {
+            continue;
+        } else if check {
+            println!("{}: not in canonical form", path.display());
+            print!("{}", first_difference(&src, &formatted));
+            ok = false;
+        } else {
+            std::fs::write(&path, &formatted).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            println!("formatted {}", path.display());
+        }
+    }
+    Ok(ok)
+}
+
+/// The first line that differs, as a two-line diff.
+fn first_difference(a: &str, b: &str) -> String {
+    let (al, bl): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+    let n = al.len().max(bl.len());
+    for i in 0..n {
+        let (x, y) = (al.get(i).copied().unwrap_or(""), bl.get(i).copied().unwrap_or(""));
+        if x != y {
+            return format!("  line {}:\n  - {x}\n  + {y}\n", i + 1);
+        }
+    }
+    "  (only the final newline differs)\n".to_string()
+}

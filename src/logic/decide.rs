@@ -1,0 +1,133 @@
+//! §1.1, Definition 1.2: satisfiability, tautology (`tt ⊨ φ`), entailment,
+//! equivalence and λ-consistency over V.
+//!
+//! Every question becomes "is this formula satisfiable?", asked of a hash-consed
+//! formula, so one cache keyed on the formula id serves them all (`tautology(φ)`
+//! and `satisfiable(¬φ)` share an entry). Before the cache come the fast paths:
+//! the smart constructors already reduce `φ ⊨ φ`, `φ ∧ ¬φ` and constant cases to
+//! tt or ff, which are answered without a solver.
+
+use super::formula::{FormulaId, FxMap, Logic};
+use super::sat;
+
+/// Counters of how questions were answered (they feed `--stats`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Questions asked (`satisfiable`, `tautology`, `entails`, ...).
+    pub queries: u64,
+    /// Answered by a constant or syntactic fast path.
+    pub fast_path: u64,
+    /// Answered from the result cache.
+    pub cache_hits: u64,
+    /// Answered by the SAT solver.
+    pub sat_calls: u64,
+    /// SAT variables and clauses generated over all calls.
+    pub sat_vars: u64,
+    pub sat_clauses: u64,
+}
+
+/// The result cache: satisfiability per formula id (V is fixed per [`Logic`]).
+pub(crate) struct Cache {
+    results: FxMap<FormulaId, bool>,
+    enabled: bool,
+    stats: Stats,
+}
+
+impl Default for Cache {
+    fn default() -> Cache {
+        Cache {
+            results: FxMap::default(),
+            enabled: true,
+            stats: Stats::default(),
+        }
+    }
+}
+
+impl Logic {
+    /// The counters since creation or the last [`Logic::reset_stats`].
+    pub fn stats(&self) -> Stats {
+        self.decide.stats
+    }
+
+    pub fn reset_stats(&mut self) {
+        self.decide.stats = Stats::default();
+    }
+
+    /// Turns the result cache on or off (off also empties it).
+    pub fn set_cache(&mut self, enabled: bool) {
+        self.decide.enabled = enabled;
+        if !enabled {
+            self.decide.results.clear();
+        }
+    }
+
+    /// Whether some assignment over V makes `f` true.
+    pub fn satisfiable(&mut self, f: FormulaId) -> bool {
+        self.decide.stats.queries += 1;
+        self.sat(f)
+    }
+
+    /// `tt ⊨ f`: every assignment over V makes `f` true.
+    pub fn tautology(&mut self, f: FormulaId) -> bool {
+        self.decide.stats.queries += 1;
+        let g = self.not(f);
+        !self.sat(g)
+    }
+
+    /// `f ⊨ g`.
+    pub fn entails(&mut self, f: FormulaId, g: FormulaId) -> bool {
+        self.decide.stats.queries += 1;
+        if f == g {
+            self.decide.stats.fast_path += 1;
+            return true;
+        }
+        let not_g = self.not(g);
+        let h = self.and(f, not_g);
+        !self.sat(h)
+    }
+
+    /// `f ⊨ g` and `g ⊨ f`, in one solver call.
+    pub fn equivalent(&mut self, f: FormulaId, g: FormulaId) -> bool {
+        self.decide.stats.queries += 1;
+        if f == g {
+            self.decide.stats.fast_path += 1;
+            return true;
+        }
+        let not_g = self.not(g);
+        let not_f = self.not(f);
+        let l = self.and(f, not_g);
+        let r = self.and(g, not_f);
+        let h = self.or(l, r);
+        !self.sat(h)
+    }
+
+    /// Definition 1.2: `f` is λ-consistent when `f ∧ θ_λ` is satisfiable.
+    pub fn consistent_with(&mut self, f: FormulaId, theta: FormulaId) -> bool {
+        self.decide.stats.queries += 1;
+        let h = self.and(f, theta);
+        self.sat(h)
+    }
+
+    /// Fast path, then cache, then solver.
+    fn sat(&mut self, f: FormulaId) -> bool {
+        if f == self.tt() || f == self.ff() {
+            self.decide.stats.fast_path += 1;
+            return f == self.tt();
+        }
+        if self.decide.enabled {
+            if let Some(&r) = self.decide.results.get(&f) {
+                self.decide.stats.cache_hits += 1;
+                return r;
+            }
+        }
+        let (r, effort) = sat::satisfiable(self, f);
+        let stats = &mut self.decide.stats;
+        stats.sat_calls += 1;
+        stats.sat_vars += effort.vars as u64;
+        stats.sat_clauses += effort.clauses as u64;
+        if self.decide.enabled {
+            self.decide.results.insert(f, r);
+        }
+        r
+    }
+}

@@ -1,0 +1,244 @@
+//! §1.1 substitutions `[M/r]`, `[M/x]`, `[φ/Q_x]` and their simultaneous forms,
+//! memoised per node.
+//!
+//! §1.5 computed locations: `[L][M/[ℓ]]` is `if L' = ℓ then M else [L']` with
+//! `L' = L[M/[ℓ]]`, a term, so substitution stays a homomorphism on formulae and
+//! is exact whatever value `L` takes.
+
+use super::formula::{
+    addr_bit, var_bit, Addr, Formula, FormulaId, FxMap, Logic, Term, TermId, Var,
+};
+
+/// A simultaneous substitution `[M₁/v₁, …, φ₁/Q_ℓ₁, …]`: every replacement is
+/// applied to the original formula at once, so replacements are not substituted
+/// into each other.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Subst {
+    /// Sorted by variable, one entry per variable.
+    terms: Vec<(Var, TermId)>,
+    /// Sorted by address, one entry per location.
+    quiescent: Vec<(Addr, FormulaId)>,
+}
+
+impl Subst {
+    /// The identity substitution.
+    pub fn new() -> Subst {
+        Subst::default()
+    }
+
+    /// Adds `[m/v]` (replacing an earlier entry for `v`).
+    pub fn term(mut self, v: Var, m: TermId) -> Subst {
+        match self.terms.binary_search_by_key(&v, |e| e.0) {
+            Ok(i) => self.terms[i].1 = m,
+            Err(i) => self.terms.insert(i, (v, m)),
+        }
+        self
+    }
+
+    /// Adds `[φ/Q_ℓ]` (replacing an earlier entry for `ℓ`).
+    pub fn quiescent(mut self, addr: Addr, phi: FormulaId) -> Subst {
+        match self.quiescent.binary_search_by_key(&addr, |e| e.0) {
+            Ok(i) => self.quiescent[i].1 = phi,
+            Err(i) => self.quiescent.insert(i, (addr, phi)),
+        }
+        self
+    }
+
+    /// Whether this is the identity.
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty() && self.quiescent.is_empty()
+    }
+
+    fn lookup(&self, v: Var) -> Option<TermId> {
+        self.terms
+            .binary_search_by_key(&v, |e| e.0)
+            .ok()
+            .map(|i| self.terms[i].1)
+    }
+
+    fn lookup_q(&self, addr: Addr) -> Option<FormulaId> {
+        self.quiescent
+            .binary_search_by_key(&addr, |e| e.0)
+            .ok()
+            .map(|i| self.quiescent[i].1)
+    }
+
+    /// The location entries `[M/[ℓ]]`.
+    fn locations(&self) -> impl DoubleEndedIterator<Item = (Addr, TermId)> + '_ {
+        self.terms.iter().filter_map(|&(v, m)| match v {
+            Var::Loc(a) => Some((a, m)),
+            _ => None,
+        })
+    }
+}
+
+/// An interned substitution and what it touches, for the skip test.
+struct Interned {
+    subst: Subst,
+    vars: u64,
+    quiescent: u64,
+    locations: bool,
+}
+
+/// Memo tables: results per (substitution, node).
+#[derive(Default)]
+pub(crate) struct Memo {
+    ids: FxMap<Subst, u32>,
+    interned: Vec<Interned>,
+    terms: FxMap<(u32, TermId), TermId>,
+    formulae: FxMap<(u32, FormulaId), FormulaId>,
+}
+
+impl Logic {
+    /// `f[σ]`, the simultaneous substitution.
+    pub fn subst(&mut self, f: FormulaId, sigma: &Subst) -> FormulaId {
+        if sigma.is_empty() {
+            return f;
+        }
+        let sid = self.intern_subst(sigma);
+        self.subst_formula(sid, f)
+    }
+
+    /// `t[σ]` for a term.
+    pub fn subst_term(&mut self, t: TermId, sigma: &Subst) -> TermId {
+        if sigma.is_empty() {
+            return t;
+        }
+        let sid = self.intern_subst(sigma);
+        self.subst_in_term(sid, t)
+    }
+
+    /// `f[m/v]`: `[M/r]`, `[M/s_e]` or, for `Var::Loc`, `[M/x]`.
+    pub fn subst_var(&mut self, f: FormulaId, v: Var, m: TermId) -> FormulaId {
+        self.subst(f, &Subst::new().term(v, m))
+    }
+
+    /// `f[φ/Q_ℓ]`.
+    pub fn subst_quiescent(&mut self, f: FormulaId, addr: Addr, phi: FormulaId) -> FormulaId {
+        self.subst(f, &Subst::new().quiescent(addr, phi))
+    }
+
+    fn intern_subst(&mut self, sigma: &Subst) -> u32 {
+        if let Some(&id) = self.subst.ids.get(sigma) {
+            return id;
+        }
+        let id = self.subst.interned.len() as u32;
+        let interned = Interned {
+            vars: sigma.terms.iter().fold(0, |m, e| m | var_bit(e.0)),
+            quiescent: sigma.quiescent.iter().fold(0, |m, e| m | addr_bit(e.0)),
+            locations: sigma.locations().next().is_some(),
+            subst: sigma.clone(),
+        };
+        self.subst.interned.push(interned);
+        self.subst.ids.insert(sigma.clone(), id);
+        id
+    }
+
+    /// Whether substitution `sid` can change a node with this info.
+    fn touches(&self, sid: u32, vars: u64, quiescent: u64, mem: bool) -> bool {
+        let s = &self.subst.interned[sid as usize];
+        vars & s.vars != 0 || quiescent & s.quiescent != 0 || (mem && s.locations)
+    }
+
+    fn subst_in_term(&mut self, sid: u32, t: TermId) -> TermId {
+        let info = self.tinfo(t);
+        if !self.touches(sid, info.vars, 0, info.mem) {
+            return t;
+        }
+        if let Some(&r) = self.subst.terms.get(&(sid, t)) {
+            return r;
+        }
+        let r = match self.term(t) {
+            Term::Value(_) => t,
+            Term::Var(v) => self.subst.interned[sid as usize]
+                .subst
+                .lookup(v)
+                .unwrap_or(t),
+            Term::Add(a, b) => {
+                let (a, b) = (self.subst_in_term(sid, a), self.subst_in_term(sid, b));
+                self.add(a, b)
+            }
+            Term::Sub(a, b) => {
+                let (a, b) = (self.subst_in_term(sid, a), self.subst_in_term(sid, b));
+                self.sub(a, b)
+            }
+            Term::Neg(a) => {
+                let a = self.subst_in_term(sid, a);
+                self.neg(a)
+            }
+            Term::Mem(l) => {
+                let l = self.subst_in_term(sid, l);
+                self.subst_mem(sid, l)
+            }
+            Term::IfEq {
+                lhs,
+                rhs,
+                then,
+                els,
+            } => {
+                let lhs = self.subst_in_term(sid, lhs);
+                let rhs = self.subst_in_term(sid, rhs);
+                let then = self.subst_in_term(sid, then);
+                let els = self.subst_in_term(sid, els);
+                self.if_eq(lhs, rhs, then, els)
+            }
+        };
+        self.subst.terms.insert((sid, t), r);
+        r
+    }
+
+    /// §1.5: `[L']` after `[M₁/[ℓ₁], …]`: `if L' = ℓ₁ then M₁ else … [L']`.
+    fn subst_mem(&mut self, sid: u32, addr: TermId) -> TermId {
+        let locations: Vec<(Addr, TermId)> = self.subst.interned[sid as usize]
+            .subst
+            .locations()
+            .rev()
+            .collect();
+        // A constant address folds to the plain location, which the chain then resolves.
+        let mut r = self.mem(addr);
+        for (l, m) in locations {
+            let l = self.value(l);
+            r = self.if_eq(addr, l, m, r);
+        }
+        r
+    }
+
+    fn subst_formula(&mut self, sid: u32, f: FormulaId) -> FormulaId {
+        let info = self.finfo(f);
+        if !self.touches(sid, info.vars, info.quiescent, info.mem) {
+            return f;
+        }
+        if let Some(&r) = self.subst.formulae.get(&(sid, f)) {
+            return r;
+        }
+        let r = match self.formula(f) {
+            Formula::True | Formula::False => f,
+            Formula::Quiescent(a) => self.subst.interned[sid as usize]
+                .subst
+                .lookup_q(a)
+                .unwrap_or(f),
+            Formula::Cmp(op, a, b) => {
+                let (a, b) = (self.subst_in_term(sid, a), self.subst_in_term(sid, b));
+                self.cmp(op, a, b)
+            }
+            Formula::Not(g) => {
+                let g = self.subst_formula(sid, g);
+                self.not(g)
+            }
+            Formula::And(g, h) => {
+                let (g, h) = (self.subst_formula(sid, g), self.subst_formula(sid, h));
+                self.and(g, h)
+            }
+            Formula::Or(g, h) => {
+                let (g, h) = (self.subst_formula(sid, g), self.subst_formula(sid, h));
+                self.or(g, h)
+            }
+            Formula::Implies(g, h) => {
+                let (g, h) = (self.subst_formula(sid, g), self.subst_formula(sid, h));
+                self.implies(g, h)
+            }
+        };
+        self.subst.formulae.insert((sid, f), r);
+        r
+    }
+}

@@ -92,6 +92,12 @@ fn eof_hint(_src: &str, expected: &[String]) -> Option<String> {
 /// A short fix for the common mistakes.
 fn token_hint(src: &str, at: usize, tok: &Tok, expected: &[String]) -> Option<String> {
     let before = src[..at].trim_end();
+    if expects(expected, ":=") && follows_bars(before) {
+        return Some(
+            "`||` separates threads here; a logical or on the right of `:=` needs parentheses: `r := (a || b)`"
+                .to_string(),
+        );
+    }
     match tok {
         Tok::Eq if expects(expected, ":=") => {
             Some("assignment is written `:=`; `=` compares".to_string())
@@ -99,10 +105,6 @@ fn token_hint(src: &str, at: usize, tok: &Tok, expected: &[String]) -> Option<St
         Tok::Assign if before.ends_with(|c: char| c.is_alphanumeric()) && expects(expected, ".") => {
             None
         }
-        Tok::Ident(_) if expects(expected, ":=") && before.ends_with("||") => Some(
-            "`||` here separates threads; a logical or on the right of `:=` needs parentheses: `r := (a || b)`"
-                .to_string(),
-        ),
         Tok::Ident(_) | Tok::Skip | Tok::If | Tok::FenceShort | Tok::Fence
             if expects(expected, ";") =>
         {
@@ -120,4 +122,11 @@ fn token_hint(src: &str, at: usize, tok: &Tok, expected: &[String]) -> Option<St
         }
         _ => None,
     }
+}
+
+/// Whether the text ends in `|| name`: a thread that is only a name is
+/// almost always the second operand of a logical or.
+fn follows_bars(before: &str) -> bool {
+    let name_start = before.trim_end_matches(|c: char| c.is_alphanumeric() || c == '_');
+    name_start.len() < before.len() && name_start.trim_end().ends_with("||")
 }

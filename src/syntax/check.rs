@@ -51,6 +51,9 @@ pub fn check(file: &ast::File) -> Result<(core::Program, Diagnostics), Diagnosti
     Ok((program, cx.diags))
 }
 
+/// The most values the computed default V may have; beyond it, declare V.
+pub const MAX_DEFAULT_VALUES: u64 = 64;
+
 /// What a literal value is used for, so that a value outside V can be reported.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Use {
@@ -648,6 +651,15 @@ impl Checker {
             // Default V: every integer from min(0, literals) to max(1, literals).
             let lo = self.literals.iter().map(|l| l.0).min().unwrap_or(0).min(0);
             let hi = self.literals.iter().map(|l| l.0).max().unwrap_or(1).max(1);
+            if hi.abs_diff(lo) >= MAX_DEFAULT_VALUES {
+                let (v, span) =
+                    self.literals.iter().max_by_key(|l| l.0.unsigned_abs()).map_or((hi, Span::default()), |l| (l.0, l.1));
+                let d = Diagnostic::error(format!("the default V would run from {lo} to {hi}"), span)
+                    .with_label(format!("{v} widens it past {MAX_DEFAULT_VALUES} values"))
+                    .with_hint("declare the values the test needs: `values {0, 1, 100}`");
+                self.error(d);
+                return (vec![0, 1], false);
+            }
             return ((lo..=hi).collect(), false);
         };
         let mut values = declared.clone();

@@ -9,11 +9,33 @@ use super::lexer::{self, Tok};
 use super::span::Span;
 use crate::grammar;
 
+/// How deeply brackets may nest; deeper input is refused before parsing, so
+/// that no recursive pass over the tree can exhaust the stack.
+pub const MAX_NESTING: usize = 256;
+
 /// Parses a litmus file into its surface tree (sugar kept).
 pub fn parse_file(src: &str) -> Result<File, Diagnostic> {
+    check_nesting(src)?;
     grammar::FileParser::new()
         .parse(lexer::tokens(src))
         .map_err(|e| to_diagnostic(src, e))
+}
+
+fn check_nesting(src: &str) -> Result<(), Diagnostic> {
+    let mut depth = 0usize;
+    for (start, tok, end) in lexer::tokens(src).flatten() {
+        match tok {
+            Tok::LParen | Tok::LBrace | Tok::LBracket => depth += 1,
+            Tok::RParen | Tok::RBrace | Tok::RBracket => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth > MAX_NESTING {
+            return Err(Diagnostic::error(format!("brackets nest more than {MAX_NESTING} deep"), Span::new(start, end))
+                .with_label("too deep")
+                .with_hint("litmus tests are small; split the expression or the statement"));
+        }
+    }
+    Ok(())
 }
 
 fn to_diagnostic(src: &str, err: ParseError<usize, Tok, Diagnostic>) -> Diagnostic {

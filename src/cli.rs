@@ -15,8 +15,9 @@ transformers, and compiler-transformation checks.";
 const AFTER_HELP: &str = "\
 Examples:
   pomset fmt --check examples/        check that every example is in canonical form
-  pomset fmt examples/mp.litmus       rewrite a file in canonical form
-  pomset parse examples/mp.litmus     print the desugared core program
+  pomset fmt my-test.litmus           rewrite a file in canonical form
+  pomset parse examples/classic/mp.litmus
+                                      print the desugared core program
   pomset check examples/              parse and check, reporting errors and warnings
   pomset options                      list the model options, their values and defaults
 
@@ -49,7 +50,7 @@ pub enum Command {
     /// Print litmus files in canonical form, or check that they are.
     #[command(after_help = "\
 Examples:
-  pomset fmt examples/mp.litmus       rewrite the file in place
+  pomset fmt my-test.litmus           rewrite the file in place
   pomset fmt --check examples/        exit 1 if any file under examples/ would change
   pomset fmt --stdout test.litmus     print the canonical form instead of writing it
 

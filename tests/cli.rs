@@ -1,0 +1,96 @@
+//! The `pomset` binary as a user runs it: exit codes, output, and help text.
+
+use std::process::{Command, Output};
+
+fn pomset(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pomset"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the pomset binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn temp_file(name: &str, contents: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("pomset-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, contents).expect("write temp file");
+    path
+}
+
+#[test]
+fn fmt_check_passes_on_the_examples() {
+    let out = pomset(&["fmt", "--check", "examples/"]);
+    assert!(out.status.success(), "{}{}", text(&out.stdout), text(&out.stderr));
+}
+
+#[test]
+fn fmt_check_fails_on_unformatted_input_and_fmt_fixes_it() {
+    let path = temp_file("messy.litmus", "litmus M\nx:=1;y.rel:=1;||r:=y.acq;s:=x;\nforbid(r=1/\\s=0)\n");
+    let p = path.to_str().expect("utf-8 path");
+    let out = pomset(&["fmt", "--check", p]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stdout).contains("not in canonical form"));
+    let out = pomset(&["fmt", p]);
+    assert!(out.status.success());
+    assert_eq!(
+        std::fs::read_to_string(&path).expect("read back"),
+        "litmus M\n\nx := 1; y.rel := 1;\n|| r := y.acq; s := x;\n\nforbid (r = 1 /\\ s = 0)\n"
+    );
+    assert!(pomset(&["fmt", "--check", p]).status.success());
+}
+
+#[test]
+fn parse_prints_the_core_program() {
+    let out = pomset(&["parse", "examples/classic/lb+datas.litmus"]);
+    assert!(out.status.success());
+    insta::assert_snapshot!(text(&out.stdout));
+}
+
+#[test]
+fn errors_go_to_stderr_with_location_and_exit_1() {
+    let path = temp_file("bad.litmus", "litmus B\nx.acq := 1;\n");
+    let out = pomset(&["--color", "never", "check", path.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("bad.litmus:2:3"), "{err}");
+    assert!(err.contains("did you mean `rel`?"), "{err}");
+}
+
+#[test]
+fn missing_files_are_a_usage_error() {
+    let out = pomset(&["fmt", "--check", "no/such/file.litmus"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("no such file or directory"));
+}
+
+#[test]
+fn check_reports_each_file() {
+    let out = pomset(&["check", "examples/classic/mp.litmus"]);
+    assert!(out.status.success());
+    assert_eq!(text(&out.stdout), "examples/classic/mp.litmus: ok (2 threads, 2 locations, V = {0, 1})\n");
+}
+
+#[test]
+fn help_teaches_with_examples() {
+    let out = pomset(&["--help"]);
+    assert!(out.status.success());
+    insta::assert_snapshot!("help", text(&out.stdout));
+    let out = pomset(&["fmt", "--help"]);
+    insta::assert_snapshot!("fmt_help", text(&out.stdout));
+}
+
+#[test]
+fn options_lists_every_model_option() {
+    let out = pomset(&["options"]);
+    assert!(out.status.success());
+    let listing = text(&out.stdout);
+    for o in pomset::model::Model::OPTIONS {
+        assert!(listing.contains(o.name), "{} missing", o.name);
+    }
+    insta::assert_snapshot!("options", listing);
+}

@@ -395,7 +395,7 @@ impl Checker {
     fn computed(&mut self, env: &mut Env, addr: &ast::Expr, out: &mut Vec<core::Stmt>) -> core::Loc {
         let e = self.expr(env, addr, out);
         // [&x] is x: resolve constant addresses to the location declared there.
-        if let core::Expr::Int(a) = e {
+        if let Some(a) = e.constant() {
             if let Some(i) = self.locs.iter().position(|l| l.address == Some(a)) {
                 return core::Loc::Named(i as LocId);
             }

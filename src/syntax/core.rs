@@ -43,6 +43,19 @@ pub enum Expr {
     Binary(BinOp, Box<Expr>, Box<Expr>),
 }
 
+impl Expr {
+    /// The value of an expression that mentions no register.
+    pub fn constant(&self) -> Option<i64> {
+        match self {
+            Expr::Int(n) => Some(*n),
+            Expr::Reg(_) => None,
+            Expr::Unary(UnOp::Neg, a) => Some(a.constant()?.wrapping_neg()),
+            Expr::Unary(UnOp::Not, a) => Some(i64::from(a.constant()? == 0)),
+            Expr::Binary(op, a, b) => Some(op.apply(a.constant()?, b.constant()?)),
+        }
+    }
+}
+
 /// Where an access goes: a location, or an address computed at run time (§1.5).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Loc {

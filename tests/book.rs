@@ -1,0 +1,90 @@
+//! The book cannot drift from the tool: every `litmus` block in book/src
+//! parses without errors and is in canonical form, and every `console` block
+//! is a `pomset` command whose output is exactly what follows it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use pomset::syntax;
+
+struct Block {
+    file: PathBuf,
+    line: usize,
+    lang: String,
+    text: String,
+}
+
+fn blocks() -> Vec<Block> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("book/src");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("book/src exists")
+        .map(|e| e.expect("readable entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for file in files {
+        let src = std::fs::read_to_string(&file).expect("readable chapter");
+        let mut current: Option<Block> = None;
+        for (i, line) in src.lines().enumerate() {
+            match (&mut current, line.strip_prefix("```")) {
+                (None, Some(lang)) => {
+                    current = Some(Block { file: file.clone(), line: i + 1, lang: lang.to_string(), text: String::new() })
+                }
+                (Some(_), Some(_)) => out.extend(current.take()),
+                (Some(b), None) => {
+                    b.text.push_str(line);
+                    b.text.push('\n');
+                }
+                (None, None) => {}
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_litmus_block_parses_and_is_canonical() {
+    let litmus: Vec<Block> = blocks().into_iter().filter(|b| b.lang == "litmus").collect();
+    assert!(litmus.len() >= 8, "the litmus chapter shows its constructs");
+    for b in litmus {
+        let place = format!("{}:{}", b.file.display(), b.line);
+        match syntax::parse(&b.text) {
+            Ok(t) => assert!(t.warnings.is_empty(), "{place}: {}", t.warnings.render(&place, &b.text)),
+            Err(d) => panic!("{}", d.render(&place, &b.text)),
+        }
+        assert_eq!(syntax::format(&b.text).ok().as_deref(), Some(b.text.as_str()), "{place} is not canonical");
+    }
+}
+
+#[test]
+fn every_console_block_shows_real_output() {
+    let consoles: Vec<Block> = blocks().into_iter().filter(|b| b.lang == "console").collect();
+    assert!(consoles.len() >= 4);
+    for b in consoles {
+        let place = format!("{}:{}", b.file.display(), b.line);
+        let (command, expected) = b.text.split_once('\n').unwrap_or((&b.text, ""));
+        let args: Vec<&str> = command
+            .strip_prefix("$ pomset ")
+            .unwrap_or_else(|| panic!("{place}: a console block starts with `$ pomset`"))
+            .split_whitespace()
+            .collect();
+        let out = Command::new(env!("CARGO_BIN_EXE_pomset"))
+            .args(["--color", "never"])
+            .args(&args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("pomset runs");
+        let actual = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert_eq!(actual.trim_end(), expected.trim_end(), "{place}: `{command}` printed something else");
+    }
+}
+
+/// Litmus files the book's console blocks refer to are kept with the book.
+#[test]
+fn book_snippets_match_their_chapter_copies() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fresh = std::fs::read_to_string(root.join("book/snippets/fresh-reads.litmus")).expect("snippet");
+    let shown = blocks().into_iter().any(|b| b.lang == "litmus" && b.text == fresh);
+    assert!(shown, "book/snippets/fresh-reads.litmus must appear verbatim in the chapter");
+}

@@ -62,7 +62,7 @@ fn interior_comment(src: &str, from: usize) -> Option<Span> {
             Ok((s, _, e)) => (s, e),
             Err(_) => return None,
         };
-        if start > prev_end && src[prev_end..start].trim().len() > 0 && prev_end >= from {
+        if start > prev_end && !src[prev_end..start].trim().is_empty() {
             let gap = &src[prev_end..start];
             let offset = gap.len() - gap.trim_start().len();
             return Some(Span::new(prev_end + offset, start));

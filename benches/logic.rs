@@ -9,7 +9,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use pomset::logic::{FormulaId, Logic, TermId, Var};
+use pomset::logic::{FormulaId, Logic, TermId, Var, DEFAULT_ENUMERATION_LIMIT};
 
 const V: &[i64] = &[0, 1, 2];
 const QUERIES: usize = 10_000;
@@ -166,7 +166,11 @@ fn timed(f: impl FnOnce() -> usize) -> (usize, Duration) {
 /// One pass of each variant, printed as a table, checking the answers agree.
 fn summary(w: &mut Workload) {
     let l = &mut w.logic;
+    l.set_enumeration_limit(DEFAULT_ENUMERATION_LIMIT);
     l.set_cache(false);
+    let (_, t_hybrid) = timed(|| sat_all(l, &w.mixed));
+    // The rest measures the SAT path itself: no query is enumerated.
+    l.set_enumeration_limit(0);
     let (sat, t_nocache) = timed(|| sat_all(l, &w.mixed));
     l.set_cache(true);
     l.reset_stats();
@@ -219,9 +223,15 @@ fn benches(c: &mut Criterion, w: &mut Workload) {
     let mut g = c.benchmark_group("tautology_10k");
     g.sample_size(10)
         .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(3))
+        .measurement_time(Duration::from_secs(4))
         .throughput(Throughput::Elements(QUERIES as u64));
     let l = &mut w.logic;
+    g.bench_function("default_no_cache", |b| {
+        l.set_cache(false);
+        l.set_enumeration_limit(DEFAULT_ENUMERATION_LIMIT);
+        b.iter(|| black_box(sat_all(l, &mixed)));
+    });
+    l.set_enumeration_limit(0);
     g.bench_function("sat_no_cache", |b| {
         l.set_cache(false);
         b.iter(|| black_box(sat_all(l, &mixed)));

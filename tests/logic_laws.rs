@@ -301,6 +301,7 @@ fn stats_count_fast_paths_cache_hits_and_sat_calls() {
         mut l, phi, chi, ..
     } = fixture(&[0, 1]);
     let f = l.or(phi, chi);
+    l.set_enumeration_limit(0);
     l.reset_stats();
     assert!(!l.tautology(f));
     assert!(!l.tautology(f));
@@ -320,6 +321,12 @@ fn stats_count_fast_paths_cache_hits_and_sat_calls() {
     assert!(!l.tautology(f));
     assert_eq!(l.stats().sat_calls, 2);
     assert_eq!(l.stats().cache_hits, 0);
+
+    // By default a space of 2^2 assignments is enumerated, not solved.
+    l.set_enumeration_limit(pomset::logic::DEFAULT_ENUMERATION_LIMIT);
+    l.reset_stats();
+    assert!(!l.tautology(f));
+    assert_eq!((l.stats().enumerated, l.stats().sat_calls), (1, 0));
 }
 
 #[test]

@@ -196,6 +196,8 @@ fn decisions_agree(
     reads: &[(u32, i64)],
 ) -> Result<(), TestCaseError> {
     let mut l = Logic::new(values);
+    // Every query goes to the solver, so the oracle really checks the encoding.
+    l.set_enumeration_limit(0);
     let (f, g) = (build(&mut l, f), build(&mut l, g));
     prop_assert_eq!(l.satisfiable(f), l.brute_force_satisfiable(f));
     prop_assert_eq!(l.tautology(f), l.brute_force_tautology(f));
@@ -274,11 +276,24 @@ proptest! {
         let mut cached = Logic::new(V2);
         let mut uncached = Logic::new(V2);
         uncached.set_cache(false);
+        cached.set_enumeration_limit(0);
         for f in fs.iter().chain(fs.iter()) {
             let (a, b) = (build(&mut cached, f), build(&mut uncached, f));
             prop_assert_eq!(cached.tautology(a), uncached.tautology(b));
             prop_assert_eq!(cached.satisfiable(a), uncached.satisfiable(b));
         }
         prop_assert_eq!(uncached.stats().cache_hits, 0);
+    }
+
+    /// The default strategy (enumerating small spaces, solving the rest) agrees
+    /// with the solver alone.
+    #[test]
+    fn enumeration_and_solver_agree(f in formula()) {
+        let mut hybrid = Logic::new(V4);
+        let mut solver = Logic::new(V4);
+        solver.set_enumeration_limit(0);
+        let (a, b) = (build(&mut hybrid, &f), build(&mut solver, &f));
+        prop_assert_eq!(hybrid.satisfiable(a), solver.satisfiable(b));
+        prop_assert_eq!(hybrid.tautology(a), solver.tautology(b));
     }
 }

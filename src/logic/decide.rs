@@ -5,7 +5,9 @@
 //! formula, so one cache keyed on the formula id serves them all (`tautology(φ)`
 //! and `satisfiable(¬φ)` share an entry). Before the cache come the fast paths:
 //! the smart constructors already reduce `φ ⊨ φ`, `φ ∧ ¬φ` and constant cases to
-//! tt or ff, which are answered without a solver.
+//! tt or ff, which are answered without a solver. After the cache, a query whose
+//! search space is small is enumerated (it is faster than building a solver),
+//! and only the rest reach varisat.
 
 use super::formula::{FormulaId, FxMap, Logic};
 use super::sat;
@@ -19,6 +21,8 @@ pub struct Stats {
     pub fast_path: u64,
     /// Answered from the result cache.
     pub cache_hits: u64,
+    /// Answered by enumerating a small search space (see [`Logic::set_enumeration_limit`]).
+    pub enumerated: u64,
     /// Answered by the SAT solver.
     pub sat_calls: u64,
     /// SAT variables and clauses generated over all calls.
@@ -30,14 +34,20 @@ pub struct Stats {
 pub(crate) struct Cache {
     results: FxMap<FormulaId, bool>,
     enabled: bool,
+    enumeration_limit: u64,
     stats: Stats,
 }
+
+/// Measured (book, "The logic"): with V = {0,1,2}, enumerating beats one solver
+/// call up to about 3^5 = 243 assignments and loses from 3^6 = 729 on.
+pub const DEFAULT_ENUMERATION_LIMIT: u64 = 512;
 
 impl Default for Cache {
     fn default() -> Cache {
         Cache {
             results: FxMap::default(),
             enabled: true,
+            enumeration_limit: DEFAULT_ENUMERATION_LIMIT,
             stats: Stats::default(),
         }
     }
@@ -59,6 +69,12 @@ impl Logic {
         if !enabled {
             self.decide.results.clear();
         }
+    }
+
+    /// Queries with at most `limit` assignments are decided by enumeration, not
+    /// by the solver; 0 sends every non-trivial query to the solver.
+    pub fn set_enumeration_limit(&mut self, limit: u64) {
+        self.decide.enumeration_limit = limit;
     }
 
     /// Whether some assignment over V makes `f` true.
@@ -108,7 +124,7 @@ impl Logic {
         self.sat(h)
     }
 
-    /// Fast path, then cache, then solver.
+    /// Fast path, then cache, then enumeration of a small space, then solver.
     fn sat(&mut self, f: FormulaId) -> bool {
         if f == self.tt() || f == self.ff() {
             self.decide.stats.fast_path += 1;
@@ -120,14 +136,26 @@ impl Logic {
                 return r;
             }
         }
+        let r = self.decide_uncached(f);
+        if self.decide.enabled {
+            self.decide.results.insert(f, r);
+        }
+        r
+    }
+
+    fn decide_uncached(&mut self, f: FormulaId) -> bool {
+        if self.decide.enumeration_limit > 0 {
+            let support = self.support(&[f]);
+            if self.search_space(&support) <= self.decide.enumeration_limit {
+                self.decide.stats.enumerated += 1;
+                return self.enumerate_satisfiable(f, &support);
+            }
+        }
         let (r, effort) = sat::satisfiable(self, f);
         let stats = &mut self.decide.stats;
         stats.sat_calls += 1;
         stats.sat_vars += effort.vars as u64;
         stats.sat_clauses += effort.clauses as u64;
-        if self.decide.enabled {
-            self.decide.results.insert(f, r);
-        }
         r
     }
 }

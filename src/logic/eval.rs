@@ -227,7 +227,21 @@ impl Logic {
     /// Brute force: some assignment over V makes `f` true.
     pub fn brute_force_satisfiable(&mut self, f: FormulaId) -> bool {
         let support = self.support(&[f]);
-        !self.for_all_assignments(&support, |env| !self.eval(f, env))
+        self.enumerate_satisfiable(f, &support)
+    }
+
+    /// Whether some assignment to `support` makes `f` true.
+    pub(crate) fn enumerate_satisfiable(&self, f: FormulaId, support: &Support) -> bool {
+        !self.for_all_assignments(support, |env| !self.eval(f, env))
+    }
+
+    /// How many assignments brute force visits for `support` (saturating).
+    pub fn search_space(&self, support: &Support) -> u64 {
+        let vars = u32::try_from(support.vars.len()).unwrap_or(u32::MAX);
+        let qs = u32::try_from(support.quiescent.len()).unwrap_or(u32::MAX);
+        (self.values.len() as u64)
+            .saturating_pow(vars)
+            .saturating_mul(2u64.saturating_pow(qs))
     }
 
     /// Brute force: every assignment over V makes `f` true.

@@ -31,7 +31,7 @@ mod print;
 mod sat;
 mod subst;
 
-pub use decide::Stats;
+pub use decide::{Stats, DEFAULT_ENUMERATION_LIMIT};
 pub use eval::{Assignment, Support, Valuation};
 pub use formula::{Addr, Cmp, Formula, FormulaId, Logic, Term, TermId, Var};
 pub use print::{DefaultNames, Display, Names, Notation};

@@ -582,3 +582,40 @@ impl Logic {
         acc
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constants_have_fixed_ids() {
+        let mut l = Logic::new(&[0, 1]);
+        assert_eq!(l.formula(l.tt()), Formula::True);
+        assert_eq!(l.formula(l.ff()), Formula::False);
+        let (one, two) = (l.value(1), l.value(2));
+        assert_eq!(l.eq(one, two), l.ff());
+    }
+
+    #[test]
+    fn negation_is_recognised_in_normal_form() {
+        let mut l = Logic::new(&[0, 1]);
+        let (r, s) = (l.reg(0), l.reg(1));
+        let lt = l.lt(r, s);
+        let not_lt = l.not(lt);
+        assert_eq!(l.formula(not_lt), Formula::Cmp(Cmp::Le, s, r));
+        assert!(l.is_negation(lt, not_lt));
+        assert_eq!(l.and(lt, not_lt), l.ff());
+        assert_eq!(l.implies(lt, not_lt), not_lt);
+    }
+
+    #[test]
+    fn sizes_count_tree_nodes() {
+        let mut l = Logic::new(&[0, 1]);
+        let (r, one) = (l.reg(0), l.value(1));
+        let f = l.eq(r, one);
+        assert_eq!(l.size(f), 3);
+        let q = l.quiescent(0);
+        let g = l.and(f, q);
+        assert_eq!(l.size(g), 5);
+    }
+}

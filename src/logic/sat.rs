@@ -368,3 +368,35 @@ impl Encoder<'_> {
         p
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn domains_follow_the_operations() {
+        let mut l = Logic::new(&[0, 1, 2]);
+        let (r, s, one) = (l.reg(0), l.reg(1), l.value(1));
+        let sum = l.add(r, one);
+        assert_eq!(
+            &*l.domain(sum),
+            &[1, 2, 3],
+            "r + 1 leaves V: arithmetic is exact"
+        );
+        let diff = l.sub(r, s);
+        assert_eq!(&*l.domain(diff), &[-2, -1, 0, 1, 2]);
+        let at = l.mem(sum);
+        assert_eq!(&*l.domain(at), &[0, 1, 2], "a location holds a value of V");
+    }
+
+    #[test]
+    fn register_equals_value_is_one_literal() {
+        // r = 1 over {0,1,2}: 3 one-hot literals, their constraints, and no gate.
+        let mut l = Logic::new(&[0, 1, 2]);
+        let (r, one) = (l.reg(0), l.value(1));
+        let f = l.eq(r, one);
+        let (sat, effort) = satisfiable(&mut l, f);
+        assert!(sat);
+        assert_eq!(effort.vars, 1 + 3);
+    }
+}

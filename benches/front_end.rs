@@ -36,9 +36,14 @@ fn front_end(c: &mut Criterion) {
             }
         })
     });
-    let mp = srcs.iter().find(|(p, _)| p.ends_with("classic/mp+rel+acq.litmus")).map(|(_, s)| s.clone());
+    let mp = srcs
+        .iter()
+        .find(|(p, _)| p.ends_with("classic/mp+rel+acq.litmus"))
+        .map(|(_, s)| s.clone());
     if let Some(mp) = mp {
-        group.bench_function("parse_and_check_mp", |b| b.iter(|| std::hint::black_box(syntax::parse(&mp).is_ok())));
+        group.bench_function("parse_and_check_mp", |b| {
+            b.iter(|| std::hint::black_box(syntax::parse(&mp).is_ok()))
+        });
     }
     group.finish();
 }

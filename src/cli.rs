@@ -9,7 +9,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 use crate::model::Model;
 use crate::syntax;
 
-const ABOUT: &str = "A workbench for relaxed-memory semantics: litmus tests, pomsets with predicate \
+const ABOUT: &str =
+    "A workbench for relaxed-memory semantics: litmus tests, pomsets with predicate \
 transformers, and compiler-transformation checks.";
 
 const AFTER_HELP: &str = "\
@@ -95,7 +96,11 @@ pub fn run(cli: Cli) -> ExitCode {
         Color::Auto => std::io::stderr().is_terminal(),
     };
     let result = match cli.command {
-        Command::Fmt { paths, check, stdout } => fmt(&paths, check, stdout, color),
+        Command::Fmt {
+            paths,
+            check,
+            stdout,
+        } => fmt(&paths, check, stdout, color),
         Command::Parse { paths } => for_each(&paths, color, |_, test| {
             print!("{}", syntax::print::core_program(&test.program));
             true
@@ -107,7 +112,11 @@ pub fn run(cli: Cli) -> ExitCode {
                 path.display(),
                 t.threads.len(),
                 t.locs.len(),
-                t.values.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+                t.values
+                    .iter()
+                    .map(i64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
             true
         }),
@@ -130,14 +139,25 @@ pub fn run(cli: Cli) -> ExitCode {
 pub fn options_table() -> String {
     let mut out = String::new();
     for o in Model::OPTIONS {
-        let values: Vec<String> =
-            o.values.iter().map(|v| if *v == o.default { format!("{v}*") } else { v.to_string() }).collect();
+        let values: Vec<String> = o
+            .values
+            .iter()
+            .map(|v| {
+                if *v == o.default {
+                    format!("{v}*")
+                } else {
+                    v.to_string()
+                }
+            })
+            .collect();
         out.push_str(&format!("{:<18} {}\n", o.name, values.join(" | ")));
         for line in o.doc.lines() {
             out.push_str(&format!("{:<18} {}\n", "", line.trim()));
         }
     }
-    out.push_str("(* marks the default; set with `--set name=value` or a `model { name = value }` block)\n");
+    out.push_str(
+        "(* marks the default; set with `--set name=value` or a `model { name = value }` block)\n",
+    );
     out
 }
 
@@ -158,7 +178,9 @@ pub fn litmus_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>()?;
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
     entries.sort();
     for e in entries {
         if e.is_dir() {
@@ -219,7 +241,8 @@ fn fmt(paths: &[PathBuf], check: bool, stdout: bool, color: bool) -> Result<bool
             print!("{}", first_difference(&src, &formatted));
             ok = false;
         } else {
-            std::fs::write(&path, &formatted).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            std::fs::write(&path, &formatted)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
             println!("formatted {}", path.display());
         }
     }
@@ -231,7 +254,10 @@ fn first_difference(a: &str, b: &str) -> String {
     let (al, bl): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
     let n = al.len().max(bl.len());
     for i in 0..n {
-        let (x, y) = (al.get(i).copied().unwrap_or(""), bl.get(i).copied().unwrap_or(""));
+        let (x, y) = (
+            al.get(i).copied().unwrap_or(""),
+            bl.get(i).copied().unwrap_or(""),
+        );
         if x != y {
             return format!("  line {}:\n  - {x}\n  + {y}\n", i + 1);
         }

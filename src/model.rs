@@ -20,21 +20,42 @@ pub struct OptionInfo {
 /// Why `--set key=value` was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SetError {
-    UnknownOption { name: String, suggestion: Option<&'static str> },
-    UnknownValue { option: &'static str, value: String, values: &'static [&'static str] },
+    UnknownOption {
+        name: String,
+        suggestion: Option<&'static str>,
+    },
+    UnknownValue {
+        option: &'static str,
+        value: String,
+        values: &'static [&'static str],
+    },
 }
 
 impl fmt::Display for SetError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SetError::UnknownOption { name, suggestion: Some(s) } => {
+            SetError::UnknownOption {
+                name,
+                suggestion: Some(s),
+            } => {
                 write!(f, "unknown model option `{name}` (did you mean `{s}`?)")
             }
-            SetError::UnknownOption { name, suggestion: None } => {
+            SetError::UnknownOption {
+                name,
+                suggestion: None,
+            } => {
                 write!(f, "unknown model option `{name}`")
             }
-            SetError::UnknownValue { option, value, values } => {
-                write!(f, "`{value}` is not a value of `{option}`; use one of: {}", values.join(", "))
+            SetError::UnknownValue {
+                option,
+                value,
+                values,
+            } => {
+                write!(
+                    f,
+                    "`{value}` is not a value of `{option}`; use one of: {}",
+                    values.join(", ")
+                )
             }
         }
     }
@@ -240,7 +261,10 @@ mod tests {
     fn unknown_names_get_suggestions() {
         let mut m = Model::default();
         let err = m.set("c7", "closure").unwrap_err();
-        assert_eq!(err.to_string(), "unknown model option `c7` (did you mean `c7a`?)");
+        assert_eq!(
+            err.to_string(),
+            "unknown model option `c7` (did you mean `c7a`?)"
+        );
         let err = m.set("c7a", "closur").unwrap_err();
         assert!(err.to_string().contains("closure_po"), "{err}");
         m.set("final", "observer").expect("final is an option");

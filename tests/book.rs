@@ -29,7 +29,12 @@ fn blocks() -> Vec<Block> {
         for (i, line) in src.lines().enumerate() {
             match (&mut current, line.strip_prefix("```")) {
                 (None, Some(lang)) => {
-                    current = Some(Block { file: file.clone(), line: i + 1, lang: lang.to_string(), text: String::new() })
+                    current = Some(Block {
+                        file: file.clone(),
+                        line: i + 1,
+                        lang: lang.to_string(),
+                        text: String::new(),
+                    })
                 }
                 (Some(_), Some(_)) => out.extend(current.take()),
                 (Some(b), None) => {
@@ -45,21 +50,35 @@ fn blocks() -> Vec<Block> {
 
 #[test]
 fn every_litmus_block_parses_and_is_canonical() {
-    let litmus: Vec<Block> = blocks().into_iter().filter(|b| b.lang == "litmus").collect();
+    let litmus: Vec<Block> = blocks()
+        .into_iter()
+        .filter(|b| b.lang == "litmus")
+        .collect();
     assert!(litmus.len() >= 8, "the litmus chapter shows its constructs");
     for b in litmus {
         let place = format!("{}:{}", b.file.display(), b.line);
         match syntax::parse(&b.text) {
-            Ok(t) => assert!(t.warnings.is_empty(), "{place}: {}", t.warnings.render(&place, &b.text)),
+            Ok(t) => assert!(
+                t.warnings.is_empty(),
+                "{place}: {}",
+                t.warnings.render(&place, &b.text)
+            ),
             Err(d) => panic!("{}", d.render(&place, &b.text)),
         }
-        assert_eq!(syntax::format(&b.text).ok().as_deref(), Some(b.text.as_str()), "{place} is not canonical");
+        assert_eq!(
+            syntax::format(&b.text).ok().as_deref(),
+            Some(b.text.as_str()),
+            "{place} is not canonical"
+        );
     }
 }
 
 #[test]
 fn every_console_block_shows_real_output() {
-    let consoles: Vec<Block> = blocks().into_iter().filter(|b| b.lang == "console").collect();
+    let consoles: Vec<Block> = blocks()
+        .into_iter()
+        .filter(|b| b.lang == "console")
+        .collect();
     assert!(consoles.len() >= 4);
     for b in consoles {
         let place = format!("{}:{}", b.file.display(), b.line);
@@ -75,8 +94,16 @@ fn every_console_block_shows_real_output() {
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .output()
             .expect("pomset runs");
-        let actual = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-        assert_eq!(actual.trim_end(), expected.trim_end(), "{place}: `{command}` printed something else");
+        let actual = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            actual.trim_end(),
+            expected.trim_end(),
+            "{place}: `{command}` printed something else"
+        );
     }
 }
 
@@ -84,7 +111,13 @@ fn every_console_block_shows_real_output() {
 #[test]
 fn book_snippets_match_their_chapter_copies() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let fresh = std::fs::read_to_string(root.join("book/snippets/fresh-reads.litmus")).expect("snippet");
-    let shown = blocks().into_iter().any(|b| b.lang == "litmus" && b.text == fresh);
-    assert!(shown, "book/snippets/fresh-reads.litmus must appear verbatim in the chapter");
+    let fresh =
+        std::fs::read_to_string(root.join("book/snippets/fresh-reads.litmus")).expect("snippet");
+    let shown = blocks()
+        .into_iter()
+        .any(|b| b.lang == "litmus" && b.text == fresh);
+    assert!(
+        shown,
+        "book/snippets/fresh-reads.litmus must appear verbatim in the chapter"
+    );
 }

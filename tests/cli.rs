@@ -25,12 +25,20 @@ fn temp_file(name: &str, contents: &str) -> std::path::PathBuf {
 #[test]
 fn fmt_check_passes_on_the_examples() {
     let out = pomset(&["fmt", "--check", "examples/"]);
-    assert!(out.status.success(), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
 }
 
 #[test]
 fn fmt_check_fails_on_unformatted_input_and_fmt_fixes_it() {
-    let path = temp_file("messy.litmus", "litmus M\nx:=1;y.rel:=1;||r:=y.acq;s:=x;\nforbid(r=1/\\s=0)\n");
+    let path = temp_file(
+        "messy.litmus",
+        "litmus M\nx:=1;y.rel:=1;||r:=y.acq;s:=x;\nforbid(r=1/\\s=0)\n",
+    );
     let p = path.to_str().expect("utf-8 path");
     let out = pomset(&["fmt", "--check", p]);
     assert_eq!(out.status.code(), Some(1));
@@ -72,7 +80,10 @@ fn missing_files_are_a_usage_error() {
 fn check_reports_each_file() {
     let out = pomset(&["check", "examples/classic/mp.litmus"]);
     assert!(out.status.success());
-    assert_eq!(text(&out.stdout), "examples/classic/mp.litmus: ok (2 threads, 2 locations, V = {0, 1})\n");
+    assert_eq!(
+        text(&out.stdout),
+        "examples/classic/mp.litmus: ok (2 threads, 2 locations, V = {0, 1})\n"
+    );
 }
 
 #[test]

@@ -23,29 +23,80 @@ macro_rules! diagnostic_case {
 }
 
 diagnostic_case!(unknown_token, "litmus T\nx := 1 $ 2;\n|| r := x;\n");
-diagnostic_case!(write_with_acquire_mode, "litmus T\nx.acq := 1;\n|| r := x;\n");
-diagnostic_case!(read_with_release_mode, "litmus T\nx := 1;\n|| r := x.rel;\n");
-diagnostic_case!(fence_without_mode, "litmus T\nx := 1; F; y := 1;\n|| r := y;\n");
-diagnostic_case!(unknown_thread_in_scopes, "litmus T\nscopes: gpu { cta { P0 P2 } }\nx := 1;\n|| r := x;\n");
-diagnostic_case!(register_read_before_assignment, "litmus T\nx := q + 1;\n|| r := x;\n");
-diagnostic_case!(condition_unknown_register, "litmus T\nx := 1;\n|| r := x;\nexists (P1:s = 1)\n");
-diagnostic_case!(value_outside_v, "litmus T\nvalues {0, 1}\nx := 2;\n|| r := x;\nexists (r = 2)\n");
+diagnostic_case!(
+    write_with_acquire_mode,
+    "litmus T\nx.acq := 1;\n|| r := x;\n"
+);
+diagnostic_case!(
+    read_with_release_mode,
+    "litmus T\nx := 1;\n|| r := x.rel;\n"
+);
+diagnostic_case!(
+    fence_without_mode,
+    "litmus T\nx := 1; F; y := 1;\n|| r := y;\n"
+);
+diagnostic_case!(
+    unknown_thread_in_scopes,
+    "litmus T\nscopes: gpu { cta { P0 P2 } }\nx := 1;\n|| r := x;\n"
+);
+diagnostic_case!(
+    register_read_before_assignment,
+    "litmus T\nx := q + 1;\n|| r := x;\n"
+);
+diagnostic_case!(
+    condition_unknown_register,
+    "litmus T\nx := 1;\n|| r := x;\nexists (P1:s = 1)\n"
+);
+diagnostic_case!(
+    value_outside_v,
+    "litmus T\nvalues {0, 1}\nx := 2;\n|| r := x;\nexists (r = 2)\n"
+);
 diagnostic_case!(equals_for_assignment, "litmus T\nx = 1;\n|| r := x;\n");
-diagnostic_case!(unknown_model_option, "litmus T\nmodel { c7 = closure }\nx := 1;\n");
-diagnostic_case!(unknown_model_value, "litmus T\nmodel { c7a = closur }\nx := 1;\n");
-diagnostic_case!(ambiguous_register, "litmus T\nr := x;\n|| r := y;\nexists (r = 1)\n");
-diagnostic_case!(undeclared_location_with_mode, "litmus T\nf.sc := 1;\n|| r := f.sc;\n");
+diagnostic_case!(
+    unknown_model_option,
+    "litmus T\nmodel { c7 = closure }\nx := 1;\n"
+);
+diagnostic_case!(
+    unknown_model_value,
+    "litmus T\nmodel { c7a = closur }\nx := 1;\n"
+);
+diagnostic_case!(
+    ambiguous_register,
+    "litmus T\nr := x;\n|| r := y;\nexists (r = 1)\n"
+);
+diagnostic_case!(
+    undeclared_location_with_mode,
+    "litmus T\nf.sc := 1;\n|| r := f.sc;\n"
+);
 diagnostic_case!(missing_header, "x := 1;\n|| r := x;\n");
 diagnostic_case!(rmw_arity, "litmus T\nr := CAS(x, 1);\n");
-diagnostic_case!(logical_or_needs_parentheses, "litmus T\nr := x || s := y;\n|| a := b || c;\n");
+diagnostic_case!(
+    logical_or_needs_parentheses,
+    "litmus T\nr := x || s := y;\n|| a := b || c;\n"
+);
 diagnostic_case!(unclosed_brace, "litmus T\nr := x; if (r = 1) { y := 1;\n");
-diagnostic_case!(duplicate_header_item, "litmus T\nvalues {0, 1}\nvalues {0, 1, 2}\nx := 1;\n");
+diagnostic_case!(
+    duplicate_header_item,
+    "litmus T\nvalues {0, 1}\nvalues {0, 1, 2}\nx := 1;\n"
+);
 diagnostic_case!(unknown_suffix, "litmus T\nr := x.acquire;\n");
 diagnostic_case!(address_of_undeclared, "litmus T\nr := [&x + 1];\n");
-diagnostic_case!(rmw_ra_in_two_mode_form, "litmus T\nr := CAS.ra.ra(x, 0, 1);\n");
-diagnostic_case!(unknown_verdict, "litmus T\nx := 1;\nexists (x = 1) expect maybe\n");
-diagnostic_case!(thread_missing_from_scopes, "litmus T\nscopes: gpu { cta { P0 } }\nx := 1;\n|| r := x;\n");
-diagnostic_case!(gpu_inside_cta, "litmus T\nscopes: cta { gpu { P0 } }\nx := 1;\n");
+diagnostic_case!(
+    rmw_ra_in_two_mode_form,
+    "litmus T\nr := CAS.ra.ra(x, 0, 1);\n"
+);
+diagnostic_case!(
+    unknown_verdict,
+    "litmus T\nx := 1;\nexists (x = 1) expect maybe\n"
+);
+diagnostic_case!(
+    thread_missing_from_scopes,
+    "litmus T\nscopes: gpu { cta { P0 } }\nx := 1;\n|| r := x;\n"
+);
+diagnostic_case!(
+    gpu_inside_cta,
+    "litmus T\nscopes: cta { gpu { P0 } }\nx := 1;\n"
+);
 
 #[test]
 fn formatter_refuses_to_drop_comments() {

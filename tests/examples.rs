@@ -10,7 +10,11 @@ use pomset::syntax;
 fn examples() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
     let files = pomset::cli::litmus_files(&[root]).expect("examples/ is readable");
-    assert!(files.len() >= 70, "expected the full example corpus, found {}", files.len());
+    assert!(
+        files.len() >= 70,
+        "expected the full example corpus, found {}",
+        files.len()
+    );
     files
 }
 
@@ -38,8 +42,15 @@ fn every_example_parses_without_warnings() {
 fn every_example_is_in_canonical_form() {
     for path in examples() {
         let src = read(&path);
-        let formatted = syntax::format(&src).unwrap_or_else(|d| panic!("{}", d.render("example", &src)));
-        assert_eq!(formatted, src, "{} is not formatted; run `pomset fmt {}`", path.display(), path.display());
+        let formatted =
+            syntax::format(&src).unwrap_or_else(|d| panic!("{}", d.render("example", &src)));
+        assert_eq!(
+            formatted,
+            src,
+            "{} is not formatted; run `pomset fmt {}`",
+            path.display(),
+            path.display()
+        );
     }
 }
 
@@ -47,11 +58,22 @@ fn every_example_is_in_canonical_form() {
 fn every_example_states_an_expectation() {
     for path in examples() {
         let test = syntax::parse(&read(&path)).expect("parses");
-        assert!(!test.program.conditions.is_empty(), "{} has no condition", path.display());
+        assert!(
+            !test.program.conditions.is_empty(),
+            "{} has no condition",
+            path.display()
+        );
         for c in &test.program.conditions {
             let stated = !c.expectations.is_empty()
-                || matches!(c.quantifier, syntax::ast::Quantifier::Allow | syntax::ast::Quantifier::Forbid);
-            assert!(stated, "{}: say `expect unknown` when the note gives no verdict", path.display());
+                || matches!(
+                    c.quantifier,
+                    syntax::ast::Quantifier::Allow | syntax::ast::Quantifier::Forbid
+                );
+            assert!(
+                stated,
+                "{}: say `expect unknown` when the note gives no verdict",
+                path.display()
+            );
         }
     }
 }
@@ -62,8 +84,14 @@ fn core_printing_is_a_fixed_point() {
     for path in examples() {
         let test = syntax::parse(&read(&path)).expect("parses");
         let printed = syntax::print::core_program(&test.program);
-        let again = syntax::parse(&printed).unwrap_or_else(|d| panic!("{}", d.render("core", &printed)));
-        assert_eq!(syntax::print::core_program(&again.program), printed, "{}", path.display());
+        let again =
+            syntax::parse(&printed).unwrap_or_else(|d| panic!("{}", d.render("core", &printed)));
+        assert_eq!(
+            syntax::print::core_program(&again.program),
+            printed,
+            "{}",
+            path.display()
+        );
         assert_eq!(again.program.main.len(), test.program.main.len());
         assert_eq!(again.program.values, test.program.values);
         assert_eq!(again.program.model, test.program.model);
@@ -115,10 +143,54 @@ impl XorShift {
 }
 
 const FRAGMENTS: &[&str] = &[
-    ";", "||", "(", ")", "{", "}", "[", "]", ":=", ".acq", ".rel", ".cta", ".ra", "F", "F.sc", "if", "else", "x",
-    "r", "&", "&x", "1", "-", "9999999999999999999", "99999999999999999", "\"", "/*", "//", "\n", "exists", "~",
-    "/\\", "P1:", "CAS(", "FADD.acq.rel(x,", "values {", "init {", "scopes: gpu {", "model {", "expect", "when",
-    "@", "é", "\u{0}", "litmus X", "init = none", "=", "!=",
+    ";",
+    "||",
+    "(",
+    ")",
+    "{",
+    "}",
+    "[",
+    "]",
+    ":=",
+    ".acq",
+    ".rel",
+    ".cta",
+    ".ra",
+    "F",
+    "F.sc",
+    "if",
+    "else",
+    "x",
+    "r",
+    "&",
+    "&x",
+    "1",
+    "-",
+    "9999999999999999999",
+    "99999999999999999",
+    "\"",
+    "/*",
+    "//",
+    "\n",
+    "exists",
+    "~",
+    "/\\",
+    "P1:",
+    "CAS(",
+    "FADD.acq.rel(x,",
+    "values {",
+    "init {",
+    "scopes: gpu {",
+    "model {",
+    "expect",
+    "when",
+    "@",
+    "é",
+    "\u{0}",
+    "litmus X",
+    "init = none",
+    "=",
+    "!=",
 ];
 
 fn mutate(src: &str, rng: &mut XorShift) -> String {
@@ -175,12 +247,19 @@ fn thousands_of_mutated_examples_never_panic() {
         let _ = syntax::format(&src);
     }
     // Both outcomes must occur, or the mutations are not exercising the parser.
-    assert!(accepted > 100 && rejected > 1000, "accepted {accepted}, rejected {rejected}");
+    assert!(
+        accepted > 100 && rejected > 1000,
+        "accepted {accepted}, rejected {rejected}"
+    );
 }
 
 #[test]
 fn pathological_inputs_are_refused_cleanly() {
-    let deep = format!("litmus D\nr := {}1{};\n", "(".repeat(5000), ")".repeat(5000));
+    let deep = format!(
+        "litmus D\nr := {}1{};\n",
+        "(".repeat(5000),
+        ")".repeat(5000)
+    );
     let err = syntax::parse(&deep).expect_err("too deep");
     assert!(err.render("deep", &deep).contains("nest more than"));
     let wide = "litmus W\nx := 1000000;\n";

@@ -10,11 +10,17 @@ fn ident(name: &str) -> Ident {
 }
 
 fn e(kind: ExprKind) -> Expr {
-    Expr { kind, span: Span::default() }
+    Expr {
+        kind,
+        span: Span::default(),
+    }
 }
 
 fn st(kind: StmtKind) -> Stmt {
-    Stmt { kind, span: Span::default() }
+    Stmt {
+        kind,
+        span: Span::default(),
+    }
 }
 
 fn suffix() -> impl Strategy<Value = Suffix> {
@@ -22,7 +28,10 @@ fn suffix() -> impl Strategy<Value = Suffix> {
         prop::option::of(prop::sample::select(Mode::ALL.to_vec())),
         prop::option::of(prop::sample::select(Scope::ALL.to_vec())),
     )
-        .prop_map(|(m, s)| Suffix { mode: m.map(|m| (m, Span::default())), scope: s.map(|s| (s, Span::default())) })
+        .prop_map(|(m, s)| Suffix {
+            mode: m.map(|m| (m, Span::default())),
+            scope: s.map(|s| (s, Span::default())),
+        })
 }
 
 fn name() -> impl Strategy<Value = String> {
@@ -51,7 +60,10 @@ fn expr() -> impl Strategy<Value = Expr> {
         prop_oneof![
             (prop::sample::select(ops), inner.clone(), inner.clone())
                 .prop_map(|(op, a, b)| e(ExprKind::Binary(op, Box::new(a), Box::new(b)))),
-            (prop::sample::select(vec![UnOp::Neg, UnOp::Not]), inner.clone())
+            (
+                prop::sample::select(vec![UnOp::Neg, UnOp::Not]),
+                inner.clone()
+            )
                 .prop_map(|(op, a)| e(ExprKind::Unary(op, Box::new(a)))),
             (inner, suffix()).prop_map(|(a, s)| e(ExprKind::Deref(Box::new(a), s))),
         ]
@@ -68,24 +80,40 @@ fn place() -> impl Strategy<Value = Place> {
 fn rmw() -> impl Strategy<Value = Rmw> {
     let op = prop::sample::select(vec![RmwOp::Cas, RmwOp::Fadd, RmwOp::Exchg]);
     let modes = prop::collection::vec(prop::sample::select(Mode::ALL.to_vec()), 0..=2);
-    (op, modes, prop::option::of(prop::sample::select(Scope::ALL.to_vec())), place(), expr(), expr()).prop_map(
-        |(op, modes, scope, place, a, b)| Rmw {
+    (
+        op,
+        modes,
+        prop::option::of(prop::sample::select(Scope::ALL.to_vec())),
+        place(),
+        expr(),
+        expr(),
+    )
+        .prop_map(|(op, modes, scope, place, a, b)| Rmw {
             op,
             modes: modes.into_iter().map(|m| (m, Span::default())).collect(),
             scope: scope.map(|s| (s, Span::default())),
             place,
-            args: if op == RmwOp::Cas { vec![a, b] } else { vec![a] },
+            args: if op == RmwOp::Cas {
+                vec![a, b]
+            } else {
+                vec![a]
+            },
             span: Span::default(),
-        },
-    )
+        })
 }
 
 fn simple() -> impl Strategy<Value = Stmt> {
     prop_oneof![
         Just(st(StmtKind::Skip)),
-        (place(), suffix(), expr()).prop_map(|(lhs, suffix, rhs)| st(StmtKind::Assign { lhs, suffix, rhs })),
-        (prop::option::of(name()), rmw())
-            .prop_map(|(t, rmw)| st(StmtKind::Rmw { target: t.map(|t| ident(&t)), rmw })),
+        (place(), suffix(), expr()).prop_map(|(lhs, suffix, rhs)| st(StmtKind::Assign {
+            lhs,
+            suffix,
+            rhs
+        })),
+        (prop::option::of(name()), rmw()).prop_map(|(t, rmw)| st(StmtKind::Rmw {
+            target: t.map(|t| ident(&t)),
+            rmw
+        })),
         suffix().prop_map(|suffix| st(StmtKind::Fence { suffix })),
     ]
 }
@@ -98,7 +126,14 @@ fn stmts() -> impl Strategy<Value = Vec<Stmt>> {
                 .prop_map(|(cond, then, els)| st(StmtKind::If { cond, then, els })),
             prop::collection::vec(inner.clone(), 2..4).prop_map(|bodies| {
                 st(StmtKind::Par(
-                    bodies.into_iter().map(|body| Thread { label: None, body, span: Span::default() }).collect(),
+                    bodies
+                        .into_iter()
+                        .map(|body| Thread {
+                            label: None,
+                            body,
+                            span: Span::default(),
+                        })
+                        .collect(),
                 ))
             }),
         ];
@@ -113,19 +148,33 @@ fn stmts() -> impl Strategy<Value = Vec<Stmt>> {
 fn cond_term() -> impl Strategy<Value = CondTerm> {
     prop_oneof![
         (-2i64..4).prop_map(|n| CondTerm::Int(n, Span::default())),
-        (prop::option::of(Just("P1")), name())
-            .prop_map(|(t, r)| CondTerm::Reg { thread: t.map(ident), reg: ident(&r) }),
+        (prop::option::of(Just("P1")), name()).prop_map(|(t, r)| CondTerm::Reg {
+            thread: t.map(ident),
+            reg: ident(&r)
+        }),
         name().prop_map(|n| CondTerm::Mem(ident(&n))),
         (0i64..4).prop_map(|a| CondTerm::MemAt(a, Span::default())),
     ]
 }
 
 fn prop_() -> impl Strategy<Value = Prop> {
-    let ops = vec![CmpOp::Eq, CmpOp::Ne, CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge];
+    let ops = vec![
+        CmpOp::Eq,
+        CmpOp::Ne,
+        CmpOp::Lt,
+        CmpOp::Le,
+        CmpOp::Gt,
+        CmpOp::Ge,
+    ];
     let leaf = prop_oneof![
         Just(Prop::True),
         Just(Prop::False),
-        (cond_term(), prop::sample::select(ops), cond_term()).prop_map(|(a, op, b)| Prop::Cmp(a, op, b, Span::default())),
+        (cond_term(), prop::sample::select(ops), cond_term()).prop_map(|(a, op, b)| Prop::Cmp(
+            a,
+            op,
+            b,
+            Span::default()
+        )),
     ];
     leaf.prop_recursive(3, 12, 2, |inner| {
         prop_oneof![
@@ -144,13 +193,28 @@ fn condition() -> impl Strategy<Value = Condition> {
         Quantifier::Allow,
         Quantifier::Forbid,
     ]);
-    let expect = (prop::sample::select(Verdict::ALL.to_vec()), prop::bool::ANY).prop_map(|(verdict, when)| Expect {
-        verdict,
-        when: if when { vec![Setting { name: ident("c7a"), value: ident("direct") }] } else { vec![] },
-        span: Span::default(),
-    });
-    (q, prop_(), prop::collection::vec(expect, 0..3))
-        .prop_map(|(quantifier, prop, expects)| Condition { quantifier, prop, expects, span: Span::default() })
+    let expect = (prop::sample::select(Verdict::ALL.to_vec()), prop::bool::ANY).prop_map(
+        |(verdict, when)| Expect {
+            verdict,
+            when: if when {
+                vec![Setting {
+                    name: ident("c7a"),
+                    value: ident("direct"),
+                }]
+            } else {
+                vec![]
+            },
+            span: Span::default(),
+        },
+    );
+    (q, prop_(), prop::collection::vec(expect, 0..3)).prop_map(|(quantifier, prop, expects)| {
+        Condition {
+            quantifier,
+            prop,
+            expects,
+            span: Span::default(),
+        }
+    })
 }
 
 fn file() -> impl Strategy<Value = File> {
@@ -164,14 +228,24 @@ fn file() -> impl Strategy<Value = File> {
             name: ident("T+gen"),
             comment: labelled.then(|| "a \"generated\" test".to_string()),
             values: values.map(|v| (v, Span::default())),
-            locations: vec![LocDecl { name: ident("a"), address: Some((2, Span::default())) }],
-            init: vec![InitEntry { loc: ident("x"), value: 1, span: Span::default() }],
+            locations: vec![LocDecl {
+                name: ident("a"),
+                address: Some((2, Span::default())),
+            }],
+            init: vec![InitEntry {
+                loc: ident("x"),
+                value: 1,
+                span: Span::default(),
+            }],
             scopes: Some(ScopeNode::Group {
                 level: Scope::Gpu,
                 children: vec![ScopeNode::Thread(ident("P0"))],
                 span: Span::default(),
             }),
-            model: vec![Setting { name: ident("init"), value: ident("none") }],
+            model: vec![Setting {
+                name: ident("init"),
+                value: ident("none"),
+            }],
             threads: threads
                 .into_iter()
                 .enumerate()

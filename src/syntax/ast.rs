@@ -18,7 +18,14 @@ pub enum Mode {
 }
 
 impl Mode {
-    pub const ALL: [Mode; 6] = [Mode::Wk, Mode::Rlx, Mode::Rel, Mode::Acq, Mode::Ra, Mode::Sc];
+    pub const ALL: [Mode; 6] = [
+        Mode::Wk,
+        Mode::Rlx,
+        Mode::Rel,
+        Mode::Acq,
+        Mode::Ra,
+        Mode::Sc,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -105,7 +112,11 @@ pub struct InitEntry {
 /// The thread hierarchy (Definition 1.1): `gpu { cta { P0 P1 } cta { P2 } }`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ScopeNode {
-    Group { level: Scope, children: Vec<ScopeNode>, span: Span },
+    Group {
+        level: Scope,
+        children: Vec<ScopeNode>,
+        span: Span,
+    },
     Thread(Ident),
 }
 
@@ -178,12 +189,25 @@ pub enum StmtKind {
     Skip,
     /// `a := M`: a register assignment, a read or a write, depending on what
     /// `a` and `M` name; `check` decides.
-    Assign { lhs: Place, suffix: Suffix, rhs: Expr },
+    Assign {
+        lhs: Place,
+        suffix: Suffix,
+        rhs: Expr,
+    },
     /// `r := CAS(...)`, or a bare `FADD(x, 1)` whose result is dropped.
-    Rmw { target: Option<Ident>, rmw: Rmw },
+    Rmw {
+        target: Option<Ident>,
+        rmw: Rmw,
+    },
     /// `F.sc` or `fence.sc.cta`.
-    Fence { suffix: Suffix },
-    If { cond: Expr, then: Vec<Stmt>, els: Option<Vec<Stmt>> },
+    Fence {
+        suffix: Suffix,
+    },
+    If {
+        cond: Expr,
+        then: Vec<Stmt>,
+        els: Option<Vec<Stmt>>,
+    },
     /// `( S1 || S2 )` inside a thread: the note's asymmetric composition. Every
     /// branch but the last is a new thread; the last continues the current one.
     Par(Vec<Thread>),

@@ -87,7 +87,11 @@ pub fn file(
 
 pub fn scope_group(level: Ident, children: Vec<ScopeNode>, span: Span) -> Fallible<ScopeNode> {
     match Scope::parse(level.as_str()) {
-        Some(level) => Ok(ScopeNode::Group { level, children, span }),
+        Some(level) => Ok(ScopeNode::Group {
+            level,
+            children,
+            span,
+        }),
         None => fail(
             Diagnostic::error(format!("`{level}` is not a scope"), level.span)
                 .with_label("expected `cta`, `gpu` or `sys`")
@@ -107,11 +111,17 @@ pub fn snoc<T>(mut v: Vec<T>, x: T) -> Vec<T> {
 }
 
 pub fn binary(op: BinOp, a: Expr, b: Expr, span: Span) -> Expr {
-    Expr { kind: ExprKind::Binary(op, Box::new(a), Box::new(b)), span }
+    Expr {
+        kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
+        span,
+    }
 }
 
 pub fn unary(op: UnOp, e: Expr, span: Span) -> Expr {
-    Expr { kind: ExprKind::Unary(op, Box::new(e)), span }
+    Expr {
+        kind: ExprKind::Unary(op, Box::new(e)),
+        span,
+    }
 }
 
 /// Sorts `.rlx.gpu` into a mode and a scope; at most one of each.
@@ -136,14 +146,22 @@ pub fn suffix(parts: Vec<Ident>) -> Fallible<Suffix> {
 }
 
 fn twice(what: &str, part: &Ident, first: Span) -> Diagnostic {
-    Diagnostic::error(format!("an access has one {what}, this is a second"), part.span)
-        .with_label(format!("second {what}"))
-        .with_also(first, format!("first {what}"))
-        .with_hint(format!("keep one {what}: modes and scopes are written `x.acq.cta`"))
+    Diagnostic::error(
+        format!("an access has one {what}, this is a second"),
+        part.span,
+    )
+    .with_label(format!("second {what}"))
+    .with_also(first, format!("first {what}"))
+    .with_hint(format!(
+        "keep one {what}: modes and scopes are written `x.acq.cta`"
+    ))
 }
 
 fn not_mode_or_scope(part: &Ident) -> Diagnostic {
-    let names = Mode::ALL.iter().map(|m| m.as_str()).chain(Scope::ALL.iter().map(|s| s.as_str()));
+    let names = Mode::ALL
+        .iter()
+        .map(|m| m.as_str())
+        .chain(Scope::ALL.iter().map(|s| s.as_str()));
     let hint = match crate::model::closest(part.as_str(), names) {
         Some(near) => format!("did you mean `.{near}`?"),
         None => "modes are wk, rlx, rel, acq, ra, sc; scopes are cta, gpu, sys".to_string(),
@@ -154,16 +172,25 @@ fn not_mode_or_scope(part: &Ident) -> Diagnostic {
 }
 
 /// `CAS.acq.rel.gpu(x, M, N)`: up to two modes (read, then write) and one scope.
-pub fn rmw(op: RmwOp, parts: Vec<Ident>, place: Place, args: Vec<Expr>, span: Span) -> Fallible<Rmw> {
+pub fn rmw(
+    op: RmwOp,
+    parts: Vec<Ident>,
+    place: Place,
+    args: Vec<Expr>,
+    span: Span,
+) -> Fallible<Rmw> {
     let mut modes = Vec::new();
     let mut scope = None;
     for part in parts {
         if let Some(mode) = Mode::parse(part.as_str()) {
             if modes.len() == 2 {
                 return fail(
-                    Diagnostic::error(format!("{} takes at most two modes", op.as_str()), part.span)
-                        .with_label("third mode")
-                        .with_hint("the first mode is the read's, the second the write's"),
+                    Diagnostic::error(
+                        format!("{} takes at most two modes", op.as_str()),
+                        part.span,
+                    )
+                    .with_label("third mode")
+                    .with_hint("the first mode is the read's, the second the write's"),
                 );
             }
             modes.push((mode, part.span));
@@ -184,14 +211,26 @@ pub fn rmw(op: RmwOp, parts: Vec<Ident>, place: Place, args: Vec<Expr>, span: Sp
         };
         return fail(
             Diagnostic::error(
-                format!("{} takes {} argument(s) after the location, not {}", op.as_str(), op.arity(), args.len()),
+                format!(
+                    "{} takes {} argument(s) after the location, not {}",
+                    op.as_str(),
+                    op.arity(),
+                    args.len()
+                ),
                 span,
             )
             .with_label("wrong number of arguments")
             .with_hint(format!("write `{shape}`")),
         );
     }
-    Ok(Rmw { op, modes, scope, place, args, span })
+    Ok(Rmw {
+        op,
+        modes,
+        scope,
+        place,
+        args,
+        span,
+    })
 }
 
 pub enum Rhs {
@@ -202,13 +241,22 @@ pub enum Rhs {
 /// `a.mode := M`, or `r := FADD(...)`, whose target must be a plain register.
 pub fn assign(lhs: Place, suffix: Suffix, rhs: Rhs, span: Span) -> Fallible<Stmt> {
     let rmw = match rhs {
-        Rhs::Expr(rhs) => return Ok(Stmt { kind: StmtKind::Assign { lhs, suffix, rhs }, span }),
+        Rhs::Expr(rhs) => {
+            return Ok(Stmt {
+                kind: StmtKind::Assign { lhs, suffix, rhs },
+                span,
+            })
+        }
         Rhs::Rmw(rmw) => rmw,
     };
     match lhs {
-        Place::Named(target) if suffix.is_empty() => {
-            Ok(Stmt { kind: StmtKind::Rmw { target: Some(target), rmw }, span })
-        }
+        Place::Named(target) if suffix.is_empty() => Ok(Stmt {
+            kind: StmtKind::Rmw {
+                target: Some(target),
+                rmw,
+            },
+            span,
+        }),
         _ => fail(
             Diagnostic::error("the result of an RMW goes to a register", span)
                 .with_label("this target is not a plain register")
@@ -219,7 +267,11 @@ pub fn assign(lhs: Place, suffix: Suffix, rhs: Rhs, span: Span) -> Fallible<Stmt
 
 pub fn expect(verdict: Ident, when: Vec<Setting>, span: Span) -> Fallible<Expect> {
     match Verdict::parse(verdict.as_str()) {
-        Some(v) => Ok(Expect { verdict: v, when, span }),
+        Some(v) => Ok(Expect {
+            verdict: v,
+            when,
+            span,
+        }),
         None => fail(
             Diagnostic::error(format!("`{verdict}` is not a verdict"), verdict.span)
                 .with_label("unknown verdict")

@@ -25,7 +25,10 @@ pub fn check(file: &ast::File) -> Result<(core::Program, Diagnostics), Diagnosti
         .enumerate()
         .map(|(i, t)| {
             let tid = i as ThreadId;
-            let mut env = Env { thread: tid, regs: HashMap::new() };
+            let mut env = Env {
+                thread: tid,
+                regs: HashMap::new(),
+            };
             (tid, cx.block(&mut env, &t.body))
         })
         .collect();
@@ -96,9 +99,12 @@ impl Checker {
         let mut first: HashMap<String, Span> = HashMap::new();
         for decl in &file.locations {
             if let Some(prev) = first.get(decl.name.as_str()) {
-                let d = Diagnostic::error(format!("location `{}` is declared twice", decl.name), decl.name.span)
-                    .with_label("second declaration")
-                    .with_also(*prev, "first declaration");
+                let d = Diagnostic::error(
+                    format!("location `{}` is declared twice", decl.name),
+                    decl.name.span,
+                )
+                .with_label("second declaration")
+                .with_also(*prev, "first declaration");
                 self.error(d);
                 continue;
             }
@@ -106,9 +112,12 @@ impl Checker {
             let id = self.add_location(&decl.name.name);
             if let Some((addr, span)) = decl.address {
                 if let Some(other) = self.locs.iter().find(|l| l.address == Some(addr)) {
-                    let d = Diagnostic::error(format!("address {addr} is already `{}`", other.name), span)
-                        .with_label("taken")
-                        .with_hint("give each location its own address");
+                    let d = Diagnostic::error(
+                        format!("address {addr} is already `{}`", other.name),
+                        span,
+                    )
+                    .with_label("taken")
+                    .with_hint("give each location its own address");
                     self.error(d);
                 }
                 self.locs[id as usize].address = Some(addr);
@@ -118,12 +127,15 @@ impl Checker {
         let mut seen: HashMap<String, Span> = HashMap::new();
         for entry in &file.init {
             if let Some(prev) = seen.insert(entry.loc.name.clone(), entry.span) {
-                let d = Diagnostic::error(format!("`{}` is initialised twice", entry.loc), entry.span)
-                    .with_label("second value")
-                    .with_also(prev, "first value");
+                let d =
+                    Diagnostic::error(format!("`{}` is initialised twice", entry.loc), entry.span)
+                        .with_label("second value")
+                        .with_also(prev, "first value");
                 self.error(d);
             }
-            let id = self.location(&entry.loc.name).unwrap_or_else(|| self.add_location(&entry.loc.name));
+            let id = self
+                .location(&entry.loc.name)
+                .unwrap_or_else(|| self.add_location(&entry.loc.name));
             self.locs[id as usize].init = entry.value;
             self.literals.push((entry.value, entry.span, Use::Stored));
         }
@@ -131,7 +143,11 @@ impl Checker {
 
     fn add_location(&mut self, name: &str) -> LocId {
         let id = self.locs.len() as LocId;
-        self.locs.push(LocInfo { name: name.to_string(), address: None, init: 0 });
+        self.locs.push(LocInfo {
+            name: name.to_string(),
+            address: None,
+            init: 0,
+        });
         self.loc_ids.insert(name.to_string(), id);
         id
     }
@@ -141,7 +157,9 @@ impl Checker {
         if let Some(id) = self.loc_ids.get(name) {
             return Some(*id);
         }
-        DEFAULT_LOCATIONS.contains(&name).then(|| self.add_location(name))
+        DEFAULT_LOCATIONS
+            .contains(&name)
+            .then(|| self.add_location(name))
     }
 
     fn is_location(&self, name: &str) -> bool {
@@ -163,7 +181,10 @@ impl Checker {
     /// forked inside a thread take the next free numbers in textual order.
     fn name_threads(&mut self, threads: &[ast::Thread]) {
         for (i, t) in threads.iter().enumerate() {
-            let name = t.label.as_ref().map_or_else(|| format!("P{i}"), |l| l.name.clone());
+            let name = t
+                .label
+                .as_ref()
+                .map_or_else(|| format!("P{i}"), |l| l.name.clone());
             self.new_thread(name, t.label.as_ref().map_or(t.span, |l| l.span), None);
         }
     }
@@ -178,7 +199,12 @@ impl Checker {
             self.error(d);
         }
         let id = self.threads.len() as ThreadId;
-        self.threads.push(ThreadInfo { name: name.clone(), parent, cta: 0, gpu: 0 });
+        self.threads.push(ThreadInfo {
+            name: name.clone(),
+            parent,
+            cta: 0,
+            gpu: 0,
+        });
         self.thread_ids.insert(name, id);
         self.thread_spans.push(span);
         id
@@ -217,12 +243,21 @@ impl Checker {
                 self.thread_spans[i],
             )
             .with_label("gets a cta and a gpu of its own")
-            .with_hint(format!("list it in the tree, for example `cta {{ {} }}`", self.threads[i].name));
+            .with_hint(format!(
+                "list it in the tree, for example `cta {{ {} }}`",
+                self.threads[i].name
+            ));
             self.diags.push(d);
         }
     }
 
-    fn place(&mut self, node: &ast::ScopeNode, gpu: Option<u32>, cta: Option<u32>, n: &mut (u32, u32)) {
+    fn place(
+        &mut self,
+        node: &ast::ScopeNode,
+        gpu: Option<u32>,
+        cta: Option<u32>,
+        n: &mut (u32, u32),
+    ) {
         match node {
             ast::ScopeNode::Thread(name) => {
                 let Some(&id) = self.thread_ids.get(name.as_str()) else {
@@ -234,9 +269,10 @@ impl Checker {
                     return;
                 };
                 if self.placed[id as usize] {
-                    let d = Diagnostic::error(format!("thread `{name}` is placed twice"), name.span)
-                        .with_label("second place")
-                        .with_hint("a thread belongs to exactly one cta");
+                    let d =
+                        Diagnostic::error(format!("thread `{name}` is placed twice"), name.span)
+                            .with_label("second place")
+                            .with_hint("a thread belongs to exactly one cta");
                     self.error(d);
                     return;
                 }
@@ -245,24 +281,40 @@ impl Checker {
                 t.cta = cta.unwrap_or_else(|| bump(&mut n.0));
                 t.gpu = gpu.unwrap_or_else(|| bump(&mut n.1));
             }
-            ast::ScopeNode::Group { level, children, span } => {
-                let inside = if cta.is_some() { Some("cta") } else if gpu.is_some() { Some("gpu") } else { None };
+            ast::ScopeNode::Group {
+                level,
+                children,
+                span,
+            } => {
+                let inside = if cta.is_some() {
+                    Some("cta")
+                } else if gpu.is_some() {
+                    Some("gpu")
+                } else {
+                    None
+                };
                 let ok = match level {
                     Scope::Sys => inside.is_none(),
                     Scope::Gpu => inside.is_none(),
                     Scope::Cta => cta.is_none(),
                 };
                 if let (false, Some(outer)) = (ok, inside) {
-                    let d = Diagnostic::error(format!("a {} group cannot sit inside a {outer}", level.as_str()), *span)
-                        .with_label("misplaced group")
-                        .with_hint("nest as sys { gpu { cta { P0 } } }");
+                    let d = Diagnostic::error(
+                        format!("a {} group cannot sit inside a {outer}", level.as_str()),
+                        *span,
+                    )
+                    .with_label("misplaced group")
+                    .with_hint("nest as sys { gpu { cta { P0 } } }");
                     self.error(d);
                     return;
                 }
                 let (gpu, cta) = match level {
                     Scope::Sys => (None, None),
                     Scope::Gpu => (Some(bump(&mut n.1)), None),
-                    Scope::Cta => (Some(gpu.unwrap_or_else(|| bump(&mut n.1))), Some(bump(&mut n.0))),
+                    Scope::Cta => (
+                        Some(gpu.unwrap_or_else(|| bump(&mut n.1))),
+                        Some(bump(&mut n.0)),
+                    ),
                 };
                 for child in children {
                     self.place(child, gpu, cta, n);
@@ -288,23 +340,36 @@ impl Checker {
         if let Some(label) = &last.label {
             let current = self.threads[env.thread as usize].name.clone();
             if label.name != current {
-                let d = Diagnostic::error(format!("the last branch continues thread {current}"), label.span)
-                    .with_label(format!("cannot be renamed to `{label}`"))
-                    .with_hint("label the branches that start new threads, or drop this label");
+                let d = Diagnostic::error(
+                    format!("the last branch continues thread {current}"),
+                    label.span,
+                )
+                .with_label(format!("cannot be renamed to `{label}`"))
+                .with_hint("label the branches that start new threads, or drop this label");
                 self.error(d);
             }
         }
         let mut children = Vec::new();
         for branch in forked {
-            let name = branch.label.as_ref().map_or_else(|| self.next_thread_name(), |l| l.name.clone());
+            let name = branch
+                .label
+                .as_ref()
+                .map_or_else(|| self.next_thread_name(), |l| l.name.clone());
             let span = branch.label.as_ref().map_or(branch.span, |l| l.span);
             let tid = self.new_thread(name, span, Some(env.thread));
-            let mut child = Env { thread: tid, regs: env.regs.clone() };
+            let mut child = Env {
+                thread: tid,
+                regs: env.regs.clone(),
+            };
             children.push((tid, self.block(&mut child, &branch.body)));
         }
         let mut result = self.block(env, &last.body);
         for (tid, body) in children.into_iter().rev() {
-            result = core::Stmt::Par { thread: tid, left: Box::new(body), right: Box::new(result) };
+            result = core::Stmt::Par {
+                thread: tid,
+                left: Box::new(body),
+                right: Box::new(result),
+            };
         }
         result
     }
@@ -314,7 +379,10 @@ impl Checker {
             StmtKind::Skip => out.push(core::Stmt::Skip),
             StmtKind::Fence { suffix } => {
                 let mode = self.fence_mode(suffix, s.span);
-                out.push(core::Stmt::Fence { mode, scope: scope_of(suffix) });
+                out.push(core::Stmt::Fence {
+                    mode,
+                    scope: scope_of(suffix),
+                });
             }
             StmtKind::Assign { lhs, suffix, rhs } => self.assign(env, lhs, suffix, rhs, out),
             StmtKind::Rmw { target, rmw } => self.rmw(env, target.as_ref(), rmw, out),
@@ -323,10 +391,16 @@ impl Checker {
                 let mut then_env = env.clone();
                 let then = self.block(&mut then_env, then);
                 let mut els_env = env.clone();
-                let els = els.as_ref().map_or(core::Stmt::Skip, |b| self.block(&mut els_env, b));
+                let els = els
+                    .as_ref()
+                    .map_or(core::Stmt::Skip, |b| self.block(&mut els_env, b));
                 env.regs.extend(then_env.regs);
                 env.regs.extend(els_env.regs);
-                out.push(core::Stmt::If { cond, then: Box::new(then), els: Box::new(els) });
+                out.push(core::Stmt::If {
+                    cond,
+                    then: Box::new(then),
+                    els: Box::new(els),
+                });
             }
             StmtKind::Par(branches) => out.push(self.par(env, branches)),
         }
@@ -345,7 +419,12 @@ impl Checker {
                 let loc = self.computed(env, addr, out);
                 let expr = self.stored_expr(env, rhs, out);
                 let mode = self.write_mode(suffix);
-                out.push(core::Stmt::Write { loc, expr, mode, scope: scope_of(suffix) });
+                out.push(core::Stmt::Write {
+                    loc,
+                    expr,
+                    mode,
+                    scope: scope_of(suffix),
+                });
                 return;
             }
             Place::Named(name) => name,
@@ -353,7 +432,12 @@ impl Checker {
         if let Some(loc) = self.location(name.as_str()) {
             let expr = self.stored_expr(env, rhs, out);
             let mode = self.write_mode(suffix);
-            out.push(core::Stmt::Write { loc: core::Loc::Named(loc), expr, mode, scope: scope_of(suffix) });
+            out.push(core::Stmt::Write {
+                loc: core::Loc::Named(loc),
+                expr,
+                mode,
+                scope: scope_of(suffix),
+            });
             return;
         }
         if !suffix.is_empty() {
@@ -364,7 +448,12 @@ impl Checker {
         if let Some((loc, rsuffix)) = self.single_access(env, rhs, out) {
             let mode = self.read_mode(&rsuffix);
             let reg = self.assign_reg(env, name);
-            out.push(core::Stmt::Read { reg, loc, mode, scope: scope_of(&rsuffix) });
+            out.push(core::Stmt::Read {
+                reg,
+                loc,
+                mode,
+                scope: scope_of(&rsuffix),
+            });
             return;
         }
         let expr = self.expr(env, rhs, out);
@@ -392,7 +481,12 @@ impl Checker {
         }
     }
 
-    fn computed(&mut self, env: &mut Env, addr: &ast::Expr, out: &mut Vec<core::Stmt>) -> core::Loc {
+    fn computed(
+        &mut self,
+        env: &mut Env,
+        addr: &ast::Expr,
+        out: &mut Vec<core::Stmt>,
+    ) -> core::Loc {
         let e = self.expr(env, addr, out);
         // [&x] is x: resolve constant addresses to the location declared there.
         if let Some(a) = e.constant() {
@@ -404,14 +498,25 @@ impl Checker {
     }
 
     /// The value of a write or an RMW argument; a literal must lie in V.
-    fn stored_expr(&mut self, env: &mut Env, e: &ast::Expr, out: &mut Vec<core::Stmt>) -> core::Expr {
+    fn stored_expr(
+        &mut self,
+        env: &mut Env,
+        e: &ast::Expr,
+        out: &mut Vec<core::Stmt>,
+    ) -> core::Expr {
         if let ast::ExprKind::Int(n) = e.kind {
             self.literals.push((n, e.span, Use::Stored));
         }
         self.expr(env, e, out)
     }
 
-    fn rmw(&mut self, env: &mut Env, target: Option<&Ident>, rmw: &ast::Rmw, out: &mut Vec<core::Stmt>) {
+    fn rmw(
+        &mut self,
+        env: &mut Env,
+        target: Option<&Ident>,
+        rmw: &ast::Rmw,
+        out: &mut Vec<core::Stmt>,
+    ) {
         let loc = match &rmw.place {
             Place::Named(n) => match self.location(n.as_str()) {
                 Some(l) => core::Loc::Named(l),
@@ -423,23 +528,40 @@ impl Checker {
             Place::Computed(addr) => {
                 if let Some(t) = target {
                     if mentions(addr, t.as_str()) {
-                        let d = Diagnostic::error(format!("the target `{t}` occurs in the address"), addr.span)
-                            .with_label("uses the RMW's own result")
-                            .with_hint("§1.1 requires that r does not occur in L; use another register");
+                        let d = Diagnostic::error(
+                            format!("the target `{t}` occurs in the address"),
+                            addr.span,
+                        )
+                        .with_label("uses the RMW's own result")
+                        .with_hint(
+                            "§1.1 requires that r does not occur in L; use another register",
+                        );
                         self.error(d);
                     }
                 }
                 self.computed(env, addr, out)
             }
         };
-        let args = rmw.args.iter().map(|a| self.stored_expr(env, a, out)).collect();
+        let args = rmw
+            .args
+            .iter()
+            .map(|a| self.stored_expr(env, a, out))
+            .collect();
         let (read_mode, write_mode) = self.rmw_modes(rmw);
         let reg = match target {
             Some(t) => self.assign_reg(env, t),
             None => self.fresh_reg(env.thread, rmw.op.as_str()),
         };
         let scope = rmw.scope.map_or(Scope::Sys, |(s, _)| s);
-        out.push(core::Stmt::Rmw { reg, op: rmw.op, read_mode, write_mode, scope, loc, args });
+        out.push(core::Stmt::Rmw {
+            reg,
+            op: rmw.op,
+            read_mode,
+            write_mode,
+            scope,
+            loc,
+            args,
+        });
     }
 
     /// No mode: rlx, rlx. One mode is shorthand for both halves: acq is
@@ -477,14 +599,21 @@ impl Checker {
             return id;
         }
         let id = self.regs.len() as RegId;
-        self.regs.push(RegInfo { name: name.to_string(), thread, fresh });
+        self.regs.push(RegInfo {
+            name: name.to_string(),
+            thread,
+            fresh,
+        });
         self.reg_ids.insert((thread, name.to_string()), id);
         id
     }
 
     /// A register for a desugared read: `_x1` holds the first extra read of x.
     fn fresh_reg(&mut self, thread: ThreadId, base: &str) -> RegId {
-        let n = self.fresh_count.entry((thread, base.to_string())).or_insert(0);
+        let n = self
+            .fresh_count
+            .entry((thread, base.to_string()))
+            .or_insert(0);
         *n += 1;
         let name = format!("_{base}{n}");
         self.reg(thread, &name, true)
@@ -514,7 +643,11 @@ impl Checker {
                 let loc = self.computed(env, addr, out);
                 self.extended_read(env, loc, "mem", suffix, out)
             }
-            ast::ExprKind::AddrOf(n) => match self.loc_ids.get(n.as_str()).map(|&l| self.locs[l as usize].address) {
+            ast::ExprKind::AddrOf(n) => match self
+                .loc_ids
+                .get(n.as_str())
+                .map(|&l| self.locs[l as usize].address)
+            {
                 Some(Some(a)) => core::Expr::Int(a),
                 _ => {
                     let d = Diagnostic::error(format!("`{n}` has no address"), n.span)
@@ -544,7 +677,12 @@ impl Checker {
         let mode = self.read_mode(suffix);
         let reg = self.fresh_reg(env.thread, base);
         env.regs.insert(self.regs[reg as usize].name.clone(), reg);
-        out.push(core::Stmt::Read { reg, loc, mode, scope: scope_of(suffix) });
+        out.push(core::Stmt::Read {
+            reg,
+            loc,
+            mode,
+            scope: scope_of(suffix),
+        });
         core::Expr::Reg(reg)
     }
 
@@ -624,7 +762,11 @@ impl Checker {
     }
 
     /// Applies one `name = value`, reporting unknown names and values.
-    fn setting(&mut self, model: &mut Model, s: &ast::Setting) -> Option<(&'static str, &'static str)> {
+    fn setting(
+        &mut self,
+        model: &mut Model,
+        s: &ast::Setting,
+    ) -> Option<(&'static str, &'static str)> {
         match model.set(s.name.as_str(), s.value.as_str()) {
             Ok(()) => {
                 let info = Model::OPTIONS.iter().find(|o| o.name == s.name.as_str())?;
@@ -652,11 +794,15 @@ impl Checker {
             let lo = self.literals.iter().map(|l| l.0).min().unwrap_or(0).min(0);
             let hi = self.literals.iter().map(|l| l.0).max().unwrap_or(1).max(1);
             if hi.abs_diff(lo) >= MAX_DEFAULT_VALUES {
-                let (v, span) =
-                    self.literals.iter().max_by_key(|l| l.0.unsigned_abs()).map_or((hi, Span::default()), |l| (l.0, l.1));
-                let d = Diagnostic::error(format!("the default V would run from {lo} to {hi}"), span)
-                    .with_label(format!("{v} widens it past {MAX_DEFAULT_VALUES} values"))
-                    .with_hint("declare the values the test needs: `values {0, 1, 100}`");
+                let (v, span) = self
+                    .literals
+                    .iter()
+                    .max_by_key(|l| l.0.unsigned_abs())
+                    .map_or((hi, Span::default()), |l| (l.0, l.1));
+                let d =
+                    Diagnostic::error(format!("the default V would run from {lo} to {hi}"), span)
+                        .with_label(format!("{v} widens it past {MAX_DEFAULT_VALUES} values"))
+                        .with_hint("declare the values the test needs: `values {0, 1, 100}`");
                 self.error(d);
                 return (vec![0, 1], false);
             }
@@ -666,10 +812,16 @@ impl Checker {
         values.sort_unstable();
         values.dedup();
         if values.is_empty() {
-            let d = Diagnostic::error("V is empty", *span).with_label("no values").with_hint("write `values {0, 1}`");
+            let d = Diagnostic::error("V is empty", *span)
+                .with_label("no values")
+                .with_hint("write `values {0, 1}`");
             self.error(d);
         }
-        let shown = values.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+        let shown = values
+            .iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
         let outside: Vec<(i64, Span)> = self
             .literals
             .iter()
@@ -693,10 +845,21 @@ impl Checker {
         let mut expectations = Vec::new();
         for e in &c.expects {
             let mut scratch = Model::default();
-            let when = e.when.iter().filter_map(|s| self.setting(&mut scratch, s)).collect();
-            expectations.push(core::Expectation { verdict: e.verdict, when });
+            let when = e
+                .when
+                .iter()
+                .filter_map(|s| self.setting(&mut scratch, s))
+                .collect();
+            expectations.push(core::Expectation {
+                verdict: e.verdict,
+                when,
+            });
         }
-        core::Condition { quantifier: c.quantifier, prop, expectations }
+        core::Condition {
+            quantifier: c.quantifier,
+            prop,
+            expectations,
+        }
     }
 
     fn prop(&mut self, p: &ast::Prop) -> core::Prop {
@@ -710,7 +873,9 @@ impl Checker {
                 let (ta, tb) = (self.term(a), self.term(b));
                 // A value compared with a final value must be one a final value can take.
                 for (lit, other) in [(a, &tb), (b, &ta)] {
-                    if let (ast::CondTerm::Int(v, s), core::Term::Reg(_) | core::Term::Mem(_)) = (lit, other) {
+                    if let (ast::CondTerm::Int(v, s), core::Term::Reg(_) | core::Term::Mem(_)) =
+                        (lit, other)
+                    {
                         self.literals.push((*v, *s, Use::Stored));
                     }
                 }
@@ -732,16 +897,18 @@ impl Checker {
                     core::Term::Int(0)
                 }
             },
-            ast::CondTerm::MemAt(a, span) => match self.locs.iter().position(|l| l.address == Some(*a)) {
-                Some(l) => core::Term::Mem(l as LocId),
-                None => {
-                    let d = Diagnostic::error(format!("no location has address {a}"), *span)
-                        .with_label("unknown address")
-                        .with_hint("declare one: `locations { x @ 0 }`");
-                    self.error(d);
-                    core::Term::Int(0)
+            ast::CondTerm::MemAt(a, span) => {
+                match self.locs.iter().position(|l| l.address == Some(*a)) {
+                    Some(l) => core::Term::Mem(l as LocId),
+                    None => {
+                        let d = Diagnostic::error(format!("no location has address {a}"), *span)
+                            .with_label("unknown address")
+                            .with_hint("declare one: `locations { x @ 0 }`");
+                        self.error(d);
+                        core::Term::Int(0)
+                    }
                 }
-            },
+            }
             ast::CondTerm::Reg { thread: None, reg } => {
                 if let Some(&l) = self.loc_ids.get(reg.as_str()) {
                     // herd7 writes a location's final value as plain `x`.
@@ -749,7 +916,10 @@ impl Checker {
                 }
                 self.unique_reg(reg)
             }
-            ast::CondTerm::Reg { thread: Some(thread), reg } => self.thread_reg(thread, reg),
+            ast::CondTerm::Reg {
+                thread: Some(thread),
+                reg,
+            } => self.thread_reg(thread, reg),
         }
     }
 
@@ -767,11 +937,19 @@ impl Checker {
             several => {
                 let names: Vec<String> = several
                     .iter()
-                    .map(|r| format!("{}:{}", self.threads[self.regs[*r as usize].thread as usize].name, reg))
+                    .map(|r| {
+                        format!(
+                            "{}:{}",
+                            self.threads[self.regs[*r as usize].thread as usize].name, reg
+                        )
+                    })
                     .collect();
-                let d = Diagnostic::error(format!("`{reg}` names a register in several threads"), reg.span)
-                    .with_label("ambiguous")
-                    .with_hint(format!("say which: {}", names.join(" or ")));
+                let d = Diagnostic::error(
+                    format!("`{reg}` names a register in several threads"),
+                    reg.span,
+                )
+                .with_label("ambiguous")
+                .with_hint(format!("say which: {}", names.join(" or ")));
                 self.error(d);
                 core::Term::Int(0)
             }
@@ -803,7 +981,9 @@ impl Checker {
             .iter()
             .filter(|r| !r.fresh && thread.is_none_or(|t| r.thread == t))
             .collect();
-        let place = thread.map_or("any thread".to_string(), |t| self.threads[t as usize].name.clone());
+        let place = thread.map_or("any thread".to_string(), |t| {
+            self.threads[t as usize].name.clone()
+        });
         let near = model::closest(reg.as_str(), known.iter().map(|r| r.name.as_str()));
         let hint = match near {
             Some(n) => format!("did you mean `{n}`?"),
@@ -833,8 +1013,12 @@ enum Access {
 impl Access {
     fn allows(self, m: Mode) -> bool {
         match self {
-            Access::Read | Access::RmwRead => matches!(m, Mode::Wk | Mode::Rlx | Mode::Acq | Mode::Sc),
-            Access::Write | Access::RmwWrite => matches!(m, Mode::Wk | Mode::Rlx | Mode::Rel | Mode::Sc),
+            Access::Read | Access::RmwRead => {
+                matches!(m, Mode::Wk | Mode::Rlx | Mode::Acq | Mode::Sc)
+            }
+            Access::Write | Access::RmwWrite => {
+                matches!(m, Mode::Wk | Mode::Rlx | Mode::Rel | Mode::Sc)
+            }
             Access::Fence => matches!(m, Mode::Rel | Mode::Acq | Mode::Ra | Mode::Sc),
         }
     }
@@ -849,13 +1033,21 @@ impl Access {
             Access::RmwWrite => ("the write half of an RMW", "wk, rlx, rel or sc"),
         };
         let fix = match (self, m) {
-            (Access::Read | Access::RmwRead, Mode::Rel | Mode::Ra) => "did you mean `acq`?".to_string(),
-            (Access::Write | Access::RmwWrite, Mode::Acq | Mode::Ra) => "did you mean `rel`?".to_string(),
-            (Access::Fence, _) => "a relaxed fence orders nothing; `F.sc` is a full fence".to_string(),
+            (Access::Read | Access::RmwRead, Mode::Rel | Mode::Ra) => {
+                "did you mean `acq`?".to_string()
+            }
+            (Access::Write | Access::RmwWrite, Mode::Acq | Mode::Ra) => {
+                "did you mean `rel`?".to_string()
+            }
+            (Access::Fence, _) => {
+                "a relaxed fence orders nothing; `F.sc` is a full fence".to_string()
+            }
             _ => format!("use one of {allowed}"),
         };
         let fix = match self {
-            Access::RmwRead | Access::RmwWrite => format!("{fix} (a single `.ra` sets both halves: acq and rel)"),
+            Access::RmwRead | Access::RmwWrite => {
+                format!("{fix} (a single `.ra` sets both halves: acq and rel)")
+            }
             _ => fix,
         };
         (what, allowed, fix)

@@ -67,19 +67,51 @@ pub enum Loc {
 pub enum Stmt {
     Skip,
     /// LET: r := M.
-    Let { reg: RegId, expr: Expr },
+    Let {
+        reg: RegId,
+        expr: Expr,
+    },
     /// READ: r := [L]^μ_σ.
-    Read { reg: RegId, loc: Loc, mode: Mode, scope: Scope },
+    Read {
+        reg: RegId,
+        loc: Loc,
+        mode: Mode,
+        scope: Scope,
+    },
     /// WRITE: [L]^μ_σ := M.
-    Write { loc: Loc, expr: Expr, mode: Mode, scope: Scope },
+    Write {
+        loc: Loc,
+        expr: Expr,
+        mode: Mode,
+        scope: Scope,
+    },
     /// FENCE: F^μ_σ.
-    Fence { mode: Mode, scope: Scope },
+    Fence {
+        mode: Mode,
+        scope: Scope,
+    },
     /// §1.7: r := CAS/FADD/EXCHG^{μ,ν}_σ([L], args).
-    Rmw { reg: RegId, op: RmwOp, read_mode: Mode, write_mode: Mode, scope: Scope, loc: Loc, args: Vec<Expr> },
-    If { cond: Expr, then: Box<Stmt>, els: Box<Stmt> },
+    Rmw {
+        reg: RegId,
+        op: RmwOp,
+        read_mode: Mode,
+        write_mode: Mode,
+        scope: Scope,
+        loc: Loc,
+        args: Vec<Expr>,
+    },
+    If {
+        cond: Expr,
+        then: Box<Stmt>,
+        els: Box<Stmt>,
+    },
     Seq(Vec<Stmt>),
     /// PAR: `left` runs as the new thread `thread`; `right` continues the current one.
-    Par { thread: ThreadId, left: Box<Stmt>, right: Box<Stmt> },
+    Par {
+        thread: ThreadId,
+        left: Box<Stmt>,
+        right: Box<Stmt>,
+    },
 }
 
 /// A final-state term in a condition.
@@ -122,7 +154,11 @@ impl Condition {
     /// otherwise. `allow`/`forbid` imply one when nothing else applies.
     pub fn expectation(&self, model: &Model) -> Option<Verdict> {
         let applies = |e: &&Expectation| e.when.iter().all(|(k, v)| model.get(k) == Some(*v));
-        let chosen = self.expectations.iter().filter(applies).max_by_key(|e| e.when.len());
+        let chosen = self
+            .expectations
+            .iter()
+            .filter(applies)
+            .max_by_key(|e| e.when.len());
         match (chosen, self.quantifier) {
             (Some(e), _) => Some(e.verdict),
             (None, Quantifier::Allow) => Some(Verdict::Allowed),
@@ -161,6 +197,8 @@ impl Program {
     }
 
     pub fn thread_name(&self, t: ThreadId) -> &str {
-        self.threads.get(t as usize).map_or("?", |i| i.name.as_str())
+        self.threads
+            .get(t as usize)
+            .map_or("?", |i| i.name.as_str())
     }
 }

@@ -40,7 +40,10 @@ impl Diagnostic {
     }
 
     pub fn warning(message: impl Into<String>, span: Span) -> Diagnostic {
-        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(message, span) }
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(message, span)
+        }
     }
 
     pub fn with_label(mut self, label: impl Into<String>) -> Diagnostic {
@@ -117,7 +120,11 @@ impl Diagnostics {
 
     /// To standard error, in colour when it is a terminal.
     pub fn emit_stderr(&self, file_name: &str, src: &str, color: bool) {
-        let choice = if color { termcolor::ColorChoice::Auto } else { termcolor::ColorChoice::Never };
+        let choice = if color {
+            termcolor::ColorChoice::Auto
+        } else {
+            termcolor::ColorChoice::Never
+        };
         let mut stderr = termcolor::StandardStream::stderr(choice);
         let file = SimpleFile::new(file_name, src);
         let config = term::Config::default();

@@ -231,9 +231,7 @@ fn unknown_token(src: &str, span: Span) -> Diagnostic {
         "^" => Some("write modes and scopes as suffixes: `x.acq.cta` for x^acq_cta"),
         "\"" => Some("a string is closed by `\"` on the same line"),
         "'" => Some("registers are plain names: `r`, `s`, `r1`"),
-        t if t.chars().all(|c| c.is_ascii_digit()) => {
-            Some("this number does not fit in 64 bits")
-        }
+        t if t.chars().all(|c| c.is_ascii_digit()) => Some("this number does not fit in 64 bits"),
         _ => None,
     };
     let diag = Diagnostic::error(format!("unknown token `{}`", text.escape_debug()), span)

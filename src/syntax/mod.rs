@@ -35,7 +35,11 @@ pub struct Litmus {
 pub fn parse(src: &str) -> Result<Litmus, Diagnostics> {
     let source = parse_file(src)?;
     let (program, warnings) = check::check(&source)?;
-    Ok(Litmus { source, program, warnings })
+    Ok(Litmus {
+        source,
+        program,
+        warnings,
+    })
 }
 
 /// The canonical form of a litmus file. Comments before `litmus NAME` are
@@ -50,7 +54,11 @@ pub fn format(src: &str) -> Result<String, Diagnostics> {
         return Err(d.into());
     }
     let body = print::file(&file);
-    Ok(if leading.is_empty() { body } else { format!("{leading}\n{body}") })
+    Ok(if leading.is_empty() {
+        body
+    } else {
+        format!("{leading}\n{body}")
+    })
 }
 
 /// The first comment after `from`: the lexer skips only white space and comments,
@@ -70,5 +78,6 @@ fn interior_comment(src: &str, from: usize) -> Option<Span> {
         prev_end = prev_end.max(end);
     }
     let tail = &src[prev_end..];
-    (!tail.trim().is_empty()).then(|| Span::new(prev_end + (tail.len() - tail.trim_start().len()), src.len()))
+    (!tail.trim().is_empty())
+        .then(|| Span::new(prev_end + (tail.len() - tail.trim_start().len()), src.len()))
 }

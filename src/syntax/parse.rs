@@ -30,9 +30,12 @@ fn check_nesting(src: &str) -> Result<(), Diagnostic> {
             _ => {}
         }
         if depth > MAX_NESTING {
-            return Err(Diagnostic::error(format!("brackets nest more than {MAX_NESTING} deep"), Span::new(start, end))
-                .with_label("too deep")
-                .with_hint("litmus tests are small; split the expression or the statement"));
+            return Err(Diagnostic::error(
+                format!("brackets nest more than {MAX_NESTING} deep"),
+                Span::new(start, end),
+            )
+            .with_label("too deep")
+            .with_hint("litmus tests are small; split the expression or the statement"));
         }
     }
     Ok(())
@@ -53,7 +56,10 @@ fn to_diagnostic(src: &str, err: ParseError<usize, Tok, Diagnostic>) -> Diagnost
                 None => d,
             }
         }
-        ParseError::UnrecognizedToken { token: (l, tok, r), expected } => {
+        ParseError::UnrecognizedToken {
+            token: (l, tok, r),
+            expected,
+        } => {
             let d = Diagnostic::error(format!("unexpected `{tok}`"), Span::new(l, r))
                 .with_label(format!("expected {}", list(&expected)));
             match token_hint(src, l, &tok, &expected) {
@@ -80,7 +86,11 @@ fn list(expected: &[String]) -> String {
             let last = names.pop().unwrap_or_default();
             format!("{} or {}", names.join(", "), last)
         }
-        _ => format!("one of {} tokens, such as {}", names.len(), names[..4].join(", ")),
+        _ => format!(
+            "one of {} tokens, such as {}",
+            names.len(),
+            names[..4].join(", ")
+        ),
     }
 }
 
@@ -124,7 +134,9 @@ fn token_hint(src: &str, at: usize, tok: &Tok, expected: &[String]) -> Option<St
         Tok::Eq if expects(expected, ":=") => {
             Some("assignment is written `:=`; `=` compares".to_string())
         }
-        Tok::Assign if before.ends_with(|c: char| c.is_alphanumeric()) && expects(expected, ".") => {
+        Tok::Assign
+            if before.ends_with(|c: char| c.is_alphanumeric()) && expects(expected, ".") =>
+        {
             None
         }
         Tok::Ident(_) | Tok::Skip | Tok::If | Tok::FenceShort | Tok::Fence
@@ -138,7 +150,9 @@ fn token_hint(src: &str, at: usize, tok: &Tok, expected: &[String]) -> Option<St
         Tok::Ident(name) if (name == "P" || name.starts_with('P')) && expects(expected, ":=") => {
             Some("a thread label is written `P1:` at the start of the thread".to_string())
         }
-        Tok::RParen | Tok::RBrace | Tok::RBracket => Some(format!("this `{tok}` has no opening partner")),
+        Tok::RParen | Tok::RBrace | Tok::RBracket => {
+            Some(format!("this `{tok}` has no opening partner"))
+        }
         Tok::Ident(w) if ["exist", "forbidden", "allowed", "require"].contains(&w.as_str()) => {
             Some("conditions start with exists, ~exists, forall, allow or forbid".to_string())
         }

@@ -59,7 +59,11 @@ fn header(f: &File) -> String {
         lines.push(format!("locations {{ {} }}", ds.join("; ")));
     }
     if !f.init.is_empty() {
-        let es: Vec<String> = f.init.iter().map(|e| format!("{} = {}", e.loc, e.value)).collect();
+        let es: Vec<String> = f
+            .init
+            .iter()
+            .map(|e| format!("{} = {}", e.loc, e.value))
+            .collect();
         lines.push(format!("init {{ {} }}", es.join("; ")));
     }
     if let Some(node) = &f.scopes {
@@ -74,14 +78,21 @@ fn header(f: &File) -> String {
 }
 
 fn escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n").replace('\t', "\\t")
+    s.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+        .replace('\t', "\\t")
 }
 
 fn scope_node(n: &ScopeNode) -> String {
     match n {
         ScopeNode::Thread(t) => t.name.clone(),
-        ScopeNode::Group { level, children, .. } if children.is_empty() => format!("{} {{ }}", level.as_str()),
-        ScopeNode::Group { level, children, .. } => {
+        ScopeNode::Group {
+            level, children, ..
+        } if children.is_empty() => format!("{} {{ }}", level.as_str()),
+        ScopeNode::Group {
+            level, children, ..
+        } => {
             let cs: Vec<String> = children.iter().map(scope_node).collect();
             format!("{} {{ {} }}", level.as_str(), cs.join(" "))
         }
@@ -89,14 +100,21 @@ fn scope_node(n: &ScopeNode) -> String {
 }
 
 fn settings(ss: &[Setting], sep: &str) -> String {
-    ss.iter().map(|s| format!("{} = {}", s.name, s.value)).collect::<Vec<_>>().join(sep)
+    ss.iter()
+        .map(|s| format!("{} = {}", s.name, s.value))
+        .collect::<Vec<_>>()
+        .join(sep)
 }
 
 // ---------------------------------------------------------------- program
 
 fn threads(ts: &[Thread]) -> Doc {
     let docs = ts.iter().enumerate().map(|(i, t)| {
-        let lead = if i == 0 { Doc::nil() } else { Doc::hardline().append(Doc::text("|| ")) };
+        let lead = if i == 0 {
+            Doc::nil()
+        } else {
+            Doc::hardline().append(Doc::text("|| "))
+        };
         lead.append(thread(t, if i == 0 { 0 } else { 3 }))
     });
     Doc::concat(docs)
@@ -128,9 +146,18 @@ fn block(ss: &[Stmt]) -> Doc {
 fn stmt(s: &Stmt) -> Doc {
     match &s.kind {
         StmtKind::Skip => Doc::text("skip;"),
-        StmtKind::Assign { lhs, suffix: sfx, rhs } => {
+        StmtKind::Assign {
+            lhs,
+            suffix: sfx,
+            rhs,
+        } => {
             // A statement's right-hand side cannot hold a bare `||` (threads use it).
-            Doc::text(format!("{}{} := {};", place(lhs), suffix(sfx), expr_prec(rhs, 2)))
+            Doc::text(format!(
+                "{}{} := {};",
+                place(lhs),
+                suffix(sfx),
+                expr_prec(rhs, 2)
+            ))
         }
         StmtKind::Rmw { target, rmw: r } => match target {
             Some(t) => Doc::text(format!("{t} := {};", rmw(r))),
@@ -146,10 +173,17 @@ fn stmt(s: &Stmt) -> Doc {
         }
         StmtKind::Par(branches) => {
             let docs = branches.iter().enumerate().map(|(i, t)| {
-                let lead = if i == 0 { Doc::nil() } else { Doc::line().append(Doc::text("|| ")) };
+                let lead = if i == 0 {
+                    Doc::nil()
+                } else {
+                    Doc::line().append(Doc::text("|| "))
+                };
                 lead.append(thread(t, 3))
             });
-            Doc::text("(").append(Doc::concat(docs).nest(1)).append(Doc::text(")")).group()
+            Doc::text("(")
+                .append(Doc::concat(docs).nest(1))
+                .append(Doc::text(")"))
+                .group()
         }
     }
 }
@@ -214,7 +248,15 @@ fn expr_prec(e: &Expr, min: u8) -> String {
             // + - && || associate to the left; comparisons do not associate.
             let assoc = matches!(op, BinOp::Add | BinOp::Sub | BinOp::And | BinOp::Or);
             let left_min = if assoc { p } else { p + 1 };
-            (format!("{} {} {}", expr_prec(a, left_min), op.as_str(), expr_prec(b, p + 1)), p)
+            (
+                format!(
+                    "{} {} {}",
+                    expr_prec(a, left_min),
+                    op.as_str(),
+                    expr_prec(b, p + 1)
+                ),
+                p,
+            )
         }
     };
     if prec < min {
@@ -229,7 +271,11 @@ fn expr_prec(e: &Expr, min: u8) -> String {
 fn condition(c: &Condition) -> Doc {
     let head = Doc::text(format!("{} ({})", c.quantifier.as_str(), prop(&c.prop, 0)));
     let expects = c.expects.iter().map(|e| {
-        let when = if e.when.is_empty() { String::new() } else { format!(" when {}", settings(&e.when, ", ")) };
+        let when = if e.when.is_empty() {
+            String::new()
+        } else {
+            format!(" when {}", settings(&e.when, ", "))
+        };
         Doc::hardline().append(Doc::text(format!("expect {}{when}", e.verdict.as_str())))
     });
     head.append(Doc::concat(expects).nest(2))
@@ -240,7 +286,10 @@ pub fn prop(p: &Prop, min: u8) -> String {
     let (text, prec) = match p {
         Prop::True => ("true".to_string(), 10),
         Prop::False => ("false".to_string(), 10),
-        Prop::Cmp(a, op, b, _) => (format!("{} {} {}", cond_term(a), op.as_str(), cond_term(b)), 9),
+        Prop::Cmp(a, op, b, _) => (
+            format!("{} {} {}", cond_term(a), op.as_str(), cond_term(b)),
+            9,
+        ),
         // `~(r = 1)`: the parentheses are not needed to parse, but read better.
         Prop::Not(a) if matches!(**a, Prop::Not(_)) => (format!("~{}", prop(a, 3)), 3),
         Prop::Not(a) => (format!("~{}", prop(a, 10)), 3),
@@ -257,7 +306,10 @@ pub fn prop(p: &Prop, min: u8) -> String {
 fn cond_term(t: &CondTerm) -> String {
     match t {
         CondTerm::Int(n, _) => n.to_string(),
-        CondTerm::Reg { thread: Some(th), reg } => format!("{th}:{reg}"),
+        CondTerm::Reg {
+            thread: Some(th),
+            reg,
+        } => format!("{th}:{reg}"),
         CondTerm::Reg { thread: None, reg } => reg.name.clone(),
         CondTerm::Mem(l) => format!("[{l}]"),
         CondTerm::MemAt(a, _) => format!("[{a}]"),
@@ -277,11 +329,17 @@ fn id(name: &str) -> Ident {
 }
 
 fn full_suffix(mode: Mode, scope: Scope) -> Suffix {
-    Suffix { mode: Some((mode, Span::default())), scope: Some((scope, Span::default())) }
+    Suffix {
+        mode: Some((mode, Span::default())),
+        scope: Some((scope, Span::default())),
+    }
 }
 
 fn e(kind: ExprKind) -> Expr {
-    Expr { kind, span: Span::default() }
+    Expr {
+        kind,
+        span: Span::default(),
+    }
 }
 
 /// Rebuilds a surface tree from a core program, so that both print alike.
@@ -291,7 +349,10 @@ pub fn core_to_ast(p: &core::Program) -> File {
         .iter()
         .filter_map(|o| {
             let v = p.model.get(o.name)?;
-            (v != o.default).then(|| Setting { name: id(o.name), value: id(v) })
+            (v != o.default).then(|| Setting {
+                name: id(o.name),
+                value: id(v),
+            })
         })
         .collect();
     File {
@@ -302,15 +363,30 @@ pub fn core_to_ast(p: &core::Program) -> File {
             .locs
             .iter()
             .filter(|l| l.address.is_some())
-            .map(|l| LocDecl { name: id(&l.name), address: l.address.map(|a| (a, Span::default())) })
+            .map(|l| LocDecl {
+                name: id(&l.name),
+                address: l.address.map(|a| (a, Span::default())),
+            })
             .collect(),
-        init: p.locs.iter().map(|l| InitEntry { loc: id(&l.name), value: l.init, span: Span::default() }).collect(),
+        init: p
+            .locs
+            .iter()
+            .map(|l| InitEntry {
+                loc: id(&l.name),
+                value: l.init,
+                span: Span::default(),
+            })
+            .collect(),
         scopes: Some(cv.scope_tree()),
         model,
         threads: p
             .main
             .iter()
-            .map(|(t, s)| Thread { label: Some(id(p.thread_name(*t))), body: cv.stmts(s), span: Span::default() })
+            .map(|(t, s)| Thread {
+                label: Some(id(p.thread_name(*t))),
+                body: cv.stmts(s),
+                span: Span::default(),
+            })
             .collect(),
         conditions: p.conditions.iter().map(|c| cv.condition(c)).collect(),
     }
@@ -328,7 +404,13 @@ impl CoreView<'_> {
         let children = gpus
             .into_iter()
             .map(|g| {
-                let mut ctas: Vec<u32> = self.p.threads.iter().filter(|t| t.gpu == g).map(|t| t.cta).collect();
+                let mut ctas: Vec<u32> = self
+                    .p
+                    .threads
+                    .iter()
+                    .filter(|t| t.gpu == g)
+                    .map(|t| t.cta)
+                    .collect();
                 ctas.sort_unstable();
                 ctas.dedup();
                 let ctas = ctas
@@ -345,10 +427,18 @@ impl CoreView<'_> {
                         span: Span::default(),
                     })
                     .collect();
-                ScopeNode::Group { level: Scope::Gpu, children: ctas, span: Span::default() }
+                ScopeNode::Group {
+                    level: Scope::Gpu,
+                    children: ctas,
+                    span: Span::default(),
+                }
             })
             .collect();
-        ScopeNode::Group { level: Scope::Sys, children, span: Span::default() }
+        ScopeNode::Group {
+            level: Scope::Sys,
+            children,
+            span: Span::default(),
+        }
     }
 
     /// A core statement as surface statements; sequences flatten.
@@ -361,25 +451,54 @@ impl CoreView<'_> {
                 suffix: Suffix::default(),
                 rhs: self.expr(expr),
             },
-            core::Stmt::Read { reg, loc, mode, scope } => StmtKind::Assign {
+            core::Stmt::Read {
+                reg,
+                loc,
+                mode,
+                scope,
+            } => StmtKind::Assign {
                 lhs: Place::Named(id(self.p.reg_name(*reg))),
                 suffix: Suffix::default(),
                 rhs: match loc {
-                    core::Loc::Named(l) => e(ExprKind::Name(id(self.p.loc_name(*l)), full_suffix(*mode, *scope))),
-                    core::Loc::Computed(a) => e(ExprKind::Deref(Box::new(self.expr(a)), full_suffix(*mode, *scope))),
+                    core::Loc::Named(l) => e(ExprKind::Name(
+                        id(self.p.loc_name(*l)),
+                        full_suffix(*mode, *scope),
+                    )),
+                    core::Loc::Computed(a) => e(ExprKind::Deref(
+                        Box::new(self.expr(a)),
+                        full_suffix(*mode, *scope),
+                    )),
                 },
             },
-            core::Stmt::Write { loc, expr, mode, scope } => StmtKind::Assign {
+            core::Stmt::Write {
+                loc,
+                expr,
+                mode,
+                scope,
+            } => StmtKind::Assign {
                 lhs: self.place(loc),
                 suffix: full_suffix(*mode, *scope),
                 rhs: self.expr(expr),
             },
-            core::Stmt::Fence { mode, scope } => StmtKind::Fence { suffix: full_suffix(*mode, *scope) },
-            core::Stmt::Rmw { reg, op, read_mode, write_mode, scope, loc, args } => StmtKind::Rmw {
+            core::Stmt::Fence { mode, scope } => StmtKind::Fence {
+                suffix: full_suffix(*mode, *scope),
+            },
+            core::Stmt::Rmw {
+                reg,
+                op,
+                read_mode,
+                write_mode,
+                scope,
+                loc,
+                args,
+            } => StmtKind::Rmw {
                 target: Some(id(self.p.reg_name(*reg))),
                 rmw: Rmw {
                     op: *op,
-                    modes: vec![(*read_mode, Span::default()), (*write_mode, Span::default())],
+                    modes: vec![
+                        (*read_mode, Span::default()),
+                        (*write_mode, Span::default()),
+                    ],
                     scope: Some((*scope, Span::default())),
                     place: self.place(loc),
                     args: args.iter().map(|a| self.expr(a)).collect(),
@@ -396,13 +515,20 @@ impl CoreView<'_> {
             },
             core::Stmt::Par { .. } => StmtKind::Par(self.branches(s)),
         };
-        vec![Stmt { kind, span: Span::default() }]
+        vec![Stmt {
+            kind,
+            span: Span::default(),
+        }]
     }
 
     /// Flattens PAR(S1, PAR(S2, S3)) into the branches `( S1 || S2 || S3 )`.
     fn branches(&self, s: &core::Stmt) -> Vec<Thread> {
         match s {
-            core::Stmt::Par { thread, left, right } => {
+            core::Stmt::Par {
+                thread,
+                left,
+                right,
+            } => {
                 let mut out = vec![Thread {
                     label: Some(id(self.p.thread_name(*thread))),
                     body: self.stmts(left),
@@ -411,7 +537,11 @@ impl CoreView<'_> {
                 out.extend(self.branches(right));
                 out
             }
-            s => vec![Thread { label: None, body: self.stmts(s), span: Span::default() }],
+            s => vec![Thread {
+                label: None,
+                body: self.stmts(s),
+                span: Span::default(),
+            }],
         }
     }
 
@@ -424,11 +554,17 @@ impl CoreView<'_> {
 
     fn expr(&self, x: &core::Expr) -> Expr {
         match x {
-            core::Expr::Int(n) if *n < 0 => e(ExprKind::Unary(UnOp::Neg, Box::new(e(ExprKind::Int(-n))))),
+            core::Expr::Int(n) if *n < 0 => {
+                e(ExprKind::Unary(UnOp::Neg, Box::new(e(ExprKind::Int(-n)))))
+            }
             core::Expr::Int(n) => e(ExprKind::Int(*n)),
             core::Expr::Reg(r) => e(ExprKind::Name(id(self.p.reg_name(*r)), Suffix::default())),
             core::Expr::Unary(op, a) => e(ExprKind::Unary(*op, Box::new(self.expr(a)))),
-            core::Expr::Binary(op, a, b) => e(ExprKind::Binary(*op, Box::new(self.expr(a)), Box::new(self.expr(b)))),
+            core::Expr::Binary(op, a, b) => e(ExprKind::Binary(
+                *op,
+                Box::new(self.expr(a)),
+                Box::new(self.expr(b)),
+            )),
         }
     }
 
@@ -441,7 +577,14 @@ impl CoreView<'_> {
                 .iter()
                 .map(|x| Expect {
                     verdict: x.verdict,
-                    when: x.when.iter().map(|(k, v)| Setting { name: id(k), value: id(v) }).collect(),
+                    when: x
+                        .when
+                        .iter()
+                        .map(|(k, v)| Setting {
+                            name: id(k),
+                            value: id(v),
+                        })
+                        .collect(),
                     span: Span::default(),
                 })
                 .collect(),
@@ -456,7 +599,9 @@ impl CoreView<'_> {
             core::Prop::Not(a) => Prop::Not(Box::new(self.prop(a))),
             core::Prop::And(a, b) => Prop::And(Box::new(self.prop(a)), Box::new(self.prop(b))),
             core::Prop::Or(a, b) => Prop::Or(Box::new(self.prop(a)), Box::new(self.prop(b))),
-            core::Prop::Cmp(a, op, b) => Prop::Cmp(self.term(a), *op, self.term(b), Span::default()),
+            core::Prop::Cmp(a, op, b) => {
+                Prop::Cmp(self.term(a), *op, self.term(b), Span::default())
+            }
         }
     }
 
@@ -465,7 +610,10 @@ impl CoreView<'_> {
             core::Term::Int(n) => CondTerm::Int(*n, Span::default()),
             core::Term::Reg(r) => {
                 let info = &self.p.regs[*r as usize];
-                CondTerm::Reg { thread: Some(id(self.p.thread_name(info.thread))), reg: id(&info.name) }
+                CondTerm::Reg {
+                    thread: Some(id(self.p.thread_name(info.thread))),
+                    reg: id(&info.name),
+                }
             }
             core::Term::Mem(l) => CondTerm::Mem(id(self.p.loc_name(*l))),
         }

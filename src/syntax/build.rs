@@ -105,6 +105,11 @@ pub fn cons<T>(x: T, mut rest: Vec<T>) -> Vec<T> {
     rest
 }
 
+pub fn reversed<T>(mut v: Vec<T>) -> Vec<T> {
+    v.reverse();
+    v
+}
+
 pub fn snoc<T>(mut v: Vec<T>, x: T) -> Vec<T> {
     v.push(x);
     v

@@ -1,4 +1,5 @@
 //! pomset: a workbench for relaxed-memory semantics.
+pub mod action;
 pub mod cli;
 pub mod logic;
 pub mod model;

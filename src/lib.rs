@@ -1,8 +1,10 @@
 //! pomset: a workbench for relaxed-memory semantics.
 pub mod action;
+pub mod check;
 pub mod cli;
 pub mod logic;
 pub mod model;
+pub mod pomset;
 pub mod syntax;
 
 lalrpop_util::lalrpop_mod!(

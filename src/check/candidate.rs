@@ -1,0 +1,720 @@
+//! The candidate conditions (§1.3) as a search: choose rf, then extend the
+//! three orders by exactly the edges the rules demand, branching only on the
+//! two disjunctive rules (c7b and c8b).
+//!
+//! Why this is exact: every rule but c7b and c8b only *adds* edges, and the
+//! pomset's orders may be any extension of what SEQ, PAR and IF require (P6-P8
+//! are ⊇). Extra edges never help: they can only close a cycle or break one of
+//! c8b's "only if" parts. So for each rf and each choice of disjuncts, the
+//! least fixpoint of the rules decides; the search is over rf and disjuncts.
+
+use crate::action::{self, Action, Groups, Kind, Mode};
+use crate::model::{
+    AcyclicUnion, C7a, C8a, C8b, Model, Orders as OrdersOpt, RfiAcqWeakening, ScOrder, TwoOrder,
+};
+use crate::pomset::{Event, Order, Skeleton};
+
+/// Which of the three orders an edge belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum OrderKind {
+    /// ⊴, dependency (M6).
+    Dep,
+    /// ≤, synchronisation (M7).
+    Sync,
+    /// ⊑, per location (M8).
+    Loc,
+}
+
+/// Why an edge is there: the rule that put it in (for diagrams and `explain`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Reason {
+    /// s3: a control, data or address dependency.
+    Dependency,
+    /// s7a.
+    SyncDelays,
+    /// s8a.
+    CoDelays,
+    /// c6: rf ⊆ ⊴ (or ≤ with `orders = single`).
+    C6,
+    /// c7a: closure of rf under sync order, for strongly-matching pairs.
+    C7a,
+    /// c7b: strongly-fencing events are ordered.
+    C7b,
+    /// c8a: rf ⊆ ⊑.
+    C8a,
+    /// c8b: a blocking write is ordered around the rf pair.
+    C8b,
+    /// M8a: sync order between overlapping events is also per-location.
+    M8a,
+    /// §12's two-order idea: conflicting dependency order is per-location.
+    TwoOrder,
+    /// M9b: an RMW's read precedes its write.
+    Rmw,
+    /// M9c: nothing overlapping slips between an RMW's read and write.
+    Atomicity,
+}
+
+/// The three orders of a pomset, closed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Orders {
+    pub dep: Order,
+    pub sync: Order,
+    pub loc: Order,
+}
+
+impl Orders {
+    fn new(n: usize) -> Orders {
+        Orders {
+            dep: Order::new(n),
+            sync: Order::new(n),
+            loc: Order::new(n),
+        }
+    }
+
+    pub fn get(&self, k: OrderKind) -> &Order {
+        match k {
+            OrderKind::Dep => &self.dep,
+            OrderKind::Sync => &self.sync,
+            OrderKind::Loc => &self.loc,
+        }
+    }
+
+    fn get_mut(&mut self, k: OrderKind) -> &mut Order {
+        match k {
+            OrderKind::Dep => &mut self.dep,
+            OrderKind::Sync => &mut self.sync,
+            OrderKind::Loc => &mut self.loc,
+        }
+    }
+}
+
+/// A candidate: its rf and the least orders that satisfy every rule.
+#[derive(Clone, Debug)]
+pub struct Witness {
+    /// rf as a function from each read to its source, if any.
+    pub rf: Vec<Option<Event>>,
+    pub orders: Orders,
+    /// Every edge a rule put in, before closure, with the rule.
+    pub edges: Vec<Edge>,
+}
+
+/// An edge of one order, with the rule that put it there.
+pub type Edge = (OrderKind, Event, Event, Reason);
+
+/// Why an rf choice yields no candidate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// An order has a cycle: the events on it, in order.
+    Cycle { order: OrderKind, path: Vec<Event> },
+    /// `acyclic_union`: ≤ ∪ ⊑ has a cycle.
+    UnionCycle { path: Vec<Event> },
+    /// c8b's weak fulfilment: `after ⊑ before` must not hold, but does.
+    Blocked {
+        read: Event,
+        source: Event,
+        blocker: Event,
+    },
+    /// A disjunctive rule (c7b or c8b) whose every alternative fails.
+    Each {
+        rule: Choice,
+        alternatives: Vec<Failure>,
+    },
+}
+
+/// A disjunctive rule instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice {
+    /// c7b: the two sc fences must be ordered one way or the other.
+    C7b { first: Event, second: Event },
+    /// c8b: `blocker` must sit before `source` or after `read`.
+    C8b {
+        read: Event,
+        source: Event,
+        blocker: Event,
+    },
+}
+
+/// Whether reads may go without a source (candidates) or not (complete pomsets, c2b).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RfMode {
+    Partial,
+    Total,
+}
+
+/// A disjunct: edges to add and edges that must stay absent from ⊑.
+#[derive(Clone, Debug)]
+struct Disjunct {
+    add: Vec<(OrderKind, Event, Event, Reason)>,
+    forbid: Vec<(Event, Event)>,
+}
+
+/// One search over one skeleton under one model.
+pub struct Search<'a> {
+    sk: &'a Skeleton,
+    model: &'a Model,
+    groups: &'a dyn Groups,
+    /// Each read's possible sources (c2a).
+    sources: Vec<(Event, Vec<Event>)>,
+    /// Steps left before the search gives up (a stated limit, never a wrong answer).
+    pub budget: u64,
+}
+
+/// Every candidate of a skeleton, one witness per rf; `Err` when the step budget ran out.
+pub fn candidates(
+    sk: &Skeleton,
+    model: &Model,
+    groups: &dyn Groups,
+    mode: RfMode,
+    budget: u64,
+) -> Result<Vec<Witness>, Vec<Witness>> {
+    let mut search = Search::new(sk, model, groups, budget);
+    let mut found = Vec::new();
+    let complete = search.each_rf(mode, &mut |s, rf| {
+        if let Ok(w) = s.decide(rf) {
+            found.push(w);
+        }
+    });
+    if complete {
+        Ok(found)
+    } else {
+        Err(found)
+    }
+}
+
+impl<'a> Search<'a> {
+    pub fn new(
+        sk: &'a Skeleton,
+        model: &'a Model,
+        groups: &'a dyn Groups,
+        budget: u64,
+    ) -> Search<'a> {
+        let reads = (0..sk.len()).filter(|&e| sk.labels[e].kind == Kind::Read);
+        let sources = reads
+            .map(|e| {
+                let ds = (0..sk.len())
+                    .filter(|&d| action::matches(&sk.labels[d], &sk.labels[e]))
+                    .collect();
+                (e, ds)
+            })
+            .collect();
+        Search {
+            sk,
+            model,
+            groups,
+            sources,
+            budget,
+        }
+    }
+
+    /// Calls `f` on every rf (c2a: each read's source matches it). Returns
+    /// false if the budget ran out first.
+    pub fn each_rf(
+        &mut self,
+        mode: RfMode,
+        f: &mut dyn FnMut(&mut Search<'a>, &[Option<Event>]),
+    ) -> bool {
+        let mut rf = vec![None; self.sk.len()];
+        self.rf_from(0, mode, &mut rf, f)
+    }
+
+    fn rf_from(
+        &mut self,
+        i: usize,
+        mode: RfMode,
+        rf: &mut Vec<Option<Event>>,
+        f: &mut dyn FnMut(&mut Search<'a>, &[Option<Event>]),
+    ) -> bool {
+        if self.budget == 0 {
+            return false;
+        }
+        self.budget -= 1;
+        let Some((e, ds)) = self.sources.get(i).cloned() else {
+            f(self, rf);
+            return true;
+        };
+        if mode == RfMode::Partial {
+            rf[e] = None;
+            if !self.rf_from(i + 1, mode, rf, f) {
+                return false;
+            }
+        }
+        for d in ds {
+            rf[e] = Some(d);
+            if !self.rf_from(i + 1, mode, rf, f) {
+                return false;
+            }
+        }
+        rf[e] = None;
+        true
+    }
+
+    /// Decides one rf: a witness, or the reason every way fails.
+    pub fn decide(&mut self, rf: &[Option<Event>]) -> Result<Witness, Failure> {
+        let labels = self.effective_labels(rf);
+        let mut edges = self.fixed_edges(&labels);
+        edges.extend(self.rf_edges(rf, &labels));
+        let disjunctions = self.disjunctions(rf, &labels);
+        let pending: Vec<&(Choice, Vec<Disjunct>)> = disjunctions.iter().collect();
+        self.branch(rf, &labels, &mut edges, &mut Vec::new(), &pending)
+    }
+
+    /// §10 (`rfi_acq_weakening`): an acquire read fulfilled by a relaxed
+    /// write of its own thread, outside any RMW, acts as a relaxed read.
+    fn effective_labels(&self, rf: &[Option<Event>]) -> Vec<Action> {
+        let mut labels = self.sk.labels.clone();
+        if self.model.rfi_acq_weakening != RfiAcqWeakening::On {
+            return labels;
+        }
+        for (e, d) in rf.iter().enumerate() {
+            let Some(d) = *d else { continue };
+            let (w, r) = (&self.sk.labels[d], &self.sk.labels[e]);
+            let in_rmw = self.sk.rmw.iter().any(|&(_, x)| x == d);
+            if w.thread == r.thread && w.mode.below(Mode::Rlx) && r.mode == Mode::Acq && !in_rmw {
+                labels[e].mode = Mode::Rlx;
+            }
+        }
+        labels
+    }
+
+    /// Edges that do not depend on rf: s3, s7a, s8a, M9b.
+    fn fixed_edges(&self, labels: &[Action]) -> Vec<(OrderKind, Event, Event, Reason)> {
+        let mut out: Vec<_> = self
+            .sk
+            .dep
+            .edges()
+            .map(|(a, b)| (OrderKind::Dep, a, b, Reason::Dependency))
+            .collect();
+        for (d, e) in self.sk.po.edges() {
+            if action::sync_delays(&labels[d], &labels[e], self.model) {
+                out.push((OrderKind::Sync, d, e, Reason::SyncDelays));
+            }
+            if action::co_delays(&labels[d], &labels[e], self.model) {
+                out.push((OrderKind::Loc, d, e, Reason::CoDelays));
+            }
+        }
+        for &(d, e) in &self.sk.rmw {
+            // M9b' (with c7a''') keeps only d ⊑ e.
+            if self.model.c7a != C7a::ClosureRmw {
+                out.push((OrderKind::Sync, d, e, Reason::Rmw));
+            }
+            out.push((OrderKind::Loc, d, e, Reason::Rmw));
+        }
+        out
+    }
+
+    /// c6 and c8a.
+    fn rf_edges(
+        &self,
+        rf: &[Option<Event>],
+        labels: &[Action],
+    ) -> Vec<(OrderKind, Event, Event, Reason)> {
+        let mut out = Vec::new();
+        for (e, d) in rf.iter().enumerate() {
+            let Some(d) = *d else { continue };
+            out.push((self.dep_kind(), d, e, Reason::C6));
+            let strong = action::strongly_overlaps(&labels[d], &labels[e], self.groups);
+            if self.model.c8a == C8a::Strong || strong {
+                out.push((OrderKind::Loc, d, e, Reason::C8a));
+            }
+        }
+        out
+    }
+
+    /// With `orders = single`, dependency and synchronisation are one order.
+    fn dep_kind(&self) -> OrderKind {
+        match self.model.orders {
+            OrdersOpt::Split => OrderKind::Dep,
+            OrdersOpt::Single => OrderKind::Sync,
+        }
+    }
+
+    /// c7b and c8b, each as a list of alternative disjuncts.
+    fn disjunctions(
+        &self,
+        rf: &[Option<Event>],
+        labels: &[Action],
+    ) -> Vec<(Choice, Vec<Disjunct>)> {
+        let n = self.sk.len();
+        let mut out = Vec::new();
+        if self.model.c7b == crate::model::C7b::On {
+            for d in 0..n {
+                for e in d + 1..n {
+                    if action::strongly_fences(&labels[d], &labels[e], self.groups) {
+                        let one = |a, b| Disjunct {
+                            add: vec![(OrderKind::Sync, a, b, Reason::C7b)],
+                            forbid: vec![],
+                        };
+                        out.push((
+                            Choice::C7b {
+                                first: d,
+                                second: e,
+                            },
+                            vec![one(d, e), one(e, d)],
+                        ));
+                    }
+                }
+            }
+        }
+        for (e, d) in rf.iter().enumerate() {
+            let Some(d) = *d else { continue };
+            for c in (0..n).filter(|&c| c != d && action::blocks(&labels[c], &labels[e])) {
+                let rule = Choice::C8b {
+                    read: e,
+                    source: d,
+                    blocker: c,
+                };
+                out.push((
+                    rule,
+                    vec![self.fulfil(c, d, labels), self.fulfil(e, c, labels)],
+                ));
+            }
+        }
+        out
+    }
+
+    /// c8b's `a ⊑̇ b`: with `c8b = weak`, "b ⊑ a only if a = b" and "a ⊑ b if
+    /// they strongly overlap" (or, with `sc_order = sec11`, are both sc);
+    /// with `c8b = strong`, plain a ⊑ b.
+    fn fulfil(&self, a: Event, b: Event, labels: &[Action]) -> Disjunct {
+        let edge = (OrderKind::Loc, a, b, Reason::C8b);
+        if self.model.c8b == C8b::Strong {
+            return Disjunct {
+                add: vec![edge],
+                forbid: vec![],
+            };
+        }
+        let strong = action::strongly_overlaps(&labels[a], &labels[b], self.groups)
+            || (self.model.sc_order == ScOrder::Sec11
+                && labels[a].mode == Mode::Sc
+                && labels[b].mode == Mode::Sc);
+        Disjunct {
+            add: if strong { vec![edge] } else { vec![] },
+            forbid: vec![(b, a)],
+        }
+    }
+
+    /// Chooses disjuncts depth first. Unit propagation first: a rule with one
+    /// viable alternative is committed without branching, and a rule with
+    /// none fails with the reason for each alternative.
+    fn branch(
+        &mut self,
+        rf: &[Option<Event>],
+        labels: &[Action],
+        edges: &mut Vec<(OrderKind, Event, Event, Reason)>,
+        forbid: &mut Vec<(Event, Event, Choice)>,
+        pending: &[&(Choice, Vec<Disjunct>)],
+    ) -> Result<Witness, Failure> {
+        let (e0, f0) = (edges.len(), forbid.len());
+        let result = self.propagate_then_branch(rf, labels, edges, forbid, pending.to_vec());
+        edges.truncate(e0);
+        forbid.truncate(f0);
+        result
+    }
+
+    fn propagate_then_branch(
+        &mut self,
+        rf: &[Option<Event>],
+        labels: &[Action],
+        edges: &mut Vec<(OrderKind, Event, Event, Reason)>,
+        forbid: &mut Vec<(Event, Event, Choice)>,
+        mut pending: Vec<&(Choice, Vec<Disjunct>)>,
+    ) -> Result<Witness, Failure> {
+        loop {
+            self.budget = self.budget.saturating_sub(1);
+            let (orders, derived) = self.consistent(rf, labels, edges, forbid)?;
+            let mut forced = None;
+            for (i, (rule, alternatives)) in pending.iter().enumerate() {
+                let mut viable = Vec::new();
+                let mut failures = Vec::new();
+                for d in alternatives {
+                    match self.attempt(rf, labels, edges, forbid, *rule, d) {
+                        Ok(()) => viable.push(d),
+                        Err(f) => failures.push(f),
+                    }
+                }
+                match viable.len() {
+                    0 => {
+                        return Err(Failure::Each {
+                            rule: *rule,
+                            alternatives: failures,
+                        })
+                    }
+                    1 => {
+                        forced = Some((i, *rule, viable[0]));
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            if let Some((i, rule, d)) = forced {
+                edges.extend(d.add.iter().copied());
+                forbid.extend(d.forbid.iter().map(|&(b, a)| (b, a, rule)));
+                pending.remove(i);
+                continue;
+            }
+            let Some(((rule, alternatives), rest)) = pending.split_first() else {
+                let edges = edges.iter().chain(&derived).copied().collect();
+                return Ok(Witness {
+                    rf: rf.to_vec(),
+                    orders,
+                    edges,
+                });
+            };
+            let mut failures = Vec::new();
+            for d in alternatives {
+                let (e0, f0) = (edges.len(), forbid.len());
+                edges.extend(d.add.iter().copied());
+                forbid.extend(d.forbid.iter().map(|&(b, a)| (b, a, *rule)));
+                let result = self.branch(rf, labels, edges, forbid, rest);
+                edges.truncate(e0);
+                forbid.truncate(f0);
+                match result {
+                    Ok(w) => return Ok(w),
+                    Err(f) => failures.push(f),
+                }
+            }
+            return Err(Failure::Each {
+                rule: *rule,
+                alternatives: failures,
+            });
+        }
+    }
+
+    /// Whether one more disjunct keeps the orders consistent.
+    fn attempt(
+        &mut self,
+        rf: &[Option<Event>],
+        labels: &[Action],
+        edges: &mut Vec<(OrderKind, Event, Event, Reason)>,
+        forbid: &mut Vec<(Event, Event, Choice)>,
+        rule: Choice,
+        d: &Disjunct,
+    ) -> Result<(), Failure> {
+        let (e0, f0) = (edges.len(), forbid.len());
+        edges.extend(d.add.iter().copied());
+        forbid.extend(d.forbid.iter().map(|&(b, a)| (b, a, rule)));
+        let result = self.consistent(rf, labels, edges, forbid).map(|_| ());
+        edges.truncate(e0);
+        forbid.truncate(f0);
+        result
+    }
+
+    /// The least orders, if they are acyclic and break no weak-fulfilment constraint.
+    fn consistent(
+        &self,
+        rf: &[Option<Event>],
+        labels: &[Action],
+        edges: &[(OrderKind, Event, Event, Reason)],
+        forbid: &[(Event, Event, Choice)],
+    ) -> Result<(Orders, Vec<Edge>), Failure> {
+        let (orders, derived) = self.saturate(rf, labels, edges)?;
+        for &(b, a, rule) in forbid {
+            if let (
+                true,
+                Choice::C8b {
+                    read,
+                    source,
+                    blocker,
+                },
+            ) = (orders.loc.has(b, a), rule)
+            {
+                return Err(Failure::Blocked {
+                    read,
+                    source,
+                    blocker,
+                });
+            }
+        }
+        Ok((orders, derived))
+    }
+
+    /// The least orders containing `edges` and closed under c7a, M8a, §12 and
+    /// M9c; an error names a cycle.
+    fn saturate(
+        &self,
+        rf: &[Option<Event>],
+        labels: &[Action],
+        edges: &[(OrderKind, Event, Event, Reason)],
+    ) -> Result<(Orders, Vec<Edge>), Failure> {
+        let n = self.sk.len();
+        let mut o = Orders::new(n);
+        let mut derived: Vec<Edge> = Vec::new();
+        for &(k, a, b, _) in edges {
+            o.get_mut(k).add(a, b);
+        }
+        loop {
+            if self.model.orders == OrdersOpt::Single {
+                let merged = o.sync.clone();
+                o.sync.union_with(&o.dep);
+                o.dep.union_with(&merged);
+            }
+            o.dep.close();
+            o.sync.close();
+            o.loc.close();
+            let mut changed = false;
+            changed |= self.c7a(rf, labels, &mut o, &mut derived);
+            for d in 0..n {
+                for e in 0..n {
+                    if d == e || !action::overlaps(&labels[d], &labels[e]) {
+                        continue;
+                    }
+                    if o.sync.has(d, e) && o.loc.add(d, e) {
+                        derived.push((OrderKind::Loc, d, e, Reason::M8a));
+                        changed = true;
+                    }
+                    let conflict = labels[d].kind == Kind::Write || labels[e].kind == Kind::Write;
+                    if self.model.two_order == TwoOrder::On
+                        && conflict
+                        && o.dep.has(d, e)
+                        && o.loc.add(d, e)
+                    {
+                        derived.push((OrderKind::Loc, d, e, Reason::TwoOrder));
+                        changed = true;
+                    }
+                }
+            }
+            changed |= self.atomicity(labels, &mut o, &mut derived);
+            if !changed {
+                break;
+            }
+        }
+        let all: Vec<Edge> = edges.iter().chain(&derived).copied().collect();
+        for k in [OrderKind::Dep, OrderKind::Sync, OrderKind::Loc] {
+            if !o.get(k).is_acyclic() {
+                return Err(self.cycle(k, &all));
+            }
+        }
+        if self.model.acyclic_union == AcyclicUnion::On {
+            let mut union = o.sync.clone();
+            union.union_with(&o.loc);
+            union.close();
+            if let Some(e) = (0..n).find(|&e| union.has(e, e)) {
+                let mut raw = o.sync.reduction();
+                raw.union_with(&o.loc.reduction());
+                return Err(Failure::UnionCycle {
+                    path: raw.cycle_through(e).unwrap_or_default(),
+                });
+            }
+        }
+        Ok((o, derived))
+    }
+
+    /// A readable cycle: the edges the rules put in that order, without closure.
+    fn cycle(&self, k: OrderKind, edges: &[(OrderKind, Event, Event, Reason)]) -> Failure {
+        let mut raw = Order::new(self.sk.len());
+        for &(kind, a, b, _) in edges {
+            if kind == k
+                || (self.model.orders == OrdersOpt::Single
+                    && kind != OrderKind::Loc
+                    && k != OrderKind::Loc)
+            {
+                raw.add(a, b);
+            }
+        }
+        let mut closed = raw.clone();
+        closed.close();
+        let path = (0..self.sk.len())
+            .find(|&e| closed.has(e, e))
+            .and_then(|e| raw.cycle_through(e));
+        Failure::Cycle {
+            order: k,
+            path: path.unwrap_or_default(),
+        }
+    }
+
+    /// c7a in the chosen variant; returns whether it added an edge.
+    fn c7a(
+        &self,
+        rf: &[Option<Event>],
+        labels: &[Action],
+        o: &mut Orders,
+        derived: &mut Vec<Edge>,
+    ) -> bool {
+        let n = self.sk.len();
+        let pairs = self.rf_pairs(rf);
+        let mut changed = false;
+        for (d, e) in pairs {
+            if self.model.c7a == C7a::Direct {
+                if action::strongly_matches(&labels[d], &labels[e], self.model, self.groups)
+                    && o.sync.add(d, e)
+                {
+                    derived.push((OrderKind::Sync, d, e, Reason::C7a));
+                    changed = true;
+                }
+                continue;
+            }
+            let before: Vec<Event> = (0..n)
+                .filter(|&x| x == d || self.below_for_c7a(o, x, d))
+                .collect();
+            let after: Vec<Event> = (0..n)
+                .filter(|&x| x == e || self.below_for_c7a(o, e, x))
+                .collect();
+            for &d2 in &before {
+                for &e2 in &after {
+                    let matching =
+                        action::strongly_matches(&labels[d2], &labels[e2], self.model, self.groups);
+                    if d2 != e2 && matching && o.sync.add(d2, e2) {
+                        derived.push((OrderKind::Sync, d2, e2, Reason::C7a));
+                        changed = true;
+                    }
+                }
+            }
+        }
+        changed
+    }
+
+    /// d ≤ e as c7a reads it: with `closure_po` (c7a''), only within a thread.
+    fn below_for_c7a(&self, o: &Orders, d: Event, e: Event) -> bool {
+        let same_thread = self.sk.labels[d].thread == self.sk.labels[e].thread;
+        o.sync.has(d, e) && (self.model.c7a != C7a::ClosurePo || same_thread)
+    }
+
+    /// rf, or with `closure_rmw` (c7a''') rf;(rmw;rf)*.
+    fn rf_pairs(&self, rf: &[Option<Event>]) -> Vec<(Event, Event)> {
+        let direct: Vec<(Event, Event)> = rf
+            .iter()
+            .enumerate()
+            .filter_map(|(e, d)| d.map(|d| (d, e)))
+            .collect();
+        if self.model.c7a != C7a::ClosureRmw {
+            return direct;
+        }
+        let mut out = direct.clone();
+        let mut frontier = direct;
+        while let Some((d, e)) = frontier.pop() {
+            // e is an RMW's read: continue from its write to the reads it fulfils.
+            for &(_, w) in self.sk.rmw.iter().filter(|(r, _)| *r == e) {
+                for (e2, src) in rf.iter().enumerate() {
+                    if *src == Some(w) && !out.contains(&(d, e2)) {
+                        out.push((d, e2));
+                        frontier.push((d, e2));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// M9c: an event overlapping an RMW is ordered before both halves or after both.
+    fn atomicity(&self, labels: &[Action], o: &mut Orders, derived: &mut Vec<Edge>) -> bool {
+        let mut changed = false;
+        for &(d, e) in &self.sk.rmw {
+            for c in (0..self.sk.len())
+                .filter(|&c| c != d && c != e && action::overlaps(&labels[c], &labels[d]))
+            {
+                for k in [OrderKind::Dep, OrderKind::Sync, OrderKind::Loc] {
+                    let ord = o.get_mut(k);
+                    if ord.has(c, e) && ord.add(c, d) {
+                        derived.push((k, c, d, Reason::Atomicity));
+                        changed = true;
+                    }
+                    if ord.has(d, c) && ord.add(e, c) {
+                        derived.push((k, e, c, Reason::Atomicity));
+                        changed = true;
+                    }
+                }
+            }
+        }
+        changed
+    }
+}

@@ -1,0 +1,45 @@
+//! The pomset structure (§1.3). So far: bitset orders, and the skeleton of a
+//! pomset that the candidate conditions read (labels, program order, the
+//! dependency order, rmw). Preconditions and transformers join it with the
+//! denotation (issue 4).
+
+pub mod order;
+
+pub use order::{Event, Order, MAX_EVENTS};
+
+use crate::action::Action;
+
+/// What the candidate conditions (c2a-c8b) need of a pomset.
+#[derive(Clone, Debug)]
+pub struct Skeleton {
+    /// λ: one label per event.
+    pub labels: Vec<Action>,
+    /// d po e when some SEQ has d on its left and e on its right, the
+    /// top-level initialising prefix included. s7a and s8a draw sync-delays and
+    /// co-delays edges from it.
+    pub po: Order,
+    /// ⊴ as the denotation chose it: the dependencies behind κ' (s3).
+    pub dep: Order,
+    /// M9: an RMW's read and its write.
+    pub rmw: Vec<(Event, Event)>,
+}
+
+impl Skeleton {
+    pub fn new(labels: Vec<Action>) -> Skeleton {
+        let n = labels.len();
+        Skeleton {
+            labels,
+            po: Order::new(n),
+            dep: Order::new(n),
+            rmw: Vec::new(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.labels.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.labels.is_empty()
+    }
+}

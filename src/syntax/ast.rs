@@ -228,18 +228,26 @@ pub enum BinOp {
 }
 
 impl BinOp {
+    /// The comparison this operator is, if it is one.
+    pub fn comparison(self) -> Option<CmpOp> {
+        match self {
+            BinOp::Eq => Some(CmpOp::Eq),
+            BinOp::Ne => Some(CmpOp::Ne),
+            BinOp::Lt => Some(CmpOp::Lt),
+            BinOp::Le => Some(CmpOp::Le),
+            BinOp::Gt => Some(CmpOp::Gt),
+            BinOp::Ge => Some(CmpOp::Ge),
+            BinOp::Add | BinOp::Sub | BinOp::And | BinOp::Or => None,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             BinOp::Add => "+",
             BinOp::Sub => "-",
-            BinOp::Eq => "=",
-            BinOp::Ne => "!=",
-            BinOp::Lt => "<",
-            BinOp::Le => "<=",
-            BinOp::Gt => ">",
-            BinOp::Ge => ">=",
             BinOp::And => "&&",
             BinOp::Or => "||",
+            cmp => cmp.comparison().map_or("?", CmpOp::as_str),
         }
     }
 
@@ -259,14 +267,9 @@ impl BinOp {
         match self {
             BinOp::Add => a.wrapping_add(b),
             BinOp::Sub => a.wrapping_sub(b),
-            BinOp::Eq => i64::from(a == b),
-            BinOp::Ne => i64::from(a != b),
-            BinOp::Lt => i64::from(a < b),
-            BinOp::Le => i64::from(a <= b),
-            BinOp::Gt => i64::from(a > b),
-            BinOp::Ge => i64::from(a >= b),
             BinOp::And => i64::from(a != 0 && b != 0),
             BinOp::Or => i64::from(a != 0 || b != 0),
+            cmp => i64::from(cmp.comparison().is_some_and(|c| c.holds(a, b))),
         }
     }
 }
@@ -428,4 +431,30 @@ pub enum CondTerm {
     Reg { thread: Option<Ident>, reg: Ident },
     Mem(Ident),
     MemAt(i64, Span),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operators_evaluate_as_in_the_note() {
+        let cases = [
+            (BinOp::Add, 2, 3, 5),
+            (BinOp::Sub, 2, 3, -1),
+            (BinOp::Eq, 2, 2, 1),
+            (BinOp::Ne, 2, 2, 0),
+            (BinOp::Lt, 2, 3, 1),
+            (BinOp::Le, 3, 3, 1),
+            (BinOp::Gt, 2, 3, 0),
+            (BinOp::Ge, 2, 3, 0),
+            (BinOp::And, 2, 0, 0),
+            (BinOp::Or, 0, 5, 1),
+        ];
+        for (op, a, b, want) in cases {
+            assert_eq!(op.apply(a, b), want, "{a} {} {b}", op.as_str());
+        }
+        assert_eq!(BinOp::Le.as_str(), "<=");
+        assert_eq!(BinOp::Le.comparison(), Some(CmpOp::Le));
+    }
 }

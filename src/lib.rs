@@ -5,6 +5,7 @@ pub mod cli;
 pub mod logic;
 pub mod model;
 pub mod pomset;
+pub mod semantics;
 pub mod syntax;
 
 lalrpop_util::lalrpop_mod!(

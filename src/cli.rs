@@ -19,6 +19,8 @@ Examples:
   pomset fmt my-test.litmus           rewrite a file in canonical form
   pomset parse examples/classic/mp.litmus
                                       print the desugared core program
+  pomset run examples/classic/mp+rel+acq.litmus
+                                      decide a test: states, verdicts, herd7's summary
   pomset check examples/              parse and check, reporting errors and warnings
   pomset options                      list the model options, their values and defaults
 
@@ -79,6 +81,36 @@ The output is itself a litmus file: `pomset parse` of it prints it again.")]
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
+    /// Decide litmus tests: final states, each condition's verdict, herd7's summary.
+    #[command(after_help = "\
+Examples:
+  pomset run examples/classic/mp+rel+acq.litmus
+  pomset run examples/                        every example; exit 1 if an expectation fails
+  pomset run --set c7a=direct examples/catalogue/c06-mp-fences.litmus
+  pomset run --json examples/classic/ > verdicts.json
+
+States list every final state of a complete pomset with how many complete
+pomsets (with their rf) end in it; `?` marks a register left unconstrained
+because its relaxed read was dropped (R4c). A condition is Ok or No as in
+herd7, and `Expected ...` compares with the file's `expect` lines or its
+allow/forbid. When a limit stops the search the verdict is Unknown and the
+limit is named; it is never a wrong answer.")]
+    Run {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Set a model option, overriding the file's `model {}` block (repeatable).
+        #[arg(long = "set", value_name = "OPTION=VALUE")]
+        set: Vec<String>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Give up (verdict unknown) beyond this many local pomsets.
+        #[arg(long, default_value_t = 200_000)]
+        max_pomsets: usize,
+        /// Give up (verdict unknown) after this many seconds per test.
+        #[arg(long, value_name = "SECONDS")]
+        timeout: Option<f64>,
+    },
     /// Parse and check litmus files, printing errors and warnings.
     Check {
         #[arg(required = true)]
@@ -120,6 +152,13 @@ pub fn run(cli: Cli) -> ExitCode {
             );
             true
         }),
+        Command::Run {
+            paths,
+            set,
+            json,
+            max_pomsets,
+            timeout,
+        } => run_tests(&paths, &set, json, max_pomsets, timeout, color),
         Command::Options => {
             print!("{}", options_table());
             Ok(true)
@@ -133,6 +172,74 @@ pub fn run(cli: Cli) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Applies `--set name=value` overrides to a model.
+pub fn apply_sets(model: &mut Model, sets: &[String]) -> Result<(), String> {
+    for s in sets {
+        let Some((k, v)) = s.split_once('=') else {
+            return Err(format!(
+                "--set takes OPTION=VALUE, not `{s}` (see `pomset options`)"
+            ));
+        };
+        model.set(k.trim(), v.trim()).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+fn run_tests(
+    paths: &[PathBuf],
+    sets: &[String],
+    json: bool,
+    max_pomsets: usize,
+    timeout: Option<f64>,
+    color: bool,
+) -> Result<bool, String> {
+    use crate::report::Report;
+    use crate::semantics::decide::{outcomes, Limits, Unsupported};
+    // Reject a bad --set before reading any file.
+    apply_sets(&mut Model::default(), sets)?;
+    let mut ok = true;
+    let mut reports = Vec::new();
+    for_each(paths, color, |_, test| {
+        let p = &test.program;
+        let mut model = p.model;
+        if apply_sets(&mut model, sets).is_err() {
+            return false;
+        }
+        let start = std::time::Instant::now();
+        let deadline = timeout.map(|t| (start + std::time::Duration::from_secs_f64(t.max(0.0)), t));
+        let limits = Limits {
+            max_pomsets,
+            deadline,
+            ..Limits::default()
+        };
+        let report = match outcomes(p, &model, limits) {
+            Ok(o) => Report::new(p, &model, &o, start.elapsed()),
+            Err(Unsupported::Option(k, v)) => Report::unsupported(
+                p,
+                &model,
+                format!("{k} = {v} is not implemented by `run` yet"),
+            ),
+        };
+        let met = report.expectations_met();
+        if json {
+            reports.push(report);
+        } else {
+            println!("{}", report.text(p));
+        }
+        ok &= met;
+        true
+    })
+    .map(|parsed| {
+        if json {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&reports).unwrap_or_default()
+            );
+        }
+        parsed && ok
+    })
 }
 
 /// Every option with its values (default first, marked) and its doc line.

@@ -141,11 +141,89 @@ pub enum RfMode {
     Total,
 }
 
+/// Whether a disjunct can still hold, judged against the current closed
+/// orders only. Orders only grow, so `false` is certain; `true` may still
+/// fail once the rules are re-applied, which the search then finds.
+fn quick_viable(orders: &Orders, forbid: &[(Event, Event, Choice)], d: &Disjunct) -> bool {
+    let reaches = |o: &Order, x: Event, y: Event| x == y || o.has(x, y);
+    for &(k, a, b, _) in &d.add {
+        let o = orders.get(k);
+        if reaches(o, b, a) {
+            return false;
+        }
+        if k == OrderKind::Loc
+            && forbid
+                .iter()
+                .any(|&(x, y, _)| reaches(o, x, a) && reaches(o, b, y))
+        {
+            return false;
+        }
+    }
+    d.forbid.iter().all(|&(x, y)| !orders.loc.has(x, y))
+}
+
+/// The events in a bitmask.
+fn bits(mask: u64) -> impl Iterator<Item = Event> {
+    (0..64).filter(move |b| mask >> b & 1 == 1)
+}
+
+/// Adds `from < b` for each b in `new`, recording the rule.
+fn add_derived(
+    o: &mut Order,
+    from: Event,
+    new: u64,
+    k: OrderKind,
+    why: Reason,
+    derived: &mut Vec<Edge>,
+) -> bool {
+    if new == 0 {
+        return false;
+    }
+    derived.extend(bits(new).map(|b| (k, from, b, why)));
+    o.add_row(from, new);
+    true
+}
+
 /// A disjunct: edges to add and edges that must stay absent from ⊑.
 #[derive(Clone, Debug)]
 struct Disjunct {
     add: Vec<(OrderKind, Event, Event, Reason)>,
     forbid: Vec<(Event, Event)>,
+}
+
+/// The label relations the fixpoint consults, one bitset row per event.
+struct Rows {
+    overlaps: Vec<u64>,
+    /// Overlapping, and at least one is a write.
+    conflicts: Vec<u64>,
+    strongly_matches: Vec<u64>,
+    same_thread: Vec<u64>,
+}
+
+impl Rows {
+    fn new(labels: &[Action], model: &Model, groups: &dyn Groups) -> Rows {
+        let n = labels.len();
+        let row = |f: &dyn Fn(usize, usize) -> bool| -> Vec<u64> {
+            (0..n)
+                .map(|a| {
+                    (0..n)
+                        .filter(|&b| a != b && f(a, b))
+                        .fold(0, |m, b| m | 1 << b)
+                })
+                .collect()
+        };
+        Rows {
+            overlaps: row(&|a, b| action::overlaps(&labels[a], &labels[b])),
+            conflicts: row(&|a, b| {
+                action::overlaps(&labels[a], &labels[b])
+                    && (labels[a].kind == Kind::Write || labels[b].kind == Kind::Write)
+            }),
+            strongly_matches: row(&|a, b| {
+                action::strongly_matches(&labels[a], &labels[b], model, groups)
+            }),
+            same_thread: row(&|a, b| labels[a].thread == labels[b].thread),
+        }
+    }
 }
 
 /// One search over one skeleton under one model.
@@ -157,6 +235,8 @@ pub struct Search<'a> {
     sources: Vec<(Event, Vec<Event>)>,
     /// Steps left before the search gives up (a stated limit, never a wrong answer).
     pub budget: u64,
+    /// The label relations for the rf being decided.
+    rows: Rows,
 }
 
 /// Every candidate of a skeleton, one witness per rf; `Err` when the step budget ran out.
@@ -197,12 +277,14 @@ impl<'a> Search<'a> {
                 (e, ds)
             })
             .collect();
+        let rows = Rows::new(&sk.labels, model, groups);
         Search {
             sk,
             model,
             groups,
             sources,
             budget,
+            rows,
         }
     }
 
@@ -250,8 +332,22 @@ impl<'a> Search<'a> {
 
     /// Decides one rf: a witness, or the reason every way fails.
     pub fn decide(&mut self, rf: &[Option<Event>]) -> Result<Witness, Failure> {
+        self.decide_with(rf, &[])
+    }
+
+    /// Decides one rf with some edges required besides the rules' (for
+    /// example, to ask whether a given write can be ⊑-last).
+    pub fn decide_with(
+        &mut self,
+        rf: &[Option<Event>],
+        extra: &[Edge],
+    ) -> Result<Witness, Failure> {
         let labels = self.effective_labels(rf);
+        if self.model.rfi_acq_weakening == RfiAcqWeakening::On {
+            self.rows = Rows::new(&labels, self.model, self.groups);
+        }
         let mut edges = self.fixed_edges(&labels);
+        edges.extend_from_slice(extra);
         edges.extend(self.rf_edges(rf, &labels));
         let disjunctions = self.disjunctions(rf, &labels);
         let pending: Vec<&(Choice, Vec<Disjunct>)> = disjunctions.iter().collect();
@@ -424,20 +520,21 @@ impl<'a> Search<'a> {
             let (orders, derived) = self.consistent(rf, labels, edges, forbid)?;
             let mut forced = None;
             for (i, (rule, alternatives)) in pending.iter().enumerate() {
-                let mut viable = Vec::new();
-                let mut failures = Vec::new();
-                for d in alternatives {
-                    match self.attempt(rf, labels, edges, forbid, *rule, d) {
-                        Ok(()) => viable.push(d),
-                        Err(f) => failures.push(f),
-                    }
-                }
+                let viable: Vec<&Disjunct> = alternatives
+                    .iter()
+                    .filter(|d| quick_viable(&orders, forbid, d))
+                    .collect();
                 match viable.len() {
                     0 => {
+                        // Certainly dead; saturate once per alternative to say why.
+                        let failures = alternatives
+                            .iter()
+                            .filter_map(|d| self.attempt(rf, labels, edges, forbid, *rule, d).err())
+                            .collect();
                         return Err(Failure::Each {
                             rule: *rule,
                             alternatives: failures,
-                        })
+                        });
                     }
                     1 => {
                         forced = Some((i, *rule, viable[0]));
@@ -552,25 +649,28 @@ impl<'a> Search<'a> {
             o.sync.close();
             o.loc.close();
             let mut changed = false;
-            changed |= self.c7a(rf, labels, &mut o, &mut derived);
+            changed |= self.c7a(rf, &mut o, &mut derived);
             for d in 0..n {
-                for e in 0..n {
-                    if d == e || !action::overlaps(&labels[d], &labels[e]) {
-                        continue;
-                    }
-                    if o.sync.has(d, e) && o.loc.add(d, e) {
-                        derived.push((OrderKind::Loc, d, e, Reason::M8a));
-                        changed = true;
-                    }
-                    let conflict = labels[d].kind == Kind::Write || labels[e].kind == Kind::Write;
-                    if self.model.two_order == TwoOrder::On
-                        && conflict
-                        && o.dep.has(d, e)
-                        && o.loc.add(d, e)
-                    {
-                        derived.push((OrderKind::Loc, d, e, Reason::TwoOrder));
-                        changed = true;
-                    }
+                // M8a: sync order between overlapping events is per-location too.
+                let m8a = o.sync.above(d) & self.rows.overlaps[d] & !o.loc.above(d);
+                changed |= add_derived(
+                    &mut o.loc,
+                    d,
+                    m8a,
+                    OrderKind::Loc,
+                    Reason::M8a,
+                    &mut derived,
+                );
+                if self.model.two_order == TwoOrder::On {
+                    let two = o.dep.above(d) & self.rows.conflicts[d] & !o.loc.above(d);
+                    changed |= add_derived(
+                        &mut o.loc,
+                        d,
+                        two,
+                        OrderKind::Loc,
+                        Reason::TwoOrder,
+                        &mut derived,
+                    );
                 }
             }
             changed |= self.atomicity(labels, &mut o, &mut derived);
@@ -623,50 +723,26 @@ impl<'a> Search<'a> {
     }
 
     /// c7a in the chosen variant; returns whether it added an edge.
-    fn c7a(
-        &self,
-        rf: &[Option<Event>],
-        labels: &[Action],
-        o: &mut Orders,
-        derived: &mut Vec<Edge>,
-    ) -> bool {
-        let n = self.sk.len();
-        let pairs = self.rf_pairs(rf);
+    fn c7a(&self, rf: &[Option<Event>], o: &mut Orders, derived: &mut Vec<Edge>) -> bool {
         let mut changed = false;
-        for (d, e) in pairs {
+        for (d, e) in self.rf_pairs(rf) {
             if self.model.c7a == C7a::Direct {
-                if action::strongly_matches(&labels[d], &labels[e], self.model, self.groups)
-                    && o.sync.add(d, e)
-                {
-                    derived.push((OrderKind::Sync, d, e, Reason::C7a));
-                    changed = true;
-                }
+                let new = self.rows.strongly_matches[d] & 1 << e & !o.sync.above(d);
+                changed |= add_derived(&mut o.sync, d, new, OrderKind::Sync, Reason::C7a, derived);
                 continue;
             }
-            let before: Vec<Event> = (0..n)
-                .filter(|&x| x == d || self.below_for_c7a(o, x, d))
-                .collect();
-            let after: Vec<Event> = (0..n)
-                .filter(|&x| x == e || self.below_for_c7a(o, e, x))
-                .collect();
-            for &d2 in &before {
-                for &e2 in &after {
-                    let matching =
-                        action::strongly_matches(&labels[d2], &labels[e2], self.model, self.groups);
-                    if d2 != e2 && matching && o.sync.add(d2, e2) {
-                        derived.push((OrderKind::Sync, d2, e2, Reason::C7a));
-                        changed = true;
-                    }
-                }
+            // d' ≤ d rf e ≤ e'; with `closure_po` (c7a'') only within each thread.
+            let (mut before, mut after) = (o.sync.below(d) | 1 << d, o.sync.above(e) | 1 << e);
+            if self.model.c7a == C7a::ClosurePo {
+                before &= self.rows.same_thread[d] | 1 << d;
+                after &= self.rows.same_thread[e] | 1 << e;
+            }
+            for d2 in bits(before) {
+                let new = after & self.rows.strongly_matches[d2] & !o.sync.above(d2);
+                changed |= add_derived(&mut o.sync, d2, new, OrderKind::Sync, Reason::C7a, derived);
             }
         }
         changed
-    }
-
-    /// d ≤ e as c7a reads it: with `closure_po` (c7a''), only within a thread.
-    fn below_for_c7a(&self, o: &Orders, d: Event, e: Event) -> bool {
-        let same_thread = self.sk.labels[d].thread == self.sk.labels[e].thread;
-        o.sync.has(d, e) && (self.model.c7a != C7a::ClosurePo || same_thread)
     }
 
     /// rf, or with `closure_rmw` (c7a''') rf;(rmw;rf)*.

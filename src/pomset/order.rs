@@ -42,6 +42,13 @@ impl Order {
         self.rows[a]
     }
 
+    /// Adds a < b for every b in `bits`; returns whether any was new.
+    pub fn add_row(&mut self, a: Event, bits: u64) -> bool {
+        let new = bits & !self.rows[a] != 0;
+        self.rows[a] |= bits;
+        new
+    }
+
     /// The events below `b`: ↓b.
     pub fn below(&self, b: Event) -> u64 {
         (0..self.len())

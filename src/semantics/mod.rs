@@ -1,4 +1,8 @@
 //! The denotation (Fig. 1): from the core program to pomsets with predicate
 //! transformers. One function per construct lives in `construct.rs`.
 
+pub mod construct;
+pub mod decide;
 pub mod expr;
+pub mod tau;
+pub mod verdict;

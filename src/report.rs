@@ -1,0 +1,182 @@
+//! Verdicts to reports: herd7's text layout for terminals and logs, and JSON
+//! for scripts.
+
+use std::fmt::Write;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::model::Model;
+use crate::semantics::decide::{Outcomes, State};
+use crate::semantics::verdict::{judge, Judgement};
+use crate::syntax::ast::Quantifier;
+use crate::syntax::core::Program;
+use crate::syntax::print;
+
+/// One test's report.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub name: String,
+    pub model: Vec<String>,
+    pub states: Vec<StateCount>,
+    pub witnesses: usize,
+    pub conditions: Vec<ConditionReport>,
+    /// The limit that stopped the search: every verdict is then unknown.
+    pub limit: Option<String>,
+    /// Why the test could not be decided at all under this model.
+    pub unsupported: Option<String>,
+    pub seconds: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct StateCount {
+    pub values: Vec<(String, Option<i64>)>,
+    pub count: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ConditionReport {
+    pub text: String,
+    pub ok: Option<bool>,
+    pub positive: usize,
+    pub negative: usize,
+    pub observation: Option<&'static str>,
+    pub expected: Option<&'static str>,
+    pub met: Option<bool>,
+}
+
+impl Report {
+    pub fn new(p: &Program, model: &Model, o: &Outcomes, elapsed: Duration) -> Report {
+        let states = o
+            .states
+            .iter()
+            .map(|(s, n)| StateCount {
+                values: flatten(s),
+                count: *n,
+            })
+            .collect();
+        let surface = print::core_to_ast(p);
+        let conditions = p
+            .conditions
+            .iter()
+            .zip(&surface.conditions)
+            .map(|(c, shown)| {
+                let Judgement {
+                    positive,
+                    negative,
+                    ok,
+                    observation,
+                    expected,
+                    met,
+                } = judge(p, c, o, model);
+                ConditionReport {
+                    text: format!(
+                        "{} ({})",
+                        c.quantifier.as_str(),
+                        print::prop(&shown.prop, 0)
+                    ),
+                    ok,
+                    positive,
+                    negative,
+                    observation: observation.map(|x| x.as_str()),
+                    expected: expected.map(|v| v.as_str()),
+                    met,
+                }
+            })
+            .collect();
+        Report {
+            name: p.name.clone(),
+            model: model.non_defaults(),
+            states,
+            witnesses: o.witnesses,
+            conditions,
+            limit: o.limit.clone(),
+            unsupported: None,
+            seconds: elapsed.as_secs_f64(),
+        }
+    }
+
+    pub fn unsupported(p: &Program, model: &Model, why: String) -> Report {
+        Report {
+            name: p.name.clone(),
+            model: model.non_defaults(),
+            states: vec![],
+            witnesses: 0,
+            conditions: vec![],
+            limit: None,
+            unsupported: Some(why),
+            seconds: 0.0,
+        }
+    }
+
+    /// Whether every stated expectation was met (unknowns do not fail).
+    pub fn expectations_met(&self) -> bool {
+        self.conditions.iter().all(|c| c.met != Some(false))
+    }
+
+    /// herd7's layout, one block per condition, plus our expectations.
+    pub fn text(&self, p: &Program) -> String {
+        let mut out = String::new();
+        let kind = match p.conditions.first().map(|c| c.quantifier) {
+            Some(Quantifier::Forall) => "Required",
+            _ => "Allowed",
+        };
+        let _ = writeln!(out, "Test {} {kind}", self.name);
+        if !self.model.is_empty() {
+            let _ = writeln!(out, "Model {}", self.model.join(" "));
+        }
+        if let Some(why) = &self.unsupported {
+            let _ = writeln!(out, "Unsupported {why}");
+            return out;
+        }
+        let _ = writeln!(out, "States {}", self.states.len());
+        for s in &self.states {
+            let vals: Vec<String> = s
+                .values
+                .iter()
+                .map(|(k, v)| format!("{k}={};", v.map_or("?".to_string(), |v| v.to_string())))
+                .collect();
+            let _ = writeln!(out, "{:<4} :> {}", s.count, vals.join(" "));
+        }
+        for c in &self.conditions {
+            let ok = match c.ok {
+                Some(true) => "Ok",
+                Some(false) => "No",
+                None => "Unknown",
+            };
+            let _ = writeln!(out, "{ok}");
+            let _ = writeln!(out, "Witnesses");
+            let _ = writeln!(out, "Positive: {} Negative: {}", c.positive, c.negative);
+            let _ = writeln!(out, "Condition {}", c.text);
+            let obs = c.observation.unwrap_or("Unknown");
+            let _ = writeln!(
+                out,
+                "Observation {} {obs} {} {}",
+                self.name, c.positive, c.negative
+            );
+            match (c.expected, c.met) {
+                (Some(e), Some(true)) => {
+                    let _ = writeln!(out, "Expected {e}: as expected");
+                }
+                (Some(e), Some(false)) => {
+                    let _ = writeln!(out, "Expected {e}: NOT AS EXPECTED");
+                }
+                (Some(e), None) if e != "unknown" => {
+                    let _ = writeln!(out, "Expected {e}: undecided");
+                }
+                _ => {}
+            }
+        }
+        if let Some(limit) = &self.limit {
+            let _ = writeln!(out, "Limit reached: {limit} (verdicts are unknown)");
+        }
+        let _ = writeln!(out, "Time {} {:.3}", self.name, self.seconds);
+        out
+    }
+}
+
+fn flatten(s: &State) -> Vec<(String, Option<i64>)> {
+    let mut v = s.regs.clone();
+    v.extend(s.mem.iter().map(|(k, x)| (format!("[{k}]"), *x)));
+    v
+}

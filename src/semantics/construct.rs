@@ -1,0 +1,707 @@
+//! One function per construct of Fig. 1 (§1.4), plus the RMWs of §1.7 and
+//! computed addresses (§1.5). Each returns every local pomset of its
+//! construct ("fragments"); the existential choices of the note (values in V,
+//! present or absent events, which equal-labelled events coalesce) are
+//! enumerated completely. Pruning, all justified by the note:
+//! - a write whose κ = (M = v) is unsatisfiable cannot be λ-consistent (M3a);
+//! - when only complete pomsets are wanted, a fragment outside every IF whose
+//!   ✓ is ff can never reach a tautological ✓: s5 and P5 only conjoin it.
+//!   (Inside an IF it can: I5 guards ✓ by the condition, so an untaken
+//!   branch may drop its events.)
+
+use std::collections::HashMap;
+
+use super::expr;
+use super::tau::{Events, Kappa, KappaNode, Tau, TauNode, Trees};
+use crate::action::{self, Action, Kind, Mode, Scope, ThreadId};
+use crate::logic::{Addr, FormulaId, Logic};
+use crate::model::{Model, Monotonicity};
+use crate::syntax::ast::RmwOp;
+use crate::syntax::core::{self, Expr, Loc, Program, Stmt};
+
+/// An event of a fragment: its identity (the access statement it comes from),
+/// its label and its precondition.
+#[derive(Clone, Debug)]
+pub struct Ev {
+    pub id: u32,
+    pub label: Action,
+    pub kappa: Kappa,
+}
+
+/// A local pomset: events, the SEQ pairs they come in (for s7a and s8a),
+/// rmw, coalesced reads, the transformer family and ✓.
+#[derive(Clone, Debug)]
+pub struct Frag {
+    pub events: Vec<Ev>,
+    pub po: Vec<(u32, u32)>,
+    pub rmw: Vec<(u32, u32)>,
+    /// (b, a): read event b was coalesced into a, so s_b means s_a.
+    pub alias: Vec<(u32, u32)>,
+    pub tau: Tau,
+    pub check: FormulaId,
+    /// Threads forked inside, with the transformer their registers end under.
+    pub forks: Vec<(ThreadId, Tau)>,
+}
+
+/// A search that grew past a stated limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// More local pomsets than `max_pomsets`.
+    Pomsets(usize),
+    /// More than 64 access statements.
+    Accesses,
+}
+
+/// What the constructs share for one litmus test.
+pub struct Sem<'a> {
+    pub program: &'a Program,
+    pub model: &'a Model,
+    pub l: Logic,
+    pub trees: Trees,
+    next_event: u32,
+    /// Each named location's address: declared, or one of its own outside V.
+    pub loc_addr: Vec<Addr>,
+    /// Address → the dense location id in labels, and back.
+    pub dense: HashMap<Addr, action::Loc>,
+    pub dense_names: Vec<String>,
+    /// Keep only fragments that can belong to a complete pomset.
+    pub complete_only: bool,
+    /// How many IFs enclose the statement being denoted.
+    if_depth: u32,
+    pub max_pomsets: usize,
+}
+
+/// Named locations without a declared address get addresses from here, far
+/// from any value, so that no computed address can reach them.
+const PRIVATE_ADDRESSES: Addr = i64::MIN / 2;
+
+impl<'a> Sem<'a> {
+    pub fn new(program: &'a Program, model: &'a Model, max_pomsets: usize) -> Sem<'a> {
+        let loc_addr = program
+            .locs
+            .iter()
+            .enumerate()
+            .map(|(i, l)| l.address.unwrap_or(PRIVATE_ADDRESSES + i as Addr))
+            .collect();
+        let mut sem = Sem {
+            program,
+            model,
+            l: Logic::new(&program.values),
+            trees: Trees::default(),
+            next_event: 0,
+            loc_addr,
+            dense: HashMap::new(),
+            dense_names: Vec::new(),
+            complete_only: true,
+            if_depth: 0,
+            max_pomsets,
+        };
+        for i in 0..program.locs.len() {
+            let addr = sem.loc_addr[i];
+            sem.dense_loc(addr);
+        }
+        sem
+    }
+
+    /// The label location of an address; numbered cells are named `[ℓ]`.
+    pub fn dense_loc(&mut self, addr: Addr) -> action::Loc {
+        if let Some(&d) = self.dense.get(&addr) {
+            return d;
+        }
+        let name = match self.loc_addr.iter().position(|&a| a == addr) {
+            Some(i) => self.program.locs[i].name.clone(),
+            None => format!("[{addr}]"),
+        };
+        let d = self.dense_names.len() as action::Loc;
+        self.dense.insert(addr, d);
+        self.dense_names.push(name);
+        d
+    }
+
+    pub fn new_event(&mut self) -> Result<u32, Limit> {
+        if self.next_event >= 64 {
+            return Err(Limit::Accesses);
+        }
+        self.next_event += 1;
+        Ok(self.next_event - 1)
+    }
+
+    fn empty(&mut self, tau: Tau, check: FormulaId) -> Frag {
+        Frag {
+            events: vec![],
+            po: vec![],
+            rmw: vec![],
+            alias: vec![],
+            tau,
+            check,
+            forks: vec![],
+        }
+    }
+
+    /// Whether no enclosing context can still make ✓ a tautology.
+    fn hopeless(&self, check: FormulaId) -> bool {
+        self.complete_only && self.if_depth == 0 && check == self.l.ff()
+    }
+
+    fn keep(&self, f: &Frag) -> bool {
+        !self.hopeless(f.check)
+    }
+
+    fn limit(&self, frags: Vec<Frag>) -> Result<Vec<Frag>, Limit> {
+        if frags.len() > self.max_pomsets {
+            return Err(Limit::Pomsets(self.max_pomsets));
+        }
+        Ok(frags)
+    }
+
+    /// ⟦S⟧_α.
+    pub fn stmt(&mut self, s: &Stmt, thread: ThreadId) -> Result<Vec<Frag>, Limit> {
+        match s {
+            Stmt::Skip => Ok(vec![self.skip()]),
+            Stmt::Let { reg, expr } => Ok(vec![self.let_(*reg, expr)]),
+            Stmt::Read {
+                reg,
+                loc,
+                mode,
+                scope,
+            } => self.read(*reg, loc, *mode, *scope, thread, false),
+            Stmt::Write {
+                loc,
+                expr,
+                mode,
+                scope,
+            } => self.write(loc, expr, *mode, *scope, thread),
+            Stmt::Fence { mode, scope } => self.fence(*mode, *scope, thread),
+            Stmt::Rmw {
+                reg,
+                op,
+                read_mode,
+                write_mode,
+                scope,
+                loc,
+                args,
+            } => self.rmw(
+                *reg,
+                *op,
+                (*read_mode, *write_mode),
+                *scope,
+                loc,
+                args,
+                thread,
+            ),
+            Stmt::If { cond, then, els } => {
+                let phi = expr::formula(&mut self.l, cond);
+                self.if_depth += 1;
+                let branches = self
+                    .stmt(then, thread)
+                    .and_then(|a| Ok((a, self.stmt(els, thread)?)));
+                self.if_depth -= 1;
+                let (a, b) = branches?;
+                self.if_then_else(phi, &a, &b)
+            }
+            Stmt::Seq(parts) => {
+                let mut acc = vec![self.skip()];
+                for p in parts {
+                    let next = self.stmt(p, thread)?;
+                    acc = self.seq(&acc, &next)?;
+                }
+                Ok(acc)
+            }
+            Stmt::Par {
+                thread: child,
+                left,
+                right,
+            } => {
+                let (a, b) = (self.stmt(left, *child)?, self.stmt(right, thread)?);
+                self.par(*child, &a, &b)
+            }
+        }
+    }
+
+    /// SKIP: no events, τ^D(ψ) = ψ, ✓ = tt.
+    pub fn skip(&mut self) -> Frag {
+        let id = self.trees.tau(TauNode::Id);
+        let tt = self.l.tt();
+        self.empty(id, tt)
+    }
+
+    /// LET r := M: τ^D(ψ) = ψ[M/r], ✓ = tt.
+    pub fn let_(&mut self, reg: u32, m: &Expr) -> Frag {
+        let value = expr::cases(&mut self.l, m);
+        let tau = self.trees.tau(TauNode::Let { reg, value });
+        let tt = self.l.tt();
+        self.empty(tau, tt)
+    }
+
+    /// Where an access may go: a named location, or each ℓ ∈ V for `[L]`
+    /// with the guard L = ℓ (§1.5).
+    fn places(&mut self, loc: &Loc) -> Vec<(FormulaId, Addr)> {
+        match loc {
+            Loc::Named(id) => vec![(self.l.tt(), self.loc_addr[*id as usize])],
+            Loc::Computed(e) => {
+                let l_cases = expr::cases(&mut self.l, e);
+                let values = self.program.values.clone();
+                values
+                    .into_iter()
+                    .filter_map(|v| {
+                        let t = self.l.value(v);
+                        let g = expr::equals(&mut self.l, &l_cases, t);
+                        (g != self.l.ff()).then_some((g, v))
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// The modes an event may carry: as written, or with `monotonicity`
+    /// anything stronger that the access allows (§2).
+    fn modes(&self, kind: Kind, mode: Mode) -> Vec<Mode> {
+        if self.model.monotonicity == Monotonicity::Off {
+            return vec![mode];
+        }
+        let legal: &[Mode] = match kind {
+            Kind::Read => &[Mode::Wk, Mode::Rlx, Mode::Acq, Mode::Sc],
+            Kind::Write => &[Mode::Wk, Mode::Rlx, Mode::Rel, Mode::Sc],
+            Kind::Fence => &[Mode::Rel, Mode::Acq, Mode::Ra, Mode::Sc],
+        };
+        legal.iter().copied().filter(|m| mode.below(*m)).collect()
+    }
+
+    /// The scopes an event may carry: with `monotonicity = modes_scopes`, any wider.
+    fn scopes(&self, scope: Scope) -> Vec<Scope> {
+        if self.model.monotonicity != Monotonicity::ModesScopes {
+            return vec![scope];
+        }
+        Scope::ALL.into_iter().filter(|s| *s >= scope).collect()
+    }
+
+    /// READ (R1-R5), and READ' (R4d) for an RMW.
+    pub fn read(
+        &mut self,
+        reg: u32,
+        loc: &Loc,
+        mode: Mode,
+        scope: Scope,
+        thread: ThreadId,
+        rmw: bool,
+    ) -> Result<Vec<Frag>, Limit> {
+        let id = self.new_event()?;
+        let mut out = Vec::new();
+        for (guard, addr) in self.places(loc) {
+            let dloc = self.dense_loc(addr);
+            let q = self.l.quiescent(addr);
+            let kappa_f = self.l.and(guard, q);
+            let kappa = self.trees.kappa(KappaNode::Base(kappa_f));
+            for v in self.program.values.clone() {
+                let tau = self.trees.tau(TauNode::Read {
+                    event: id,
+                    reg,
+                    addr,
+                    value: v,
+                    guard,
+                    rmw,
+                });
+                for m in self.modes(Kind::Read, mode) {
+                    for s in self.scopes(scope) {
+                        let label = Action::read(thread, m, s, dloc, v);
+                        let tt = self.l.tt();
+                        let mut f = self.empty(tau, tt);
+                        f.events.push(Ev { id, label, kappa });
+                        out.push(f);
+                    }
+                }
+            }
+        }
+        // R4c, R5a/R5b: no event; an acquire read cannot be dropped.
+        let tau = self.trees.tau(TauNode::ReadAbsent { reg, fresh: id });
+        let check = self.l.constant(mode.below(Mode::Rlx));
+        let absent = self.empty(tau, check);
+        if self.keep(&absent) {
+            out.push(absent);
+        }
+        self.limit(out)
+    }
+
+    /// WRITE (w1-w5), with computed addresses (§1.5, Definition 1.6).
+    pub fn write(
+        &mut self,
+        loc: &Loc,
+        m: &Expr,
+        mode: Mode,
+        scope: Scope,
+        thread: ThreadId,
+    ) -> Result<Vec<Frag>, Limit> {
+        let id = self.new_event()?;
+        let value = expr::cases(&mut self.l, m);
+        let computed = matches!(loc, Loc::Computed(_));
+        let mut out = Vec::new();
+        for (guard, addr) in self.places(loc) {
+            let dloc = self.dense_loc(addr);
+            for v in self.program.values.clone() {
+                let vt = self.l.value(v);
+                let eq = expr::equals(&mut self.l, &value, vt);
+                let kappa_f = self.l.and(guard, eq);
+                if kappa_f == self.l.ff() || !self.l.satisfiable(kappa_f) {
+                    continue;
+                }
+                let kappa = self.trees.kappa(KappaNode::Base(kappa_f));
+                let mut tau = self.trees.tau(TauNode::Write {
+                    addr,
+                    value: value.clone(),
+                    quiescent: eq,
+                });
+                if computed {
+                    tau = self.trees.tau(TauNode::Guarded(vec![(guard, tau)]));
+                }
+                for md in self.modes(Kind::Write, mode) {
+                    for s in self.scopes(scope) {
+                        let mut f = self.empty(tau, kappa_f);
+                        f.events.push(Ev {
+                            id,
+                            label: Action::write(thread, md, s, dloc, v),
+                            kappa,
+                        });
+                        out.push(f);
+                    }
+                }
+            }
+        }
+        // w4b, w5b: no event, ✓ = ff; with a computed address, for every k.
+        if !self.hopeless(self.l.ff()) {
+            let ff = self.l.ff();
+            let parts: Vec<(FormulaId, Tau)> = self
+                .places(loc)
+                .into_iter()
+                .map(|(g, addr)| {
+                    (
+                        g,
+                        self.trees.tau(TauNode::Write {
+                            addr,
+                            value: value.clone(),
+                            quiescent: ff,
+                        }),
+                    )
+                })
+                .collect();
+            let tau = match (computed, parts.as_slice()) {
+                (false, [(_, t)]) => *t,
+                _ => self.trees.tau(TauNode::Guarded(parts)),
+            };
+            out.push(self.empty(tau, ff));
+        }
+        self.limit(out)
+    }
+
+    /// FENCE (F1-F5).
+    pub fn fence(
+        &mut self,
+        mode: Mode,
+        scope: Scope,
+        thread: ThreadId,
+    ) -> Result<Vec<Frag>, Limit> {
+        let id = self.new_event()?;
+        let tau = self.trees.tau(TauNode::Id);
+        let tt = self.l.tt();
+        let kappa = self.trees.kappa(KappaNode::Base(tt));
+        let mut out = Vec::new();
+        for m in self.modes(Kind::Fence, mode) {
+            for s in self.scopes(scope) {
+                let mut f = self.empty(tau, tt);
+                f.events.push(Ev {
+                    id,
+                    label: Action::fence(thread, m, s),
+                    kappa,
+                });
+                out.push(f);
+            }
+        }
+        if !self.hopeless(self.l.ff()) {
+            let ff = self.l.ff();
+            out.push(self.empty(tau, ff));
+        }
+        self.limit(out)
+    }
+
+    /// §1.7: FADD, EXCHG and CAS as SEQ(READ', ...) with U1: a write exists
+    /// only with its read, which it follows in rmw.
+    #[allow(clippy::too_many_arguments)]
+    pub fn rmw(
+        &mut self,
+        reg: u32,
+        op: RmwOp,
+        (read_mode, write_mode): (Mode, Mode),
+        scope: Scope,
+        loc: &Loc,
+        args: &[Expr],
+        thread: ThreadId,
+    ) -> Result<Vec<Frag>, Limit> {
+        let reads = self.read(reg, loc, read_mode, scope, thread, true)?;
+        let r = Expr::Reg(reg);
+        let arg = |i: usize| args.get(i).cloned().unwrap_or(Expr::Int(0));
+        let writes = match op {
+            RmwOp::Fadd => {
+                let sum = Expr::Binary(
+                    crate::syntax::ast::BinOp::Add,
+                    Box::new(r),
+                    Box::new(arg(0)),
+                );
+                self.write(loc, &sum, write_mode, scope, thread)?
+            }
+            RmwOp::Exchg => self.write(loc, &arg(0), write_mode, scope, thread)?,
+            RmwOp::Cas => {
+                let cond =
+                    Expr::Binary(crate::syntax::ast::BinOp::Eq, Box::new(r), Box::new(arg(0)));
+                let phi = expr::formula(&mut self.l, &cond);
+                let w = self.write(loc, &arg(1), write_mode, scope, thread)?;
+                let skip = vec![self.skip()];
+                self.if_then_else(phi, &w, &skip)?
+            }
+        };
+        let mut out = Vec::new();
+        for rd in &reads {
+            for wr in &writes {
+                let Some(w) = wr.events.iter().find(|e| e.label.kind == Kind::Write) else {
+                    out.extend(self.seq_plain(rd, wr));
+                    continue;
+                };
+                // U1, M9a: the write needs its read, on the same location.
+                let Some(r_ev) = rd.events.first() else {
+                    continue;
+                };
+                if r_ev.label.loc != w.label.loc {
+                    continue;
+                }
+                let (r_id, w_id) = (r_ev.id, w.id);
+                for mut f in self.seq_plain(rd, wr) {
+                    f.rmw.push((r_id, w_id));
+                    out.push(f);
+                }
+            }
+        }
+        self.limit(out)
+    }
+
+    /// SEQ without coalescing (the two halves of an RMW never share a label).
+    fn seq_plain(&mut self, a: &Frag, b: &Frag) -> Vec<Frag> {
+        self.seq_with(a, b, &[])
+    }
+
+    /// SEQ (s1-s9) over all pairs, with every coalescing of equal labels.
+    pub fn seq(&mut self, left: &[Frag], right: &[Frag]) -> Result<Vec<Frag>, Limit> {
+        let mut out = Vec::new();
+        for a in left {
+            for b in right {
+                for pairing in matchings(&a.events, &b.events) {
+                    out.extend(self.seq_with(a, b, &pairing));
+                }
+                if out.len() > self.max_pomsets {
+                    return Err(Limit::Pomsets(self.max_pomsets));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// SEQ of one pair; `pairing` lists (left event, right event) that coalesce.
+    fn seq_with(&mut self, a: &Frag, b: &Frag, pairing: &[(u32, u32)]) -> Vec<Frag> {
+        let all = u64::MAX;
+        let tau = self.trees.tau(TauNode::Seq(a.tau, b.tau));
+        let check2 = self.trees.apply(&mut self.l, a.tau, all, b.check);
+        let check = self.l.and(a.check, check2);
+        let mut f = Frag {
+            events: a.events.clone(),
+            po: [a.po.clone(), b.po.clone()].concat(),
+            rmw: [a.rmw.clone(), b.rmw.clone()].concat(),
+            alias: [a.alias.clone(), b.alias.clone()].concat(),
+            tau,
+            check,
+            forks: a.forks.clone(),
+        };
+        for &(t, ft) in &b.forks {
+            f.forks.push((t, self.trees.tau(TauNode::Seq(a.tau, ft))));
+        }
+        let merged = |id: u32| pairing.iter().find(|(_, r)| *r == id).map(|(l, _)| *l);
+        for e in &b.events {
+            // s3b: reads take τ1 whole; other events τ1^{↓e}.
+            let node = if e.label.kind == Kind::Read {
+                KappaNode::All(a.tau, e.kappa)
+            } else {
+                KappaNode::Dep(a.tau, e.kappa)
+            };
+            let k2 = self.trees.kappa(node);
+            match merged(e.id) {
+                Some(l) => {
+                    // s3c: κ1(e) ∨ κ2'(e).
+                    if let Some(ev) = f.events.iter_mut().find(|x| x.id == l) {
+                        ev.kappa = self.trees.kappa(KappaNode::Or(ev.kappa, k2));
+                    }
+                    f.alias.push((e.id, l));
+                }
+                None => f.events.push(Ev {
+                    id: e.id,
+                    label: e.label,
+                    kappa: k2,
+                }),
+            }
+        }
+        let canon = |id: u32| merged(id).unwrap_or(id);
+        for x in &a.events {
+            for y in &b.events {
+                let y = canon(y.id);
+                if x.id != y {
+                    f.po.push((x.id, y));
+                }
+            }
+        }
+        f.po =
+            f.po.iter()
+                .map(|&(x, y)| (canon(x), canon(y)))
+                .filter(|(x, y)| x != y)
+                .collect();
+        if self.keep(&f) {
+            vec![f]
+        } else {
+            vec![]
+        }
+    }
+
+    /// IF (I1-I9): events of both branches, equal labels possibly shared.
+    pub fn if_then_else(
+        &mut self,
+        phi: FormulaId,
+        left: &[Frag],
+        right: &[Frag],
+    ) -> Result<Vec<Frag>, Limit> {
+        let nphi = self.l.not(phi);
+        let mut out = Vec::new();
+        for a in left {
+            for b in right {
+                for pairing in matchings(&a.events, &b.events) {
+                    let tau = self.trees.tau(TauNode::If(phi, a.tau, b.tau));
+                    let yes = self.l.and(phi, a.check);
+                    let no = self.l.and(nphi, b.check);
+                    let check = self.l.or(yes, no);
+                    let mut f = Frag {
+                        events: Vec::new(),
+                        po: [a.po.clone(), b.po.clone()].concat(),
+                        rmw: [a.rmw.clone(), b.rmw.clone()].concat(),
+                        alias: [a.alias.clone(), b.alias.clone()].concat(),
+                        tau,
+                        check,
+                        forks: [a.forks.clone(), b.forks.clone()].concat(),
+                    };
+                    for e in &a.events {
+                        let k = self.trees.kappa(KappaNode::Guard(phi, e.kappa));
+                        f.events.push(Ev {
+                            id: e.id,
+                            label: e.label,
+                            kappa: k,
+                        });
+                    }
+                    for e in &b.events {
+                        let k = self.trees.kappa(KappaNode::Guard(nphi, e.kappa));
+                        match pairing.iter().find(|(_, r)| *r == e.id) {
+                            Some(&(l, _)) => {
+                                if let Some(ev) = f.events.iter_mut().find(|x| x.id == l) {
+                                    ev.kappa = self.trees.kappa(KappaNode::Or(ev.kappa, k));
+                                }
+                                f.alias.push((e.id, l));
+                            }
+                            None => f.events.push(Ev {
+                                id: e.id,
+                                label: e.label,
+                                kappa: k,
+                            }),
+                        }
+                    }
+                    let canon = |id: u32| {
+                        pairing
+                            .iter()
+                            .find(|(_, r)| *r == id)
+                            .map_or(id, |(l, _)| *l)
+                    };
+                    f.po =
+                        f.po.iter()
+                            .map(|&(x, y)| (canon(x), canon(y)))
+                            .filter(|(x, y)| x != y)
+                            .collect();
+                    f.rmw = f.rmw.iter().map(|&(x, y)| (canon(x), canon(y))).collect();
+                    if self.keep(&f) {
+                        out.push(f);
+                    }
+                }
+                if out.len() > self.max_pomsets {
+                    return Err(Limit::Pomsets(self.max_pomsets));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// PAR (P1-P9): disjoint union; τ = τ2; ✓ = ✓1 ∧ ✓2.
+    pub fn par(
+        &mut self,
+        child: ThreadId,
+        left: &[Frag],
+        right: &[Frag],
+    ) -> Result<Vec<Frag>, Limit> {
+        let mut out = Vec::new();
+        for a in left {
+            for b in right {
+                let check = self.l.and(a.check, b.check);
+                let mut forks = [a.forks.clone(), b.forks.clone()].concat();
+                forks.push((child, a.tau));
+                let f = Frag {
+                    events: [a.events.clone(), b.events.clone()].concat(),
+                    po: [a.po.clone(), b.po.clone()].concat(),
+                    rmw: [a.rmw.clone(), b.rmw.clone()].concat(),
+                    alias: [a.alias.clone(), b.alias.clone()].concat(),
+                    tau: b.tau,
+                    check,
+                    forks,
+                };
+                if self.keep(&f) {
+                    out.push(f);
+                }
+            }
+        }
+        self.limit(out)
+    }
+
+    /// The registers of a core program, by thread.
+    pub fn regs_of(&self, t: ThreadId) -> Vec<core::RegId> {
+        (0..self.program.regs.len() as u32)
+            .filter(|&r| self.program.regs[r as usize].thread == t)
+            .collect()
+    }
+}
+
+/// Every set of disjoint pairs (a, b) with equal labels: the ways the two
+/// sides may share events (s1 and I1 take E1 ∪ E2).
+fn matchings(left: &[Ev], right: &[Ev]) -> Vec<Vec<(u32, u32)>> {
+    let mut out = vec![Vec::new()];
+    for b in right {
+        let mut next = Vec::new();
+        for m in &out {
+            next.push(m.clone());
+            for a in left
+                .iter()
+                .filter(|a| a.label == b.label && !m.iter().any(|(l, _)| *l == a.id))
+            {
+                let mut with = m.clone();
+                with.push((a.id, b.id));
+                next.push(with);
+            }
+        }
+        out = next;
+    }
+    out
+}
+
+/// The reads among some events, as a mask.
+pub fn read_mask(events: &[Ev]) -> Events {
+    events
+        .iter()
+        .filter(|e| e.label.kind == Kind::Read)
+        .fold(0, |m, e| m | 1 << e.id)
+}

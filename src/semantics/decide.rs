@@ -1,0 +1,656 @@
+//! The top level: initial writes, threads, complete pomsets (c2b, c3, c5)
+//! and their outcomes.
+//!
+//! A complete pomset needs every κ(e) and ✓ to be tautologies. PAR neither
+//! transforms nor mixes preconditions across threads, and the initialising
+//! prefix's transformer does not depend on D, so completeness is decided
+//! thread by thread; only rf and the orders (the candidate conditions) couple
+//! threads.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::construct::{Ev, Frag, Limit, Sem};
+use super::tau::{Events, KappaNode, Tau, TauNode};
+use crate::action::{self, Action, Groups, Kind, Mode, Scope, ThreadId};
+use crate::check::{candidates, Edge, OrderKind, Reason, RfMode, Search, Witness};
+use crate::logic::{FormulaId, Subst, Var};
+use crate::model::{Final, IfClosure, Init, Merge, Model};
+use crate::pomset::{Event, Skeleton};
+use crate::syntax::core::{self, Loc, Program, Stmt, Term};
+
+/// Limits on one decision; reaching one makes the verdict unknown, never wrong.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub max_pomsets: usize,
+    pub max_steps: u64,
+    /// Wall-clock deadline (`--timeout`).
+    pub deadline: Option<(std::time::Instant, f64)>,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_pomsets: 200_000,
+            max_steps: 50_000_000,
+            deadline: None,
+        }
+    }
+}
+
+/// A final state: each register's and each observed location's value
+/// (`None`: not determined, for instance a register whose read was dropped).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct State {
+    pub regs: Vec<(String, Option<i64>)>,
+    pub mem: Vec<(String, Option<i64>)>,
+}
+
+/// What deciding a test found.
+#[derive(Clone, Debug)]
+pub struct Outcomes {
+    /// Each final state with the number of complete pomsets (with rf) ending in it.
+    pub states: BTreeMap<State, usize>,
+    /// Complete pomsets found (each with its rf and orders).
+    pub witnesses: usize,
+    /// Which limit stopped the search, if one did.
+    pub limit: Option<String>,
+}
+
+/// Why a test cannot be decided under this model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unsupported {
+    Option(&'static str, &'static str),
+}
+
+struct ThreadGroups<'a> {
+    p: &'a Program,
+}
+
+impl Groups for ThreadGroups<'_> {
+    fn same_cta(&self, a: ThreadId, b: ThreadId) -> bool {
+        a == b
+            || matches!((self.p.threads.get(a as usize), self.p.threads.get(b as usize)), (Some(x), Some(y)) if x.cta == y.cta)
+    }
+    fn same_gpu(&self, a: ThreadId, b: ThreadId) -> bool {
+        a == b
+            || matches!((self.p.threads.get(a as usize), self.p.threads.get(b as usize)), (Some(x), Some(y)) if x.gpu == y.gpu)
+    }
+}
+
+/// A thread's fragment made complete: its dependency choice per event.
+struct Completed {
+    frag: Frag,
+    /// For each event id, the reads it depends on (↓e).
+    deps: Vec<(u32, Events)>,
+    /// The thread's final registers: they depend on its own reads only.
+    regs: Vec<(String, Option<i64>)>,
+}
+
+/// Decides the outcomes of a program under a model.
+pub fn outcomes(p: &Program, model: &Model, limits: Limits) -> Result<Outcomes, Unsupported> {
+    if model.if_closure == IfClosure::On {
+        return Err(Unsupported::Option("if_closure", "on"));
+    }
+    if model.merge != Merge::Off {
+        return Err(Unsupported::Option("merge", model.merge.as_str()));
+    }
+    if model.final_ == Final::Observer {
+        return Err(Unsupported::Option("final", "observer"));
+    }
+    let mut sem = Sem::new(p, model, limits.max_pomsets);
+    let mut out = Outcomes {
+        states: BTreeMap::new(),
+        witnesses: 0,
+        limit: None,
+    };
+    match run(&mut sem, p, model, limits, &mut out) {
+        Ok(()) => {}
+        Err(Limit::Pomsets(n)) => out.limit = Some(format!("--max-pomsets {n}")),
+        Err(Limit::Accesses) => out.limit = Some("at most 64 accesses per test".to_string()),
+    }
+    Ok(out)
+}
+
+fn run(
+    sem: &mut Sem,
+    p: &Program,
+    model: &Model,
+    limits: Limits,
+    out: &mut Outcomes,
+) -> Result<(), Limit> {
+    let init_thread = p.threads.len() as ThreadId;
+    let (init_events, init_tau) = init_prefix(sem, p, model, init_thread)?;
+    let mut per_thread: Vec<Vec<Completed>> = Vec::new();
+    for (tid, body) in &p.main {
+        let frags = sem.stmt(body, *tid)?;
+        let mut done = Vec::new();
+        for f in frags {
+            done.extend(complete(sem, &f, init_tau));
+        }
+        per_thread.push(done);
+    }
+    // Values each thread may write, for pruning reads without a source (c2a, c2b).
+    let mut writable: Vec<(action::Loc, i64)> = init_events
+        .iter()
+        .map(|e| (e.label.loc, e.label.value))
+        .collect();
+    for t in &per_thread {
+        for c in t {
+            writable.extend(
+                c.frag
+                    .events
+                    .iter()
+                    .filter(|e| e.label.kind == Kind::Write)
+                    .map(|e| (e.label.loc, e.label.value)),
+            );
+        }
+    }
+    writable.sort_unstable();
+    writable.dedup();
+    let mut kept: Vec<Vec<Completed>> = Vec::new();
+    for (k, t) in per_thread.into_iter().enumerate() {
+        let mut variants = Vec::new();
+        for mut c in t {
+            let readable = c.frag.events.iter().filter(|e| e.label.kind == Kind::Read);
+            if readable.clone().all(|e| {
+                writable
+                    .binary_search(&(e.label.loc, e.label.value))
+                    .is_ok()
+            }) {
+                c.regs = final_registers(sem, p, init_tau, k, &c);
+                variants.push(c);
+            }
+        }
+        kept.push(variants);
+    }
+    let per_thread = kept;
+    let groups = ThreadGroups { p };
+    let mut choice = vec![0usize; per_thread.len()];
+    let mut search = Product {
+        model,
+        groups: &groups,
+        init: &init_events,
+        threads: &per_thread,
+        later_writes: later_writes(&init_events, &per_thread),
+        steps: limits.max_steps,
+        deadline: limits.deadline,
+    };
+    search.run(sem, p, 0, &mut choice, &mut Vec::new(), out)
+}
+
+/// The implicit initial writes (option `init`), as a top-level prefix.
+fn init_prefix(
+    sem: &mut Sem,
+    p: &Program,
+    model: &Model,
+    thread: ThreadId,
+) -> Result<(Vec<Ev>, Tau), Limit> {
+    let mut tau = sem.trees.tau(TauNode::Id);
+    let mode = match model.init {
+        Init::None => return Ok((vec![], tau)),
+        Init::Rlx => Mode::Rlx,
+        Init::Wk => Mode::Wk,
+    };
+    let mut cells: Vec<(i64, i64)> = p
+        .locs
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (sem.loc_addr[i], l.init))
+        .collect();
+    if has_computed(p) {
+        for &v in &p.values {
+            if !cells.iter().any(|(a, _)| *a == v) {
+                cells.push((v, 0));
+            }
+        }
+    }
+    let mut events = Vec::new();
+    for (addr, value) in cells {
+        let id = sem.new_event()?;
+        let loc = sem.dense_loc(addr);
+        let tt = sem.l.tt();
+        let kappa = sem.trees.kappa(KappaNode::Base(tt));
+        let v = sem.l.value(value);
+        let w = sem.trees.tau(TauNode::Write {
+            addr,
+            value: vec![(tt, v)],
+            quiescent: tt,
+        });
+        tau = sem.trees.tau(TauNode::Seq(tau, w));
+        events.push(Ev {
+            id,
+            label: Action::write(thread, mode, Scope::Sys, loc, value),
+            kappa,
+        });
+    }
+    Ok((events, tau))
+}
+
+fn has_computed(p: &Program) -> bool {
+    fn walk(s: &Stmt) -> bool {
+        match s {
+            Stmt::Read {
+                loc: Loc::Computed(_),
+                ..
+            }
+            | Stmt::Write {
+                loc: Loc::Computed(_),
+                ..
+            }
+            | Stmt::Rmw {
+                loc: Loc::Computed(_),
+                ..
+            } => true,
+            Stmt::If { then, els, .. } => walk(then) || walk(els),
+            Stmt::Seq(ss) => ss.iter().any(walk),
+            Stmt::Par { left, right, .. } => walk(left) || walk(right),
+            _ => false,
+        }
+    }
+    p.main.iter().any(|(_, s)| walk(s))
+}
+
+/// Renames coalesced reads' symbols to their event's, and applies the prefix.
+fn finish(sem: &mut Sem, f: &Frag, init: Tau, formula: FormulaId) -> FormulaId {
+    let after_init = sem.trees.apply(&mut sem.l, init, 0, formula);
+    if f.alias.is_empty() {
+        return after_init;
+    }
+    let mut sigma = Subst::new();
+    for &(b, a) in &f.alias {
+        let s_a = sem.l.read(a);
+        sigma = sigma.term(Var::Read(b), s_a);
+    }
+    sem.l.subst(after_init, &sigma)
+}
+
+/// c3 and c5 for one thread's fragment: ✓ and every κ(e) tautologies, the
+/// latter for some dependency set ↓e. Only minimal sets are kept: a larger
+/// ↓e gives a weaker κ (Definition 1.4) but more order, so it never helps.
+fn complete(sem: &mut Sem, f: &Frag, init: Tau) -> Vec<Completed> {
+    let check = finish(sem, f, init, f.check);
+    if !sem.l.tautology(check) {
+        return vec![];
+    }
+    let reads: Events = f
+        .events
+        .iter()
+        .filter(|e| e.label.kind == Kind::Read)
+        .fold(0, |m, e| m | 1 << e.id);
+    let mut choices: Vec<(u32, Vec<Events>)> = Vec::new();
+    for e in &f.events {
+        let candidates = sem.trees.dep_reads(e.kappa) & reads;
+        let minimal = minimal_deps(sem, f, init, e, candidates);
+        if minimal.is_empty() {
+            return vec![];
+        }
+        choices.push((e.id, minimal));
+    }
+    let mut out = vec![Vec::new()];
+    for (id, options) in choices {
+        out = out
+            .into_iter()
+            .flat_map(|deps: Vec<(u32, Events)>| {
+                options.iter().map(move |&d| {
+                    let mut next = deps.clone();
+                    next.push((id, d));
+                    next
+                })
+            })
+            .collect();
+    }
+    out.into_iter()
+        .map(|deps| Completed {
+            frag: f.clone(),
+            deps,
+            regs: Vec::new(),
+        })
+        .collect()
+}
+
+/// The minimal sets D ⊆ `candidates` with κ(e)[D] a tautology, smallest first.
+fn minimal_deps(sem: &mut Sem, f: &Frag, init: Tau, e: &Ev, candidates: Events) -> Vec<Events> {
+    let bits: Vec<u32> = (0..64).filter(|b| candidates >> b & 1 == 1).collect();
+    let mut found: Vec<Events> = Vec::new();
+    for size in 0..=bits.len() {
+        for subset in subsets_of_size(&bits, size) {
+            if found.iter().any(|m| m & subset == *m) {
+                continue;
+            }
+            let with_aliases =
+                f.alias.iter().fold(
+                    subset,
+                    |d, &(b, a)| if d >> a & 1 == 1 { d | 1 << b } else { d },
+                );
+            let kappa = sem.trees.eval(&mut sem.l, e.kappa, with_aliases);
+            let kappa = finish(sem, f, init, kappa);
+            if sem.l.tautology(kappa) {
+                found.push(subset);
+            }
+        }
+    }
+    found
+}
+
+fn subsets_of_size(bits: &[u32], size: usize) -> Vec<Events> {
+    if size == 0 {
+        return vec![0];
+    }
+    let mut out = Vec::new();
+    for (i, &b) in bits.iter().enumerate() {
+        for rest in subsets_of_size(&bits[i + 1..], size - 1) {
+            out.push(rest | 1 << b);
+        }
+    }
+    out
+}
+
+/// For each thread index i, the (location, value) pairs that the initial
+/// writes or threads i.. could write: where a read chosen so far may still
+/// find its source (c2a, c2b).
+fn later_writes(init: &[Ev], threads: &[Vec<Completed>]) -> Vec<Vec<(action::Loc, i64)>> {
+    let mut out = vec![Vec::new(); threads.len() + 1];
+    let mut acc: Vec<(action::Loc, i64)> =
+        init.iter().map(|e| (e.label.loc, e.label.value)).collect();
+    for i in (0..=threads.len()).rev() {
+        if let Some(t) = threads.get(i) {
+            for c in t {
+                acc.extend(
+                    c.frag
+                        .events
+                        .iter()
+                        .filter(|e| e.label.kind == Kind::Write)
+                        .map(|e| (e.label.loc, e.label.value)),
+                );
+            }
+        }
+        acc.sort_unstable();
+        acc.dedup();
+        out[i] = acc.clone();
+    }
+    out
+}
+
+/// The product of the threads' complete fragments, searched depth first.
+struct Product<'a> {
+    model: &'a Model,
+    groups: &'a ThreadGroups<'a>,
+    init: &'a [Ev],
+    threads: &'a [Vec<Completed>],
+    later_writes: Vec<Vec<(action::Loc, i64)>>,
+    steps: u64,
+    deadline: Option<(std::time::Instant, f64)>,
+}
+
+impl Product<'_> {
+    /// `writes`: what the threads chosen so far write.
+    fn run(
+        &mut self,
+        sem: &mut Sem,
+        p: &Program,
+        i: usize,
+        choice: &mut Vec<usize>,
+        writes: &mut Vec<(action::Loc, i64)>,
+        out: &mut Outcomes,
+    ) -> Result<(), Limit> {
+        if let Some((at, secs)) = self.deadline {
+            if std::time::Instant::now() > at {
+                out.limit = Some(format!("--timeout {secs}"));
+                return Ok(());
+            }
+        }
+        if i == self.threads.len() {
+            return self.leaf(sem, p, choice, out);
+        }
+        for k in 0..self.threads[i].len() {
+            let c = &self.threads[i][k];
+            let mark = writes.len();
+            writes.extend(
+                c.frag
+                    .events
+                    .iter()
+                    .filter(|e| e.label.kind == Kind::Write)
+                    .map(|e| (e.label.loc, e.label.value)),
+            );
+            choice[i] = k;
+            if self.sourced(i, choice, writes) {
+                self.run(sem, p, i + 1, choice, writes, out)?;
+            }
+            writes.truncate(mark);
+            if out.limit.is_some() {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether every read of threads 0..=i can still be fulfilled.
+    fn sourced(&self, i: usize, choice: &[usize], writes: &[(action::Loc, i64)]) -> bool {
+        let later = &self.later_writes[i + 1];
+        (0..=i).all(|t| {
+            self.threads[t][choice[t]]
+                .frag
+                .events
+                .iter()
+                .filter(|e| e.label.kind == Kind::Read)
+                .all(|e| {
+                    let w = (e.label.loc, e.label.value);
+                    writes.contains(&w) || later.binary_search(&w).is_ok()
+                })
+        })
+    }
+
+    fn leaf(
+        &mut self,
+        sem: &mut Sem,
+        p: &Program,
+        choice: &[usize],
+        out: &mut Outcomes,
+    ) -> Result<(), Limit> {
+        let parts: Vec<&Completed> = self
+            .threads
+            .iter()
+            .zip(choice.iter())
+            .map(|(t, &k)| &t[k])
+            .collect();
+        let (sk, _) = skeleton(self.init, &parts);
+        let budget = self.steps.min(1_000_000);
+        let found = match candidates(&sk, self.model, self.groups, RfMode::Total, budget) {
+            Ok(w) => w,
+            Err(_) => {
+                out.limit = Some("--max-steps (the rf search)".to_string());
+                return Ok(());
+            }
+        };
+        self.steps = self.steps.saturating_sub(budget / 100 + 1);
+        if self.steps == 0 {
+            out.limit = Some("--max-steps".to_string());
+        }
+        if found.is_empty() {
+            return Ok(());
+        }
+        let regs: Vec<(String, Option<i64>)> =
+            parts.iter().flat_map(|c| c.regs.iter().cloned()).collect();
+        for w in found {
+            for mem in final_memory(sem, p, self.model, self.groups, &sk, &w) {
+                out.witnesses += 1;
+                *out.states
+                    .entry(State {
+                        regs: regs.clone(),
+                        mem,
+                    })
+                    .or_insert(0) += 1;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The whole pomset's skeleton; `ids[k]` is the event id of position k.
+fn skeleton(init: &[Ev], parts: &[&Completed]) -> (Skeleton, Vec<u32>) {
+    let mut ids: Vec<u32> = init.iter().map(|e| e.id).collect();
+    let mut labels: Vec<Action> = init.iter().map(|e| e.label).collect();
+    for c in parts {
+        for e in &c.frag.events {
+            ids.push(e.id);
+            labels.push(e.label);
+        }
+    }
+    let pos: HashMap<u32, Event> = ids.iter().enumerate().map(|(k, &id)| (id, k)).collect();
+    let mut sk = Skeleton::new(labels);
+    for a in 0..init.len() {
+        for b in a + 1..sk.len() {
+            sk.po.add(a, b);
+        }
+    }
+    for c in parts {
+        for &(x, y) in &c.frag.po {
+            if let (Some(&a), Some(&b)) = (pos.get(&x), pos.get(&y)) {
+                sk.po.add(a, b);
+            }
+        }
+        for &(e, deps) in &c.deps {
+            let Some(&b) = pos.get(&e) else { continue };
+            for d in (0..64).filter(|d| deps >> d & 1 == 1) {
+                if let Some(&a) = pos.get(&d) {
+                    sk.dep.add(a, b);
+                }
+            }
+        }
+        for &(x, y) in &c.frag.rmw {
+            if let (Some(&a), Some(&b)) = (pos.get(&x), pos.get(&y)) {
+                sk.rmw.push((a, b));
+            }
+        }
+    }
+    (sk, ids)
+}
+
+/// The registers of top-level thread `k` (and of threads it forks), read
+/// off each one's own transformer under θ_λ of the thread's reads.
+fn final_registers(
+    sem: &mut Sem,
+    p: &Program,
+    init: Tau,
+    k: usize,
+    c: &Completed,
+) -> Vec<(String, Option<i64>)> {
+    let reads: Vec<(u32, i64)> = c
+        .frag
+        .events
+        .iter()
+        .filter(|e| e.label.kind == Kind::Read)
+        .map(|e| (e.id, e.label.value))
+        .collect();
+    let theta = sem.l.theta(&reads);
+    let mut candidates = p.values.clone();
+    for cond in &p.conditions {
+        collect_ints(&cond.prop, &mut candidates);
+    }
+    candidates.sort_unstable();
+    candidates.dedup();
+    let mut taus: Vec<(ThreadId, Tau)> = vec![(p.main[k].0, c.frag.tau)];
+    taus.extend(c.frag.forks.iter().copied());
+    let mut out = Vec::new();
+    for (thread, tau) in taus {
+        for r in sem.regs_of(thread) {
+            let info = &p.regs[r as usize];
+            if info.fresh {
+                continue;
+            }
+            let name = format!("{}:{}", p.thread_name(thread), info.name);
+            let rv = sem.l.reg(r);
+            let mut value = None;
+            for &v in &candidates {
+                let vt = sem.l.value(v);
+                let atom = sem.l.eq(rv, vt);
+                let after = sem.trees.apply(&mut sem.l, tau, u64::MAX, atom);
+                let after = finish(sem, &c.frag, init, after);
+                if sem.l.entails(theta, after) {
+                    value = Some(v);
+                    break;
+                }
+            }
+            out.push((name, value));
+        }
+    }
+    out
+}
+
+fn collect_ints(p: &core::Prop, out: &mut Vec<i64>) {
+    match p {
+        core::Prop::Cmp(a, _, b) => {
+            for t in [a, b] {
+                if let Term::Int(v) = t {
+                    out.push(*v);
+                }
+            }
+        }
+        core::Prop::Not(a) => collect_ints(a, out),
+        core::Prop::And(a, b) | core::Prop::Or(a, b) => {
+            collect_ints(a, out);
+            collect_ints(b, out);
+        }
+        core::Prop::True | core::Prop::False => {}
+    }
+}
+
+/// `final = loc_max`: each location's ⊑-last write. Where several writes
+/// may be last, every one that can be (the orders extended to put it last)
+/// gives a state of its own.
+fn final_memory(
+    sem: &Sem,
+    p: &Program,
+    model: &Model,
+    groups: &ThreadGroups,
+    sk: &Skeleton,
+    w: &Witness,
+) -> Vec<Vec<(String, Option<i64>)>> {
+    let mut states: Vec<Vec<(String, Option<i64>)>> = vec![vec![]];
+    for (i, info) in p.locs.iter().enumerate() {
+        let Some(&loc) = sem.dense.get(&sem.loc_addr[i]) else {
+            continue;
+        };
+        let writes: Vec<Event> = (0..sk.len())
+            .filter(|&k| sk.labels[k].kind == Kind::Write && sk.labels[k].loc == loc)
+            .collect();
+        let maximal: Vec<Event> = writes
+            .iter()
+            .copied()
+            .filter(|&a| !writes.iter().any(|&b| b != a && w.orders.loc.has(a, b)))
+            .collect();
+        let values: Vec<Option<i64>> = match maximal.as_slice() {
+            [] => vec![None],
+            [only] => vec![Some(sk.labels[*only].value)],
+            several => {
+                let mut vs: Vec<Option<i64>> = Vec::new();
+                for &last in several {
+                    let extra: Vec<Edge> = writes
+                        .iter()
+                        .filter(|&&o| o != last)
+                        .map(|&o| (OrderKind::Loc, o, last, Reason::CoDelays))
+                        .collect();
+                    let mut search = Search::new(sk, model, groups, 100_000);
+                    if search.decide_with(&w.rf, &extra).is_ok() {
+                        let v = Some(sk.labels[last].value);
+                        if !vs.contains(&v) {
+                            vs.push(v);
+                        }
+                    }
+                }
+                vs
+            }
+        };
+        states = states
+            .into_iter()
+            .flat_map(|s| {
+                values.iter().map(move |v| {
+                    let mut next = s.clone();
+                    next.push((info.name.clone(), *v));
+                    next
+                })
+            })
+            .collect();
+    }
+    states
+}

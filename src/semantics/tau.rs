@@ -1,0 +1,200 @@
+//! Families of predicate transformers τ^D and preconditions κ, kept as small
+//! trees and applied on demand for a given D (Definition 1.4). Only reads
+//! look at D (R4a/R4b, and R4d for an RMW's read), so D is a bitmask of
+//! read events, and results are memoised per (node, D ∩ reads below it, ψ).
+
+use std::collections::HashMap;
+
+use super::expr::{self, Cases};
+use crate::logic::{Addr, FormulaId, Logic, Var};
+
+/// A transformer, by its index in the arena.
+pub type Tau = u32;
+/// A precondition, by its index in the arena.
+pub type Kappa = u32;
+/// A set of events, as a bitmask over event ids.
+pub type Events = u64;
+
+#[derive(Clone, Debug)]
+pub enum TauNode {
+    /// SKIP, FENCE (F4), and PAR's left side.
+    Id,
+    /// LET (Fig. 1): ψ[M/r].
+    Let { reg: u32, value: Cases },
+    /// WRITE (w4a/w4b): ψ[M/x][q/Q_x], with q = (M = v), or ff with no event.
+    Write {
+        addr: Addr,
+        value: Cases,
+        quiescent: FormulaId,
+    },
+    /// READ with an event (R4a/R4b): `guard` is L = ℓ for a computed address
+    /// (§1.5) and tt otherwise. An RMW's read (READ', R4d) is the identity
+    /// when it is not in D.
+    Read {
+        event: u32,
+        reg: u32,
+        addr: Addr,
+        value: i64,
+        guard: FormulaId,
+        rmw: bool,
+    },
+    /// READ with no event (R4c): ψ[s/r] for an arbitrary s, a fresh symbol.
+    ReadAbsent { reg: u32, fresh: u32 },
+    /// SEQ (s4): τ1^D ∘ τ2^D.
+    Seq(Tau, Tau),
+    /// IF (I4): (φ ∧ τ1^D(ψ)) ∨ (¬φ ∧ τ2^D(ψ)).
+    If(FormulaId, Tau, Tau),
+    /// ∧ (g ⇒ τ^D(ψ)): computed addresses (w4, §1.5).
+    Guarded(Vec<(FormulaId, Tau)>),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum KappaNode {
+    Base(FormulaId),
+    /// κ2'(e) = τ1^{↓e}(κ2(e)) for a non-read (s3b): D is e's dependencies.
+    Dep(Tau, Kappa),
+    /// κ2'(e) = τ1(κ2(e)) for a read: D is every event.
+    All(Tau, Kappa),
+    /// IF (I3a/I3b): φ ∧ κ.
+    Guard(FormulaId, Kappa),
+    /// An event on both sides of SEQ (s3c) or IF (I3c).
+    Or(Kappa, Kappa),
+}
+
+/// The arenas and the memo table for one litmus test.
+#[derive(Default)]
+pub struct Trees {
+    taus: Vec<(TauNode, Events)>,
+    kappas: Vec<KappaNode>,
+    memo: HashMap<(Tau, Events, FormulaId), FormulaId>,
+}
+
+impl Trees {
+    pub fn tau(&mut self, node: TauNode) -> Tau {
+        let reads = match &node {
+            TauNode::Read { event, .. } => 1u64 << event,
+            TauNode::Seq(a, b) | TauNode::If(_, a, b) => self.reads(*a) | self.reads(*b),
+            TauNode::Guarded(parts) => parts.iter().fold(0, |m, (_, t)| m | self.reads(*t)),
+            _ => 0,
+        };
+        self.taus.push((node, reads));
+        (self.taus.len() - 1) as Tau
+    }
+
+    pub fn kappa(&mut self, node: KappaNode) -> Kappa {
+        self.kappas.push(node);
+        (self.kappas.len() - 1) as Kappa
+    }
+
+    /// The read events below a transformer: the only members of D it looks at.
+    pub fn reads(&self, t: Tau) -> Events {
+        self.taus[t as usize].1
+    }
+
+    /// τ^D(ψ).
+    pub fn apply(&mut self, l: &mut Logic, t: Tau, d: Events, psi: FormulaId) -> FormulaId {
+        let d = d & self.reads(t);
+        if let Some(&f) = self.memo.get(&(t, d, psi)) {
+            return f;
+        }
+        let node = self.taus[t as usize].0.clone();
+        let out = match node {
+            TauNode::Id => psi,
+            TauNode::Let { reg, value } => expr::substitute(l, psi, Var::Reg(reg), &value),
+            TauNode::Write {
+                addr,
+                value,
+                quiescent,
+            } => {
+                let moved = expr::substitute(l, psi, Var::Loc(addr), &value);
+                l.subst_quiescent(moved, addr, quiescent)
+            }
+            TauNode::Read {
+                event,
+                reg,
+                addr,
+                value,
+                guard,
+                rmw,
+            } => {
+                let in_d = d >> event & 1 == 1;
+                if rmw && !in_d {
+                    psi
+                } else {
+                    let s = l.read(event);
+                    let body = l.subst_var(psi, Var::Reg(reg), s);
+                    let v = l.value(value);
+                    let saw = l.eq(v, s);
+                    let saw = l.implies(guard, saw);
+                    let hyp = if in_d {
+                        saw
+                    } else {
+                        let x = l.loc(addr);
+                        let holds = l.eq(x, s);
+                        let holds = l.implies(guard, holds);
+                        l.or(saw, holds)
+                    };
+                    l.implies(hyp, body)
+                }
+            }
+            TauNode::ReadAbsent { reg, fresh } => {
+                let s = l.read(fresh);
+                l.subst_var(psi, Var::Reg(reg), s)
+            }
+            TauNode::Seq(a, b) => {
+                let inner = self.apply(l, b, d, psi);
+                self.apply(l, a, d, inner)
+            }
+            TauNode::If(phi, a, b) => {
+                let (ta, tb) = (self.apply(l, a, d, psi), self.apply(l, b, d, psi));
+                let yes = l.and(phi, ta);
+                let nphi = l.not(phi);
+                let no = l.and(nphi, tb);
+                l.or(yes, no)
+            }
+            TauNode::Guarded(parts) => {
+                let mut conj = Vec::with_capacity(parts.len());
+                for (g, t) in parts {
+                    let inner = self.apply(l, t, d, psi);
+                    conj.push(l.implies(g, inner));
+                }
+                l.and_all(conj)
+            }
+        };
+        self.memo.insert((t, d, psi), out);
+        out
+    }
+
+    /// κ(e) for dependencies `d` (↓e).
+    pub fn eval(&mut self, l: &mut Logic, k: Kappa, d: Events) -> FormulaId {
+        match self.kappas[k as usize] {
+            KappaNode::Base(f) => f,
+            KappaNode::Dep(t, inner) => {
+                let f = self.eval(l, inner, d);
+                self.apply(l, t, d, f)
+            }
+            KappaNode::All(t, inner) => {
+                let f = self.eval(l, inner, d);
+                self.apply(l, t, u64::MAX, f)
+            }
+            KappaNode::Guard(phi, inner) => {
+                let f = self.eval(l, inner, d);
+                l.and(phi, f)
+            }
+            KappaNode::Or(a, b) => {
+                let (fa, fb) = (self.eval(l, a, d), self.eval(l, b, d));
+                l.or(fa, fb)
+            }
+        }
+    }
+
+    /// The reads whose membership in D can change κ: those under a `Dep`.
+    pub fn dep_reads(&self, k: Kappa) -> Events {
+        match self.kappas[k as usize] {
+            KappaNode::Base(_) => 0,
+            KappaNode::Dep(t, inner) => self.reads(t) | self.dep_reads(inner),
+            KappaNode::All(_, inner) | KappaNode::Guard(_, inner) => self.dep_reads(inner),
+            KappaNode::Or(a, b) => self.dep_reads(a) | self.dep_reads(b),
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! Conditions over final states, herd7's way: each condition's proposition
+//! is evaluated on every complete pomset's final state.
+
+use super::decide::{Outcomes, State};
+use crate::syntax::ast::{Quantifier, Verdict};
+use crate::syntax::core::{Condition, Program, Prop, Term};
+
+/// herd7's observation of a proposition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Observation {
+    Always,
+    Sometimes,
+    Never,
+}
+
+impl Observation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Observation::Always => "Always",
+            Observation::Sometimes => "Sometimes",
+            Observation::Never => "Never",
+        }
+    }
+}
+
+/// One condition, decided.
+#[derive(Clone, Debug)]
+pub struct Judgement {
+    /// Complete pomsets whose final state satisfies / falsifies the proposition.
+    pub positive: usize,
+    pub negative: usize,
+    /// herd7's Ok/No for the quantifier; `None` when a limit made it unknown.
+    pub ok: Option<bool>,
+    pub observation: Option<Observation>,
+    /// The expectation that applies under the model, and whether it was met.
+    pub expected: Option<Verdict>,
+    pub met: Option<bool>,
+}
+
+/// A register's or location's final value in a state.
+fn value(p: &Program, s: &State, t: &Term) -> Option<i64> {
+    match t {
+        Term::Int(v) => Some(*v),
+        Term::Reg(r) => {
+            let info = &p.regs[*r as usize];
+            let name = format!("{}:{}", p.thread_name(info.thread), info.name);
+            s.regs
+                .iter()
+                .find(|(n, _)| *n == name)
+                .and_then(|(_, v)| *v)
+        }
+        Term::Mem(l) => s
+            .mem
+            .iter()
+            .find(|(n, _)| n == p.loc_name(*l))
+            .and_then(|(_, v)| *v),
+    }
+}
+
+/// Whether a state satisfies a proposition; an undetermined value satisfies no comparison.
+pub fn holds(p: &Program, s: &State, prop: &Prop) -> bool {
+    match prop {
+        Prop::True => true,
+        Prop::False => false,
+        Prop::Not(a) => !holds(p, s, a),
+        Prop::And(a, b) => holds(p, s, a) && holds(p, s, b),
+        Prop::Or(a, b) => holds(p, s, a) || holds(p, s, b),
+        Prop::Cmp(a, op, b) => match (value(p, s, a), value(p, s, b)) {
+            (Some(x), Some(y)) => op.holds(x, y),
+            _ => false,
+        },
+    }
+}
+
+pub fn judge(p: &Program, c: &Condition, o: &Outcomes, model: &crate::model::Model) -> Judgement {
+    let (mut positive, mut negative) = (0, 0);
+    for (s, n) in &o.states {
+        if holds(p, s, &c.prop) {
+            positive += n;
+        } else {
+            negative += n;
+        }
+    }
+    let observation = if o.limit.is_some() {
+        None
+    } else if negative == 0 && positive > 0 {
+        Some(Observation::Always)
+    } else if positive > 0 {
+        Some(Observation::Sometimes)
+    } else {
+        Some(Observation::Never)
+    };
+    let ok = observation.map(|_| match c.quantifier {
+        Quantifier::Exists | Quantifier::Allow => positive > 0,
+        Quantifier::NotExists | Quantifier::Forbid => positive == 0,
+        Quantifier::Forall => negative == 0,
+    });
+    let expected = c.expectation(model);
+    let met = match (expected, observation) {
+        (None | Some(Verdict::Unknown), _) | (_, None) => None,
+        (Some(v), Some(obs)) => Some(match v {
+            Verdict::Allowed => obs != Observation::Never,
+            Verdict::Forbidden | Verdict::Never => obs == Observation::Never,
+            Verdict::Always => obs == Observation::Always,
+            Verdict::Sometimes => obs == Observation::Sometimes,
+            Verdict::Unknown => true,
+        }),
+    };
+    Judgement {
+        positive,
+        negative,
+        ok,
+        observation,
+        expected,
+        met,
+    }
+}

@@ -97,6 +97,16 @@ pub fn outcomes(p: &Program, model: &Model, limits: Limits) -> Result<Outcomes, 
     if model.final_ == Final::Observer {
         return Err(Unsupported::Option("final", "observer"));
     }
+    // Pruning rule (monotonicity, §2): every rule that reads a mode or scope
+    // (sync-delays, co-delays, strongly-overlaps/-fences/-matches, c7a, c7b,
+    // c8a/c8b's ⊑̇, §10, §11, footnote 1) only adds constraints as modes and
+    // scopes strengthen, so a pomset with strengthened labels reaches no final
+    // state that its syntactic twin does not. States and verdicts are those
+    // of the labels as written; witness counts leave the stronger copies out.
+    let model = &Model {
+        monotonicity: crate::model::Monotonicity::Off,
+        ..*model
+    };
     let mut sem = Sem::new(p, model, limits.max_pomsets);
     let mut out = Outcomes {
         states: BTreeMap::new(),

@@ -213,7 +213,7 @@ fn tc16_wk_needs_weak_c8a() {
         vec![r(0, Wk, Cta, X, 2), w(0, Wk, Cta, X, 1)],
         vec![r(1, Wk, Cta, X, 1), w(1, Wk, Cta, X, 2)],
     ]);
-    assert!(!allowed(&sk, &Model::default()));
+    assert!(!allowed(&sk, &with(&[("c8a", "strong")])));
     assert!(allowed(&sk, &with(&[("c8a", "weak")])));
 }
 
@@ -225,7 +225,7 @@ fn fence_publication_needs_fences_to_match() {
         vec![w(0, Rlx, Sys, X, 1), f(0, Rel), w(0, Rlx, Sys, Y, 1)],
         vec![r(1, Rlx, Sys, Y, 1), f(1, Acq), r(1, Rlx, Sys, X, 0)],
     ]);
-    assert!(allowed(&sk, &Model::default()));
+    assert!(allowed(&sk, &with(&[("fence_match", "literal")])));
     assert!(!allowed(&sk, &with(&[("fence_match", "fences")])));
     assert!(!allowed(
         &sk,

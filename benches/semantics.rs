@@ -1,0 +1,52 @@
+//! Deciding the examples: `cargo bench --bench semantics`.
+//! One benchmark per classic shape the issue names, the slowest catalogue
+//! example (C08), and the whole suite.
+
+use std::path::Path;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use pomset::semantics::decide::{outcomes, Limits};
+use pomset::syntax::{self, Litmus};
+
+fn load(rel: &str) -> Litmus {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(rel);
+    let src = std::fs::read_to_string(&path).expect("readable example");
+    syntax::parse(&src).expect("parses")
+}
+
+fn decide(t: &Litmus) -> usize {
+    outcomes(&t.program, &t.program.model, Limits::default()).map_or(0, |o| o.witnesses)
+}
+
+fn semantics(c: &mut Criterion) {
+    let mut group = c.benchmark_group("decide");
+    group.sample_size(20);
+    for name in [
+        "classic/mp+rel+acq.litmus",
+        "classic/sb.litmus",
+        "classic/lb+datas.litmus",
+        "classic/iriw.litmus",
+        "catalogue/c08-c11-rmw-chain-cycle.litmus",
+    ] {
+        let t = load(name);
+        group.bench_function(name.trim_end_matches(".litmus"), |b| {
+            b.iter(|| std::hint::black_box(decide(&t)))
+        });
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let all: Vec<Litmus> = pomset::cli::litmus_files(&[root])
+        .expect("examples/")
+        .iter()
+        .map(|p| syntax::parse(&std::fs::read_to_string(p).expect("readable")).expect("parses"))
+        .collect();
+    group.sample_size(10);
+    group.bench_function("all_examples", |b| {
+        b.iter(|| all.iter().map(decide).sum::<usize>())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, semantics);
+criterion_main!(benches);

@@ -389,7 +389,10 @@ mod tests {
     #[test]
     fn fences_match_only_under_the_fences_option() {
         let g = Fixed;
-        let m = Model { fence_match: FenceMatch::Literal, ..Model::default() };
+        let m = Model {
+            fence_match: FenceMatch::Literal,
+            ..Model::default()
+        };
         let (frel, facq) = (Action::fence(0, Rel, Sys), Action::fence(1, Acq, Sys));
         assert!(
             !strongly_matches(&frel, &facq, &m, &g),

@@ -75,7 +75,10 @@ fn stated_verdicts_reproduce_under_the_files_options() {
 fn defaults_reproduce_the_stated_verdicts() {
     let mut failed = Vec::new();
     for (_, t) in examples() {
-        if verdicts(&t, &Model::default()).iter().any(|v| v.2 == Some(false)) {
+        if verdicts(&t, &Model::default())
+            .iter()
+            .any(|v| v.2 == Some(false))
+        {
             failed.push(t.program.name.clone());
         }
     }

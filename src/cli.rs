@@ -111,6 +111,24 @@ limit is named; it is never a wrong answer.")]
         #[arg(long, value_name = "SECONDS")]
         timeout: Option<f64>,
     },
+    /// Say why an outcome is forbidden: the rule that fails for each way to reach it.
+    #[command(after_help = "\
+Examples:
+  pomset explain examples/classic/mp+rel+acq.litmus
+  pomset explain examples/classic/lb+datas.litmus 'P0:r = 1 /\\ P1:s = 1'
+  pomset explain --set c7a=direct examples/catalogue/c06-mp-fences.litmus
+
+Without a condition, each condition of the file is explained. For each
+combination of thread behaviours that produces the registers and each rf, it
+names the failing rule: a cycle in one of the orders (listing its events), a
+blocking write (c8b), or a precondition that is not a tautology (c3).")]
+    Explain {
+        path: PathBuf,
+        /// A proposition over final registers and memory, as in a condition.
+        condition: Option<String>,
+        #[arg(long = "set", value_name = "OPTION=VALUE")]
+        set: Vec<String>,
+    },
     /// Parse and check litmus files, printing errors and warnings.
     Check {
         #[arg(required = true)]
@@ -159,6 +177,11 @@ pub fn run(cli: Cli) -> ExitCode {
             max_pomsets,
             timeout,
         } => run_tests(&paths, &set, json, max_pomsets, timeout, color),
+        Command::Explain {
+            path,
+            condition,
+            set,
+        } => explain(&path, condition.as_deref(), &set, color),
         Command::Options => {
             print!("{}", options_table());
             Ok(true)
@@ -240,6 +263,59 @@ fn run_tests(
         }
         parsed && ok
     })
+}
+
+fn explain(
+    path: &Path,
+    condition: Option<&str>,
+    sets: &[String],
+    color: bool,
+) -> Result<bool, String> {
+    use crate::semantics::explain::explain;
+    let mut src = read(path)?;
+    if let Some(c) = condition {
+        // The condition is parsed as one more condition of the file, so it
+        // names registers and locations exactly as the file's own do.
+        src.push_str(&format!("\nexists ({c})\n"));
+    }
+    let name = path.display().to_string();
+    let test = match syntax::parse(&src) {
+        Ok(t) => t,
+        Err(d) => {
+            d.emit_stderr(&name, &src, color);
+            return Ok(false);
+        }
+    };
+    let p = &test.program;
+    let mut model = p.model;
+    apply_sets(&mut model, sets)?;
+    let surface = syntax::print::core_to_ast(p);
+    let chosen: Vec<usize> = match condition {
+        Some(_) => vec![p.conditions.len() - 1],
+        None => (0..p.conditions.len()).collect(),
+    };
+    for i in chosen {
+        let shown = syntax::print::prop(&surface.conditions[i].prop, 0);
+        println!("{} under {}: {shown}", p.name, model_text(&model));
+        match explain(p, &model, &p.conditions[i].prop) {
+            Ok(e) => {
+                for line in e.lines {
+                    println!("  {line}");
+                }
+            }
+            Err(_) => println!("  unsupported under this model"),
+        }
+    }
+    Ok(true)
+}
+
+fn model_text(model: &Model) -> String {
+    let set = model.non_defaults();
+    if set.is_empty() {
+        "the default model".to_string()
+    } else {
+        set.join(", ")
+    }
 }
 
 /// Every option with its values (default first, marked) and its doc line.

@@ -283,3 +283,47 @@ fn short(obs: Option<&str>) -> &'static str {
         _ => "unsupported",
     }
 }
+
+fn explain(args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pomset"))
+        .arg("explain")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("runs");
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn explain_names_the_failing_rule() {
+    insta::assert_snapshot!(
+        "explain_lb_datas",
+        explain(&["examples/classic/lb+datas.litmus"])
+    );
+    insta::assert_snapshot!(
+        "explain_mp_rel_acq",
+        explain(&["examples/classic/mp+rel+acq.litmus"])
+    );
+    insta::assert_snapshot!(
+        "explain_sb_fences_outcome",
+        explain(&["examples/classic/sb+fences.litmus", "P0:r = 0 /\\ P1:s = 0"])
+    );
+    let reachable = explain(&["examples/classic/mp.litmus"]);
+    assert!(reachable.contains("Reachable"), "{reachable}");
+}
+
+#[test]
+fn explain_reports_preconditions_that_cannot_hold() {
+    let dir = std::env::temp_dir().join(format!("pomset-explain-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("k.litmus");
+    // P0 writes x := r with r never assigned: κ(Wx v) = (r = v) is no tautology.
+    std::fs::write(&file, "litmus K\nx := r;\n|| s := x;\nexists (P1:s = 1)\n").expect("write");
+    let out = explain(&[file.to_str().expect("utf-8")]);
+    assert!(out.contains("Thread P0 never completes"), "{out}");
+    assert!(out.contains("is not a tautology"), "{out}");
+}

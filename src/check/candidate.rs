@@ -108,11 +108,12 @@ pub enum Failure {
     Cycle { order: OrderKind, path: Vec<Event> },
     /// `acyclic_union`: ≤ ∪ ⊑ has a cycle.
     UnionCycle { path: Vec<Event> },
-    /// c8b's weak fulfilment: `after ⊑ before` must not hold, but does.
+    /// c8b's weak fulfilment: `held.0 ⊑ held.1` must not hold, but does.
     Blocked {
         read: Event,
         source: Event,
         blocker: Event,
+        held: (Event, Event),
     },
     /// A disjunctive rule (c7b or c8b) whose every alternative fails.
     Each {
@@ -619,6 +620,7 @@ impl<'a> Search<'a> {
                     read,
                     source,
                     blocker,
+                    held: (b, a),
                 });
             }
         }

@@ -62,8 +62,8 @@ pub enum Unsupported {
     Option(&'static str, &'static str),
 }
 
-struct ThreadGroups<'a> {
-    p: &'a Program,
+pub(super) struct ThreadGroups<'a> {
+    pub(super) p: &'a Program,
 }
 
 impl Groups for ThreadGroups<'_> {
@@ -78,12 +78,12 @@ impl Groups for ThreadGroups<'_> {
 }
 
 /// A thread's fragment made complete: its dependency choice per event.
-struct Completed {
-    frag: Frag,
+pub(super) struct Completed {
+    pub(super) frag: Frag,
     /// For each event id, the reads it depends on (↓e).
-    deps: Vec<(u32, Events)>,
+    pub(super) deps: Vec<(u32, Events)>,
     /// The thread's final registers: they depend on its own reads only.
-    regs: Vec<(String, Option<i64>)>,
+    pub(super) regs: Vec<(String, Option<i64>)>,
 }
 
 /// Decides the outcomes of a program under a model.
@@ -189,7 +189,7 @@ fn run(
 }
 
 /// The implicit initial writes (option `init`), as a top-level prefix.
-fn init_prefix(
+pub(super) fn init_prefix(
     sem: &mut Sem,
     p: &Program,
     model: &Model,
@@ -261,7 +261,7 @@ fn has_computed(p: &Program) -> bool {
 }
 
 /// Renames coalesced reads' symbols to their event's, and applies the prefix.
-fn finish(sem: &mut Sem, f: &Frag, init: Tau, formula: FormulaId) -> FormulaId {
+pub(super) fn finish(sem: &mut Sem, f: &Frag, init: Tau, formula: FormulaId) -> FormulaId {
     let after_init = sem.trees.apply(&mut sem.l, init, 0, formula);
     if f.alias.is_empty() {
         return after_init;
@@ -277,7 +277,7 @@ fn finish(sem: &mut Sem, f: &Frag, init: Tau, formula: FormulaId) -> FormulaId {
 /// c3 and c5 for one thread's fragment: ✓ and every κ(e) tautologies, the
 /// latter for some dependency set ↓e. Only minimal sets are kept: a larger
 /// ↓e gives a weaker κ (Definition 1.4) but more order, so it never helps.
-fn complete(sem: &mut Sem, f: &Frag, init: Tau) -> Vec<Completed> {
+pub(super) fn complete(sem: &mut Sem, f: &Frag, init: Tau) -> Vec<Completed> {
     let check = finish(sem, f, init, f.check);
     if !sem.l.tautology(check) {
         return vec![];
@@ -497,7 +497,7 @@ impl Product<'_> {
 }
 
 /// The whole pomset's skeleton; `ids[k]` is the event id of position k.
-fn skeleton(init: &[Ev], parts: &[&Completed]) -> (Skeleton, Vec<u32>) {
+pub(super) fn skeleton(init: &[Ev], parts: &[&Completed]) -> (Skeleton, Vec<u32>) {
     let mut ids: Vec<u32> = init.iter().map(|e| e.id).collect();
     let mut labels: Vec<Action> = init.iter().map(|e| e.label).collect();
     for c in parts {
@@ -538,7 +538,7 @@ fn skeleton(init: &[Ev], parts: &[&Completed]) -> (Skeleton, Vec<u32>) {
 
 /// The registers of top-level thread `k` (and of threads it forks), read
 /// off each one's own transformer under θ_λ of the thread's reads.
-fn final_registers(
+pub(super) fn final_registers(
     sem: &mut Sem,
     p: &Program,
     init: Tau,
@@ -608,7 +608,7 @@ fn collect_ints(p: &core::Prop, out: &mut Vec<i64>) {
 /// `final = loc_max`: each location's ⊑-last write. Where several writes
 /// may be last, every one that can be (the orders extended to put it last)
 /// gives a state of its own.
-fn final_memory(
+pub(super) fn final_memory(
     sem: &Sem,
     p: &Program,
     model: &Model,

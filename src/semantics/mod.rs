@@ -3,6 +3,7 @@
 
 pub mod construct;
 pub mod decide;
+pub mod explain;
 pub mod expr;
 pub mod tau;
 pub mod verdict;

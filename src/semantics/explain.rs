@@ -1,0 +1,410 @@
+//! `pomset explain`: why an outcome is (or is not) reachable. For each way a
+//! thread could produce the outcome's registers and each rf, name the rule
+//! that fails: a precondition or ✓ that is not a tautology (c3, c5), a cycle
+//! in one of the orders, or a c8b instance that blocks every placement.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use super::construct::Sem;
+use super::decide::{self, Completed, ThreadGroups, Unsupported};
+use super::tau::Events;
+use crate::action::{Action, Kind, Mode, Scope};
+use crate::check::{Choice, Failure, OrderKind, RfMode, Search};
+use crate::logic::{Addr, Names, Notation};
+use crate::model::Model;
+use crate::pomset::Skeleton;
+use crate::syntax::core::{Program, Prop, Term};
+
+/// What `explain` found, as lines a person reads.
+#[derive(Clone, Debug)]
+pub struct Explanation {
+    pub reachable: bool,
+    pub lines: Vec<String>,
+}
+
+/// How many distinct reasons to print for each kind of failure.
+const SHOWN: usize = 6;
+
+pub fn explain(p: &Program, model: &Model, prop: &Prop) -> Result<Explanation, Unsupported> {
+    let model = &Model {
+        monotonicity: crate::model::Monotonicity::Off,
+        ..*model
+    };
+    let mut sem = Sem::new(p, model, 200_000);
+    let mut lines = Vec::new();
+    match walk(&mut sem, p, model, prop, &mut lines) {
+        Ok(reachable) => Ok(Explanation { reachable, lines }),
+        Err(_) => Ok(Explanation {
+            reachable: false,
+            lines: vec!["a search limit was reached; no explanation".into()],
+        }),
+    }
+}
+
+fn walk(
+    sem: &mut Sem,
+    p: &Program,
+    model: &Model,
+    prop: &Prop,
+    lines: &mut Vec<String>,
+) -> Result<bool, super::construct::Limit> {
+    let init_thread = p.threads.len() as u32;
+    let (init, init_tau) = decide::init_prefix(sem, p, model, init_thread)?;
+    let mut per_thread: Vec<Vec<Completed>> = Vec::new();
+    for (k, (tid, body)) in p.main.iter().enumerate() {
+        let frags = sem.stmt(body, *tid)?;
+        let mut fitting = Vec::new();
+        for f in frags {
+            for mut c in decide::complete(sem, &f, init_tau) {
+                c.regs = decide::final_registers(sem, p, init_tau, k, &c);
+                if maybe(p, prop, &c.regs) != Some(false) {
+                    fitting.push(c);
+                }
+            }
+        }
+        if fitting.is_empty() {
+            lines.push(format!(
+                "Thread {} never completes with these registers:",
+                p.thread_name(*tid)
+            ));
+            lines.extend(incomplete_reasons(sem, p, init_tau, k, prop));
+            return Ok(false);
+        }
+        per_thread.push(fitting);
+    }
+    let groups = ThreadGroups { p };
+    let mut failures: BTreeMap<String, usize> = BTreeMap::new();
+    let mut tried = 0usize;
+    let mut ways = 0usize;
+    let mut choice = vec![0usize; per_thread.len()];
+    let mut reachable = false;
+    combos(&per_thread, 0, &mut choice, &mut |parts| {
+        let regs: Vec<(String, Option<i64>)> =
+            parts.iter().flat_map(|c| c.regs.iter().cloned()).collect();
+        if maybe(p, prop, &regs) == Some(false) {
+            return;
+        }
+        ways += 1;
+        let (sk, _) = decide::skeleton(&init, parts);
+        let names = EventNames::new(sem, p, &sk);
+        let mut search = Search::new(&sk, model, &groups, 1_000_000);
+        let mut any_rf = false;
+        search.each_rf(RfMode::Total, &mut |s, rf| {
+            any_rf = true;
+            tried += 1;
+            match s.decide(rf) {
+                Ok(w) => {
+                    for mem in decide::final_memory(sem, p, model, &groups, &sk, &w) {
+                        let state = decide::State {
+                            regs: regs.clone(),
+                            mem,
+                        };
+                        if super::verdict::holds(p, &state, prop) {
+                            reachable = true;
+                        }
+                    }
+                }
+                Err(f) => {
+                    let text = format!("with rf {}: {}", names.rf(rf), names.failure(&f, 1));
+                    *failures.entry(text).or_insert(0) += 1;
+                }
+            }
+        });
+        if !any_rf {
+            let unsourced: Vec<String> = (0..sk.len())
+                .filter(|&e| sk.labels[e].kind == Kind::Read)
+                .filter(|&e| {
+                    !(0..sk.len()).any(|d| crate::action::matches(&sk.labels[d], &sk.labels[e]))
+                })
+                .map(|e| names.event(e))
+                .collect();
+            let text = format!("no write matches {} (c2a, c2b)", unsourced.join(", "));
+            *failures.entry(text).or_insert(0) += 1;
+        }
+    });
+    if reachable {
+        lines.push(
+            "Reachable: some complete pomset ends in this state (`pomset run` lists it).".into(),
+        );
+        return Ok(true);
+    }
+    lines.push(format!(
+        "Forbidden: {ways} combination(s) of thread behaviours produce the registers, with {tried} rf choice(s) in all; each fails:"
+    ));
+    for (text, n) in failures.iter().take(SHOWN) {
+        let times = if *n > 1 {
+            format!(" ({n} times)")
+        } else {
+            String::new()
+        };
+        lines.push(format!("- {text}{times}"));
+    }
+    if failures.len() > SHOWN {
+        lines.push(format!(
+            "- … and {} more distinct reasons",
+            failures.len() - SHOWN
+        ));
+    }
+    Ok(false)
+}
+
+/// Why a thread has no complete fragment with registers that fit: the
+/// precondition or ✓ that no choice of dependencies makes a tautology.
+fn incomplete_reasons(
+    sem: &mut Sem,
+    p: &Program,
+    init: super::tau::Tau,
+    k: usize,
+    prop: &Prop,
+) -> Vec<String> {
+    sem.complete_only = false;
+    let (tid, body) = &p.main[k];
+    let frags = match sem.stmt(body, *tid) {
+        Ok(f) => f,
+        Err(_) => return vec!["- (a search limit was reached)".into()],
+    };
+    let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+    for f in frags {
+        let c = Completed {
+            frag: f,
+            deps: vec![],
+            regs: vec![],
+        };
+        let regs = decide::final_registers(sem, p, init, k, &c);
+        if maybe(p, prop, &regs) == Some(false) {
+            continue;
+        }
+        let f = &c.frag;
+        let check = decide::finish(sem, f, init, f.check);
+        if !sem.l.tautology(check) {
+            let shown = show(sem, p, check);
+            *reasons
+                .entry(format!("- ✓ = {shown} is not a tautology (c5)"))
+                .or_insert(0) += 1;
+            continue;
+        }
+        let all: Events = u64::MAX;
+        for e in &f.events {
+            let kappa = sem.trees.eval(&mut sem.l, e.kappa, all);
+            let kappa = decide::finish(sem, f, init, kappa);
+            if !sem.l.tautology(kappa) {
+                let shown = show(sem, p, kappa);
+                let ev = label_text(sem, p, &e.label);
+                *reasons.entry(format!("- κ({ev}) = {shown} is not a tautology, even depending on every earlier read (c3)")).or_insert(0) += 1;
+                break;
+            }
+        }
+    }
+    sem.complete_only = true;
+    let mut out: Vec<String> = reasons.keys().take(SHOWN).cloned().collect();
+    if out.is_empty() {
+        out.push("- every way to produce them has a read that no write can fulfil".into());
+    }
+    out
+}
+
+/// Three-valued evaluation: `None` when it depends on values not known yet.
+fn maybe(p: &Program, prop: &Prop, regs: &[(String, Option<i64>)]) -> Option<bool> {
+    let value = |t: &Term| -> Option<i64> {
+        match t {
+            Term::Int(v) => Some(*v),
+            Term::Reg(r) => {
+                let info = &p.regs[*r as usize];
+                let name = format!("{}:{}", p.thread_name(info.thread), info.name);
+                match regs.iter().find(|(n, _)| *n == name) {
+                    Some((_, Some(v))) => Some(*v),
+                    _ => None,
+                }
+            }
+            Term::Mem(_) => None,
+        }
+    };
+    let known = |t: &Term| match t {
+        Term::Reg(r) => {
+            let info = &p.regs[*r as usize];
+            let name = format!("{}:{}", p.thread_name(info.thread), info.name);
+            regs.iter().any(|(n, _)| *n == name)
+        }
+        Term::Int(_) => true,
+        Term::Mem(_) => false,
+    };
+    match prop {
+        Prop::True => Some(true),
+        Prop::False => Some(false),
+        Prop::Not(a) => maybe(p, a, regs).map(|b| !b),
+        Prop::And(a, b) => match (maybe(p, a, regs), maybe(p, b, regs)) {
+            (Some(false), _) | (_, Some(false)) => Some(false),
+            (Some(true), Some(true)) => Some(true),
+            _ => None,
+        },
+        Prop::Or(a, b) => match (maybe(p, a, regs), maybe(p, b, regs)) {
+            (Some(true), _) | (_, Some(true)) => Some(true),
+            (Some(false), Some(false)) => Some(false),
+            _ => None,
+        },
+        Prop::Cmp(a, op, b) => match (value(a), value(b)) {
+            (Some(x), Some(y)) => Some(op.holds(x, y)),
+            // A known register left undetermined satisfies no comparison.
+            _ if known(a) && known(b) => Some(false),
+            _ => None,
+        },
+    }
+}
+
+fn combos<'c>(
+    threads: &'c [Vec<Completed>],
+    i: usize,
+    choice: &mut Vec<usize>,
+    f: &mut dyn FnMut(&[&'c Completed]),
+) {
+    if i == threads.len() {
+        let parts: Vec<&Completed> = threads
+            .iter()
+            .zip(choice.iter())
+            .map(|(t, &k)| &t[k])
+            .collect();
+        f(&parts);
+        return;
+    }
+    for k in 0..threads[i].len() {
+        choice[i] = k;
+        combos(threads, i + 1, choice, f);
+    }
+}
+
+/// The note's notation in ASCII: `Wx1`, `R^acq y1`, `F^sc_cta`.
+fn label_text(sem: &Sem, p: &Program, a: &Action) -> String {
+    let mut s = String::new();
+    s.push_str(match a.kind {
+        Kind::Read => "R",
+        Kind::Write => "W",
+        Kind::Fence => "F",
+    });
+    if a.mode != Mode::Rlx || a.kind == Kind::Fence {
+        let _ = write!(s, "^{}", a.mode.as_str());
+    }
+    if a.scope != Scope::Sys {
+        let _ = write!(s, "_{}", a.scope.as_str());
+    }
+    if a.kind != Kind::Fence {
+        let loc = sem
+            .dense_names
+            .get(a.loc as usize)
+            .map_or("?", String::as_str);
+        let sep = if s.len() > 1 { " " } else { "" };
+        let _ = write!(s, "{sep}{loc}{}", a.value);
+    }
+    let thread = if (a.thread as usize) < p.threads.len() {
+        p.thread_name(a.thread).to_string()
+    } else {
+        "init".into()
+    };
+    format!("{thread}:{s}")
+}
+
+fn show(sem: &Sem, p: &Program, f: crate::logic::FormulaId) -> String {
+    let names = FormulaNames { p, sem };
+    sem.l.display(f, Notation::Unicode, &names).to_string()
+}
+
+struct FormulaNames<'a> {
+    p: &'a Program,
+    sem: &'a Sem<'a>,
+}
+
+impl Names for FormulaNames<'_> {
+    fn reg(&self, r: u32) -> String {
+        self.p
+            .regs
+            .get(r as usize)
+            .map_or_else(|| format!("r{r}"), |i| i.name.clone())
+    }
+    fn read(&self, e: u32) -> String {
+        format!("s{e}")
+    }
+    fn loc(&self, addr: Addr) -> String {
+        self.sem
+            .dense
+            .get(&addr)
+            .and_then(|d| self.sem.dense_names.get(*d as usize))
+            .cloned()
+            .unwrap_or_else(|| format!("[{addr}]"))
+    }
+}
+
+/// Events of one skeleton, named for people.
+struct EventNames {
+    names: Vec<String>,
+}
+
+impl EventNames {
+    fn new(sem: &Sem, p: &Program, sk: &Skeleton) -> EventNames {
+        EventNames {
+            names: sk.labels.iter().map(|a| label_text(sem, p, a)).collect(),
+        }
+    }
+
+    fn event(&self, e: usize) -> String {
+        self.names
+            .get(e)
+            .cloned()
+            .unwrap_or_else(|| format!("e{e}"))
+    }
+
+    fn rf(&self, rf: &[Option<usize>]) -> String {
+        let pairs: Vec<String> = rf
+            .iter()
+            .enumerate()
+            .filter_map(|(e, d)| d.map(|d| format!("{} → {}", self.event(d), self.event(e))))
+            .collect();
+        pairs.join(", ")
+    }
+
+    fn path(&self, path: &[usize]) -> String {
+        let mut names: Vec<String> = path.iter().map(|&e| self.event(e)).collect();
+        if let Some(first) = names.first().cloned() {
+            names.push(first);
+        }
+        names.join(" → ")
+    }
+
+    fn failure(&self, f: &Failure, depth: usize) -> String {
+        let order = |k: OrderKind| match k {
+            OrderKind::Dep => "dependency order ⊴ (with rf, c6)",
+            OrderKind::Sync => "synchronisation order ≤",
+            OrderKind::Loc => "per-location order ⊑",
+        };
+        match f {
+            Failure::Cycle { order: k, path } => format!("a cycle in the {}: {}", order(*k), self.path(path)),
+            Failure::UnionCycle { path } => format!("a cycle in ≤ ∪ ⊑ (acyclic_union): {}", self.path(path)),
+            Failure::Blocked { read, source, blocker, held: (a, b) } => format!(
+                "{} ⊑ {} already holds, so weak fulfilment cannot place {} there (c8b, for {} → {})",
+                self.event(*a),
+                self.event(*b),
+                self.event(*blocker),
+                self.event(*source),
+                self.event(*read)
+            ),
+            Failure::Each { rule, alternatives } => {
+                let head = match rule {
+                    Choice::C8b { read, source, blocker } => format!(
+                        "c8b puts {} before {} or after {}, and both fail:",
+                        self.event(*blocker),
+                        self.event(*source),
+                        self.event(*read)
+                    ),
+                    Choice::C7b { first, second } => format!(
+                        "c7b orders the sc fences {} and {} one way or the other, and both fail:",
+                        self.event(*first),
+                        self.event(*second)
+                    ),
+                };
+                let indent = "  ".repeat(depth);
+                let parts: Vec<String> =
+                    alternatives.iter().map(|a| format!("\n{indent}  - {}", self.failure(a, depth + 1))).collect();
+                format!("{head}{}", parts.concat())
+            }
+        }
+    }
+}

@@ -327,3 +327,36 @@ fn explain_reports_preconditions_that_cannot_hold() {
     assert!(out.contains("Thread P0 never completes"), "{out}");
     assert!(out.contains("is not a tautology"), "{out}");
 }
+
+#[test]
+fn pomsets_lists_events_rf_and_orders_with_their_rules() {
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pomset"))
+            .arg("pomsets")
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, mp) = run(&[
+        "examples/classic/mp+rel+acq.litmus",
+        "--outcome",
+        "P1:r = 1 /\\ P1:s = 1",
+    ]);
+    assert_eq!(code, Some(0));
+    insta::assert_snapshot!("pomsets_mp_rel_acq", mp);
+    let (_, lb) = run(&[
+        "examples/classic/lb+false-dep.litmus",
+        "--outcome",
+        "P0:r = 1 /\\ P1:s = 1",
+    ]);
+    insta::assert_snapshot!("pomsets_lb_false_dep", lb);
+    let (_, all) = run(&["examples/classic/sb.litmus", "--limit", "2"]);
+    assert!(all.ends_with("9 complete pomset(s), 2 shown\n"), "{all}");
+    let (code, _) = run(&["examples/classic/sb.litmus", "--candidates"]);
+    assert_eq!(code, Some(2), "--candidates says it is not implemented");
+}

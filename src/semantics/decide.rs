@@ -86,8 +86,22 @@ pub(super) struct Completed {
     pub(super) regs: Vec<(String, Option<i64>)>,
 }
 
+/// Called on each complete pomset: the semantics' names, its skeleton, the
+/// candidate witness (rf and orders), and the final state it ends in.
+pub type Visit<'v> = dyn FnMut(&Sem, &Skeleton, &Witness, &State) + 'v;
+
 /// Decides the outcomes of a program under a model.
 pub fn outcomes(p: &Program, model: &Model, limits: Limits) -> Result<Outcomes, Unsupported> {
+    outcomes_visiting(p, model, limits, None)
+}
+
+/// As `outcomes`, calling `visit` on every complete pomset found.
+pub fn outcomes_visiting<'v>(
+    p: &Program,
+    model: &Model,
+    limits: Limits,
+    visit: Option<&'v mut Visit<'v>>,
+) -> Result<Outcomes, Unsupported> {
     if model.if_closure == IfClosure::On {
         return Err(Unsupported::Option("if_closure", "on"));
     }
@@ -113,7 +127,7 @@ pub fn outcomes(p: &Program, model: &Model, limits: Limits) -> Result<Outcomes, 
         witnesses: 0,
         limit: None,
     };
-    match run(&mut sem, p, model, limits, &mut out) {
+    match run(&mut sem, p, model, limits, visit, &mut out) {
         Ok(()) => {}
         Err(Limit::Pomsets(n)) => out.limit = Some(format!("--max-pomsets {n}")),
         Err(Limit::Accesses) => out.limit = Some("at most 64 accesses per test".to_string()),
@@ -121,11 +135,12 @@ pub fn outcomes(p: &Program, model: &Model, limits: Limits) -> Result<Outcomes, 
     Ok(out)
 }
 
-fn run(
+fn run<'v>(
     sem: &mut Sem,
     p: &Program,
     model: &Model,
     limits: Limits,
+    visit: Option<&'v mut Visit<'v>>,
     out: &mut Outcomes,
 ) -> Result<(), Limit> {
     let init_thread = p.threads.len() as ThreadId;
@@ -184,6 +199,7 @@ fn run(
         later_writes: later_writes(&init_events, &per_thread),
         steps: limits.max_steps,
         deadline: limits.deadline,
+        visit,
     };
     search.run(sem, p, 0, &mut choice, &mut Vec::new(), out)
 }
@@ -382,7 +398,7 @@ fn later_writes(init: &[Ev], threads: &[Vec<Completed>]) -> Vec<Vec<(action::Loc
 }
 
 /// The product of the threads' complete fragments, searched depth first.
-struct Product<'a> {
+struct Product<'a, 'v> {
     model: &'a Model,
     groups: &'a ThreadGroups<'a>,
     init: &'a [Ev],
@@ -390,9 +406,10 @@ struct Product<'a> {
     later_writes: Vec<Vec<(action::Loc, i64)>>,
     steps: u64,
     deadline: Option<(std::time::Instant, f64)>,
+    visit: Option<&'v mut Visit<'v>>,
 }
 
-impl Product<'_> {
+impl Product<'_, '_> {
     /// `writes`: what the threads chosen so far write.
     fn run(
         &mut self,
@@ -484,12 +501,14 @@ impl Product<'_> {
         for w in found {
             for mem in final_memory(sem, p, self.model, self.groups, &sk, &w) {
                 out.witnesses += 1;
-                *out.states
-                    .entry(State {
-                        regs: regs.clone(),
-                        mem,
-                    })
-                    .or_insert(0) += 1;
+                let state = State {
+                    regs: regs.clone(),
+                    mem,
+                };
+                if let Some(visit) = self.visit.as_mut() {
+                    visit(sem, &sk, &w, &state);
+                }
+                *out.states.entry(state).or_insert(0) += 1;
             }
         }
         Ok(())

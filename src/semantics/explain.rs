@@ -4,12 +4,11 @@
 //! in one of the orders, or a c8b instance that blocks every placement.
 
 use std::collections::BTreeMap;
-use std::fmt::Write;
 
 use super::construct::Sem;
 use super::decide::{self, Completed, ThreadGroups, Unsupported};
 use super::tau::Events;
-use crate::action::{Action, Kind, Mode, Scope};
+use crate::action::{Action, Kind};
 use crate::check::{Choice, Failure, OrderKind, RfMode, Search};
 use crate::logic::{Addr, Names, Notation};
 use crate::model::Model;
@@ -273,34 +272,8 @@ fn combos<'c>(
     }
 }
 
-/// The note's notation in ASCII: `Wx1`, `R^acq y1`, `F^sc_cta`.
 fn label_text(sem: &Sem, p: &Program, a: &Action) -> String {
-    let mut s = String::new();
-    s.push_str(match a.kind {
-        Kind::Read => "R",
-        Kind::Write => "W",
-        Kind::Fence => "F",
-    });
-    if a.mode != Mode::Rlx || a.kind == Kind::Fence {
-        let _ = write!(s, "^{}", a.mode.as_str());
-    }
-    if a.scope != Scope::Sys {
-        let _ = write!(s, "_{}", a.scope.as_str());
-    }
-    if a.kind != Kind::Fence {
-        let loc = sem
-            .dense_names
-            .get(a.loc as usize)
-            .map_or("?", String::as_str);
-        let sep = if s.len() > 1 { " " } else { "" };
-        let _ = write!(s, "{sep}{loc}{}", a.value);
-    }
-    let thread = if (a.thread as usize) < p.threads.len() {
-        p.thread_name(a.thread).to_string()
-    } else {
-        "init".into()
-    };
-    format!("{thread}:{s}")
+    crate::render::text::label(sem, p, a)
 }
 
 fn show(sem: &Sem, p: &Program, f: crate::logic::FormulaId) -> String {

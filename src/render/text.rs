@@ -1,0 +1,128 @@
+//! A complete pomset as text: its events in the note's notation, rf, and each
+//! order's covering edges with the rule that put each one there.
+
+use std::fmt::Write;
+
+use crate::action::{Action, Kind, Mode, Scope};
+use crate::check::{OrderKind, Reason, Witness};
+use crate::pomset::Skeleton;
+use crate::semantics::construct::Sem;
+use crate::semantics::decide::State;
+use crate::syntax::core::Program;
+
+/// The note's notation in ASCII, with the thread: `P0:Wx1`, `P1:R^acq y1`, `P0:F^sc_cta`.
+pub fn label(sem: &Sem, p: &Program, a: &Action) -> String {
+    let mut s = String::from(match a.kind {
+        Kind::Read => "R",
+        Kind::Write => "W",
+        Kind::Fence => "F",
+    });
+    if a.mode != Mode::Rlx || a.kind == Kind::Fence {
+        let _ = write!(s, "^{}", a.mode.as_str());
+    }
+    if a.scope != Scope::Sys {
+        let _ = write!(s, "_{}", a.scope.as_str());
+    }
+    if a.kind != Kind::Fence {
+        let loc = sem
+            .dense_names
+            .get(a.loc as usize)
+            .map_or("?", String::as_str);
+        let sep = if s.len() > 1 { " " } else { "" };
+        let _ = write!(s, "{sep}{loc}{}", a.value);
+    }
+    let thread = if (a.thread as usize) < p.threads.len() {
+        p.thread_name(a.thread).to_string()
+    } else {
+        "init".to_string()
+    };
+    format!("{thread}:{s}")
+}
+
+/// The rule's name as the note writes it.
+pub fn rule(r: Reason) -> &'static str {
+    match r {
+        Reason::Dependency => "s3",
+        Reason::SyncDelays => "s7a",
+        Reason::CoDelays => "s8a",
+        Reason::C6 => "c6",
+        Reason::C7a => "c7a",
+        Reason::C7b => "c7b",
+        Reason::C8a => "c8a",
+        Reason::C8b => "c8b",
+        Reason::M8a => "M8a",
+        Reason::TwoOrder => "§12",
+        Reason::Rmw => "M9b",
+        Reason::Atomicity => "M9c",
+    }
+}
+
+/// One complete pomset, numbered `n`.
+pub fn pomset(
+    sem: &Sem,
+    p: &Program,
+    n: usize,
+    sk: &Skeleton,
+    w: &Witness,
+    state: &State,
+) -> String {
+    let mut out = String::new();
+    let show = |v: &Option<i64>| v.map_or("?".to_string(), |v| v.to_string());
+    let values: Vec<String> = state
+        .regs
+        .iter()
+        .map(|(k, v)| format!("{k}={}", show(v)))
+        .chain(state.mem.iter().map(|(k, v)| format!("[{k}]={}", show(v))))
+        .collect();
+    let _ = writeln!(out, "Pomset {n}: {}", values.join("; "));
+    for (e, a) in sk.labels.iter().enumerate() {
+        let _ = writeln!(out, "  e{e:<3} {}", label(sem, p, a));
+    }
+    let rf: Vec<String> =
+        w.rf.iter()
+            .enumerate()
+            .filter_map(|(e, d)| d.map(|d| format!("e{d} → e{e}")))
+            .collect();
+    let _ = writeln!(
+        out,
+        "  rf              {}",
+        if rf.is_empty() {
+            "—".into()
+        } else {
+            rf.join(", ")
+        }
+    );
+    for (k, name) in [
+        (OrderKind::Dep, "dependency ⊴"),
+        (OrderKind::Sync, "sync ≤"),
+        (OrderKind::Loc, "per-location ⊑"),
+    ] {
+        let edges: Vec<String> = w
+            .orders
+            .get(k)
+            .reduction()
+            .edges()
+            .map(|(a, b)| {
+                let why = w
+                    .edges
+                    .iter()
+                    .find(|(kind, x, y, _)| *kind == k && *x == a && *y == b);
+                let why = why.or_else(|| w.edges.iter().find(|(_, x, y, _)| *x == a && *y == b));
+                match why {
+                    Some(&(_, _, _, r)) => format!("e{a} → e{b} ({})", rule(r)),
+                    None => format!("e{a} → e{b}"),
+                }
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {name:<15} {}",
+            if edges.is_empty() {
+                "—".into()
+            } else {
+                edges.join(", ")
+            }
+        );
+    }
+    out
+}

@@ -108,9 +108,6 @@ pub fn outcomes_visiting<'v>(
     if model.merge != Merge::Off {
         return Err(Unsupported::Option("merge", model.merge.as_str()));
     }
-    if model.final_ == Final::Observer {
-        return Err(Unsupported::Option("final", "observer"));
-    }
     // Pruning rule (monotonicity, §2): every rule that reads a mode or scope
     // (sync-delays, co-delays, strongly-overlaps/-fences/-matches, c7a, c7b,
     // c8a/c8b's ⊑̇, §10, §11, footnote 1) only adds constraints as modes and
@@ -191,7 +188,13 @@ fn run<'v>(
     let per_thread = kept;
     let groups = ThreadGroups { p };
     let mut choice = vec![0usize; per_thread.len()];
+    let observer = match model.final_ {
+        Final::LocMax => None,
+        Final::Observer => Some(observer_reads(sem, p, init_thread + 1)?),
+    };
     let mut search = Product {
+        observer,
+        init_tau,
         model,
         groups: &groups,
         init: &init_events,
@@ -399,6 +402,9 @@ fn later_writes(init: &[Ev], threads: &[Vec<Completed>]) -> Vec<Vec<(action::Loc
 
 /// The product of the threads' complete fragments, searched depth first.
 struct Product<'a, 'v> {
+    /// `final = observer`: one read per location after the threads.
+    observer: Option<Vec<Ev>>,
+    init_tau: Tau,
     model: &'a Model,
     groups: &'a ThreadGroups<'a>,
     init: &'a [Ev],
@@ -480,6 +486,9 @@ impl Product<'_, '_> {
             .zip(choice.iter())
             .map(|(t, &k)| &t[k])
             .collect();
+        if let Some(reads) = self.observer.clone() {
+            return self.observed(sem, p, &parts, &reads, out);
+        }
         let (sk, _) = skeleton(self.init, &parts);
         let budget = self.steps.min(1_000_000);
         let found = match candidates(&sk, self.model, self.groups, RfMode::Total, budget) {
@@ -513,6 +522,162 @@ impl Product<'_, '_> {
         }
         Ok(())
     }
+}
+
+impl Product<'_, '_> {
+    /// `final = observer` (A19): SEQ(SEQ(INIT, PAR(threads)), OBS), where OBS
+    /// reads every location once. An observer read's κ is Q_x after the
+    /// prefix and PAR's transformer, the last thread's (P4); it may be
+    /// dropped (rlx, R5a), leaving that location undetermined.
+    fn observed(
+        &mut self,
+        sem: &mut Sem,
+        p: &Program,
+        parts: &[&Completed],
+        reads: &[Ev],
+        out: &mut Outcomes,
+    ) -> Result<(), Limit> {
+        let last = parts.last().map(|c| (c.frag.clone(), c.frag.tau));
+        let mut written: Vec<(action::Loc, i64)> = self
+            .init
+            .iter()
+            .map(|e| (e.label.loc, e.label.value))
+            .collect();
+        for c in parts {
+            written.extend(
+                c.frag
+                    .events
+                    .iter()
+                    .filter(|e| e.label.kind == Kind::Write)
+                    .map(|e| (e.label.loc, e.label.value)),
+            );
+        }
+        let mut options: Vec<Vec<Option<Ev>>> = Vec::new();
+        for r in reads {
+            let mut opts = vec![None];
+            let present = match &last {
+                Some((frag, tau)) => {
+                    let addr = sem
+                        .dense
+                        .iter()
+                        .find(|(_, d)| **d == r.label.loc)
+                        .map(|(a, _)| *a);
+                    let q = addr.map_or(sem.l.ff(), |a| sem.l.quiescent(a));
+                    let after = sem.trees.apply(&mut sem.l, *tau, u64::MAX, q);
+                    let kappa = finish(sem, frag, self.init_tau, after);
+                    sem.l.tautology(kappa)
+                }
+                None => false,
+            };
+            if present {
+                for &v in &p.values {
+                    if written.contains(&(r.label.loc, v)) {
+                        let mut e = r.clone();
+                        e.label.value = v;
+                        opts.push(Some(e));
+                    }
+                }
+            }
+            options.push(opts);
+        }
+        let regs: Vec<(String, Option<i64>)> =
+            parts.iter().flat_map(|c| c.regs.iter().cloned()).collect();
+        let mut pick = vec![0usize; options.len()];
+        loop {
+            let chosen: Vec<Ev> = pick
+                .iter()
+                .zip(&options)
+                .filter_map(|(&k, o)| o[k].clone())
+                .collect();
+            let (sk, _) = skeleton_then(self.init, parts, &chosen);
+            let budget = self.steps.min(1_000_000);
+            let found = match candidates(&sk, self.model, self.groups, RfMode::Total, budget) {
+                Ok(w) => w,
+                Err(_) => {
+                    out.limit = Some("--max-steps (the rf search)".to_string());
+                    return Ok(());
+                }
+            };
+            self.steps = self.steps.saturating_sub(budget / 100 + 1);
+            let mem: Vec<(String, Option<i64>)> = pick
+                .iter()
+                .zip(&options)
+                .zip(reads)
+                .map(|((&k, o), r)| {
+                    let name = sem
+                        .dense_names
+                        .get(r.label.loc as usize)
+                        .cloned()
+                        .unwrap_or_default();
+                    (name, o[k].as_ref().map(|e| e.label.value))
+                })
+                .collect();
+            for w in found {
+                out.witnesses += 1;
+                let state = State {
+                    regs: regs.clone(),
+                    mem: mem.clone(),
+                };
+                if let Some(visit) = self.visit.as_mut() {
+                    visit(sem, &sk, &w, &state);
+                }
+                *out.states.entry(state).or_insert(0) += 1;
+            }
+            // Next assignment of observer values, odometer style.
+            let mut i = 0;
+            while i < pick.len() {
+                pick[i] += 1;
+                if pick[i] < options[i].len() {
+                    break;
+                }
+                pick[i] = 0;
+                i += 1;
+            }
+            if i == pick.len() {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// The observer's reads, one per named location (values chosen later).
+fn observer_reads(sem: &mut Sem, p: &Program, thread: ThreadId) -> Result<Vec<Ev>, Limit> {
+    let mut out = Vec::new();
+    for i in 0..p.locs.len() {
+        let id = sem.new_event()?;
+        let loc = sem.dense_loc(sem.loc_addr[i]);
+        let tt = sem.l.tt();
+        let kappa = sem.trees.kappa(KappaNode::Base(tt));
+        out.push(Ev {
+            id,
+            label: Action::read(thread, Mode::Rlx, Scope::Sys, loc, 0),
+            kappa,
+        });
+    }
+    Ok(out)
+}
+
+/// The skeleton with `after` sequenced after every other event.
+fn skeleton_then(init: &[Ev], parts: &[&Completed], after: &[Ev]) -> (Skeleton, Vec<u32>) {
+    let (base, mut ids) = skeleton(init, parts);
+    let n = base.len();
+    let mut labels = base.labels.clone();
+    labels.extend(after.iter().map(|e| e.label));
+    let mut sk = Skeleton::new(labels);
+    for (a, b) in base.po.edges() {
+        sk.po.add(a, b);
+    }
+    for (a, b) in base.dep.edges() {
+        sk.dep.add(a, b);
+    }
+    sk.rmw = base.rmw.clone();
+    for k in 0..after.len() {
+        for a in 0..n + k {
+            sk.po.add(a, n + k);
+        }
+    }
+    ids.extend(after.iter().map(|e| e.id));
+    (sk, ids)
 }
 
 /// The whole pomset's skeleton; `ids[k]` is the event id of position k.

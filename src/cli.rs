@@ -110,6 +110,9 @@ limit is named; it is never a wrong answer.")]
         /// Give up (verdict unknown) after this many seconds per test.
         #[arg(long, value_name = "SECONDS")]
         timeout: Option<f64>,
+        /// Print the logic layer's counters (queries, cache hits, SAT calls) per test.
+        #[arg(long)]
+        stats: bool,
     },
     /// List the complete pomsets of a test in the note's notation.
     #[command(after_help = "\
@@ -204,7 +207,8 @@ pub fn run(cli: Cli) -> ExitCode {
             json,
             max_pomsets,
             timeout,
-        } => run_tests(&paths, &set, json, max_pomsets, timeout, color),
+            stats,
+        } => run_tests(&paths, &set, json, (max_pomsets, timeout), stats, color),
         Command::Pomsets {
             path,
             outcome,
@@ -255,8 +259,8 @@ fn run_tests(
     paths: &[PathBuf],
     sets: &[String],
     json: bool,
-    max_pomsets: usize,
-    timeout: Option<f64>,
+    (max_pomsets, timeout): (usize, Option<f64>),
+    stats: bool,
     color: bool,
 ) -> Result<bool, String> {
     use crate::report::Report;
@@ -265,6 +269,8 @@ fn run_tests(
     apply_sets(&mut Model::default(), sets)?;
     let mut ok = true;
     let mut reports = Vec::new();
+    // Tests run, expectations not met, tests left unknown.
+    let mut tally = (0usize, 0usize, 0usize);
     for_each(paths, color, |_, test| {
         let p = &test.program;
         let mut model = p.model;
@@ -287,15 +293,32 @@ fn run_tests(
             ),
         };
         let met = report.expectations_met();
+        tally.0 += 1;
+        tally.1 += usize::from(!met);
+        tally.2 += usize::from(report.limit.is_some() || report.unsupported.is_some());
         if json {
             reports.push(report);
         } else {
-            println!("{}", report.text(p));
+            let mut text = report.text(p);
+            if let Some(line) = report.stats_line().filter(|_| stats) {
+                text.push_str(&line);
+                text.push('\n');
+            }
+            println!("{text}");
         }
         ok &= met;
         true
     })
     .map(|parsed| {
+        if !json && tally.0 > 1 {
+            println!(
+                "{} tests: {} as expected, {} not as expected, {} unknown (limit or unsupported)",
+                tally.0,
+                tally.0 - tally.1 - tally.2,
+                tally.1,
+                tally.2
+            );
+        }
         if json {
             println!(
                 "{}",

@@ -26,6 +26,18 @@ pub struct Report {
     /// Why the test could not be decided at all under this model.
     pub unsupported: Option<String>,
     pub seconds: f64,
+    /// The logic layer's counters: queries, fast-path answers, cache hits, SAT calls.
+    pub stats: Option<Stats>,
+}
+
+/// What deciding cost the logic layer.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Stats {
+    pub queries: u64,
+    pub fast_path: u64,
+    pub cache_hits: u64,
+    pub enumerated: u64,
+    pub sat_calls: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -93,6 +105,13 @@ impl Report {
             limit: o.limit.clone(),
             unsupported: None,
             seconds: elapsed.as_secs_f64(),
+            stats: Some(Stats {
+                queries: o.stats.queries,
+                fast_path: o.stats.fast_path,
+                cache_hits: o.stats.cache_hits,
+                enumerated: o.stats.enumerated,
+                sat_calls: o.stats.sat_calls,
+            }),
         }
     }
 
@@ -106,12 +125,22 @@ impl Report {
             limit: None,
             unsupported: Some(why),
             seconds: 0.0,
+            stats: None,
         }
     }
 
     /// Whether every stated expectation was met (unknowns do not fail).
     pub fn expectations_met(&self) -> bool {
         self.conditions.iter().all(|c| c.met != Some(false))
+    }
+
+    /// The `--stats` line.
+    pub fn stats_line(&self) -> Option<String> {
+        let s = self.stats?;
+        Some(format!(
+            "Stats {} queries {} fast-path {} cache-hits {} enumerated {} sat-calls {}",
+            self.name, s.queries, s.fast_path, s.cache_hits, s.enumerated, s.sat_calls
+        ))
     }
 
     /// herd7's layout, one block per condition, plus our expectations.

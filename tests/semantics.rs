@@ -379,3 +379,41 @@ fn an_observer_sees_the_last_write() {
         );
     }
 }
+
+#[test]
+fn run_speaks_json_stats_and_a_summary() {
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pomset"))
+            .arg("run")
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, json) = run(&[
+        "--json",
+        "examples/classic/mp+rel+acq.litmus",
+        "examples/classic/sb.litmus",
+    ]);
+    assert_eq!(code, Some(0));
+    let v: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
+    assert_eq!(v[0]["name"], "MP+rel+acq");
+    assert_eq!(v[0]["conditions"][0]["observation"], "Never");
+    assert_eq!(v[0]["conditions"][0]["met"], true);
+    assert_eq!(v[1]["conditions"][0]["observation"], "Sometimes");
+    assert!(v[0]["stats"]["queries"].as_u64().is_some_and(|q| q > 0));
+    let (_, text) = run(&["--stats", "examples/classic/mp+rel+acq.litmus"]);
+    assert!(text.contains("Stats MP+rel+acq queries "), "{text}");
+    let (code, all) = run(&["examples/"]);
+    assert_eq!(code, Some(1), "C21 is not as the note expects");
+    assert!(
+        all.trim_end().ends_with(
+            "75 tests: 74 as expected, 1 not as expected, 0 unknown (limit or unsupported)"
+        ),
+        "{all}"
+    );
+}

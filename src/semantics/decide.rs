@@ -54,6 +54,8 @@ pub struct Outcomes {
     pub witnesses: usize,
     /// Which limit stopped the search, if one did.
     pub limit: Option<String>,
+    /// The logic layer's counters for this test (`--stats`).
+    pub stats: crate::logic::Stats,
 }
 
 /// Why a test cannot be decided under this model.
@@ -123,12 +125,14 @@ pub fn outcomes_visiting<'v>(
         states: BTreeMap::new(),
         witnesses: 0,
         limit: None,
+        stats: crate::logic::Stats::default(),
     };
     match run(&mut sem, p, model, limits, visit, &mut out) {
         Ok(()) => {}
         Err(Limit::Pomsets(n)) => out.limit = Some(format!("--max-pomsets {n}")),
         Err(Limit::Accesses) => out.limit = Some("at most 64 accesses per test".to_string()),
     }
+    out.stats = sem.l.stats();
     Ok(out)
 }
 

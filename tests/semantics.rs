@@ -133,68 +133,46 @@ fn thin_air_publication_and_store_buffering() {
 
 #[test]
 fn run_prints_herd_style_reports() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pomset"))
-        .args([
-            "run",
-            "examples/classic/mp+rel+acq.litmus",
-            "examples/catalogue/c06-mp-fences.litmus",
-        ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("runs");
-    assert!(out.status.success());
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (code, text, _) = pomset(&[
+        "run",
+        "examples/classic/mp+rel+acq.litmus",
+        "examples/catalogue/c06-mp-fences.litmus",
+    ]);
+    assert_eq!(code, Some(0));
     let stable: Vec<&str> = text.lines().filter(|l| !l.starts_with("Time ")).collect();
     insta::assert_snapshot!(stable.join("\n"));
 }
 
 #[test]
 fn a_failed_expectation_exits_1() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pomset"))
-        .args([
-            "run",
-            "--set",
-            "c7a=direct",
-            "examples/classic/mp+rel+acq.litmus",
-            "examples/catalogue/c06-mp-fences.litmus",
-        ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("runs");
     // C06 expects `allowed when c7a = direct` (met); MP+rel+acq stays forbidden.
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pomset"))
-        .args([
-            "run",
-            "--set",
-            "c7a=direct",
-            "--set",
-            "orders=single",
-            "examples/catalogue/c04-sync-2.litmus",
-        ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("runs");
+    let (code, out, _) = pomset(&[
+        "run",
+        "--set",
+        "c7a=direct",
+        "examples/classic/mp+rel+acq.litmus",
+        "examples/catalogue/c06-mp-fences.litmus",
+    ]);
+    assert_eq!(code, Some(0), "{out}");
+    let (code, out, _) = pomset(&[
+        "run",
+        "--set",
+        "c7a=direct",
+        "--set",
+        "orders=single",
+        "examples/catalogue/c04-sync-2.litmus",
+    ]);
     assert_eq!(
-        out.status.code(),
+        code,
         Some(1),
         "SYNC-2 is allowed by the note, forbidden with one order"
     );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("NOT AS EXPECTED"));
+    assert!(out.contains("NOT AS EXPECTED"));
 }
 
 #[test]
 fn limits_are_stated_not_guessed() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pomset"))
-        .args(["run", "--max-pomsets", "3", "examples/classic/iriw.litmus"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("runs");
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (_, text, _) = pomset(&["run", "--max-pomsets", "3", "examples/classic/iriw.litmus"]);
     assert!(text.contains("Limit reached: --max-pomsets 3"), "{text}");
     assert!(text.contains("Observation IRIW Unknown"), "{text}");
 }
@@ -284,18 +262,21 @@ fn short(obs: Option<&str>) -> &'static str {
     }
 }
 
-fn explain(args: &[&str]) -> String {
+/// Runs the `pomset` binary from the repository root: exit code, standard
+/// output, standard error.
+fn pomset(args: &[&str]) -> (Option<i32>, String, String) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_pomset"))
-        .arg("explain")
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
-        .expect("runs");
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+        .expect("the pomset binary runs");
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code(), text(&out.stdout), text(&out.stderr))
+}
+
+fn explain(args: &[&str]) -> String {
+    let (_, out, err) = pomset(&[&["explain"], args].concat());
+    format!("{out}{err}")
 }
 
 #[test]
@@ -331,16 +312,8 @@ fn explain_reports_preconditions_that_cannot_hold() {
 #[test]
 fn pomsets_lists_events_rf_and_orders_with_their_rules() {
     let run = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pomset"))
-            .arg("pomsets")
-            .args(args)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .expect("runs");
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-        )
+        let (code, out, _) = pomset(&[&["pomsets"], args].concat());
+        (code, out)
     };
     let (code, mp) = run(&[
         "examples/classic/mp+rel+acq.litmus",
@@ -383,16 +356,8 @@ fn an_observer_sees_the_last_write() {
 #[test]
 fn run_speaks_json_stats_and_a_summary() {
     let run = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pomset"))
-            .arg("run")
-            .args(args)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .expect("runs");
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-        )
+        let (code, out, _) = pomset(&[&["run"], args].concat());
+        (code, out)
     };
     let (code, json) = run(&[
         "--json",

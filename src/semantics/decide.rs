@@ -156,23 +156,7 @@ fn run<'v>(
         per_thread.push(done);
     }
     // Values each thread may write, for pruning reads without a source (c2a, c2b).
-    let mut writable: Vec<(action::Loc, i64)> = init_events
-        .iter()
-        .map(|e| (e.label.loc, e.label.value))
-        .collect();
-    for t in &per_thread {
-        for c in t {
-            writable.extend(
-                c.frag
-                    .events
-                    .iter()
-                    .filter(|e| e.label.kind == Kind::Write)
-                    .map(|e| (e.label.loc, e.label.value)),
-            );
-        }
-    }
-    writable.sort_unstable();
-    writable.dedup();
+    let writable = later_writes(&init_events, &per_thread).swap_remove(0);
     let mut kept: Vec<Vec<Completed>> = Vec::new();
     for (k, t) in per_thread.into_iter().enumerate() {
         let mut variants = Vec::new();
@@ -378,23 +362,24 @@ fn subsets_of_size(bits: &[u32], size: usize) -> Vec<Events> {
     out
 }
 
+/// The (location, value) pairs some events write.
+fn writes_of(events: &[Ev]) -> impl Iterator<Item = (action::Loc, i64)> + '_ {
+    events
+        .iter()
+        .filter(|e| e.label.kind == Kind::Write)
+        .map(|e| (e.label.loc, e.label.value))
+}
+
 /// For each thread index i, the (location, value) pairs that the initial
 /// writes or threads i.. could write: where a read chosen so far may still
 /// find its source (c2a, c2b).
 fn later_writes(init: &[Ev], threads: &[Vec<Completed>]) -> Vec<Vec<(action::Loc, i64)>> {
     let mut out = vec![Vec::new(); threads.len() + 1];
-    let mut acc: Vec<(action::Loc, i64)> =
-        init.iter().map(|e| (e.label.loc, e.label.value)).collect();
+    let mut acc: Vec<(action::Loc, i64)> = writes_of(init).collect();
     for i in (0..=threads.len()).rev() {
         if let Some(t) = threads.get(i) {
             for c in t {
-                acc.extend(
-                    c.frag
-                        .events
-                        .iter()
-                        .filter(|e| e.label.kind == Kind::Write)
-                        .map(|e| (e.label.loc, e.label.value)),
-                );
+                acc.extend(writes_of(&c.frag.events));
             }
         }
         acc.sort_unstable();
@@ -442,13 +427,7 @@ impl Product<'_, '_> {
         for k in 0..self.threads[i].len() {
             let c = &self.threads[i][k];
             let mark = writes.len();
-            writes.extend(
-                c.frag
-                    .events
-                    .iter()
-                    .filter(|e| e.label.kind == Kind::Write)
-                    .map(|e| (e.label.loc, e.label.value)),
-            );
+            writes.extend(writes_of(&c.frag.events));
             choice[i] = k;
             if self.sourced(i, choice, writes) {
                 self.run(sem, p, i + 1, choice, writes, out)?;
@@ -542,19 +521,9 @@ impl Product<'_, '_> {
         out: &mut Outcomes,
     ) -> Result<(), Limit> {
         let last = parts.last().map(|c| (c.frag.clone(), c.frag.tau));
-        let mut written: Vec<(action::Loc, i64)> = self
-            .init
-            .iter()
-            .map(|e| (e.label.loc, e.label.value))
-            .collect();
+        let mut written: Vec<(action::Loc, i64)> = writes_of(self.init).collect();
         for c in parts {
-            written.extend(
-                c.frag
-                    .events
-                    .iter()
-                    .filter(|e| e.label.kind == Kind::Write)
-                    .map(|e| (e.label.loc, e.label.value)),
-            );
+            written.extend(writes_of(&c.frag.events));
         }
         let mut options: Vec<Vec<Option<Ev>>> = Vec::new();
         for r in reads {

@@ -473,34 +473,23 @@ impl Product<'_, '_> {
             return self.observed(sem, p, &parts, &reads, out);
         }
         let (sk, _) = skeleton(self.init, &parts);
-        let budget = self.steps.min(1_000_000);
-        let found = match candidates(&sk, self.model, self.groups, RfMode::Total, budget) {
-            Ok(w) => w,
-            Err(_) => {
-                out.limit = Some("--max-steps (the rf search)".to_string());
-                return Ok(());
-            }
-        };
-        self.steps = self.steps.saturating_sub(budget / 100 + 1);
-        if self.steps == 0 {
-            out.limit = Some("--max-steps".to_string());
-        }
-        if found.is_empty() {
+        let Some(found) = self.search(&sk, out) else {
             return Ok(());
-        }
+        };
         let regs: Vec<(String, Option<i64>)> =
             parts.iter().flat_map(|c| c.regs.iter().cloned()).collect();
         for w in found {
             for mem in final_memory(sem, p, self.model, self.groups, &sk, &w) {
-                out.witnesses += 1;
-                let state = State {
-                    regs: regs.clone(),
-                    mem,
-                };
-                if let Some(visit) = self.visit.as_mut() {
-                    visit(sem, &sk, &w, &state);
-                }
-                *out.states.entry(state).or_insert(0) += 1;
+                self.record(
+                    sem,
+                    &sk,
+                    &w,
+                    State {
+                        regs: regs.clone(),
+                        mem,
+                    },
+                    out,
+                );
             }
         }
         Ok(())
@@ -508,6 +497,33 @@ impl Product<'_, '_> {
 }
 
 impl Product<'_, '_> {
+    /// The candidates with total rf (c2b) under the step budget; `None`, with
+    /// the limit recorded, when the budget runs out.
+    fn search(&mut self, sk: &Skeleton, out: &mut Outcomes) -> Option<Vec<Witness>> {
+        let budget = self.steps.min(1_000_000);
+        let found = candidates(sk, self.model, self.groups, RfMode::Total, budget);
+        self.steps = self.steps.saturating_sub(budget / 100 + 1);
+        if self.steps == 0 {
+            out.limit = Some("--max-steps".to_string());
+        }
+        match found {
+            Ok(w) => Some(w),
+            Err(_) => {
+                out.limit = Some("--max-steps (the rf search)".to_string());
+                None
+            }
+        }
+    }
+
+    /// Counts one complete pomset's final state, and shows it to the visitor.
+    fn record(&mut self, sem: &Sem, sk: &Skeleton, w: &Witness, state: State, out: &mut Outcomes) {
+        out.witnesses += 1;
+        if let Some(visit) = self.visit.as_mut() {
+            visit(sem, sk, w, &state);
+        }
+        *out.states.entry(state).or_insert(0) += 1;
+    }
+
     /// `final = observer` (A19): SEQ(SEQ(INIT, PAR(threads)), OBS), where OBS
     /// reads every location once. An observer read's κ is Q_x after the
     /// prefix and PAR's transformer, the last thread's (P4); it may be
@@ -563,15 +579,9 @@ impl Product<'_, '_> {
                 .filter_map(|(&k, o)| o[k].clone())
                 .collect();
             let (sk, _) = skeleton_then(self.init, parts, &chosen);
-            let budget = self.steps.min(1_000_000);
-            let found = match candidates(&sk, self.model, self.groups, RfMode::Total, budget) {
-                Ok(w) => w,
-                Err(_) => {
-                    out.limit = Some("--max-steps (the rf search)".to_string());
-                    return Ok(());
-                }
+            let Some(found) = self.search(&sk, out) else {
+                return Ok(());
             };
-            self.steps = self.steps.saturating_sub(budget / 100 + 1);
             let mem: Vec<(String, Option<i64>)> = pick
                 .iter()
                 .zip(&options)
@@ -586,15 +596,11 @@ impl Product<'_, '_> {
                 })
                 .collect();
             for w in found {
-                out.witnesses += 1;
                 let state = State {
                     regs: regs.clone(),
                     mem: mem.clone(),
                 };
-                if let Some(visit) = self.visit.as_mut() {
-                    visit(sem, &sk, &w, &state);
-                }
-                *out.states.entry(state).or_insert(0) += 1;
+                self.record(sem, &sk, &w, state, out);
             }
             // Next assignment of observer values, odometer style.
             let mut i = 0;

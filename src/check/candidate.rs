@@ -248,6 +248,17 @@ pub fn candidates(
     mode: RfMode,
     budget: u64,
 ) -> Result<Vec<Witness>, Vec<Witness>> {
+    candidates_counted(sk, model, groups, mode, budget).0
+}
+
+/// As `candidates`, also saying how many of the budget's steps it used.
+pub fn candidates_counted(
+    sk: &Skeleton,
+    model: &Model,
+    groups: &dyn Groups,
+    mode: RfMode,
+    budget: u64,
+) -> (Result<Vec<Witness>, Vec<Witness>>, u64) {
     let mut search = Search::new(sk, model, groups, budget);
     let mut found = Vec::new();
     let complete = search.each_rf(mode, &mut |s, rf| {
@@ -255,11 +266,8 @@ pub fn candidates(
             found.push(w);
         }
     });
-    if complete {
-        Ok(found)
-    } else {
-        Err(found)
-    }
+    let used = budget.saturating_sub(search.budget);
+    (if complete { Ok(found) } else { Err(found) }, used)
 }
 
 impl<'a> Search<'a> {

@@ -4,5 +4,6 @@
 pub mod candidate;
 
 pub use candidate::{
-    candidates, Choice, Edge, Failure, OrderKind, Orders, Reason, RfMode, Search, Witness,
+    candidates, candidates_counted, Choice, Edge, Failure, OrderKind, Orders, Reason, RfMode,
+    Search, Witness,
 };

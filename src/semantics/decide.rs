@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use super::construct::{Ev, Frag, Limit, Sem};
 use super::tau::{Events, KappaNode, Tau, TauNode};
 use crate::action::{self, Action, Groups, Kind, Mode, Scope, ThreadId};
-use crate::check::{candidates, Edge, OrderKind, Reason, RfMode, Search, Witness};
+use crate::check::{candidates_counted, Edge, OrderKind, Reason, RfMode, Search, Witness};
 use crate::logic::{FormulaId, Subst, Var};
 use crate::model::{Final, IfClosure, Init, Merge, Model};
 use crate::pomset::{Event, Skeleton};
@@ -501,8 +501,8 @@ impl Product<'_, '_> {
     /// the limit recorded, when the budget runs out.
     fn search(&mut self, sk: &Skeleton, out: &mut Outcomes) -> Option<Vec<Witness>> {
         let budget = self.steps.min(1_000_000);
-        let found = candidates(sk, self.model, self.groups, RfMode::Total, budget);
-        self.steps = self.steps.saturating_sub(budget / 100 + 1);
+        let (found, used) = candidates_counted(sk, self.model, self.groups, RfMode::Total, budget);
+        self.steps = self.steps.saturating_sub(used.max(1));
         if self.steps == 0 {
             out.limit = Some("--max-steps".to_string());
         }

@@ -1,5 +1,6 @@
 //! Deciding pomsets: the candidate conditions and reads-from search (§1.3).
-//! Completeness (c2b, c3, c5) and outcomes join with the denotation (issue 4).
+//! Completeness (c2b, c3, c5) and outcomes live with the denotation, in
+//! `semantics::decide`.
 
 pub mod candidate;
 

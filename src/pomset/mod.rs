@@ -1,7 +1,7 @@
-//! The pomset structure (§1.3). So far: bitset orders, and the skeleton of a
-//! pomset that the candidate conditions read (labels, program order, the
-//! dependency order, rmw). Preconditions and transformers join it with the
-//! denotation (issue 4).
+//! The pomset structure (§1.3): bitset orders, and the skeleton of a pomset
+//! that the candidate conditions read (labels, program order, the dependency
+//! order, rmw). Preconditions and transformer families are built by the
+//! denotation (`semantics::tau`, `semantics::construct`).
 
 pub mod order;
 

@@ -382,3 +382,27 @@ fn run_speaks_json_stats_and_a_summary() {
         "{all}"
     );
 }
+
+/// RMW atomicity (M9c) and a failing CAS, whose write sits in an untaken
+/// branch (§1.7: CAS = SEQ(READ', IF(r = M, WRITE, SKIP))).
+#[test]
+fn compare_and_swap_fails_and_races_atomically() {
+    let decide = |src: &str| {
+        let t = syntax::parse(src).unwrap_or_else(|d| panic!("{}", d.render("cas", src)));
+        verdicts(&t, &t.program.model)
+            .into_iter()
+            .map(|v| v.0)
+            .collect::<Vec<_>>()
+    };
+    let fails =
+        "litmus CAS-FAILS\nr := CAS(x, 1, 2);\n\nexists (r = 0 /\\ [x] = 0)\nexists ([x] = 2)\n";
+    assert_eq!(decide(fails), vec![Some("Always"), Some("Never")]);
+    let race = "litmus CAS-RACE\nr := CAS(x, 0, 1);\n|| s := CAS(x, 0, 2);\n\n\
+                exists (r = 0 /\\ s = 0)\nexists (r = 0 /\\ s = 1 /\\ [x] = 1)\nexists (r = 2 /\\ s = 0 /\\ [x] = 2)\n";
+    assert_eq!(
+        decide(race),
+        vec![Some("Never"), Some("Sometimes"), Some("Sometimes")]
+    );
+    let fadd = "litmus FADD-RACE\nr := FADD(x, 1);\n|| s := FADD(x, 1);\n\nexists (r = 0 /\\ s = 0)\nexists ([x] = 2)\n";
+    assert_eq!(decide(fadd), vec![Some("Never"), Some("Always")]);
+}

@@ -452,9 +452,12 @@ impl<'a> Sem<'a> {
                 let cond =
                     Expr::Binary(crate::syntax::ast::BinOp::Eq, Box::new(r), Box::new(arg(0)));
                 let phi = expr::formula(&mut self.l, &cond);
-                let w = self.write(loc, &arg(1), write_mode, scope, thread)?;
+                // The write sits inside IF(r = M, ...): a failing CAS drops it (I5).
+                self.if_depth += 1;
+                let w = self.write(loc, &arg(1), write_mode, scope, thread);
+                self.if_depth -= 1;
                 let skip = vec![self.skip()];
-                self.if_then_else(phi, &w, &skip)?
+                self.if_then_else(phi, &w?, &skip)?
             }
         };
         let mut out = Vec::new();

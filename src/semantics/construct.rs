@@ -561,6 +561,7 @@ impl<'a> Sem<'a> {
                 .map(|&(x, y)| (canon(x), canon(y)))
                 .filter(|(x, y)| x != y)
                 .collect();
+        f.rmw = f.rmw.iter().map(|&(x, y)| (canon(x), canon(y))).collect();
         if self.keep(&f) {
             vec![f]
         } else {

@@ -716,7 +716,16 @@ pub(super) fn final_registers(
         .map(|e| (e.id, e.label.value))
         .collect();
     let theta = sem.l.theta(&reads);
-    let mut candidates = p.values.clone();
+    // Registers may leave V by arithmetic (`s + 1`): try one span of V on
+    // either side too, so that such a value prints instead of `?`.
+    let (lo, hi) = (
+        p.values.first().copied().unwrap_or(0),
+        p.values.last().copied().unwrap_or(0),
+    );
+    let span = hi - lo + 1;
+    let mut candidates: Vec<i64> = p.values.clone();
+    candidates.extend(lo - span..lo);
+    candidates.extend(hi + 1..=hi + span);
     for cond in &p.conditions {
         collect_ints(&cond.prop, &mut candidates);
     }

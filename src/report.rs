@@ -27,17 +27,7 @@ pub struct Report {
     pub unsupported: Option<String>,
     pub seconds: f64,
     /// The logic layer's counters: queries, fast-path answers, cache hits, SAT calls.
-    pub stats: Option<Stats>,
-}
-
-/// What deciding cost the logic layer.
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct Stats {
-    pub queries: u64,
-    pub fast_path: u64,
-    pub cache_hits: u64,
-    pub enumerated: u64,
-    pub sat_calls: u64,
+    pub stats: Option<crate::logic::Stats>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -105,13 +95,7 @@ impl Report {
             limit: o.limit.clone(),
             unsupported: None,
             seconds: elapsed.as_secs_f64(),
-            stats: Some(Stats {
-                queries: o.stats.queries,
-                fast_path: o.stats.fast_path,
-                cache_hits: o.stats.cache_hits,
-                enumerated: o.stats.enumerated,
-                sat_calls: o.stats.sat_calls,
-            }),
+            stats: Some(o.stats),
         }
     }
 

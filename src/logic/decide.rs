@@ -13,7 +13,7 @@ use super::formula::{FormulaId, FxMap, Logic};
 use super::sat;
 
 /// Counters of how questions were answered (they feed `--stats`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Stats {
     /// Questions asked (`satisfiable`, `tautology`, `entails`, ...).
     pub queries: u64,

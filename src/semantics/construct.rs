@@ -532,20 +532,8 @@ impl<'a> Sem<'a> {
                 KappaNode::Dep(a.tau, e.kappa)
             };
             let k2 = self.trees.kappa(node);
-            match merged(e.id) {
-                Some(l) => {
-                    // s3c: κ1(e) ∨ κ2'(e).
-                    if let Some(ev) = f.events.iter_mut().find(|x| x.id == l) {
-                        ev.kappa = self.trees.kappa(KappaNode::Or(ev.kappa, k2));
-                    }
-                    f.alias.push((e.id, l));
-                }
-                None => f.events.push(Ev {
-                    id: e.id,
-                    label: e.label,
-                    kappa: k2,
-                }),
-            }
+            // s3c: an event on both sides has κ1(e) ∨ κ2'(e).
+            self.absorb(&mut f, e, k2, merged(e.id));
         }
         let canon = |id: u32| merged(id).unwrap_or(id);
         for x in &a.events {
@@ -567,6 +555,23 @@ impl<'a> Sem<'a> {
         } else {
             vec![]
         }
+    }
+
+    /// Adds right-hand event `e` with precondition `kappa` to `f`, or, when it
+    /// coalesces with left-hand event `into`, ors the preconditions (s3c, I3c).
+    fn absorb(&mut self, f: &mut Frag, e: &Ev, kappa: Kappa, into: Option<u32>) {
+        let Some(l) = into else {
+            f.events.push(Ev {
+                id: e.id,
+                label: e.label,
+                kappa,
+            });
+            return;
+        };
+        if let Some(ev) = f.events.iter_mut().find(|x| x.id == l) {
+            ev.kappa = self.trees.kappa(KappaNode::Or(ev.kappa, kappa));
+        }
+        f.alias.push((e.id, l));
     }
 
     /// IF (I1-I9): events of both branches, equal labels possibly shared.
@@ -604,19 +609,9 @@ impl<'a> Sem<'a> {
                     }
                     for e in &b.events {
                         let k = self.trees.kappa(KappaNode::Guard(nphi, e.kappa));
-                        match pairing.iter().find(|(_, r)| *r == e.id) {
-                            Some(&(l, _)) => {
-                                if let Some(ev) = f.events.iter_mut().find(|x| x.id == l) {
-                                    ev.kappa = self.trees.kappa(KappaNode::Or(ev.kappa, k));
-                                }
-                                f.alias.push((e.id, l));
-                            }
-                            None => f.events.push(Ev {
-                                id: e.id,
-                                label: e.label,
-                                kappa: k,
-                            }),
-                        }
+                        // I3c: an event in both branches has the disjunction.
+                        let into = pairing.iter().find(|(_, r)| *r == e.id).map(|(l, _)| *l);
+                        self.absorb(&mut f, e, k, into);
                     }
                     let canon = |id: u32| {
                         pairing

@@ -544,12 +544,7 @@ impl<'a> Sem<'a> {
                 }
             }
         }
-        f.po =
-            f.po.iter()
-                .map(|&(x, y)| (canon(x), canon(y)))
-                .filter(|(x, y)| x != y)
-                .collect();
-        f.rmw = f.rmw.iter().map(|&(x, y)| (canon(x), canon(y))).collect();
+        rename_coalesced(&mut f, pairing);
         if self.keep(&f) {
             vec![f]
         } else {
@@ -613,18 +608,7 @@ impl<'a> Sem<'a> {
                         let into = pairing.iter().find(|(_, r)| *r == e.id).map(|(l, _)| *l);
                         self.absorb(&mut f, e, k, into);
                     }
-                    let canon = |id: u32| {
-                        pairing
-                            .iter()
-                            .find(|(_, r)| *r == id)
-                            .map_or(id, |(l, _)| *l)
-                    };
-                    f.po =
-                        f.po.iter()
-                            .map(|&(x, y)| (canon(x), canon(y)))
-                            .filter(|(x, y)| x != y)
-                            .collect();
-                    f.rmw = f.rmw.iter().map(|&(x, y)| (canon(x), canon(y))).collect();
+                    rename_coalesced(&mut f, &pairing);
                     if self.keep(&f) {
                         out.push(f);
                     }
@@ -673,6 +657,23 @@ impl<'a> Sem<'a> {
             .filter(|&r| self.program.regs[r as usize].thread == t)
             .collect()
     }
+}
+
+/// Renames each right-hand event of `pairing` to the left-hand event it
+/// coalesced with, in po and rmw; a po pair that becomes (e, e) goes.
+fn rename_coalesced(f: &mut Frag, pairing: &[(u32, u32)]) {
+    let canon = |id: u32| {
+        pairing
+            .iter()
+            .find(|(_, r)| *r == id)
+            .map_or(id, |(l, _)| *l)
+    };
+    f.po =
+        f.po.iter()
+            .map(|&(x, y)| (canon(x), canon(y)))
+            .filter(|(x, y)| x != y)
+            .collect();
+    f.rmw = f.rmw.iter().map(|&(x, y)| (canon(x), canon(y))).collect();
 }
 
 /// Every set of disjoint pairs (a, b) with equal labels: the ways the two

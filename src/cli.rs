@@ -362,8 +362,7 @@ fn pomsets(
     limit: usize,
     color: bool,
 ) -> Result<bool, String> {
-    use crate::semantics::decide::{outcomes_visiting, Limits};
-    use crate::semantics::verdict::holds;
+    use crate::semantics::decide::Limits;
     let Some(test) = parse_with_condition(path, outcome, color)? else {
         return Ok(false);
     };
@@ -373,38 +372,82 @@ fn pomsets(
     let filter = outcome
         .and_then(|_| p.conditions.last())
         .map(|c| c.prop.clone());
-    let (mut shown, mut matching) = (0usize, 0usize);
+    let listing = pomset_listing(p, &model, filter.as_ref(), Limits::default());
+    for shown in listing.pomsets.iter().take(limit) {
+        println!("{shown}");
+    }
+    println!("{}", listing.summary(limit));
+    Ok(true)
+}
+
+/// The complete pomsets of a test, rendered, with the search's verdict on
+/// how complete the list is; shared by `pomset pomsets` and the REPL.
+pub struct Listing {
+    /// Each matching complete pomset in the note's notation, numbered from 1.
+    pub pomsets: Vec<String>,
+    /// The limit that stopped the search, if one did.
+    pub limit: Option<String>,
+    /// The model option the semantics does not implement, if any.
+    pub unsupported: bool,
+}
+
+impl Listing {
+    /// "N complete pomset(s)", with how many are shown and any limit.
+    pub fn summary(&self, shown: usize) -> String {
+        if self.unsupported {
+            return "unsupported under this model".to_string();
+        }
+        let n = self.pomsets.len();
+        let mut out = format!("{n} complete pomset(s)");
+        if shown < n {
+            out.push_str(&format!(", {shown} shown"));
+        }
+        if let Some(l) = &self.limit {
+            out.push_str(&format!("\nLimit reached: {l} (the list is incomplete)"));
+        }
+        out
+    }
+}
+
+/// Lists the complete pomsets whose final state satisfies `filter`
+/// (rendering at most `MAX_LISTED`, so a huge test cannot exhaust memory).
+pub fn pomset_listing(
+    p: &crate::syntax::core::Program,
+    model: &Model,
+    filter: Option<&crate::syntax::core::Prop>,
+    limits: crate::semantics::decide::Limits,
+) -> Listing {
+    use crate::semantics::decide::outcomes_visiting;
+    use crate::semantics::verdict::holds;
+    const MAX_LISTED: usize = 10_000;
+    let mut pomsets = Vec::new();
+    let mut matching = 0usize;
     let mut visit = |sem: &crate::semantics::construct::Sem,
                      sk: &crate::pomset::Skeleton,
                      w: &crate::check::Witness,
                      state: &crate::semantics::decide::State| {
-        if filter.as_ref().is_some_and(|f| !holds(p, state, f)) {
+        if filter.is_some_and(|f| !holds(p, state, f)) {
             return;
         }
         matching += 1;
-        if shown < limit {
-            shown += 1;
-            println!(
-                "{}",
-                crate::render::text::pomset(sem, p, matching, sk, w, state)
-            );
+        if pomsets.len() < MAX_LISTED {
+            pomsets.push(crate::render::text::pomset(sem, p, matching, sk, w, state));
         }
     };
-    match outcomes_visiting(p, &model, Limits::default(), Some(&mut visit)) {
-        Ok(o) => {
-            let more = if shown < matching {
-                format!(", {shown} shown")
-            } else {
-                String::new()
-            };
-            println!("{matching} complete pomset(s){more}");
-            if let Some(l) = o.limit {
-                println!("Limit reached: {l} (the list is incomplete)");
-            }
-        }
-        Err(_) => println!("unsupported under this model"),
+    match outcomes_visiting(p, model, limits, Some(&mut visit)) {
+        Ok(o) => Listing {
+            pomsets,
+            limit: o.limit.or_else(|| {
+                (matching > MAX_LISTED).then(|| format!("{MAX_LISTED} pomsets listed"))
+            }),
+            unsupported: false,
+        },
+        Err(_) => Listing {
+            pomsets: Vec::new(),
+            limit: None,
+            unsupported: true,
+        },
     }
-    Ok(true)
 }
 
 fn explain(
@@ -413,34 +456,45 @@ fn explain(
     sets: &[String],
     color: bool,
 ) -> Result<bool, String> {
-    use crate::semantics::explain::explain;
     let Some(test) = parse_with_condition(path, condition, color)? else {
         return Ok(false);
     };
     let p = &test.program;
     let mut model = p.model;
     apply_sets(&mut model, sets)?;
-    let surface = syntax::print::core_to_ast(p);
     let chosen: Vec<usize> = match condition {
         Some(_) => vec![p.conditions.len() - 1],
         None => (0..p.conditions.len()).collect(),
     };
-    for i in chosen {
-        let shown = syntax::print::prop(&surface.conditions[i].prop, 0);
-        println!("{} under {}: {shown}", p.name, model_text(&model));
-        match explain(p, &model, &p.conditions[i].prop) {
-            Ok(e) => {
-                for line in e.lines {
-                    println!("  {line}");
-                }
-            }
-            Err(_) => println!("  unsupported under this model"),
-        }
-    }
+    print!("{}", explain_text(p, &model, &chosen));
     Ok(true)
 }
 
-fn model_text(model: &Model) -> String {
+/// `explain`'s text for the conditions `chosen` (indices into the program's
+/// conditions); shared by `pomset explain` and the REPL.
+pub fn explain_text(p: &crate::syntax::core::Program, model: &Model, chosen: &[usize]) -> String {
+    use crate::semantics::explain::explain;
+    let surface = syntax::print::core_to_ast(p);
+    let mut out = String::new();
+    for &i in chosen {
+        let (Some(shown), Some(c)) = (surface.conditions.get(i), p.conditions.get(i)) else {
+            continue;
+        };
+        let shown = syntax::print::prop(&shown.prop, 0);
+        out.push_str(&format!("{} under {}: {shown}\n", p.name, model_text(model)));
+        match explain(p, model, &c.prop) {
+            Ok(e) => {
+                for line in e.lines {
+                    out.push_str(&format!("  {line}\n"));
+                }
+            }
+            Err(_) => out.push_str("  unsupported under this model\n"),
+        }
+    }
+    out
+}
+
+pub fn model_text(model: &Model) -> String {
     let set = model.non_defaults();
     if set.is_empty() {
         "the default model".to_string()

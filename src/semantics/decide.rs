@@ -25,6 +25,8 @@ pub struct Limits {
     pub max_steps: u64,
     /// Wall-clock deadline (`--timeout`).
     pub deadline: Option<(std::time::Instant, f64)>,
+    /// Set from outside (the REPL's Ctrl-C) to stop the search as a deadline would.
+    pub cancel: Option<&'static std::sync::atomic::AtomicBool>,
 }
 
 impl Default for Limits {
@@ -33,6 +35,7 @@ impl Default for Limits {
             max_pomsets: 200_000,
             max_steps: 50_000_000,
             deadline: None,
+            cancel: None,
         }
     }
 }
@@ -190,6 +193,7 @@ fn run<'v>(
         later_writes: later_writes(&init_events, &per_thread),
         steps: limits.max_steps,
         deadline: limits.deadline,
+        cancel: limits.cancel,
         visit,
     };
     search.run(sem, p, 0, &mut choice, &mut Vec::new(), out)
@@ -401,6 +405,7 @@ struct Product<'a, 'v> {
     later_writes: Vec<Vec<(action::Loc, i64)>>,
     steps: u64,
     deadline: Option<(std::time::Instant, f64)>,
+    cancel: Option<&'static std::sync::atomic::AtomicBool>,
     visit: Option<&'v mut Visit<'v>>,
 }
 
@@ -420,6 +425,13 @@ impl Product<'_, '_> {
                 out.limit = Some(format!("--timeout {secs}"));
                 return Ok(());
             }
+        }
+        if self
+            .cancel
+            .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+        {
+            out.limit = Some("interrupted (Ctrl-C)".to_string());
+            return Ok(());
         }
         if i == self.threads.len() {
             return self.leaf(sem, p, choice, out);

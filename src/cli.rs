@@ -167,6 +167,24 @@ blocking write (c8b), or a precondition that is not a tautology (c3).")]
     },
     /// List the model options (semantics.md §7) with their values and defaults.
     Options,
+    /// Explore interactively: type fragments, load tests, flip options (also
+    /// `pomset` alone, in a terminal).
+    #[command(after_help = "\
+Examples:
+  pomset repl                         the line editor: history, Tab completion, :help
+  pomset repl < session.txt           run a session from a pipe and print the transcript
+  pomset repl book/repl/tour.session  the same from a file
+
+At the prompt, type a fragment such as `r := x; y := r` (threads separated by
+`||`) to see its complete pomsets, or a command: :load FILE, :run, :pomsets,
+:show N, :explain COND, :set OPTION VALUE, :options, :vary OPTION, :let,
+:values, :scopes, :help, :quit. Input waits for balanced braces; Ctrl-C stops
+a running query and keeps the session; Ctrl-D quits. The book's \"Exploring in
+the REPL\" is a guided tour.")]
+    Repl {
+        /// Run this session file instead of reading standard input.
+        script: Option<PathBuf>,
+    },
 }
 
 /// Runs a command; the exit code is 0 on success, 1 when a check fails.
@@ -230,6 +248,14 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Options => {
             print!("{}", options_table());
             Ok(true)
+        }
+        Command::Repl { script } => {
+            let color = match cli.color {
+                Color::Always => Some(true),
+                Color::Never => Some(false),
+                Color::Auto => None,
+            };
+            crate::repl::start(script.as_deref(), color).map(|()| true)
         }
     };
     match result {
@@ -481,7 +507,11 @@ pub fn explain_text(p: &crate::syntax::core::Program, model: &Model, chosen: &[u
             continue;
         };
         let shown = syntax::print::prop(&shown.prop, 0);
-        out.push_str(&format!("{} under {}: {shown}\n", p.name, model_text(model)));
+        out.push_str(&format!(
+            "{} under {}: {shown}\n",
+            p.name,
+            model_text(model)
+        ));
         match explain(p, model, &c.prop) {
             Ok(e) => {
                 for line in e.lines {

@@ -6,6 +6,7 @@ pub mod logic;
 pub mod model;
 pub mod pomset;
 pub mod render;
+pub mod repl;
 pub mod report;
 pub mod semantics;
 pub mod syntax;

@@ -1,8 +1,18 @@
 //! `pomset`: the command line. Everything is in the library; see `cli.rs`.
 
 use clap::Parser;
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // `pomset` alone in a terminal starts the REPL; elsewhere it prints the
+    // help, as clap does for a missing command.
+    let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    if std::env::args_os().len() == 1 && terminal {
+        return pomset::cli::run(pomset::cli::Cli {
+            color: pomset::cli::Color::Auto,
+            command: pomset::cli::Command::Repl { script: None },
+        });
+    }
     pomset::cli::run(pomset::cli::Cli::parse())
 }

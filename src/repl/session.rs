@@ -1,0 +1,867 @@
+//! The REPL's pure core: a `Session` takes one complete input, a command or a
+//! program text, and returns what to print. It owns no terminal, so scripted
+//! sessions and snapshot tests drive it exactly as a person does.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+use super::output::{Output, Tone};
+use crate::cli::{apply_sets, explain_text, model_text, pomset_listing};
+use crate::model::Model;
+use crate::report::Report;
+use crate::semantics::decide::{outcomes, Limits, Unsupported};
+use crate::syntax::{self, core::Program, Litmus};
+
+/// One command: its name, its arguments as the help shows them, and one line
+/// of help. Completion and `:help` read this table.
+pub struct CommandInfo {
+    pub name: &'static str,
+    pub args: &'static str,
+    pub help: &'static str,
+}
+
+/// Every command, in the order `:help` lists them.
+pub const COMMANDS: &[CommandInfo] = &[
+    CommandInfo {
+        name: "load",
+        args: "FILE",
+        help: "load a litmus file; it becomes the current test",
+    },
+    CommandInfo {
+        name: "reload",
+        args: "",
+        help: "read the loaded file again (after editing it)",
+    },
+    CommandInfo {
+        name: "run",
+        args: "",
+        help: "decide the current test's conditions: states, verdicts, herd7's summary",
+    },
+    CommandInfo {
+        name: "pomsets",
+        args: "[complete|candidates] [--outcome COND]",
+        help: "list the complete pomsets (the first few; :show N for the others)",
+    },
+    CommandInfo {
+        name: "show",
+        args: "N",
+        help: "print pomset N of the last listing",
+    },
+    CommandInfo {
+        name: "explain",
+        args: "[COND]",
+        help: "why an outcome is forbidden: the failing rule for each way to reach it",
+    },
+    CommandInfo {
+        name: "draw",
+        args: "N [--format FORMAT] [-o PATH]",
+        help: "draw pomset N of the last listing as a diagram",
+    },
+    CommandInfo {
+        name: "set",
+        args: "OPTION VALUE",
+        help: "set a model option for the rest of the session (as --set OPTION=VALUE)",
+    },
+    CommandInfo {
+        name: "unset",
+        args: "OPTION",
+        help: "forget a :set; the option returns to the test's value or the default",
+    },
+    CommandInfo {
+        name: "options",
+        args: "",
+        help: "the current model: every option's value, non-defaults marked *",
+    },
+    CommandInfo {
+        name: "vary",
+        args: "OPTION",
+        help: "decide the current test under every value of OPTION, as a table",
+    },
+    CommandInfo {
+        name: "refine",
+        args: "S1 ~> S2",
+        help: "check that fragment S2 refines S1 (a compiler transformation)",
+    },
+    CommandInfo {
+        name: "let",
+        args: "[NAME = FRAGMENT]",
+        help: "name a fragment; $NAME in later input stands for it",
+    },
+    CommandInfo {
+        name: "values",
+        args: "[{0, 1, 2} | default]",
+        help: "the value set V for fragments typed at the prompt",
+    },
+    CommandInfo {
+        name: "scopes",
+        args: "[SCOPE-TREE | default]",
+        help: "the scope tree for fragments, e.g. gpu { cta { P0 } cta { P1 } }",
+    },
+    CommandInfo {
+        name: "help",
+        args: "[COMMAND]",
+        help: "this list, or one command's help",
+    },
+    CommandInfo {
+        name: "quit",
+        args: "",
+        help: "leave (Ctrl-D does too)",
+    },
+];
+
+/// Longer help for the commands that need an example.
+fn details(name: &str) -> &'static str {
+    match name {
+        "pomsets" => "  :pomsets --outcome r = 1 /\\ s = 1    only pomsets ending in that state\n  `candidates` (pomsets that need not be complete) is not implemented yet.",
+        "explain" => "  :explain P0:r = 1 /\\ P1:s = 1\n  Without a condition, each condition of the test is explained.",
+        "set" => "  :set c7a direct        (also :set c7a=direct)\n  :options lists the options and their values; Tab completes both.",
+        "vary" => "  :vary c7a              one row per value of c7a, one column per condition",
+        "let" => "  :let w = x := 1; y.rel := 1\n  $w || r := y.acq; s := x\n  :let alone lists the names.",
+        "values" => "  :values {0, 1, 2}      fragments declare V = {0, 1, 2}\n  :values default        V is computed from the program again",
+        "scopes" => "  :scopes gpu { cta { P0 } cta { P1 } }\n  Threads of a fragment are named P0, P1, ... in order.",
+        "refine" => "  :refine r := x; s := x ~> r := x; s := r",
+        "draw" => "  :draw 1 --format dot -o lb.dot",
+        _ => "",
+    }
+}
+
+/// How many pomsets a listing prints before `:show N` takes over.
+pub const FIRST_FEW: usize = 3;
+
+/// Where the current test came from.
+#[derive(Clone, Debug)]
+enum Origin {
+    File(PathBuf),
+    Input,
+}
+
+#[derive(Clone, Debug)]
+struct Current {
+    origin: Origin,
+    /// The source as parsed (for a fragment, the wrapped litmus text).
+    src: String,
+    test: Litmus,
+}
+
+/// What one input produced.
+#[derive(Clone, Debug, Default)]
+pub struct Reply {
+    pub output: Output,
+    /// The input asked to leave.
+    pub quit: bool,
+}
+
+/// An interactive session: the current test, model options set with `:set`,
+/// named fragments, the value set and scopes for fragments, and the last
+/// listing of pomsets.
+#[derive(Debug, Default)]
+pub struct Session {
+    current: Option<Current>,
+    /// `:set` overrides in the order given; they apply on top of the test's
+    /// `model {}` block exactly as `--set` does.
+    sets: Vec<(String, String)>,
+    lets: BTreeMap<String, String>,
+    values: Option<String>,
+    scopes: Option<String>,
+    listing: Vec<String>,
+    cancel: Option<&'static AtomicBool>,
+}
+
+impl Session {
+    pub fn new() -> Session {
+        Session::default()
+    }
+
+    /// A flag that, once set (by a Ctrl-C handler), stops the running query as
+    /// a deadline would; the caller clears it before each input.
+    pub fn with_cancel(mut self, flag: &'static AtomicBool) -> Session {
+        self.cancel = Some(flag);
+        self
+    }
+
+    /// The names given with `:let`, for completion.
+    pub fn let_names(&self) -> impl Iterator<Item = &str> {
+        self.lets.keys().map(String::as_str)
+    }
+
+    /// Evaluates one complete input: a `:command`, a fragment or a litmus file.
+    pub fn eval(&mut self, input: &str) -> Reply {
+        let mut out = Output::default();
+        let input = input.trim();
+        let mut quit = false;
+        if input.is_empty() {
+        } else if let Some(command) = input.strip_prefix(':') {
+            let (name, args) = split_word(command);
+            let args = args.trim();
+            match name {
+                "q" | "quit" | "exit" => quit = true,
+                "h" | "help" | "?" => self.help(args, &mut out),
+                "load" | "l" => self.load(args, &mut out),
+                "reload" | "r" => self.reload(&mut out),
+                "run" => self.run(&mut out),
+                "pomsets" | "p" => self.pomsets(args, &mut out),
+                "show" => self.show(args, &mut out),
+                "explain" | "e" => self.explain(args, &mut out),
+                "draw" => draw(args, &mut out),
+                "set" => self.set(args, &mut out),
+                "unset" => self.unset(args, &mut out),
+                "options" => self.options(&mut out),
+                "vary" => self.vary(args, &mut out),
+                "refine" => self.refine(args, &mut out),
+                "let" => self.define(args, &mut out),
+                "values" => set_text(&mut self.values, "values", args, &mut out),
+                "scopes" => set_text(&mut self.scopes, "scopes", args, &mut out),
+                "" => out.error("a command name follows `:`; :help lists them"),
+                other => {
+                    let names = COMMANDS.iter().map(|c| c.name);
+                    match crate::model::closest(other, names) {
+                        Some(s) => {
+                            out.error(format!("unknown command `:{other}` (did you mean `:{s}`?)"))
+                        }
+                        None => out.error(format!(
+                            "unknown command `:{other}`; :help lists the commands"
+                        )),
+                    }
+                }
+            }
+        } else {
+            self.program(input, &mut out);
+        }
+        Reply { output: out, quit }
+    }
+
+    fn help(&self, args: &str, out: &mut Output) {
+        let name = args.trim_start_matches(':');
+        if name.is_empty() {
+            out.push(Tone::Heading, "Type a fragment (r := x; y := r), threads (... || ...), a litmus file, or a command:");
+            for c in COMMANDS {
+                let usage = format!(":{} {}", c.name, c.args);
+                out.plain(format!("  {usage:<42} {}", c.help));
+            }
+            out.hint(
+                "A fragment becomes the current test; :run, :vary and :explain then apply to it.",
+            );
+            return;
+        }
+        match COMMANDS.iter().find(|c| c.name == name) {
+            Some(c) => {
+                out.push(Tone::Heading, format!(":{} {}", c.name, c.args).trim_end());
+                out.plain(format!("  {}", c.help));
+                let more = details(c.name);
+                if !more.is_empty() {
+                    out.plain(more);
+                }
+            }
+            None => out.error(format!("no command `:{name}`; :help lists them")),
+        }
+    }
+
+    /// The model the current test runs under: its `model {}` block, then `:set`.
+    fn model(&self) -> Model {
+        let mut model = self
+            .current
+            .as_ref()
+            .map(|c| c.test.program.model)
+            .unwrap_or_default();
+        for (k, v) in &self.sets {
+            // Every pair was accepted by `Model::set` when it was given.
+            let _ = model.set(k, v);
+        }
+        model
+    }
+
+    fn limits(&self) -> Limits {
+        Limits {
+            cancel: self.cancel,
+            ..Limits::default()
+        }
+    }
+
+    fn current(&self, out: &mut Output) -> Option<&Current> {
+        if self.current.is_none() {
+            out.error("no current test: type a fragment or :load FILE");
+        }
+        self.current.as_ref()
+    }
+
+    fn load(&mut self, args: &str, out: &mut Output) {
+        if args.is_empty() {
+            out.error(":load takes a file name");
+            return;
+        }
+        self.load_path(PathBuf::from(args), out);
+    }
+
+    fn reload(&mut self, out: &mut Output) {
+        match self.current.as_ref().map(|c| &c.origin) {
+            Some(Origin::File(path)) => {
+                let path = path.clone();
+                self.load_path(path, out)
+            }
+            Some(Origin::Input) => {
+                out.error("the current test was typed, not loaded; :reload rereads a file")
+            }
+            None => out.error("nothing loaded yet: :load FILE"),
+        }
+    }
+
+    fn load_path(&mut self, path: PathBuf, out: &mut Output) {
+        let src = match std::fs::read_to_string(&path) {
+            Ok(s) => s,
+            Err(e) => return out.error(format!("cannot read {}: {e}", path.display())),
+        };
+        let name = path.display().to_string();
+        let Some(test) = parse(&src, &name, out) else {
+            return;
+        };
+        let p = &test.program;
+        out.plain(format!(
+            "Loaded {} from {name}: {} thread(s), {} condition(s)",
+            p.name,
+            p.threads.len(),
+            p.conditions.len()
+        ));
+        self.listing.clear();
+        self.current = Some(Current {
+            origin: Origin::File(path),
+            src,
+            test,
+        });
+    }
+
+    /// A fragment or a whole litmus file typed at the prompt.
+    fn program(&mut self, input: &str, out: &mut Output) {
+        let text = match self.expand(input) {
+            Ok(t) => t,
+            Err(e) => return out.error(e),
+        };
+        let src = if text.starts_with("litmus") {
+            format!("{text}\n")
+        } else {
+            self.wrap(&text)
+        };
+        let Some(test) = parse(&src, "<input>", out) else {
+            return;
+        };
+        let conditions = test.program.conditions.len();
+        self.current = Some(Current {
+            origin: Origin::Input,
+            src,
+            test,
+        });
+        self.list(None, out);
+        if conditions > 0 {
+            out.hint(format!(
+                "({conditions} condition(s): :run decides them, :explain says why)"
+            ));
+        }
+    }
+
+    /// A fragment as a litmus test: `||` separates threads, and the session's
+    /// values and scopes become its header.
+    fn wrap(&self, fragment: &str) -> String {
+        let mut src = String::from("litmus FRAGMENT\n");
+        if let Some(v) = &self.values {
+            src.push_str(&format!("values {v}\n"));
+        }
+        if let Some(s) = &self.scopes {
+            src.push_str(&format!("scopes: {s}\n"));
+        }
+        src.push('\n');
+        src.push_str(fragment);
+        src.push('\n');
+        src
+    }
+
+    /// Replaces each `$NAME` by the fragment `:let` gave it.
+    fn expand(&self, input: &str) -> Result<String, String> {
+        let mut out = String::new();
+        let mut rest = input;
+        while let Some(i) = rest.find('$') {
+            out.push_str(&rest[..i]);
+            let after = &rest[i + 1..];
+            let len = after
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            let name = &after[..len];
+            match self.lets.get(name) {
+                Some(text) => out.push_str(text),
+                None if name.is_empty() => {
+                    return Err("`$` is followed by a name given with :let".into())
+                }
+                None => {
+                    return Err(format!(
+                        "`${name}` is not defined; :let {name} = FRAGMENT defines it"
+                    ))
+                }
+            }
+            rest = &after[len..];
+        }
+        out.push_str(rest);
+        Ok(out)
+    }
+
+    fn define(&mut self, args: &str, out: &mut Output) {
+        if args.is_empty() {
+            if self.lets.is_empty() {
+                out.hint("no names yet: :let NAME = FRAGMENT");
+            }
+            for (k, v) in &self.lets {
+                out.plain(format!("{k} = {v}"));
+            }
+            return;
+        }
+        let Some((name, body)) = args.split_once('=') else {
+            return out.error(":let takes NAME = FRAGMENT");
+        };
+        let name = name.trim();
+        let valid = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+        if !valid {
+            return out.error(format!("`{name}` is not a name (letters, digits and _)"));
+        }
+        let body = match self.expand(body.trim()) {
+            Ok(b) => b,
+            Err(e) => return out.error(e),
+        };
+        // Check the fragment now, so a typo shows where it was made.
+        let src = self.wrap(&body);
+        if parse(&src, "<input>", out).is_none() {
+            return;
+        }
+        out.plain(format!("{name} = {body}"));
+        self.lets.insert(name.to_string(), body);
+    }
+
+    /// Lists the current test's complete pomsets (those satisfying `filter`).
+    fn list(&mut self, filter: Option<(&Program, &crate::syntax::core::Prop)>, out: &mut Output) {
+        let model = self.model();
+        let Some(cur) = self.current.as_ref() else {
+            return out.error("no current test: type a fragment or :load FILE");
+        };
+        let (p, prop) = match filter {
+            Some((p, prop)) => (p, Some(prop)),
+            None => (&cur.test.program, None),
+        };
+        let listing = pomset_listing(p, &model, prop, self.limits());
+        for shown in listing.pomsets.iter().take(FIRST_FEW) {
+            out.plain(shown);
+            out.plain("");
+        }
+        let summary = listing.summary(FIRST_FEW.min(listing.pomsets.len()));
+        out.push(
+            if listing.limit.is_some() {
+                Tone::Bad
+            } else {
+                Tone::Heading
+            },
+            summary,
+        );
+        if listing.pomsets.len() > FIRST_FEW {
+            out.hint(format!(
+                "(:show N prints pomset N of {})",
+                listing.pomsets.len()
+            ));
+        }
+        self.listing = listing.pomsets;
+    }
+
+    fn pomsets(&mut self, args: &str, out: &mut Output) {
+        let (kind, rest) = split_word(args);
+        let (kind, rest) = match kind {
+            "complete" => ("complete", rest.trim()),
+            "candidates" => ("candidates", rest.trim()),
+            _ => ("complete", args),
+        };
+        if kind == "candidates" {
+            return out.error("candidates (pomsets that need not be complete) are not implemented yet; :pomsets lists the complete ones");
+        }
+        let condition = match rest.strip_prefix("--outcome") {
+            Some(c) if c.trim().is_empty() => {
+                return out.error("--outcome takes a condition, e.g. --outcome r = 1 /\\ s = 1")
+            }
+            Some(c) => Some(c.trim()),
+            None if rest.is_empty() => None,
+            None => {
+                return out.error(format!(
+                    "unexpected `{rest}`; :pomsets [complete|candidates] [--outcome COND]"
+                ))
+            }
+        };
+        match condition {
+            None => self.list(None, out),
+            Some(c) => {
+                let Some(test) = self.with_condition(c, out) else {
+                    return;
+                };
+                let Some(prop) = test.program.conditions.last().map(|c| c.prop.clone()) else {
+                    return;
+                };
+                self.list(Some((&test.program, &prop)), out);
+            }
+        }
+    }
+
+    /// The current test with `exists (COND)` appended, parsed as the CLI does
+    /// for `--outcome` and `explain`, so COND names what the file's
+    /// conditions name.
+    fn with_condition(&self, condition: &str, out: &mut Output) -> Option<Litmus> {
+        let cur = self.current(out)?;
+        let src = format!("{}\nexists ({condition})\n", cur.src.trim_end());
+        parse(&src, "<condition>", out)
+    }
+
+    fn show(&self, args: &str, out: &mut Output) {
+        let Ok(n) = args.parse::<usize>() else {
+            return out.error(format!(":show takes a pomset number, not `{args}`"));
+        };
+        match n.checked_sub(1).and_then(|i| self.listing.get(i)) {
+            Some(p) => out.plain(p),
+            None if self.listing.is_empty() => {
+                out.error("no pomsets listed yet: type a fragment or :pomsets")
+            }
+            None => out.error(format!(
+                "the last listing has pomsets 1 to {}",
+                self.listing.len()
+            )),
+        }
+    }
+
+    fn run(&self, out: &mut Output) {
+        let Some(cur) = self.current(out) else {
+            return;
+        };
+        let p = &cur.test.program;
+        let model = self.model();
+        let start = std::time::Instant::now();
+        let report = match outcomes(p, &model, self.limits()) {
+            Ok(o) => Report::new(p, &model, &o, start.elapsed()),
+            Err(Unsupported::Option(k, v)) => Report::unsupported(
+                p,
+                &model,
+                format!("{k} = {v} is not implemented by `run` yet"),
+            ),
+        };
+        for line in report.text(p).lines() {
+            // Timings differ from run to run; the REPL leaves them to `pomset run`.
+            if line.starts_with("Time ") {
+                continue;
+            }
+            out.push(tone_of(line), line);
+        }
+        if p.conditions.is_empty() {
+            out.hint("(no conditions: :explain COND or :pomsets --outcome COND asks about one)");
+        }
+    }
+
+    fn explain(&self, args: &str, out: &mut Output) {
+        let model = self.model();
+        if args.is_empty() {
+            let Some(cur) = self.current(out) else {
+                return;
+            };
+            let p = &cur.test.program;
+            if p.conditions.is_empty() {
+                return out.error("the current test has no conditions; :explain COND names one");
+            }
+            let all: Vec<usize> = (0..p.conditions.len()).collect();
+            return out.plain(explain_text(p, &model, &all));
+        }
+        let Some(test) = self.with_condition(args, out) else {
+            return;
+        };
+        let p = &test.program;
+        out.plain(explain_text(p, &model, &[p.conditions.len() - 1]));
+    }
+
+    fn set(&mut self, args: &str, out: &mut Output) {
+        let (k, v) = match args.split_once('=') {
+            Some((k, v)) => (k.trim(), v.trim()),
+            None => {
+                let (k, v) = split_word(args);
+                (k, v.trim())
+            }
+        };
+        if k.is_empty() || v.is_empty() {
+            return out.error(":set takes OPTION VALUE; :options lists them");
+        }
+        let mut model = self.model();
+        if let Err(e) = apply_sets(&mut model, &[format!("{k}={v}")]) {
+            return out.error(e);
+        }
+        self.sets.retain(|(name, _)| name != k);
+        self.sets.push((k.to_string(), v.to_string()));
+        out.plain(format!("{k} = {v}"));
+    }
+
+    fn unset(&mut self, args: &str, out: &mut Output) {
+        let Some(info) = Model::OPTIONS.iter().find(|o| o.name == args) else {
+            let names = Model::OPTIONS.iter().map(|o| o.name);
+            return match crate::model::closest(args, names) {
+                Some(s) => out.error(format!(
+                    "unknown model option `{args}` (did you mean `{s}`?)"
+                )),
+                None => out.error(format!(
+                    "unknown model option `{args}`; :options lists them"
+                )),
+            };
+        };
+        let before = self.sets.len();
+        self.sets.retain(|(name, _)| name != info.name);
+        if self.sets.len() == before {
+            out.hint(format!("{} was not set in this session", info.name));
+        }
+        let value = self.model().get(info.name).unwrap_or(info.default);
+        out.plain(format!("{} = {value}", info.name));
+    }
+
+    fn options(&self, out: &mut Output) {
+        let model = self.model();
+        let from_test = self
+            .current
+            .as_ref()
+            .map(|c| c.test.program.model)
+            .unwrap_or_default();
+        out.push(
+            Tone::Heading,
+            format!("  {:<18} {:<14} {}", "option", "value", "default"),
+        );
+        for o in Model::OPTIONS {
+            let value = model.get(o.name).unwrap_or(o.default);
+            let changed = value != o.default;
+            let why = if self.sets.iter().any(|(k, _)| k == o.name) {
+                "  (:set)"
+            } else if from_test.get(o.name) != Some(o.default) {
+                "  (the test's model block)"
+            } else {
+                ""
+            };
+            let line = format!(
+                "{} {:<18} {:<14} {}{why}",
+                if changed { "*" } else { " " },
+                o.name,
+                value,
+                o.default
+            );
+            out.push(if changed { Tone::Bad } else { Tone::Plain }, line);
+        }
+        out.hint("* marks a value other than the default; :set OPTION VALUE changes one");
+    }
+
+    fn vary(&self, args: &str, out: &mut Output) {
+        let Some(info) = Model::OPTIONS.iter().find(|o| o.name == args) else {
+            let names = Model::OPTIONS.iter().map(|o| o.name);
+            return match crate::model::closest(args, names) {
+                Some(s) => out.error(format!(
+                    "unknown model option `{args}` (did you mean `{s}`?)"
+                )),
+                None if args.is_empty() => {
+                    out.error(":vary takes an option name; :options lists them")
+                }
+                None => out.error(format!(
+                    "unknown model option `{args}`; :options lists them"
+                )),
+            };
+        };
+        let Some(cur) = self.current(out) else {
+            return;
+        };
+        let p = &cur.test.program;
+        let base = self.model();
+        let current = base.get(info.name).unwrap_or(info.default);
+        let mut rows: Vec<Vec<String>> = Vec::new();
+        let mut header = vec![info.name.to_string(), "states".to_string()];
+        let surface = syntax::print::core_to_ast(p);
+        header.extend(
+            surface
+                .conditions
+                .iter()
+                .map(|c| syntax::print::prop(&c.prop, 0)),
+        );
+        for value in info.values {
+            let mut model = base;
+            if model.set(info.name, value).is_err() {
+                continue;
+            }
+            let mark = match (*value == current, *value == info.default) {
+                (true, true) => " (current, default)",
+                (true, false) => " (current)",
+                (false, true) => " (default)",
+                _ => "",
+            };
+            let mut row = vec![format!("{value}{mark}")];
+            match outcomes(p, &model, self.limits()) {
+                Ok(o) => {
+                    let report = Report::new(p, &model, &o, std::time::Duration::ZERO);
+                    row.push(match &o.limit {
+                        Some(l) => format!("? ({l})"),
+                        None => o.states.len().to_string(),
+                    });
+                    for c in &report.conditions {
+                        row.push(
+                            match c.ok {
+                                Some(true) => "Ok",
+                                Some(false) => "No",
+                                None => "Unknown",
+                            }
+                            .to_string(),
+                        );
+                    }
+                }
+                Err(_) => {
+                    row.push("unsupported".into());
+                    row.extend(p.conditions.iter().map(|_| "-".to_string()));
+                }
+            }
+            rows.push(row);
+        }
+        let widths: Vec<usize> = (0..header.len())
+            .map(|i| {
+                rows.iter()
+                    .filter_map(|r| r.get(i))
+                    .chain(std::iter::once(&header[i]))
+                    .map(|s| s.chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let line = |cells: &[String]| {
+            cells
+                .iter()
+                .zip(&widths)
+                .map(|(c, w)| format!("{c:<w$}"))
+                .collect::<Vec<_>>()
+                .join("  ")
+                .trim_end()
+                .to_string()
+        };
+        out.push(
+            Tone::Heading,
+            format!(
+                "{} under {}, varying {}:",
+                p.name,
+                model_text(&base),
+                info.name
+            ),
+        );
+        out.push(Tone::Heading, line(&header));
+        for row in &rows {
+            let tone = if row.iter().skip(2).any(|c| c == "Unknown") {
+                Tone::Bad
+            } else {
+                Tone::Plain
+            };
+            out.push(tone, line(row));
+        }
+        if p.conditions.is_empty() {
+            out.hint(
+                "(the test has no conditions, so only the number of final states is compared)",
+            );
+        }
+    }
+
+    fn refine(&self, args: &str, out: &mut Output) {
+        let Some((s1, s2)) = args.split_once("~>") else {
+            return out
+                .error(":refine takes S1 ~> S2, e.g. :refine r := x; s := x ~> r := x; s := r");
+        };
+        let (s1, s2) = (s1.trim(), s2.trim());
+        for s in [s1, s2] {
+            let text = match self.expand(s) {
+                Ok(t) => t,
+                Err(e) => return out.error(e),
+            };
+            if parse(&self.wrap(&text), "<input>", out).is_none() {
+                return;
+            }
+        }
+        out.error(
+            "refinement checking is not available in this build (it comes with the refine module)",
+        );
+    }
+}
+
+/// `:draw N [--format F] [-o PATH]`: the arguments are checked now; drawing
+/// comes with the diagrams module.
+fn draw(args: &str, out: &mut Output) {
+    let mut words = args.split_whitespace();
+    if words.next().and_then(|n| n.parse::<usize>().ok()).is_none() {
+        return out.error(":draw takes a pomset number: :draw N [--format FORMAT] [-o PATH]");
+    }
+    while let Some(w) = words.next() {
+        match w {
+            "--format" | "-o" if words.next().is_some() => {}
+            "--format" | "-o" => return out.error(format!("{w} takes a value")),
+            other => {
+                return out.error(format!(
+                    "unexpected `{other}`; :draw N [--format FORMAT] [-o PATH]"
+                ))
+            }
+        }
+    }
+    out.error("drawing is not available in this build (it comes with the diagrams module)");
+}
+
+/// `:values` and `:scopes`: show, reset with `default`, or set.
+fn set_text(slot: &mut Option<String>, what: &str, args: &str, out: &mut Output) {
+    match args {
+        "" => match slot {
+            Some(v) => out.plain(format!("{what} {v}")),
+            None => out.plain(format!("{what}: the default (none declared)")),
+        },
+        "default" => {
+            *slot = None;
+            out.plain(format!("{what}: the default (none declared)"));
+        }
+        v => {
+            *slot = Some(v.to_string());
+            out.plain(format!("{what} {v} (for fragments typed from now on)"));
+        }
+    }
+}
+
+/// Parses a litmus text, rendering diagnostics (warnings too) into `out`.
+fn parse(src: &str, name: &str, out: &mut Output) -> Option<Litmus> {
+    match syntax::parse(src) {
+        Ok(t) => {
+            if !t.warnings.is_empty() {
+                out.push(Tone::Hint, t.warnings.render(name, src));
+            }
+            Some(t)
+        }
+        Err(d) => {
+            out.push(Tone::Error, d.render(name, src));
+            None
+        }
+    }
+}
+
+/// The first word and the rest.
+fn split_word(s: &str) -> (&str, &str) {
+    let s = s.trim_start();
+    match s.find(char::is_whitespace) {
+        Some(i) => (&s[..i], &s[i..]),
+        None => (s, ""),
+    }
+}
+
+/// Colour for a line of `run`'s herd7-style report.
+fn tone_of(line: &str) -> Tone {
+    if line.starts_with("Test ") {
+        Tone::Heading
+    } else if line == "Ok" || line.ends_with(": as expected") {
+        Tone::Good
+    } else if line == "No"
+        || line.contains("NOT AS EXPECTED")
+        || line.starts_with("Limit")
+        || line.starts_with("Unsupported")
+    {
+        Tone::Bad
+    } else {
+        Tone::Plain
+    }
+}

@@ -60,6 +60,13 @@ pub fn run_script(input: impl BufRead, out: &mut impl Write, color: bool) -> std
             }
             return Ok(());
         };
+        // A command never continues a program: an unbalanced fragment ends
+        // where the next command starts, so one typo cannot swallow a script.
+        if !buf.is_empty() && line.starts_with(':') {
+            let reply = session.eval(&buf);
+            write!(out, "{}", reply.output.render(color))?;
+            buf.clear();
+        }
         if buf.is_empty() {
             if line.trim().is_empty() || line.starts_with('#') {
                 continue;

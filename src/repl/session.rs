@@ -237,7 +237,12 @@ impl Session {
             out.push(Tone::Heading, "Type a fragment (r := x; y := r), threads (... || ...), a litmus file, or a command:");
             for c in COMMANDS {
                 let usage = format!(":{} {}", c.name, c.args);
-                out.plain(format!("  {usage:<42} {}", c.help));
+                if usage.len() > 36 {
+                    out.plain(format!("  {usage}"));
+                    out.plain(format!("  {:<36} {}", "", c.help));
+                } else {
+                    out.plain(format!("  {usage:<36} {}", c.help));
+                }
             }
             out.hint(
                 "A fragment becomes the current test; :run, :vary and :explain then apply to it.",

@@ -1,0 +1,162 @@
+//! The REPL driven as a person drives it: scripted sessions (tests/repl/*.session)
+//! whose transcripts are pinned as snapshots, the binary in script mode, and the
+//! pieces the line editor relies on.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use pomset::repl::front::{is_complete, run_script};
+use pomset::repl::{Session, Tone};
+
+/// The transcript of a session file, as `pomset repl FILE` prints it when piped.
+fn transcript(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/repl/{name}.session"));
+    let script = std::fs::read_to_string(&path).expect("the session file exists");
+    let mut out = Vec::new();
+    // Paths in the sessions are relative to the repository, as in the book.
+    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).expect("cd to the repository");
+    run_script(script.as_bytes(), &mut out, false).expect("writing to a Vec cannot fail");
+    String::from_utf8(out).expect("the transcript is UTF-8")
+}
+
+#[test]
+fn exploring_lb() {
+    let t = transcript("explore_lb");
+    // With relaxed accesses LB's outcome is reachable; with acquire reads it is too
+    // under the default model (the note's c7a and c8b leave it to the model).
+    assert!(t.contains("9 complete pomset(s), 3 shown"), "{t}");
+    insta::assert_snapshot!("explore_lb", t);
+}
+
+#[test]
+fn varying_an_option_flips_a_verdict() {
+    let t = transcript("vary_option");
+    // C06 is forbidden under Fig. 1's c7a (closure) and allowed under the old direct rule.
+    assert!(t.contains("direct                      9       No"), "{t}");
+    assert!(t.contains("closure (current, default)  8       Ok"), "{t}");
+    insta::assert_snapshot!("vary_option", t);
+}
+
+#[test]
+fn explaining_a_forbidden_outcome() {
+    let t = transcript("explain_forbidden");
+    assert!(t.contains("Forbidden: 1 combination(s)"), "{t}");
+    assert!(t.contains("0 complete pomset(s)"), "{t}");
+    insta::assert_snapshot!("explain_forbidden", t);
+}
+
+#[test]
+fn a_refinement_parses_both_sides() {
+    let t = transcript("refinement");
+    insta::assert_snapshot!("refinement", t);
+}
+
+#[test]
+fn errors_keep_the_session_alive() {
+    let t = transcript("errors");
+    // Every error is followed by more prompts, and the last fragment still runs.
+    assert!(t.contains("^ not part of the litmus language"), "{t}");
+    assert!(t.contains("1 complete pomset(s)"), "{t}");
+    // :quit ends the session: the input after it is not echoed.
+    assert!(t.trim_end().ends_with("pomset> :quit"), "{t}");
+    insta::assert_snapshot!("errors", t);
+}
+
+#[test]
+fn multi_line_input_values_and_scopes() {
+    let t = transcript("multiline");
+    assert!(t.contains("   ...> } || x.rel.cta := 2"), "{t}");
+    assert!(t.contains("P0:R^acq_gpu x2"), "{t}");
+    insta::assert_snapshot!("multiline", t);
+}
+
+#[test]
+fn the_binary_reads_a_session_from_a_pipe() {
+    let script = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/repl/explain_forbidden.session"),
+    )
+    .expect("the session file exists");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pomset"))
+        .arg("repl")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("pomset runs");
+    child
+        .stdin
+        .take()
+        .expect("a piped stdin")
+        .write_all(script.as_bytes())
+        .expect("the script is written");
+    let out = child.wait_with_output().expect("pomset finishes");
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // Piped output is plain, and it is exactly the in-process transcript.
+    assert!(!stdout.contains('\x1b'));
+    assert_eq!(stdout, transcript("explain_forbidden"));
+}
+
+#[test]
+fn colour_only_when_asked() {
+    let mut s = Session::new();
+    let reply = s.eval(":load examples/classic/lb.litmus");
+    let reply_run = s.eval(":run");
+    assert!(!reply.output.has_error());
+    assert!(reply_run
+        .output
+        .lines
+        .iter()
+        .any(|(tone, line)| *tone == Tone::Good && line == "Ok"));
+    assert!(!reply_run.output.render(false).contains('\x1b'));
+    assert!(reply_run.output.render(true).contains("\x1b[32mOk\x1b[0m"));
+    let bad = s.eval(":nonsense");
+    assert!(bad.output.has_error());
+    assert!(bad.output.render(true).starts_with("\x1b[1;31merror:"));
+}
+
+#[test]
+fn set_goes_through_the_models_parser() {
+    let mut s = Session::new();
+    assert!(!s.eval(":set c7a direct").output.has_error());
+    assert!(!s.eval(":set c8a=strong").output.has_error());
+    let options = s.eval(":options").output.render(false);
+    assert!(options.contains("* c7a"), "{options}");
+    assert!(options.contains("* c8a"), "{options}");
+    assert!(options.contains("  c7b "), "{options}");
+    assert!(s.eval(":set c7a nope").output.has_error());
+    s.eval(":unset c7a");
+    let options = s.eval(":options").output.render(false);
+    assert!(!options.contains("* c7a"), "{options}");
+}
+
+#[test]
+fn input_is_complete_when_braces_balance() {
+    assert!(is_complete("r := x; y := r"));
+    assert!(!is_complete("if (r == 1) {"));
+    assert!(!is_complete("if (r == 1) {\n  y := 1;"));
+    assert!(is_complete("if (r == 1) {\n  y := 1;\n}"));
+    assert!(is_complete(":scopes gpu { cta { P0 } }"));
+    // A litmus file spans lines and ends with an empty line.
+    assert!(!is_complete("litmus SB\nx := 1;"));
+    assert!(is_complete("litmus SB\nx := 1;\n"));
+    // Braces inside a description do not count.
+    assert!(!is_complete("litmus A \"{\"\nx := 1;"));
+    assert!(is_complete("litmus A \"{\"\nx := 1;\n"));
+}
+
+#[test]
+fn ctrl_c_stops_a_query_and_keeps_the_session() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static CANCELLED: AtomicBool = AtomicBool::new(false);
+    let mut s = Session::new().with_cancel(&CANCELLED);
+    s.eval(":load examples/classic/iriw.litmus");
+    CANCELLED.store(true, Ordering::Relaxed);
+    let run = s.eval(":run").output.render(false);
+    assert!(run.contains("Limit reached: interrupted (Ctrl-C)"), "{run}");
+    assert!(run.contains("Unknown"), "{run}");
+    CANCELLED.store(false, Ordering::Relaxed);
+    let run = s.eval(":run").output.render(false);
+    assert!(!run.contains("interrupted"), "{run}");
+}

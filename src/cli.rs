@@ -23,6 +23,7 @@ Examples:
                                       decide a test: states, verdicts, herd7's summary
   pomset check examples/              parse and check, reporting errors and warnings
   pomset options                      list the model options, their values and defaults
+  pomset repl                         explore interactively (also `pomset` alone, in a terminal)
 
 A litmus file looks like this (the book's \"Writing litmus tests\" has the whole syntax):
 

@@ -105,3 +105,19 @@ fn options_lists_every_model_option() {
     }
     insta::assert_snapshot!("options", listing);
 }
+
+#[test]
+fn repl_reads_a_script_and_no_arguments_without_a_terminal_prints_help() {
+    // Without a terminal, `pomset` alone keeps printing the help (exit 2).
+    let bare = pomset(&[]);
+    assert_eq!(bare.status.code(), Some(2));
+    assert!(text(&bare.stderr).contains("pomset repl"));
+    let path = temp_file("session.txt", "r := x; y := r\n:quit\n");
+    let out = pomset(&["repl", path.to_str().expect("a UTF-8 temp path")]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let transcript = text(&out.stdout);
+    assert!(transcript.starts_with("pomset> r := x; y := r\n"), "{transcript}");
+    assert!(transcript.contains("1 complete pomset(s)"), "{transcript}");
+    let help = pomset(&["repl", "--help"]);
+    assert!(text(&help.stdout).contains("pomset repl < session.txt"));
+}

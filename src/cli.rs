@@ -269,8 +269,9 @@ fn run_tests(
     apply_sets(&mut Model::default(), sets)?;
     let mut ok = true;
     let mut reports = Vec::new();
-    // Tests run, expectations not met, tests left unknown.
-    let mut tally = (0usize, 0usize, 0usize);
+    // Tests run, expectations not met, tests left unknown, tests whose
+    // verdict differs from the note's as the file says it does.
+    let mut tally = (0usize, 0usize, 0usize, 0usize);
     for_each(paths, color, |_, test| {
         let p = &test.program;
         let mut model = p.model;
@@ -296,6 +297,7 @@ fn run_tests(
         tally.0 += 1;
         tally.1 += usize::from(!met);
         tally.2 += usize::from(report.limit.is_some() || report.unsupported.is_some());
+        tally.3 += usize::from(met && report.conditions.iter().any(|c| c.is_disputed()));
         if json {
             reports.push(report);
         } else {
@@ -311,8 +313,12 @@ fn run_tests(
     })
     .map(|parsed| {
         if !json && tally.0 > 1 {
+            let disputed = match tally.3 {
+                0 => String::new(),
+                n => format!(" ({n} disputed)"),
+            };
             println!(
-                "{} tests: {} as expected, {} not as expected, {} unknown (limit or unsupported)",
+                "{} tests: {} as expected{disputed}, {} not as expected, {} unknown (limit or unsupported)",
                 tally.0,
                 tally.0 - tally.1 - tally.2,
                 tally.1,

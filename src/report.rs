@@ -55,10 +55,10 @@ impl ConditionReport {
     /// met and the file disputes it. A disputed verdict that now matches
     /// the note fails, so that a stale dispute is noticed.
     pub fn passes(&self) -> bool {
-        match (self.met, &self.disputed) {
-            (Some(false), None) | (Some(true), Some(_)) => false,
-            _ => true,
-        }
+        !matches!(
+            (self.met, &self.disputed),
+            (Some(false), None) | (Some(true), Some(_))
+        )
     }
 
     /// Whether the verdict differs from the note's, as the file says it does.

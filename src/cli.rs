@@ -114,26 +114,35 @@ limit is named; it is never a wrong answer.")]
         #[arg(long)]
         stats: bool,
     },
-    /// List the complete pomsets of a test in the note's notation.
+    /// List the complete (or candidate) pomsets of a test in the note's notation.
     #[command(after_help = "\
 Examples:
   pomset pomsets examples/classic/mp+rel+acq.litmus
   pomset pomsets examples/classic/lb+false-dep.litmus --outcome 'P0:r = 1 /\\ P1:s = 1'
+  pomset pomsets --candidates examples/classic/lb+datas.litmus
 
 Each pomset lists its events (`P1:R^acq y1` is thread P1's acquire read of
 y = 1), its rf, and the covering edges of the dependency (⊴), sync (≤) and
 per-location (⊑) orders, each with the rule that put it there (s3, s7a, s8a,
 c6, c7a, c7b, c8a, c8b, M8a, M9b, M9c, §12). Every event of a complete pomset
-has a tautological precondition, so none is printed.")]
+has a tautological precondition, so none is printed.
+
+--candidates lists candidates (§1.3) instead: an rf (each read has at most one
+source) and orders that satisfy c2a-c8b, complete or not. Events read
+`κ | label`, where κ names a read's value by its event (`s3` is e3's value) and
+is left out when it is a tautology; a ✓ line shows a termination condition that
+is not one. Each candidate says what keeps it from being complete (c2b, c3,
+c5). For each event, the smallest dependency sets ↓e giving each distinct κ
+are listed; larger ones add order only.")]
     Pomsets {
         path: PathBuf,
         /// Only pomsets whose final state satisfies this proposition.
         #[arg(long, value_name = "CONDITION")]
         outcome: Option<String>,
-        /// The complete pomsets (the default and, for now, the only listing).
+        /// The complete pomsets (the default).
         #[arg(long)]
         complete: bool,
-        /// Candidates that need not be complete: not implemented yet.
+        /// Candidate pomsets, complete or not (§1.3).
         #[arg(long, conflicts_with = "complete")]
         candidates: bool,
         #[arg(long = "set", value_name = "OPTION=VALUE")]
@@ -218,9 +227,13 @@ pub fn run(cli: Cli) -> ExitCode {
             ..
         } => {
             if candidates {
-                return usage("--candidates is not implemented yet; without it the complete pomsets are listed");
+                if outcome.is_some() {
+                    return usage("--outcome selects complete pomsets by their final state, which a candidate need not have; drop --outcome or --candidates");
+                }
+                candidate_pomsets(&path, &set, limit, color)
+            } else {
+                pomsets(&path, outcome.as_deref(), &set, limit, color)
             }
-            pomsets(&path, outcome.as_deref(), &set, limit, color)
         }
         Command::Explain {
             path,
@@ -409,6 +422,50 @@ fn pomsets(
             }
         }
         Err(_) => println!("unsupported under this model"),
+    }
+    Ok(true)
+}
+
+fn candidate_pomsets(
+    path: &Path,
+    sets: &[String],
+    limit: usize,
+    color: bool,
+) -> Result<bool, String> {
+    use crate::semantics::candidates::candidates_visiting;
+    use crate::semantics::decide::Limits;
+    let Some(test) = parse_with_condition(path, None, color)? else {
+        return Ok(false);
+    };
+    let p = &test.program;
+    let mut model = p.model;
+    apply_sets(&mut model, sets)?;
+    let mut shown = 0usize;
+    let mut visit = |sem: &crate::semantics::construct::Sem,
+                     c: &crate::semantics::candidates::Candidate| {
+        if shown < limit {
+            shown += 1;
+            println!("{}", crate::render::text::candidate(sem, p, shown, c));
+        }
+    };
+    match candidates_visiting(p, &model, Limits::default(), &mut visit) {
+        Ok(l) => {
+            let more = if shown < l.candidates {
+                format!(", {shown} shown")
+            } else {
+                String::new()
+            };
+            println!(
+                "{} candidate pomset(s), {} complete{more}",
+                l.candidates, l.complete
+            );
+            if let Some(l) = l.limit {
+                println!("Limit reached: {l} (the list is incomplete)");
+            }
+        }
+        Err(crate::semantics::decide::Unsupported::Option(k, v)) => {
+            println!("{k} = {v} is not implemented for listing candidates")
+        }
     }
     Ok(true)
 }

@@ -334,12 +334,7 @@ fn minimal_deps(sem: &mut Sem, f: &Frag, init: Tau, e: &Ev, candidates: Events) 
             if found.iter().any(|m| m & subset == *m) {
                 continue;
             }
-            let with_aliases =
-                f.alias.iter().fold(
-                    subset,
-                    |d, &(b, a)| if d >> a & 1 == 1 { d | 1 << b } else { d },
-                );
-            let kappa = sem.trees.eval(&mut sem.l, e.kappa, with_aliases);
+            let kappa = sem.trees.eval(&mut sem.l, e.kappa, with_aliases(f, subset));
             let kappa = finish(sem, f, init, kappa);
             if sem.l.tautology(kappa) {
                 found.push(subset);
@@ -347,6 +342,14 @@ fn minimal_deps(sem: &mut Sem, f: &Frag, init: Tau, e: &Ev, candidates: Events) 
         }
     }
     found
+}
+
+/// A dependency set with each coalesced read added when the read it was
+/// coalesced into is in it (s_b means s_a).
+pub(super) fn with_aliases(f: &Frag, d: Events) -> Events {
+    f.alias
+        .iter()
+        .fold(d, |d, &(b, a)| if d >> a & 1 == 1 { d | 1 << b } else { d })
 }
 
 fn subsets_of_size(bits: &[u32], size: usize) -> Vec<Events> {

@@ -150,6 +150,9 @@ are listed; larger ones add order only.")]
         /// Print at most this many pomsets.
         #[arg(long, default_value_t = 20)]
         limit: usize,
+        /// Stop enumerating beyond this many pomsets (the list says so).
+        #[arg(long, default_value_t = 200_000)]
+        max_pomsets: usize,
     },
     /// Say why an outcome is forbidden: the rule that fails for each way to reach it.
     #[command(after_help = "\
@@ -224,15 +227,16 @@ pub fn run(cli: Cli) -> ExitCode {
             candidates,
             set,
             limit,
+            max_pomsets,
             ..
         } => {
             if candidates {
                 if outcome.is_some() {
                     return usage("--outcome selects complete pomsets by their final state, which a candidate need not have; drop --outcome or --candidates");
                 }
-                candidate_pomsets(&path, &set, limit, color)
+                candidate_pomsets(&path, &set, (limit, max_pomsets), color)
             } else {
-                pomsets(&path, outcome.as_deref(), &set, limit, color)
+                pomsets(&path, outcome.as_deref(), &set, (limit, max_pomsets), color)
             }
         }
         Command::Explain {
@@ -378,7 +382,7 @@ fn pomsets(
     path: &Path,
     outcome: Option<&str>,
     sets: &[String],
-    limit: usize,
+    (limit, max_pomsets): (usize, usize),
     color: bool,
 ) -> Result<bool, String> {
     use crate::semantics::decide::{outcomes_visiting, Limits};
@@ -409,7 +413,11 @@ fn pomsets(
             );
         }
     };
-    match outcomes_visiting(p, &model, Limits::default(), Some(&mut visit)) {
+    let limits = Limits {
+        max_pomsets,
+        ..Limits::default()
+    };
+    match outcomes_visiting(p, &model, limits, Some(&mut visit)) {
         Ok(o) => {
             let more = if shown < matching {
                 format!(", {shown} shown")
@@ -429,7 +437,7 @@ fn pomsets(
 fn candidate_pomsets(
     path: &Path,
     sets: &[String],
-    limit: usize,
+    (limit, max_pomsets): (usize, usize),
     color: bool,
 ) -> Result<bool, String> {
     use crate::semantics::candidates::candidates_visiting;
@@ -448,7 +456,11 @@ fn candidate_pomsets(
             println!("{}", crate::render::text::candidate(sem, p, shown, c));
         }
     };
-    match candidates_visiting(p, &model, Limits::default(), &mut visit) {
+    let limits = Limits {
+        max_pomsets,
+        ..Limits::default()
+    };
+    match candidates_visiting(p, &model, limits, &mut visit) {
         Ok(l) => {
             let more = if shown < l.candidates {
                 format!(", {shown} shown")

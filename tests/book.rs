@@ -175,6 +175,20 @@ fn summary_lists_every_chapter() {
             .into_owned();
         if name.ends_with(".md") && name != "SUMMARY.md" {
             assert!(linked.contains(&name), "{name} is not in SUMMARY.md");
+            // Links between chapters point at chapters that exist.
+            let text = std::fs::read_to_string(dir.join(&name)).expect("chapter");
+            for rest in text.split("](").skip(1) {
+                let Some((target, _)) = rest.split_once(')') else {
+                    continue;
+                };
+                let file = target.split('#').next().unwrap_or_default();
+                if file.ends_with(".md") && !file.contains("://") {
+                    assert!(
+                        dir.join(file).exists(),
+                        "{name} links {file}, which is missing"
+                    );
+                }
+            }
         }
     }
 }

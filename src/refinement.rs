@@ -20,7 +20,7 @@ use crate::action::{self, Kind};
 use crate::logic::{Addr, FormulaId, Names, Notation, Subst, Var};
 use crate::model::Model;
 use crate::semantics::construct::{Frag, Limit, Sem};
-use crate::semantics::decide;
+use crate::semantics::{decide, verdict};
 use crate::syntax::core::{Program, Stmt};
 use crate::syntax::lexer::{self, Tok};
 use crate::syntax::{self, Diagnostic, Diagnostics, Span};
@@ -198,7 +198,9 @@ pub fn parse_refinement(src: &str) -> Result<Refinement, Diagnostics> {
     }
     let whole = Span::new(0, src.len().min(1));
     let Some((s0, Tok::Ident(first), e0)) = toks.first().cloned() else {
-        let d = Diagnostic::error("a refinement file starts with `refine NAME`", whole)
+        let at = toks.first().map_or(whole, |t| Span::new(t.0, t.2));
+        let d = Diagnostic::error("a refinement file starts with `refine NAME`", at)
+            .with_label("expected `refine`")
             .with_hint("e.g. `refine R01 \"redundant write\"` then `source { ... } target { ... }`");
         return Err(d.into());
     };
@@ -509,7 +511,12 @@ impl Cx<'_> {
         let req_t: BTreeSet<_> = closure(&req_t).into_iter().map(|(a, b)| (to_s(a), to_s(b))).collect();
         for (a, b) in required(self.model, s) {
             if !req_t.contains(&(a, b)) {
-                return Err("the source orders two events (s7a/s8a) that the target leaves unordered".into());
+                let to_t = |e: u32| sigma.iter().find(|p| p.1 == e).map_or(e, |p| p.0);
+                return Err(format!(
+                    "the source orders e{} < e{} (s7a/s8a), the target does not",
+                    to_t(a),
+                    to_t(b)
+                ));
             }
         }
         // Renamings into the source's names.
@@ -812,7 +819,10 @@ fn contextual(req: &Refinement, model: &Model, limits: Limits, report: &mut Refi
         report.contexts_tried += 1;
         let threads: Vec<String> = req.context.iter().cloned().chain(ctx).collect();
         let text = |body: &str, cond: &str| {
-            let mut t = format!("litmus {}-ctx \"{}\"\n{header}\n{body}\n", req.name, "context");
+            let mut t = format!(
+                "litmus {}-CTX \"refinement {}: the target in P0; with the source there, the outcome is forbidden\"\n{header}\n{body}\n",
+                req.name, req.name
+            );
             for th in &threads {
                 t.push_str(&format!("|| {th}\n"));
             }
@@ -859,25 +869,49 @@ fn contextual(req: &Refinement, model: &Model, limits: Limits, report: &mut Refi
             v
         };
         let source_states: BTreeSet<_> = so.states.keys().map(project).collect();
-        let Some(state) = to
+        let differing: BTreeSet<_> = to
             .states
             .keys()
             .map(project)
-            .find(|s| !source_states.contains(s))
-        else {
-            continue;
-        };
-        let atoms: Vec<String> = state
-            .iter()
-            .filter_map(|(k, v)| v.map(|v| format!("{k} = {v}")))
+            .filter(|s| !source_states.contains(s))
             .collect();
-        let cond = format!("exists ({})\n  expect allowed\n", atoms.join(" /\\ "));
-        let candidate = text(&req.target_text, &cond);
-        let printed = syntax::format(&candidate).unwrap_or(candidate);
-        report.counterexample = Some(format!(
-            "{printed}// With the source in P0 instead, this outcome is forbidden.\n"
-        ));
-        return;
+        for state in differing {
+            let atoms: Vec<String> = state
+                .iter()
+                .filter_map(|(k, v)| v.map(|v| format!("{k} = {v}")))
+                .collect();
+            if atoms.is_empty() {
+                continue;
+            }
+            let cond = format!("exists ({})\n  expect allowed\n", atoms.join(" /\\ "));
+            // The condition must hold in a target state and in no source state.
+            let (Ok(s_test), Ok(t_test)) = (
+                syntax::parse(&text(&req.source_text, &cond)),
+                syntax::parse(&text(&req.target_text, &cond)),
+            ) else {
+                continue;
+            };
+            let (Some(sc), Some(tc)) = (
+                s_test.program.conditions.first(),
+                t_test.program.conditions.first(),
+            ) else {
+                continue;
+            };
+            let in_target = to
+                .states
+                .keys()
+                .any(|st| verdict::holds(&t_test.program, st, &tc.prop));
+            let in_source = so
+                .states
+                .keys()
+                .any(|st| verdict::holds(&s_test.program, st, &sc.prop));
+            if in_target && !in_source {
+                let candidate = text(&req.target_text, &cond);
+                let printed = syntax::format(&candidate).unwrap_or(candidate);
+                report.counterexample = Some(printed);
+                return;
+            }
+        }
     }
 }
 

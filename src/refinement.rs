@@ -347,9 +347,9 @@ pub fn quick_text(from: &str, to: &str) -> String {
 
 /// Decides `[[source]] ⊇ [[target]]` under `model`.
 pub fn refine(req: &Refinement, model: &Model, limits: Limits) -> Result<RefineReport, RefineError> {
-    if model.merge != crate::model::Merge::Off {
+    if model.merge == crate::model::Merge::Multi {
         return Err(RefineError::Unsupported(format!(
-            "merge = {} (only merge = off is implemented)",
+            "merge = {} (merge = off and binary are implemented)",
             model.merge.as_str()
         )));
     }
@@ -521,6 +521,10 @@ impl Cx<'_> {
         }
         // Renamings into the source's names.
         let mut st = Subst::new();
+        for &(b, v) in &t.merged {
+            let v = self.sem.l.value(v);
+            st = st.term(Var::Read(b), v);
+        }
         for &(b, a) in &t.alias {
             let r = self.sem.l.read(to_s(a));
             st = st.term(Var::Read(b), r);
@@ -530,6 +534,10 @@ impl Cx<'_> {
             st = st.term(Var::Read(te), r);
         }
         let mut ss = Subst::new();
+        for &(b, v) in &s.merged {
+            let v = self.sem.l.value(v);
+            ss = ss.term(Var::Read(b), v);
+        }
         for &(b, a) in &s.alias {
             let r = self.sem.l.read(a);
             ss = ss.term(Var::Read(b), r);
@@ -547,19 +555,22 @@ impl Cx<'_> {
             .map(|e| (e.id, e.label.value))
             .collect();
         let theta = self.sem.l.theta(&reads);
-        let equiv = |l: &mut crate::logic::Logic, a: FormulaId, b: FormulaId| {
+        let equiv = |l: &mut crate::logic::Logic, hyp: FormulaId, a: FormulaId, b: FormulaId| {
             let iff = l.iff(a, b);
-            l.entails(theta, iff)
+            l.entails(hyp, iff)
         };
         // ✓.
         let (ct, cs) = (self.sem.l.subst(t.check, &st), self.sem.l.subst(s.check, &ss));
-        if !equiv(&mut self.sem.l, ct, cs) {
+        if !equiv(&mut self.sem.l, theta, ct, cs) {
             return Err(format!(
                 "✓ differs: target {} , source {}",
                 self.show(ct, &names),
                 self.show(cs, &names)
             ));
         }
+        // κ and τ matter only where ✓ holds: a context that completes the
+        // pomset makes ✓ a tautology (s5, I5 guard it by the condition).
+        let theta = self.sem.l.and(theta, cs);
         let reads_t = read_ids(t);
         let with_alias = |f: &Frag, d: u64| {
             f.alias
@@ -585,7 +596,7 @@ impl Cx<'_> {
                 let kt = self.sem.trees.eval(&mut self.sem.l, e.kappa, with_alias(t, d));
                 let ks = self.sem.trees.eval(&mut self.sem.l, se.kappa, with_alias(s, map_d(d)));
                 let (kt, ks) = (self.sem.l.subst(kt, &st), self.sem.l.subst(ks, &ss));
-                if !equiv(&mut self.sem.l, kt, ks) {
+                if !equiv(&mut self.sem.l, theta, kt, ks) {
                     return Err(format!(
                         "κ differs with ↓e = {}: target {}, source {}",
                         show_set(d),
@@ -601,7 +612,7 @@ impl Cx<'_> {
                 let at = self.sem.trees.apply(&mut self.sem.l, t.tau, with_alias(t, d), psi);
                 let as_ = self.sem.trees.apply(&mut self.sem.l, s.tau, with_alias(s, map_d(d)), psi);
                 let (at, as_) = (self.sem.l.subst(at, &st), self.sem.l.subst(as_, &ss));
-                if !equiv(&mut self.sem.l, at, as_) {
+                if !equiv(&mut self.sem.l, theta, at, as_) {
                     return Err(format!(
                         "τ^D({}) differs with D = {}: target {}, source {}",
                         self.show(psi, &names),

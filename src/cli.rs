@@ -23,6 +23,8 @@ Examples:
                                       decide a test: states, verdicts, herd7's summary
   pomset check examples/              parse and check, reporting errors and warnings
   pomset options                      list the model options, their values and defaults
+  pomset refine --from 'x := 1; r := x;' --to 'x := 1; r := 1;'
+                                      is this compiler transformation sound?
 
 A litmus file looks like this (the book's \"Writing litmus tests\" has the whole syntax):
 
@@ -190,6 +192,7 @@ target allows and the source forbids; that test runs with `pomset run`.")]
         /// The target program.
         #[arg(long, requires = "from")]
         to: Option<String>,
+        /// Set a model option, overriding the file's `model {}` block (repeatable).
         #[arg(long = "set", value_name = "OPTION=VALUE")]
         set: Vec<String>,
         /// How many contexts the contextual check may try (0: none).

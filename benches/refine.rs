@@ -19,13 +19,18 @@ fn refinements(c: &mut Criterion) {
         .map(|p| {
             let src = std::fs::read_to_string(&p).expect("readable");
             let name = p.file_stem().map(|s| s.to_string_lossy().into_owned());
-            (name.unwrap_or_default(), parse_refinement(&src).expect("parses"))
+            (
+                name.unwrap_or_default(),
+                parse_refinement(&src).expect("parses"),
+            )
         })
         .collect();
     let mut group = c.benchmark_group("refine");
     group.sample_size(10);
     for (name, r) in &all {
-        group.bench_function(name.as_str(), |b| b.iter(|| std::hint::black_box(decide(r))));
+        group.bench_function(name.as_str(), |b| {
+            b.iter(|| std::hint::black_box(decide(r)))
+        });
     }
     group.bench_function("all", |b| {
         b.iter(|| all.iter().filter(|(_, r)| decide(r)).count())

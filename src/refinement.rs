@@ -201,13 +201,18 @@ pub fn parse_refinement(src: &str) -> Result<Refinement, Diagnostics> {
         let at = toks.first().map_or(whole, |t| Span::new(t.0, t.2));
         let d = Diagnostic::error("a refinement file starts with `refine NAME`", at)
             .with_label("expected `refine`")
-            .with_hint("e.g. `refine R01 \"redundant write\"` then `source { ... } target { ... }`");
+            .with_hint(
+                "e.g. `refine R01 \"redundant write\"` then `source { ... } target { ... }`",
+            );
         return Err(d.into());
     };
     if first != "refine" {
-        let d = Diagnostic::error("a refinement file starts with `refine NAME`", Span::new(s0, e0))
-            .with_label("expected `refine`")
-            .with_hint("litmus tests run with `pomset run`; refinements start with `refine`");
+        let d = Diagnostic::error(
+            "a refinement file starts with `refine NAME`",
+            Span::new(s0, e0),
+        )
+        .with_label("expected `refine`")
+        .with_hint("litmus tests run with `pomset run`; refinements start with `refine`");
         return Err(d.into());
     }
     let mut masked = src.to_string();
@@ -250,8 +255,9 @@ pub fn parse_refinement(src: &str) -> Result<Refinement, Diagnostics> {
         i += 1;
     }
     let Some((src_at, _)) = source else {
-        let d = Diagnostic::error("no `source { ... }` block", whole)
-            .with_hint("a refinement names the program before the rewrite: `source { x := 1; x := 2; }`");
+        let d = Diagnostic::error("no `source { ... }` block", whole).with_hint(
+            "a refinement names the program before the rewrite: `source { x := 1; x := 2; }`",
+        );
         return Err(d.into());
     };
     let Some((tgt_at, _)) = target else {
@@ -346,7 +352,11 @@ pub fn quick_text(from: &str, to: &str) -> String {
 // ---------------------------------------------------------------- the check
 
 /// Decides `[[source]] ⊇ [[target]]` under `model`.
-pub fn refine(req: &Refinement, model: &Model, limits: Limits) -> Result<RefineReport, RefineError> {
+pub fn refine(
+    req: &Refinement,
+    model: &Model,
+    limits: Limits,
+) -> Result<RefineReport, RefineError> {
     if model.merge == crate::model::Merge::Multi {
         return Err(RefineError::Unsupported(format!(
             "merge = {} (merge = off and binary are implemented)",
@@ -403,7 +413,10 @@ pub fn refine(req: &Refinement, model: &Model, limits: Limits) -> Result<RefineR
         if !found {
             report.verdict = Verdict::Unsound;
             let mut u = cx.show_frag(t);
-            let closest = why.iter().filter(|w| !w.starts_with("labels")).min_by_key(|w| w.len());
+            let closest = why
+                .iter()
+                .filter(|w| !w.starts_with("labels"))
+                .min_by_key(|w| w.len());
             match closest {
                 Some(w) => {
                     let _ = writeln!(u, "  closest source pomset: {w}");
@@ -508,7 +521,10 @@ impl Cx<'_> {
         }
         // s7a/s8a: every order the source demands, the target demands.
         let req_t = required(self.model, t);
-        let req_t: BTreeSet<_> = closure(&req_t).into_iter().map(|(a, b)| (to_s(a), to_s(b))).collect();
+        let req_t: BTreeSet<_> = closure(&req_t)
+            .into_iter()
+            .map(|(a, b)| (to_s(a), to_s(b)))
+            .collect();
         for (a, b) in required(self.model, s) {
             if !req_t.contains(&(a, b)) {
                 let to_t = |e: u32| sigma.iter().find(|p| p.1 == e).map_or(e, |p| p.0);
@@ -560,7 +576,10 @@ impl Cx<'_> {
             l.entails(hyp, iff)
         };
         // ✓.
-        let (ct, cs) = (self.sem.l.subst(t.check, &st), self.sem.l.subst(s.check, &ss));
+        let (ct, cs) = (
+            self.sem.l.subst(t.check, &st),
+            self.sem.l.subst(s.check, &ss),
+        );
         if !equiv(&mut self.sem.l, theta, ct, cs) {
             return Err(format!(
                 "✓ differs: target {} , source {}",
@@ -593,8 +612,14 @@ impl Cx<'_> {
                 .fold(0u64, |m, p| m | 1 << p.0);
             let cand = (self.sem.trees.dep_reads(e.kappa) | back) & reads_t;
             for d in subsets(cand) {
-                let kt = self.sem.trees.eval(&mut self.sem.l, e.kappa, with_alias(t, d));
-                let ks = self.sem.trees.eval(&mut self.sem.l, se.kappa, with_alias(s, map_d(d)));
+                let kt = self
+                    .sem
+                    .trees
+                    .eval(&mut self.sem.l, e.kappa, with_alias(t, d));
+                let ks = self
+                    .sem
+                    .trees
+                    .eval(&mut self.sem.l, se.kappa, with_alias(s, map_d(d)));
                 let (kt, ks) = (self.sem.l.subst(kt, &st), self.sem.l.subst(ks, &ss));
                 if !equiv(&mut self.sem.l, theta, kt, ks) {
                     return Err(format!(
@@ -609,8 +634,14 @@ impl Cx<'_> {
         // τ^D for every D and each tested postcondition.
         for d in subsets(reads_t) {
             for &psi in &self.posts.clone() {
-                let at = self.sem.trees.apply(&mut self.sem.l, t.tau, with_alias(t, d), psi);
-                let as_ = self.sem.trees.apply(&mut self.sem.l, s.tau, with_alias(s, map_d(d)), psi);
+                let at = self
+                    .sem
+                    .trees
+                    .apply(&mut self.sem.l, t.tau, with_alias(t, d), psi);
+                let as_ =
+                    self.sem
+                        .trees
+                        .apply(&mut self.sem.l, s.tau, with_alias(s, map_d(d)), psi);
                 let (at, as_) = (self.sem.l.subst(at, &st), self.sem.l.subst(as_, &ss));
                 if !equiv(&mut self.sem.l, theta, at, as_) {
                     return Err(format!(
@@ -628,7 +659,13 @@ impl Cx<'_> {
 
     fn names(&self) -> FormulaNames {
         FormulaNames {
-            regs: self.sem.program.regs.iter().map(|r| r.name.clone()).collect(),
+            regs: self
+                .sem
+                .program
+                .regs
+                .iter()
+                .map(|r| r.name.clone())
+                .collect(),
             locs: self
                 .sem
                 .dense
@@ -714,17 +751,16 @@ fn subsets(mask: u64) -> Vec<u64> {
 /// The pairs SEQ orders (s7a: co-delays, s8a: sync-delays).
 fn required(model: &Model, f: &Frag) -> Vec<(u32, u32)> {
     let label = |id: u32| f.events.iter().find(|e| e.id == id).map(|e| e.label);
-    let mut out: Vec<(u32, u32)> = f
-        .po
-        .iter()
-        .filter(|&&(a, b)| match (label(a), label(b)) {
-            (Some(x), Some(y)) => {
-                action::co_delays(&x, &y, model) || action::sync_delays(&x, &y, model)
-            }
-            _ => false,
-        })
-        .copied()
-        .collect();
+    let mut out: Vec<(u32, u32)> =
+        f.po.iter()
+            .filter(|&&(a, b)| match (label(a), label(b)) {
+                (Some(x), Some(y)) => {
+                    action::co_delays(&x, &y, model) || action::sync_delays(&x, &y, model)
+                }
+                _ => false,
+            })
+            .copied()
+            .collect();
     out.sort();
     out.dedup();
     out
@@ -754,9 +790,11 @@ fn bijections(t: &Frag, s: &Frag) -> Vec<Vec<(u32, u32)>> {
     for e in &t.events {
         let mut next = Vec::new();
         for m in &out {
-            for x in s.events.iter().filter(|x| {
-                x.label == e.label && !m.iter().any(|p: &(u32, u32)| p.1 == x.id)
-            }) {
+            for x in s
+                .events
+                .iter()
+                .filter(|x| x.label == e.label && !m.iter().any(|p: &(u32, u32)| p.1 == x.id))
+            {
                 let mut with = m.clone();
                 with.push((e.id, x.id));
                 next.push(with);
@@ -796,7 +834,14 @@ fn fresh_choices(src: &[(u32, u32)], tgt: &[(u32, u32)]) -> Vec<Vec<(u32, Var)>>
 /// of reads, writes and fences on the fragment's locations, with values in V.
 fn contextual(req: &Refinement, model: &Model, limits: Limits, report: &mut RefineReport) {
     let locs: Vec<String> = req.program.locs.iter().map(|l| l.name.clone()).collect();
-    let values: Vec<i64> = req.program.values.iter().copied().filter(|&v| v != 0).take(2).collect();
+    let values: Vec<i64> = req
+        .program
+        .values
+        .iter()
+        .copied()
+        .filter(|&v| v != 0)
+        .take(2)
+        .collect();
     let mut contexts: Vec<Vec<String>> = vec![vec![]];
     let one = |prefix: &str| templates(&locs, &values, prefix);
     for t in one("a") {

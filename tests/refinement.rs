@@ -17,9 +17,8 @@ fn read(p: &Path) -> String {
 }
 
 fn decide(path: &Path) -> refinement::RefineReport {
-    let req = parse_refinement(&read(path)).unwrap_or_else(|d| {
-        panic!("{}", d.render(&path.display().to_string(), &read(path)))
-    });
+    let req = parse_refinement(&read(path))
+        .unwrap_or_else(|d| panic!("{}", d.render(&path.display().to_string(), &read(path))));
     refine(&req, &req.program.model, Limits::default()).expect("decidable")
 }
 
@@ -166,9 +165,15 @@ fn reports_print_verdict_pomset_and_test() {
 fn file_errors_point_at_line_and_column() {
     let cases = [
         ("no_target", "refine T\nsource { x := 1; }\nexpect sound\n"),
-        ("bad_verdict", "refine T\nsource { x := 1; }\ntarget { skip; }\nexpect maybe\n"),
+        (
+            "bad_verdict",
+            "refine T\nsource { x := 1; }\ntarget { skip; }\nexpect maybe\n",
+        ),
         ("not_refine", "litmus T\nx := 1;\n"),
-        ("bad_statement", "refine T\nsource { x := ; }\ntarget { skip; }\n"),
+        (
+            "bad_statement",
+            "refine T\nsource { x := ; }\ntarget { skip; }\n",
+        ),
     ];
     for (name, src) in cases {
         let d = parse_refinement(src).expect_err("an error");
@@ -181,9 +186,8 @@ fn file_errors_point_at_line_and_column() {
 #[test]
 fn run_decides_under_binary_merge() {
     use pomset::semantics::decide::{outcomes, Limits as RunLimits};
-    let src = read(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/classic/mp+rel+acq.litmus"),
-    );
+    let src =
+        read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/classic/mp+rel+acq.litmus"));
     let t = pomset::syntax::parse(&src).expect("parses");
     let off = outcomes(&t.program, &t.program.model, RunLimits::default()).expect("runs");
     let mut model = t.program.model;

@@ -540,7 +540,11 @@ impl<'a> Sem<'a> {
             };
             let k2 = self.trees.kappa(node);
             if let Some(l) = merged(e.id) {
-                let left = f.events.iter().find(|x| x.id == l).map(|x| (x.label, x.kappa));
+                let left = f
+                    .events
+                    .iter()
+                    .find(|x| x.id == l)
+                    .map(|x| (x.label, x.kappa));
                 if let Some((label, k1)) = left.filter(|(label, _)| *label != e.label) {
                     // §2 s2c/s3c with merge: different labels coalesce only
                     // when κ1(e) ≡ κ2'(e), tested for ↓e = ∅ and ↓e = all.
@@ -730,10 +734,8 @@ pub fn merge(model: &Model, a: &Action, b: &Action) -> Option<Action> {
     if model.merge == crate::model::Merge::Off || a == b {
         return None;
     }
-    let same = a.kind == Kind::Write
-        && a.thread == b.thread
-        && a.scope == b.scope
-        && a.loc == b.loc;
+    let same =
+        a.kind == Kind::Write && a.thread == b.thread && a.scope == b.scope && a.loc == b.loc;
     let grows = |lo: Mode, hi: Mode| {
         if model.monotonicity == Monotonicity::Off {
             lo.below(hi)

@@ -196,7 +196,10 @@ impl Trees {
             TauNode::Seq(a, b) | TauNode::If(_, a, b) => {
                 [self.absent_reads(*a), self.absent_reads(*b)].concat()
             }
-            TauNode::Guarded(parts) => parts.iter().flat_map(|(_, t)| self.absent_reads(*t)).collect(),
+            TauNode::Guarded(parts) => parts
+                .iter()
+                .flat_map(|(_, t)| self.absent_reads(*t))
+                .collect(),
             _ => vec![],
         }
     }

@@ -266,6 +266,15 @@ pub fn parse_refinement(src: &str) -> Result<Refinement, Diagnostics> {
             .with_hint("follow the source block with the rewritten program: `target { x := 2; }`");
         return Err(d.into());
     };
+    if tgt_at < src_at {
+        let d = Diagnostic::error(
+            "`target` comes before `source`",
+            Span::new(tgt_at, tgt_at + 6),
+        )
+        .with_label("this target")
+        .with_hint("write `source { ... }` first, then `target { ... }`");
+        return Err(d.into());
+    }
     let test = syntax::parse(&masked)?;
     let program = test.program;
     let body = program.main.first().map(|(_, s)| s);

@@ -200,3 +200,23 @@ fn run_decides_under_binary_merge() {
     model.set("merge", "multi").expect("an option");
     assert!(outcomes(&t.program, &model, RunLimits::default()).is_err());
 }
+
+/// Bad input never panics: every prefix of every refinement file, and a few
+/// scrambled ones, parse to a value or to diagnostics.
+#[test]
+fn truncated_and_scrambled_files_never_panic() {
+    let files = refinement::refinement_files(&[root()]).expect("readable");
+    for path in files {
+        let src = read(&path);
+        for (i, _) in src.char_indices() {
+            let _ = parse_refinement(&src[..i]);
+        }
+        let swapped = src
+            .replace("source", "tmp")
+            .replace("target", "source")
+            .replace("tmp", "target");
+        assert!(parse_refinement(&swapped).is_err(), "{}", path.display());
+        let _ = parse_refinement(&src.replace('}', ""));
+        let _ = parse_refinement(&src.replace("expect", ""));
+    }
+}

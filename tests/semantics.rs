@@ -185,7 +185,6 @@ fn verdict_table_over_every_option() {
     let tests = examples();
     let mut table = String::from("| example | default |");
     let unsupported = [
-        ("merge", "binary"),
         ("merge", "multi"),
         ("final", "observer"),
         ("if_closure", "on"),

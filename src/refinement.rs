@@ -837,6 +837,25 @@ fn fresh_choices(src: &[(u32, u32)], tgt: &[(u32, u32)]) -> Vec<Vec<(u32, Var)>>
 
 // ---------------------------------------------------------------- contexts
 
+/// The contextual search alone, whatever the pomset-level verdict: a litmus
+/// test with an outcome the target allows and the source forbids, if one of
+/// the bounded contexts gives one. A sound verdict should never have one.
+pub fn distinguishing_test(req: &Refinement, model: &Model, limits: Limits) -> Option<String> {
+    let mut report = RefineReport {
+        name: req.name.clone(),
+        verdict: Verdict::Unknown,
+        source_pomsets: 0,
+        target_pomsets: 0,
+        unmatched: None,
+        counterexample: None,
+        contexts_tried: 0,
+        limit: None,
+        expect: None,
+    };
+    contextual(req, model, limits, &mut report);
+    report.counterexample
+}
+
 /// Searches small contexts for a litmus test with an outcome the target
 /// allows and the source forbids: thread P0 is the fragment, then the file's
 /// context threads, then up to two generated threads (one first, then pairs)
@@ -996,6 +1015,8 @@ fn templates(locs: &[String], values: &[i64], prefix: &str) -> Vec<String> {
             out.push(format!("{r0} := {x}.acq; {r1} := {y};"));
             out.push(format!("{r0} := {x}; F.sc; {r1} := {y};"));
             for &v in values {
+                out.push(format!("{r0} := {x}; {y} := {v};"));
+                out.push(format!("{r0} := {x}; {y}.rel := {v};"));
                 out.push(format!("{x} := {v}; {y}.rel := {v};"));
                 out.push(format!("{x} := {v}; {r0} := {y};"));
                 out.push(format!("{x} := {v}; F.sc; {r0} := {y};"));

@@ -220,3 +220,45 @@ fn truncated_and_scrambled_files_never_panic() {
         let _ = parse_refinement(&src.replace("expect", ""));
     }
 }
+
+/// The two checks agree: no sound verdict has a distinguishing test, among the
+/// examples and among reorderings the pomset model allows or forbids.
+#[test]
+fn sound_verdicts_have_no_distinguishing_context() {
+    let mut reqs: Vec<refinement::Refinement> = refinement::refinement_files(&[root()])
+        .expect("readable")
+        .iter()
+        .map(|p| parse_refinement(&read(p)).expect("parses"))
+        .collect();
+    for (from, to) in [
+        ("r := x; s := y;", "s := y; r := x;"),
+        ("x := 1; y := 1;", "y := 1; x := 1;"),
+        ("r := x; y := 1;", "y := 1; r := x;"),
+        ("x.rel := 1; r := y.acq;", "r := y.acq; x.rel := 1;"),
+        ("r := x.acq; y := 1;", "y := 1; r := x.acq;"),
+        ("x := 1; F.sc; r := y;", "r := y; x := 1;"),
+    ] {
+        reqs.push(quick(from, to).expect("parses"));
+    }
+    let mut sound = 0;
+    for req in &reqs {
+        let model = req.program.model;
+        let report = refine(req, &model, Limits::default()).expect("decidable");
+        let witness = refinement::distinguishing_test(req, &model, Limits::default());
+        if report.verdict() == Verdict::Sound {
+            sound += 1;
+            assert!(witness.is_none(), "{}: sound, yet\n{:?}", req.name, witness);
+        }
+    }
+    assert!(sound >= 14, "only {sound} sound verdicts");
+}
+
+/// Moving a write above an acquire read shows up with a load-buffering context.
+#[test]
+fn write_above_acquire_has_a_witness() {
+    let q = quick("r := x.acq; y := 1;", "y := 1; r := x.acq;").expect("parses");
+    let report = refine(&q, &q.program.model, Limits::default()).expect("decidable");
+    assert_eq!(report.verdict(), Verdict::Unsound);
+    let test = report.counterexample.expect("a distinguishing test");
+    assert!(test.contains("|| a0 := y; x.rel := 1;"), "{test}");
+}

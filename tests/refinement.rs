@@ -262,3 +262,16 @@ fn write_above_acquire_has_a_witness() {
     let test = report.counterexample.expect("a distinguishing test");
     assert!(test.contains("|| a0 := y; x.rel := 1;"), "{test}");
 }
+
+/// Context threads written in the file come first in every generated test.
+#[test]
+fn file_context_threads_are_kept() {
+    let src = "refine MP\nvalues {0, 1}\nsource { x := 1; y.rel := 1; }\ntarget { y.rel := 1; x := 1; }\n|| r := y.acq; s := x;\nexpect unsound\n";
+    let req = parse_refinement(src).expect("parses");
+    assert_eq!(req.context, vec!["r := y.acq; s := x;".to_string()]);
+    let report = refine(&req, &req.program.model, Limits::default()).expect("decidable");
+    assert_eq!(report.contexts_tried, 1);
+    let test = report.counterexample.expect("a distinguishing test");
+    assert!(test.contains("|| r := y.acq; s := x;"), "{test}");
+    assert!(test.contains("P1:r = 1 /\\ P1:s = 0"), "{test}");
+}

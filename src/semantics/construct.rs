@@ -501,7 +501,16 @@ impl<'a> Sem<'a> {
                 let model = self.model;
                 let pairs = |x: &Action, y: &Action| x == y || merge(model, x, y).is_some();
                 for pairing in matchings_by(&a.events, &b.events, pairs) {
-                    out.extend(self.seq_with(a, b, &pairing));
+                    // An RMW's halves keep their labels (U1): no merge touches them.
+                    let label =
+                        |f: &Frag, id: u32| f.events.iter().find(|e| e.id == id).map(|e| e.label);
+                    let in_rmw = |f: &Frag, id: u32| f.rmw.iter().any(|&(r, w)| r == id || w == id);
+                    let breaks_rmw = pairing.iter().any(|&(l, r)| {
+                        label(a, l) != label(b, r) && (in_rmw(a, l) || in_rmw(b, r))
+                    });
+                    if !breaks_rmw {
+                        out.extend(self.seq_with(a, b, &pairing));
+                    }
                 }
                 if out.len() > self.max_pomsets {
                     return Err(Limit::Pomsets(self.max_pomsets));

@@ -198,6 +198,9 @@ target allows and the source forbids; that test runs with `pomset run`.")]
         /// How many contexts the contextual check may try (0: none).
         #[arg(long, default_value_t = 400)]
         max_contexts: usize,
+        /// Give up (verdict unknown) beyond this many local pomsets per fragment.
+        #[arg(long, default_value_t = 20_000)]
+        max_pomsets: usize,
     },
     /// Parse and check litmus files, printing errors and warnings.
     Check {
@@ -272,7 +275,14 @@ pub fn run(cli: Cli) -> ExitCode {
             to,
             set,
             max_contexts,
-        } => crate::refinement::cli(&paths, from.zip(to), &set, max_contexts, color),
+            max_pomsets,
+        } => crate::refinement::cli(
+            &paths,
+            from.zip(to),
+            &set,
+            (max_contexts, max_pomsets),
+            color,
+        ),
         Command::Options => {
             print!("{}", options_table());
             Ok(true)

@@ -152,7 +152,7 @@ impl RefineReport {
             let _ = writeln!(s, "Target pomset with no match in the source:");
             s.push_str(u);
         }
-        if self.verdict != Verdict::Sound {
+        if self.verdict != Verdict::Sound && (self.contexts_tried > 0 || self.unmatched.is_some()) {
             match &self.counterexample {
                 Some(c) => {
                     let _ = writeln!(
@@ -392,14 +392,21 @@ pub fn refine(
         .and_then(|s| Ok((s, sem.stmt(&req.target, thread)?)));
     let (src, tgt) = match denoted {
         Ok(x) => x,
-        Err(Limit::Pomsets(n)) => {
+        Err(stop) => {
             report.verdict = Verdict::Unknown;
-            report.limit = Some(format!("--max-pomsets {n}"));
-            return Ok(report);
-        }
-        Err(Limit::Accesses) => {
-            report.verdict = Verdict::Unknown;
-            report.limit = Some("at most 64 accesses".into());
+            report.limit = Some(match stop {
+                Limit::Pomsets(n) => format!("--max-pomsets {n}"),
+                Limit::Accesses => "at most 64 accesses".into(),
+            });
+            // A distinguishing test still settles it: its outcomes are decided.
+            if limits.max_contexts > 0 {
+                let stopped = report.limit.take();
+                contextual(req, model, limits, &mut report);
+                if report.counterexample.is_some() {
+                    report.verdict = Verdict::Unsound;
+                }
+                report.limit = report.limit.take().or(stopped);
+            }
             return Ok(report);
         }
     };
@@ -1034,7 +1041,7 @@ pub fn cli(
     paths: &[std::path::PathBuf],
     quick_pair: Option<(String, String)>,
     sets: &[String],
-    max_contexts: usize,
+    (max_contexts, max_pomsets): (usize, usize),
     color: bool,
 ) -> Result<bool, String> {
     let mut inputs: Vec<(String, String)> = Vec::new();
@@ -1064,6 +1071,7 @@ pub fn cli(
         crate::cli::apply_sets(&mut model, sets)?;
         let limits = Limits {
             max_contexts,
+            max_pomsets,
             ..Limits::default()
         };
         match refine(&req, &model, limits) {

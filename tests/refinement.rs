@@ -275,3 +275,25 @@ fn file_context_threads_are_kept() {
     assert!(test.contains("|| r := y.acq; s := x;"), "{test}");
     assert!(test.contains("P1:r = 1 /\\ P1:s = 0"), "{test}");
 }
+
+/// A fragment with more local pomsets than the limit gets `unknown`, naming the limit.
+#[test]
+fn too_many_pomsets_is_unknown_and_says_which_limit() {
+    let q = quick("r := x; s := y;", "s := y; r := x;").expect("parses");
+    let limits = Limits {
+        max_pomsets: 2,
+        ..Limits::default()
+    };
+    let report = refine(&q, &q.program.model, limits).expect("decidable");
+    assert_eq!(report.verdict(), Verdict::Unknown);
+    assert_eq!(report.limit.as_deref(), Some("--max-pomsets 2"));
+    assert!(report
+        .text()
+        .contains("Stopped by the limit --max-pomsets 2"));
+    // Past the pomset limit, a distinguishing test still proves unsoundness.
+    let q = quick("x := 1; y.rel := 1;", "y.rel := 1; x := 1;").expect("parses");
+    let report = refine(&q, &q.program.model, limits).expect("decidable");
+    assert_eq!(report.verdict(), Verdict::Unsound);
+    assert!(report.unmatched.is_none());
+    assert!(report.counterexample.is_some());
+}

@@ -23,6 +23,8 @@ Examples:
                                       decide a test: states, verdicts, herd7's summary
   pomset check examples/              parse and check, reporting errors and warnings
   pomset options                      list the model options, their values and defaults
+  pomset refine --from 'x := 1; r := x;' --to 'x := 1; r := 1;'
+                                      is this compiler transformation sound?
 
 A litmus file looks like this (the book's \"Writing litmus tests\" has the whole syntax):
 
@@ -172,6 +174,46 @@ blocking write (c8b), or a precondition that is not a tautology (c3).")]
         #[arg(long = "set", value_name = "OPTION=VALUE")]
         set: Vec<String>,
     },
+    /// Decide whether rewriting a source program into a target is sound (§2).
+    #[command(after_help = "\
+Examples:
+  pomset refine examples/refinements/r01-redundant-write.refine
+  pomset refine examples/refinements/              every refinement; exit 1 if one fails its expect
+  pomset refine --from 'x := 1; r := x;' --to 'x := 1; r := 1;'
+
+A refinement file reuses the litmus syntax (the book's \"Checking transformations\"):
+
+  refine R04 \"write elimination\"
+  values {0, 1, 2}
+  source { x := 1; x := 2; }
+  target { x := 2; }
+  expect unsound
+
+The verdict is sound when every local pomset of the target is one of the
+source (labels equal; ✓, κ for every dependency set and τ^D on the tested
+postconditions equivalent over V; the source's s7a/s8a orders kept). When it is
+unsound, the target pomset without a match is printed, and small contexts
+(up to two more threads) are searched for a litmus test with an outcome the
+target allows and the source forbids; that test runs with `pomset run`.")]
+    Refine {
+        /// Refinement files or directories (searched for *.refine).
+        paths: Vec<PathBuf>,
+        /// The source program, for a quick check without a file.
+        #[arg(long, requires = "to", conflicts_with = "paths")]
+        from: Option<String>,
+        /// The target program.
+        #[arg(long, requires = "from")]
+        to: Option<String>,
+        /// Set a model option, overriding the file's `model {}` block (repeatable).
+        #[arg(long = "set", value_name = "OPTION=VALUE")]
+        set: Vec<String>,
+        /// How many contexts the contextual check may try (0: none).
+        #[arg(long, default_value_t = 400)]
+        max_contexts: usize,
+        /// Give up (verdict unknown) beyond this many local pomsets per fragment.
+        #[arg(long, default_value_t = 20_000)]
+        max_pomsets: usize,
+    },
     /// Parse and check litmus files, printing errors and warnings.
     Check {
         #[arg(required = true)]
@@ -244,6 +286,20 @@ pub fn run(cli: Cli) -> ExitCode {
             condition,
             set,
         } => explain(&path, condition.as_deref(), &set, color),
+        Command::Refine {
+            paths,
+            from,
+            to,
+            set,
+            max_contexts,
+            max_pomsets,
+        } => crate::refinement::cli(
+            &paths,
+            from.zip(to),
+            &set,
+            (max_contexts, max_pomsets),
+            color,
+        ),
         Command::Options => {
             print!("{}", options_table());
             Ok(true)

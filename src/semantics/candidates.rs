@@ -65,7 +65,7 @@ pub fn candidates_visiting(
     if model.if_closure == IfClosure::On {
         return Err(Unsupported::Option("if_closure", "on"));
     }
-    if model.merge != Merge::Off {
+    if model.merge == Merge::Multi {
         return Err(Unsupported::Option("merge", model.merge.as_str()));
     }
     // As in `decide`: stronger labels (monotonicity) add no candidates worth

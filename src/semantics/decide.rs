@@ -107,7 +107,7 @@ pub fn outcomes_visiting<'v>(
     if model.if_closure == IfClosure::On {
         return Err(Unsupported::Option("if_closure", "on"));
     }
-    if model.merge != Merge::Off {
+    if model.merge == Merge::Multi {
         return Err(Unsupported::Option("merge", model.merge.as_str()));
     }
     // Pruning rule (monotonicity, §2): every rule that reads a mode or scope
@@ -270,10 +270,15 @@ fn has_computed(p: &Program) -> bool {
 /// Renames coalesced reads' symbols to their event's, and applies the prefix.
 pub(super) fn finish(sem: &mut Sem, f: &Frag, init: Tau, formula: FormulaId) -> FormulaId {
     let after_init = sem.trees.apply(&mut sem.l, init, 0, formula);
-    if f.alias.is_empty() {
+    if f.alias.is_empty() && f.merged.is_empty() {
         return after_init;
     }
     let mut sigma = Subst::new();
+    // §2 write-read merge: the merged read's symbol is its value.
+    for &(b, v) in &f.merged {
+        let v = sem.l.value(v);
+        sigma = sigma.term(Var::Read(b), v);
+    }
     for &(b, a) in &f.alias {
         let s_a = sem.l.read(a);
         sigma = sigma.term(Var::Read(b), s_a);

@@ -1,5 +1,6 @@
 //! Deciding the examples: `cargo bench --bench semantics`.
-//! One benchmark per classic shape the issue names, the slowest catalogue
+//! One benchmark per classic shape the issue names, 2+2W and LB without
+//! initial writes (the OCaml prototype's slow cases), the slowest catalogue
 //! example (C08), and the whole suite.
 
 use std::path::Path;
@@ -28,6 +29,7 @@ fn semantics(c: &mut Criterion) {
         "classic/sb.litmus",
         "classic/lb+datas.litmus",
         "classic/iriw.litmus",
+        "classic/2+2w.litmus",
         "catalogue/c08-c11-rmw-chain-cycle.litmus",
     ] {
         let t = load(name);
@@ -35,6 +37,17 @@ fn semantics(c: &mut Criterion) {
             b.iter(|| std::hint::black_box(decide(&t)))
         });
     }
+    // The OCaml prototype's hardest small case: LB without initial writes.
+    let lb = load("classic/lb.litmus");
+    let mut no_init = lb.program.model;
+    no_init.set("init", "none").expect("a known option");
+    group.bench_function("classic/lb init=none", |b| {
+        b.iter(|| {
+            std::hint::black_box(
+                outcomes(&lb.program, &no_init, Limits::default()).map_or(0, |o| o.witnesses),
+            )
+        })
+    });
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
     let all: Vec<Litmus> = pomset::cli::litmus_files(&[root])
         .expect("examples/")

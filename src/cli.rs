@@ -23,6 +23,8 @@ Examples:
                                       decide a test: states, verdicts, herd7's summary
   pomset check examples/              parse and check, reporting errors and warnings
   pomset options                      list the model options, their values and defaults
+  pomset refine --from 'x := 1; r := x;' --to 'x := 1; r := 1;'
+                                      is this compiler transformation sound?
   pomset repl                         explore interactively (also `pomset` alone, in a terminal)
 
 A litmus file looks like this (the book's \"Writing litmus tests\" has the whole syntax):
@@ -115,26 +117,35 @@ limit is named; it is never a wrong answer.")]
         #[arg(long)]
         stats: bool,
     },
-    /// List the complete pomsets of a test in the note's notation.
+    /// List the complete (or candidate) pomsets of a test in the note's notation.
     #[command(after_help = "\
 Examples:
   pomset pomsets examples/classic/mp+rel+acq.litmus
   pomset pomsets examples/classic/lb+false-dep.litmus --outcome 'P0:r = 1 /\\ P1:s = 1'
+  pomset pomsets --candidates examples/classic/lb+datas.litmus
 
 Each pomset lists its events (`P1:R^acq y1` is thread P1's acquire read of
 y = 1), its rf, and the covering edges of the dependency (⊴), sync (≤) and
 per-location (⊑) orders, each with the rule that put it there (s3, s7a, s8a,
 c6, c7a, c7b, c8a, c8b, M8a, M9b, M9c, §12). Every event of a complete pomset
-has a tautological precondition, so none is printed.")]
+has a tautological precondition, so none is printed.
+
+--candidates lists candidates (§1.3) instead: an rf (each read has at most one
+source) and orders that satisfy c2a-c8b, complete or not. Events read
+`κ | label`, where κ names a read's value by its event (`s3` is e3's value) and
+is left out when it is a tautology; a ✓ line shows a termination condition that
+is not one. Each candidate says what keeps it from being complete (c2b, c3,
+c5). For each event, the smallest dependency sets ↓e giving each distinct κ
+are listed; larger ones add order only.")]
     Pomsets {
         path: PathBuf,
         /// Only pomsets whose final state satisfies this proposition.
         #[arg(long, value_name = "CONDITION")]
         outcome: Option<String>,
-        /// The complete pomsets (the default and, for now, the only listing).
+        /// The complete pomsets (the default).
         #[arg(long)]
         complete: bool,
-        /// Candidates that need not be complete: not implemented yet.
+        /// Candidate pomsets, complete or not (§1.3).
         #[arg(long, conflicts_with = "complete")]
         candidates: bool,
         #[arg(long = "set", value_name = "OPTION=VALUE")]
@@ -142,6 +153,9 @@ has a tautological precondition, so none is printed.")]
         /// Print at most this many pomsets.
         #[arg(long, default_value_t = 20)]
         limit: usize,
+        /// Stop enumerating beyond this many pomsets (the list says so).
+        #[arg(long, default_value_t = 200_000)]
+        max_pomsets: usize,
     },
     /// Say why an outcome is forbidden: the rule that fails for each way to reach it.
     #[command(after_help = "\
@@ -160,6 +174,46 @@ blocking write (c8b), or a precondition that is not a tautology (c3).")]
         condition: Option<String>,
         #[arg(long = "set", value_name = "OPTION=VALUE")]
         set: Vec<String>,
+    },
+    /// Decide whether rewriting a source program into a target is sound (§2).
+    #[command(after_help = "\
+Examples:
+  pomset refine examples/refinements/r01-redundant-write.refine
+  pomset refine examples/refinements/              every refinement; exit 1 if one fails its expect
+  pomset refine --from 'x := 1; r := x;' --to 'x := 1; r := 1;'
+
+A refinement file reuses the litmus syntax (the book's \"Checking transformations\"):
+
+  refine R04 \"write elimination\"
+  values {0, 1, 2}
+  source { x := 1; x := 2; }
+  target { x := 2; }
+  expect unsound
+
+The verdict is sound when every local pomset of the target is one of the
+source (labels equal; ✓, κ for every dependency set and τ^D on the tested
+postconditions equivalent over V; the source's s7a/s8a orders kept). When it is
+unsound, the target pomset without a match is printed, and small contexts
+(up to two more threads) are searched for a litmus test with an outcome the
+target allows and the source forbids; that test runs with `pomset run`.")]
+    Refine {
+        /// Refinement files or directories (searched for *.refine).
+        paths: Vec<PathBuf>,
+        /// The source program, for a quick check without a file.
+        #[arg(long, requires = "to", conflicts_with = "paths")]
+        from: Option<String>,
+        /// The target program.
+        #[arg(long, requires = "from")]
+        to: Option<String>,
+        /// Set a model option, overriding the file's `model {}` block (repeatable).
+        #[arg(long = "set", value_name = "OPTION=VALUE")]
+        set: Vec<String>,
+        /// How many contexts the contextual check may try (0: none).
+        #[arg(long, default_value_t = 400)]
+        max_contexts: usize,
+        /// Give up (verdict unknown) beyond this many local pomsets per fragment.
+        #[arg(long, default_value_t = 20_000)]
+        max_pomsets: usize,
     },
     /// Parse and check litmus files, printing errors and warnings.
     Check {
@@ -234,18 +288,37 @@ pub fn run(cli: Cli) -> ExitCode {
             candidates,
             set,
             limit,
+            max_pomsets,
             ..
         } => {
             if candidates {
-                return usage("--candidates is not implemented yet; without it the complete pomsets are listed");
+                if outcome.is_some() {
+                    return usage("--outcome selects complete pomsets by their final state, which a candidate need not have; drop --outcome or --candidates");
+                }
+                candidate_pomsets(&path, &set, (limit, max_pomsets), color)
+            } else {
+                pomsets(&path, outcome.as_deref(), &set, (limit, max_pomsets), color)
             }
-            pomsets(&path, outcome.as_deref(), &set, limit, color)
         }
         Command::Explain {
             path,
             condition,
             set,
         } => explain(&path, condition.as_deref(), &set, color),
+        Command::Refine {
+            paths,
+            from,
+            to,
+            set,
+            max_contexts,
+            max_pomsets,
+        } => crate::refinement::cli(
+            &paths,
+            from.zip(to),
+            &set,
+            (max_contexts, max_pomsets),
+            color,
+        ),
         Command::Options => {
             print!("{}", options_table());
             Ok(true)
@@ -296,8 +369,9 @@ fn run_tests(
     apply_sets(&mut Model::default(), sets)?;
     let mut ok = true;
     let mut reports = Vec::new();
-    // Tests run, expectations not met, tests left unknown.
-    let mut tally = (0usize, 0usize, 0usize);
+    // Tests run, expectations not met, tests left unknown, tests whose
+    // verdict differs from the note's as the file says it does.
+    let mut tally = (0usize, 0usize, 0usize, 0usize);
     for_each(paths, color, |_, test| {
         let p = &test.program;
         let mut model = p.model;
@@ -323,6 +397,7 @@ fn run_tests(
         tally.0 += 1;
         tally.1 += usize::from(!met);
         tally.2 += usize::from(report.limit.is_some() || report.unsupported.is_some());
+        tally.3 += usize::from(met && report.conditions.iter().any(|c| c.is_disputed()));
         if json {
             reports.push(report);
         } else {
@@ -338,8 +413,12 @@ fn run_tests(
     })
     .map(|parsed| {
         if !json && tally.0 > 1 {
+            let disputed = match tally.3 {
+                0 => String::new(),
+                n => format!(" ({n} disputed)"),
+            };
             println!(
-                "{} tests: {} as expected, {} not as expected, {} unknown (limit or unsupported)",
+                "{} tests: {} as expected{disputed}, {} not as expected, {} unknown (limit or unsupported)",
                 tally.0,
                 tally.0 - tally.1 - tally.2,
                 tally.1,
@@ -386,7 +465,7 @@ fn pomsets(
     path: &Path,
     outcome: Option<&str>,
     sets: &[String],
-    limit: usize,
+    (limit, max_pomsets): (usize, usize),
     color: bool,
 ) -> Result<bool, String> {
     use crate::semantics::decide::Limits;
@@ -399,7 +478,11 @@ fn pomsets(
     let filter = outcome
         .and_then(|_| p.conditions.last())
         .map(|c| c.prop.clone());
-    let listing = pomset_listing(p, &model, filter.as_ref(), Limits::default());
+    let limits = Limits {
+        max_pomsets,
+        ..Limits::default()
+    };
+    let listing = pomset_listing(p, &model, filter.as_ref(), limits);
     for shown in listing.pomsets.iter().take(limit) {
         println!("{shown}");
     }
@@ -475,6 +558,54 @@ pub fn pomset_listing(
             unsupported: true,
         },
     }
+}
+
+fn candidate_pomsets(
+    path: &Path,
+    sets: &[String],
+    (limit, max_pomsets): (usize, usize),
+    color: bool,
+) -> Result<bool, String> {
+    use crate::semantics::candidates::candidates_visiting;
+    use crate::semantics::decide::Limits;
+    let Some(test) = parse_with_condition(path, None, color)? else {
+        return Ok(false);
+    };
+    let p = &test.program;
+    let mut model = p.model;
+    apply_sets(&mut model, sets)?;
+    let mut shown = 0usize;
+    let mut visit = |sem: &crate::semantics::construct::Sem,
+                     c: &crate::semantics::candidates::Candidate| {
+        if shown < limit {
+            shown += 1;
+            println!("{}", crate::render::text::candidate(sem, p, shown, c));
+        }
+    };
+    let limits = Limits {
+        max_pomsets,
+        ..Limits::default()
+    };
+    match candidates_visiting(p, &model, limits, &mut visit) {
+        Ok(l) => {
+            let more = if shown < l.candidates {
+                format!(", {shown} shown")
+            } else {
+                String::new()
+            };
+            println!(
+                "{} candidate pomset(s), {} complete{more}",
+                l.candidates, l.complete
+            );
+            if let Some(l) = l.limit {
+                println!("Limit reached: {l} (the list is incomplete)");
+            }
+        }
+        Err(crate::semantics::decide::Unsupported::Option(k, v)) => {
+            println!("{k} = {v} is not implemented for listing candidates")
+        }
+    }
+    Ok(true)
 }
 
 fn explain(

@@ -5,6 +5,13 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Rust ignores SIGPIPE, so printing into a closed pipe (`| head`) would
+    // panic; the default action ends the process quietly, as a Unix tool does.
+    #[cfg(unix)]
+    // SAFETY: called before any thread starts; SIG_DFL is a valid action.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     // `pomset` alone in a terminal starts the REPL; elsewhere it prints the
     // help, as clap does for a missing command.
     let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();

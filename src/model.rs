@@ -196,6 +196,10 @@ model_options! {
     /// merge function, or the multi-event (π) proposal.
     merge "merge": Merge = Off { Off => "off", Binary => "binary", Multi => "multi" }
 
+    /// A15, §2: a write-read merge needs κ2' ≡ κ1 as s3c is printed, or drops the
+    /// read's precondition as the prose after it argues ("does not persist").
+    merge_read "merge_read": MergeRead = Printed { Printed => "printed", Prose => "prose" }
+
     /// A18: implicit initial writes, as a top-level prefix of rlx or wk writes, or none.
     init "init": Init = Rlx { Rlx => "rlx", Wk => "wk", None => "none" }
 

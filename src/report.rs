@@ -45,6 +45,26 @@ pub struct ConditionReport {
     pub observation: Option<&'static str>,
     pub expected: Option<&'static str>,
     pub met: Option<bool>,
+    /// A stated disagreement with the note's verdict (`disputed "why"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disputed: Option<String>,
+}
+
+impl ConditionReport {
+    /// Whether the condition passes: its expectation is met, or it is not
+    /// met and the file disputes it. A disputed verdict that now matches
+    /// the note fails, so that a stale dispute is noticed.
+    pub fn passes(&self) -> bool {
+        !matches!(
+            (self.met, &self.disputed),
+            (Some(false), None) | (Some(true), Some(_))
+        )
+    }
+
+    /// Whether the verdict differs from the note's, as the file says it does.
+    pub fn is_disputed(&self) -> bool {
+        self.met == Some(false) && self.disputed.is_some()
+    }
 }
 
 impl Report {
@@ -70,6 +90,7 @@ impl Report {
                     observation,
                     expected,
                     met,
+                    disputed,
                 } = judge(p, c, o, model);
                 ConditionReport {
                     text: format!(
@@ -83,6 +104,7 @@ impl Report {
                     observation: observation.map(|x| x.as_str()),
                     expected: expected.map(|v| v.as_str()),
                     met,
+                    disputed,
                 }
             })
             .collect();
@@ -115,7 +137,7 @@ impl Report {
 
     /// Whether every stated expectation was met (unknowns do not fail).
     pub fn expectations_met(&self) -> bool {
-        self.conditions.iter().all(|c| c.met != Some(false))
+        self.conditions.iter().all(ConditionReport::passes)
     }
 
     /// The `--stats` line.
@@ -167,14 +189,23 @@ impl Report {
                 "Observation {} {obs} {} {}",
                 self.name, c.positive, c.negative
             );
-            match (c.expected, c.met) {
-                (Some(e), Some(true)) => {
+            match (c.expected, c.met, &c.disputed) {
+                (Some(e), Some(true), None) => {
                     let _ = writeln!(out, "Expected {e}: as expected");
                 }
-                (Some(e), Some(false)) => {
+                (Some(e), Some(true), Some(_)) => {
+                    let _ = writeln!(
+                        out,
+                        "Expected {e}: as expected, but the file disputes it: remove `disputed`"
+                    );
+                }
+                (Some(e), Some(false), Some(why)) => {
+                    let _ = writeln!(out, "Expected {e}: disputed ({why})");
+                }
+                (Some(e), Some(false), None) => {
                     let _ = writeln!(out, "Expected {e}: NOT AS EXPECTED");
                 }
-                (Some(e), None) if e != "unknown" => {
+                (Some(e), None, _) if e != "unknown" => {
                     let _ = writeln!(out, "Expected {e}: undecided");
                 }
                 _ => {}

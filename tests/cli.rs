@@ -107,6 +107,38 @@ fn options_lists_every_model_option() {
 }
 
 #[test]
+fn refine_checks_files_and_quick_pairs() {
+    let out = pomset(&["refine", "examples/refinements/"]);
+    assert!(out.status.success(), "{}", text(&out.stdout));
+    let listing = text(&out.stdout);
+    assert_eq!(listing.matches("Expected ").count(), 24);
+    let out = pomset(&["refine", "--from", "x := 1; x := 2;", "--to", "x := 2;"]);
+    assert!(out.status.success());
+    assert!(text(&out.stdout).starts_with("Refinement quick: unsound"));
+    let out = pomset(&[
+        "refine",
+        "--set",
+        "merge=binary",
+        "--from",
+        "x := 1; x := 2;",
+        "--to",
+        "x := 2;",
+    ]);
+    assert_eq!(
+        text(&out.stdout),
+        "Refinement quick: sound (target 2 pomsets, source 5)\n"
+    );
+    let path = temp_file(
+        "wrong.refine",
+        "refine W\nsource { x := 1; }\ntarget { skip; }\nexpect sound\n",
+    );
+    let out = pomset(&["--color", "never", "refine", path.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(1), "a failed expect exits 1");
+    let out = pomset(&["refine", "--help"]);
+    insta::assert_snapshot!("refine_help", text(&out.stdout));
+}
+
+#[test]
 fn repl_reads_a_script_and_no_arguments_without_a_terminal_prints_help() {
     // Without a terminal, `pomset` alone keeps printing the help (exit 2).
     let bare = pomset(&[]);
@@ -116,7 +148,10 @@ fn repl_reads_a_script_and_no_arguments_without_a_terminal_prints_help() {
     let out = pomset(&["repl", path.to_str().expect("a UTF-8 temp path")]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let transcript = text(&out.stdout);
-    assert!(transcript.starts_with("pomset> r := x; y := r\n"), "{transcript}");
+    assert!(
+        transcript.starts_with("pomset> r := x; y := r\n"),
+        "{transcript}"
+    );
     assert!(transcript.contains("1 complete pomset(s)"), "{transcript}");
     let help = pomset(&["repl", "--help"]);
     assert!(text(&help.stdout).contains("pomset repl < session.txt"));

@@ -47,8 +47,19 @@ fn explaining_a_forbidden_outcome() {
 }
 
 #[test]
-fn a_refinement_parses_both_sides() {
+fn a_refinement_under_two_options() {
     let t = transcript("refinement");
+    // Dropping a write is unsound without merging, and sound with merge = binary.
+    assert!(
+        t.contains("pomset> :refine x := 1; x := 2 ~> x := 2\nRefinement quick: unsound"),
+        "{t}"
+    );
+    assert!(
+        t.contains(
+            "merge = binary\npomset> :refine x := 1; x := 2 ~> x := 2\nRefinement quick: sound"
+        ),
+        "{t}"
+    );
     insta::assert_snapshot!("refinement", t);
 }
 

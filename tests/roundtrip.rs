@@ -207,14 +207,16 @@ fn condition() -> impl Strategy<Value = Condition> {
             span: Span::default(),
         },
     );
-    (q, prop_(), prop::collection::vec(expect, 0..3)).prop_map(|(quantifier, prop, expects)| {
-        Condition {
+    let disputed = prop::option::of("[a-z ().]{0,12}");
+    (q, prop_(), prop::collection::vec(expect, 0..3), disputed).prop_map(
+        |(quantifier, prop, expects, disputed)| Condition {
             quantifier,
             prop,
             expects,
+            disputed,
             span: Span::default(),
-        }
-    })
+        },
+    )
 }
 
 fn file() -> impl Strategy<Value = File> {

@@ -1,4 +1,4 @@
-//! A complete pomset as text: its events in the note's notation, rf, and each
+//! A complete or candidate pomset as text: its events in the note's notation, rf, and each
 //! order's covering edges with the rule that put each one there.
 
 use std::fmt::Write;
@@ -6,6 +6,7 @@ use std::fmt::Write;
 use crate::action::{Action, Kind, Mode, Scope};
 use crate::check::{OrderKind, Reason, Witness};
 use crate::pomset::Skeleton;
+use crate::semantics::candidates::Candidate;
 use crate::semantics::construct::Sem;
 use crate::semantics::decide::State;
 use crate::syntax::core::Program;
@@ -78,6 +79,51 @@ pub fn pomset(
     for (e, a) in sk.labels.iter().enumerate() {
         let _ = writeln!(out, "  e{e:<3} {}", label(sem, p, a));
     }
+    rf_and_orders(&mut out, w);
+    out
+}
+
+/// One candidate pomset, numbered `n`: events as `κ | label` (κ left out
+/// when it is a tautology), ✓ when it is not, rf and the orders.
+pub fn candidate(sem: &Sem, p: &Program, n: usize, c: &Candidate) -> String {
+    let mut out = String::new();
+    let mut missing = Vec::new();
+    let sk = c.skeleton;
+    let unread = (0..sk.len())
+        .filter(|&e| sk.labels[e].kind == Kind::Read && c.witness.rf[e].is_none())
+        .count();
+    if unread > 0 {
+        missing.push(format!("{unread} read(s) without rf (c2b)"));
+    }
+    let open = c.kappa.iter().flatten().count();
+    if open > 0 {
+        missing.push(format!("{open} κ not a tautology (c3)"));
+    }
+    if !c.check.is_empty() {
+        missing.push("✓ not a tautology (c5)".to_string());
+    }
+    let status = if c.complete {
+        "complete".to_string()
+    } else {
+        format!("not complete: {}", missing.join(", "))
+    };
+    let _ = writeln!(out, "Candidate {n} ({status})");
+    for (e, a) in sk.labels.iter().enumerate() {
+        let kappa = match c.kappa.get(e) {
+            Some(Some(k)) => format!("{k} | "),
+            _ => String::new(),
+        };
+        let _ = writeln!(out, "  e{e:<3} {kappa}{}", label(sem, p, a));
+    }
+    for (thread, check) in c.check {
+        let _ = writeln!(out, "  ✓ {thread:<13} {check}");
+    }
+    rf_and_orders(&mut out, c.witness);
+    out
+}
+
+/// rf and each order's covering edges, with the rule behind each edge.
+fn rf_and_orders(out: &mut String, w: &Witness) {
     let rf: Vec<String> =
         w.rf.iter()
             .enumerate()
@@ -124,5 +170,4 @@ pub fn pomset(
             }
         );
     }
-    out
 }

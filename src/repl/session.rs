@@ -113,7 +113,7 @@ pub const COMMANDS: &[CommandInfo] = &[
 /// Longer help for the commands that need an example.
 fn details(name: &str) -> &'static str {
     match name {
-        "pomsets" => "  :pomsets --outcome r = 1 /\\ s = 1    only pomsets ending in that state\n  `candidates` (pomsets that need not be complete) is not implemented yet.",
+        "pomsets" => "  :pomsets --outcome r = 1 /\\ s = 1    only pomsets ending in that state\n  :pomsets candidates                  candidates too, complete or not",
         "explain" => "  :explain P0:r = 1 /\\ P1:s = 1\n  Without a condition, each condition of the test is explained.",
         "set" => "  :set c7a direct        (also :set c7a=direct)\n  :options lists the options and their values; Tab completes both.",
         "vary" => "  :vary c7a              one row per value of c7a, one column per condition",
@@ -483,7 +483,10 @@ impl Session {
             _ => ("complete", args),
         };
         if kind == "candidates" {
-            return out.error("candidates (pomsets that need not be complete) are not implemented yet; :pomsets lists the complete ones");
+            if !rest.is_empty() {
+                return out.error("--outcome selects complete pomsets by their final state, which a candidate need not have");
+            }
+            return self.candidates(out);
         }
         let condition = match rest.strip_prefix("--outcome") {
             Some(c) if c.trim().is_empty() => {
@@ -509,6 +512,58 @@ impl Session {
                 self.list(Some((&test.program, &prop)), out);
             }
         }
+    }
+
+    /// The candidate pomsets (complete or not), as `pomset pomsets --candidates`.
+    fn candidates(&mut self, out: &mut Output) {
+        use crate::semantics::candidates::candidates_visiting;
+        let model = self.model();
+        let limits = self.limits();
+        let Some(cur) = self.current(out) else {
+            return;
+        };
+        let p = &cur.test.program;
+        let mut listed = Vec::new();
+        let mut visit = |sem: &crate::semantics::construct::Sem,
+                         c: &crate::semantics::candidates::Candidate| {
+            if listed.len() < 10_000 {
+                let n = listed.len() + 1;
+                listed.push(crate::render::text::candidate(sem, p, n, c));
+            }
+        };
+        match candidates_visiting(p, &model, limits, &mut visit) {
+            Ok(l) => {
+                for shown in listed.iter().take(FIRST_FEW) {
+                    out.plain(shown);
+                    out.plain("");
+                }
+                let more = if listed.len() > FIRST_FEW {
+                    format!(", {FIRST_FEW} shown")
+                } else {
+                    String::new()
+                };
+                out.push(
+                    Tone::Heading,
+                    format!(
+                        "{} candidate pomset(s), {} complete{more}",
+                        l.candidates, l.complete
+                    ),
+                );
+                if let Some(limit) = l.limit {
+                    out.push(
+                        Tone::Bad,
+                        format!("Limit reached: {limit} (the list is incomplete)"),
+                    );
+                }
+                if listed.len() > FIRST_FEW {
+                    out.hint(format!("(:show N prints candidate N of {})", listed.len()));
+                }
+            }
+            Err(Unsupported::Option(k, v)) => out.error(format!(
+                "{k} = {v} is not implemented for listing candidates"
+            )),
+        }
+        self.listing = listed;
     }
 
     /// The current test with `exists (COND)` appended, parsed as the CLI does
@@ -769,24 +824,55 @@ impl Session {
         }
     }
 
+    /// `:refine S1 ~> S2`: `pomset refine --from S1 --to S2`, with the
+    /// session's values and `:set` options.
     fn refine(&self, args: &str, out: &mut Output) {
+        use crate::refinement::{parse_refinement, refine, Limits as RefineLimits};
         let Some((s1, s2)) = args.split_once("~>") else {
             return out
                 .error(":refine takes S1 ~> S2, e.g. :refine r := x; s := x ~> r := x; s := r");
         };
-        let (s1, s2) = (s1.trim(), s2.trim());
-        for s in [s1, s2] {
-            let text = match self.expand(s) {
-                Ok(t) => t,
-                Err(e) => return out.error(e),
-            };
-            if parse(&self.wrap(&text), "<input>", out).is_none() {
-                return;
-            }
+        let (s1, s2) = match (self.expand(s1.trim()), self.expand(s2.trim())) {
+            (Ok(a), Ok(b)) => (a, b),
+            (Err(e), _) | (_, Err(e)) => return out.error(e),
+        };
+        let values = self
+            .values
+            .as_ref()
+            .map_or(String::new(), |v| format!("values {v}\n"));
+        let src = format!("refine quick\n{values}source {{ {s1} }}\ntarget {{ {s2} }}\n");
+        let req = match parse_refinement(&src) {
+            Ok(r) => r,
+            Err(d) => return out.push(Tone::Error, d.render("<refine>", &src)),
+        };
+        let mut model = req.program.model;
+        for (k, v) in &self.sets {
+            // Every pair was accepted by `Model::set` when it was given.
+            let _ = model.set(k, v);
         }
-        out.error(
-            "refinement checking is not available in this build (it comes with the refine module)",
-        );
+        let defaults = RefineLimits::default();
+        let limits = RefineLimits {
+            run: Limits {
+                cancel: self.cancel,
+                ..defaults.run
+            },
+            ..defaults
+        };
+        match refine(&req, &model, limits) {
+            Ok(report) => {
+                for line in report.text().lines() {
+                    let tone = if line.contains(": sound") {
+                        Tone::Good
+                    } else if line.contains(": unsound") {
+                        Tone::Bad
+                    } else {
+                        Tone::Plain
+                    };
+                    out.push(tone, line);
+                }
+            }
+            Err(e) => out.error(e.to_string()),
+        }
     }
 }
 

@@ -41,6 +41,9 @@ pub struct Frag {
     pub check: FormulaId,
     /// Threads forked inside, with the transformer their registers end under.
     pub forks: Vec<(ThreadId, Tau)>,
+    /// (b, v): read b merged into an earlier write labelled v (§2 s2c,
+    /// write-read), so θ's s_b = v holds of its symbol.
+    pub merged: Vec<(u32, i64)>,
 }
 
 /// A search that grew past a stated limit.
@@ -135,6 +138,7 @@ impl<'a> Sem<'a> {
             tau,
             check,
             forks: vec![],
+            merged: vec![],
         }
     }
 
@@ -494,8 +498,19 @@ impl<'a> Sem<'a> {
         let mut out = Vec::new();
         for a in left {
             for b in right {
-                for pairing in matchings(&a.events, &b.events) {
-                    out.extend(self.seq_with(a, b, &pairing));
+                let model = self.model;
+                let pairs = |x: &Action, y: &Action| x == y || merge(model, x, y).is_some();
+                for pairing in matchings_by(&a.events, &b.events, pairs) {
+                    // An RMW's halves keep their labels (U1): no merge touches them.
+                    let label =
+                        |f: &Frag, id: u32| f.events.iter().find(|e| e.id == id).map(|e| e.label);
+                    let in_rmw = |f: &Frag, id: u32| f.rmw.iter().any(|&(r, w)| r == id || w == id);
+                    let breaks_rmw = pairing.iter().any(|&(l, r)| {
+                        label(a, l) != label(b, r) && (in_rmw(a, l) || in_rmw(b, r))
+                    });
+                    if !breaks_rmw {
+                        out.extend(self.seq_with(a, b, &pairing));
+                    }
                 }
                 if out.len() > self.max_pomsets {
                     return Err(Limit::Pomsets(self.max_pomsets));
@@ -519,6 +534,7 @@ impl<'a> Sem<'a> {
             tau,
             check,
             forks: a.forks.clone(),
+            merged: [a.merged.clone(), b.merged.clone()].concat(),
         };
         for &(t, ft) in &b.forks {
             f.forks.push((t, self.trees.tau(TauNode::Seq(a.tau, ft))));
@@ -532,6 +548,37 @@ impl<'a> Sem<'a> {
                 KappaNode::Dep(a.tau, e.kappa)
             };
             let k2 = self.trees.kappa(node);
+            if let Some(l) = merged(e.id) {
+                let left = f
+                    .events
+                    .iter()
+                    .find(|x| x.id == l)
+                    .map(|x| (x.label, x.kappa));
+                if let Some((label, k1)) = left.filter(|(label, _)| *label != e.label) {
+                    // §2 s2c/s3c with merge: different labels coalesce only
+                    // when κ1(e) ≡ κ2'(e), tested for ↓e = ∅ and ↓e = all.
+                    // With `merge_read = prose` a read's κ2' is not compared:
+                    // "Any conditional surrounding a read is baked into the
+                    // predicate transformer" (§2).
+                    let prose = e.label.kind == Kind::Read
+                        && self.model.merge_read == crate::model::MergeRead::Prose;
+                    if !prose && !self.kappas_agree(k1, k2) {
+                        return vec![];
+                    }
+                    match merge(self.model, &label, &e.label) {
+                        // write-write: the later write's label, κ = κ1.
+                        Some(to) if e.label.kind == Kind::Write => {
+                            if let Some(ev) = f.events.iter_mut().find(|x| x.id == l) {
+                                ev.label = to;
+                            }
+                        }
+                        // write-read: the write's label; the read's s_b is v.
+                        Some(_) => f.merged.push((e.id, e.label.value)),
+                        None => return vec![],
+                    }
+                    continue;
+                }
+            }
             // s3c: an event on both sides has κ1(e) ∨ κ2'(e).
             self.absorb(&mut f, e, k2, merged(e.id));
         }
@@ -550,6 +597,16 @@ impl<'a> Sem<'a> {
         } else {
             vec![]
         }
+    }
+
+    /// §2 s3c for a merge of different labels: κ1(e) ≡ κ2'(e). The dependency
+    /// set is not known yet, so both extremes are tested.
+    fn kappas_agree(&mut self, k1: Kappa, k2: Kappa) -> bool {
+        [0, u64::MAX].into_iter().all(|d| {
+            let a = self.trees.eval(&mut self.l, k1, d);
+            let b = self.trees.eval(&mut self.l, k2, d);
+            self.l.equivalent(a, b)
+        })
     }
 
     /// Adds right-hand event `e` with precondition `kappa` to `f`, or, when it
@@ -593,6 +650,7 @@ impl<'a> Sem<'a> {
                         tau,
                         check,
                         forks: [a.forks.clone(), b.forks.clone()].concat(),
+                        merged: [a.merged.clone(), b.merged.clone()].concat(),
                     };
                     for e in &a.events {
                         let k = self.trees.kappa(KappaNode::Guard(phi, e.kappa));
@@ -642,6 +700,7 @@ impl<'a> Sem<'a> {
                     tau: b.tau,
                     check,
                     forks,
+                    merged: [a.merged.clone(), b.merged.clone()].concat(),
                 };
                 if self.keep(&f) {
                     out.push(f);
@@ -676,9 +735,42 @@ fn rename_coalesced(f: &mut Frag, pairing: &[(u32, u32)]) {
     f.rmw = f.rmw.iter().map(|&(x, y)| (canon(x), canon(y))).collect();
 }
 
+/// §2's merge(a, b) on actions, for `merge = binary`: a write followed by a
+/// read of its value gives the write; a write followed by a write gives the
+/// later write. Modes must grow (an upper bound, A15), or with
+/// `monotonicity` be equal. Equal actions are not a merge (plain s3c).
+pub fn merge(model: &Model, a: &Action, b: &Action) -> Option<Action> {
+    if model.merge == crate::model::Merge::Off || a == b {
+        return None;
+    }
+    let same =
+        a.kind == Kind::Write && a.thread == b.thread && a.scope == b.scope && a.loc == b.loc;
+    let grows = |lo: Mode, hi: Mode| {
+        if model.monotonicity == Monotonicity::Off {
+            lo.below(hi)
+        } else {
+            lo == hi
+        }
+    };
+    match b.kind {
+        Kind::Read if same && a.value == b.value && grows(b.mode, a.mode) => Some(*a),
+        Kind::Write if same && grows(a.mode, b.mode) => Some(*b),
+        _ => None,
+    }
+}
+
 /// Every set of disjoint pairs (a, b) with equal labels: the ways the two
 /// sides may share events (s1 and I1 take E1 ∪ E2).
 fn matchings(left: &[Ev], right: &[Ev]) -> Vec<Vec<(u32, u32)>> {
+    matchings_by(left, right, |a, b| a == b)
+}
+
+/// Every set of disjoint pairs (a, b) whose labels `pairs` accepts.
+fn matchings_by(
+    left: &[Ev],
+    right: &[Ev],
+    pairs: impl Fn(&Action, &Action) -> bool,
+) -> Vec<Vec<(u32, u32)>> {
     let mut out = vec![Vec::new()];
     for b in right {
         let mut next = Vec::new();
@@ -686,7 +778,7 @@ fn matchings(left: &[Ev], right: &[Ev]) -> Vec<Vec<(u32, u32)>> {
             next.push(m.clone());
             for a in left
                 .iter()
-                .filter(|a| a.label == b.label && !m.iter().any(|(l, _)| *l == a.id))
+                .filter(|a| pairs(&a.label, &b.label) && !m.iter().any(|(l, _)| *l == a.id))
             {
                 let mut with = m.clone();
                 with.push((a.id, b.id));

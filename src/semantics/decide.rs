@@ -110,7 +110,7 @@ pub fn outcomes_visiting<'v>(
     if model.if_closure == IfClosure::On {
         return Err(Unsupported::Option("if_closure", "on"));
     }
-    if model.merge != Merge::Off {
+    if model.merge == Merge::Multi {
         return Err(Unsupported::Option("merge", model.merge.as_str()));
     }
     // Pruning rule (monotonicity, §2): every rule that reads a mode or scope
@@ -274,10 +274,15 @@ fn has_computed(p: &Program) -> bool {
 /// Renames coalesced reads' symbols to their event's, and applies the prefix.
 pub(super) fn finish(sem: &mut Sem, f: &Frag, init: Tau, formula: FormulaId) -> FormulaId {
     let after_init = sem.trees.apply(&mut sem.l, init, 0, formula);
-    if f.alias.is_empty() {
+    if f.alias.is_empty() && f.merged.is_empty() {
         return after_init;
     }
     let mut sigma = Subst::new();
+    // §2 write-read merge: the merged read's symbol is its value.
+    for &(b, v) in &f.merged {
+        let v = sem.l.value(v);
+        sigma = sigma.term(Var::Read(b), v);
+    }
     for &(b, a) in &f.alias {
         let s_a = sem.l.read(a);
         sigma = sigma.term(Var::Read(b), s_a);
@@ -338,12 +343,7 @@ fn minimal_deps(sem: &mut Sem, f: &Frag, init: Tau, e: &Ev, candidates: Events) 
             if found.iter().any(|m| m & subset == *m) {
                 continue;
             }
-            let with_aliases =
-                f.alias.iter().fold(
-                    subset,
-                    |d, &(b, a)| if d >> a & 1 == 1 { d | 1 << b } else { d },
-                );
-            let kappa = sem.trees.eval(&mut sem.l, e.kappa, with_aliases);
+            let kappa = sem.trees.eval(&mut sem.l, e.kappa, with_aliases(f, subset));
             let kappa = finish(sem, f, init, kappa);
             if sem.l.tautology(kappa) {
                 found.push(subset);
@@ -351,6 +351,14 @@ fn minimal_deps(sem: &mut Sem, f: &Frag, init: Tau, e: &Ev, candidates: Events) 
         }
     }
     found
+}
+
+/// A dependency set with each coalesced read added when the read it was
+/// coalesced into is in it (s_b means s_a).
+pub(super) fn with_aliases(f: &Frag, d: Events) -> Events {
+    f.alias
+        .iter()
+        .fold(d, |d, &(b, a)| if d >> a & 1 == 1 { d | 1 << b } else { d })
 }
 
 fn subsets_of_size(bits: &[u32], size: usize) -> Vec<Events> {

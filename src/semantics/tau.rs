@@ -188,6 +188,22 @@ impl Trees {
         }
     }
 
+    /// The reads without an event below a transformer (R4c), as (fresh symbol,
+    /// register): refinement chooses what each arbitrary s stands for.
+    pub fn absent_reads(&self, t: Tau) -> Vec<(u32, u32)> {
+        match &self.taus[t as usize].0 {
+            TauNode::ReadAbsent { reg, fresh } => vec![(*fresh, *reg)],
+            TauNode::Seq(a, b) | TauNode::If(_, a, b) => {
+                [self.absent_reads(*a), self.absent_reads(*b)].concat()
+            }
+            TauNode::Guarded(parts) => parts
+                .iter()
+                .flat_map(|(_, t)| self.absent_reads(*t))
+                .collect(),
+            _ => vec![],
+        }
+    }
+
     /// The reads whose membership in D can change κ: those under a `Dep`.
     pub fn dep_reads(&self, k: Kappa) -> Events {
         match self.kappas[k as usize] {

@@ -35,6 +35,8 @@ pub struct Judgement {
     /// The expectation that applies under the model, and whether it was met.
     pub expected: Option<Verdict>,
     pub met: Option<bool>,
+    /// The file's stated disagreement with the expected verdict, if it applies.
+    pub disputed: Option<String>,
 }
 
 /// A register's or location's final value in a state.
@@ -113,5 +115,6 @@ pub fn judge(p: &Program, c: &Condition, o: &Outcomes, model: &crate::model::Mod
         observation,
         expected,
         met,
+        disputed: c.dispute(model).map(str::to_string),
     }
 }

@@ -376,6 +376,9 @@ pub struct Condition {
     pub quantifier: Quantifier,
     pub prop: Prop,
     pub expects: Vec<Expect>,
+    /// `disputed "why"`: this tool's reading is known to disagree with the
+    /// note's unconditional verdict, for the stated reason.
+    pub disputed: Option<String>,
     pub span: Span,
 }
 

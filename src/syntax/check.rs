@@ -859,6 +859,7 @@ impl Checker {
             quantifier: c.quantifier,
             prop,
             expectations,
+            disputed: c.disputed.clone(),
         }
     }
 

@@ -146,6 +146,8 @@ pub struct Condition {
     pub quantifier: Quantifier,
     pub prop: Prop,
     pub expectations: Vec<Expectation>,
+    /// A known disagreement with the unconditional expectation (`disputed "why"`).
+    pub disputed: Option<String>,
 }
 
 impl Condition {
@@ -153,18 +155,29 @@ impl Condition {
     /// settings all hold and name the most options; the unconditional one
     /// otherwise. `allow`/`forbid` imply one when nothing else applies.
     pub fn expectation(&self, model: &Model) -> Option<Verdict> {
-        let applies = |e: &&Expectation| e.when.iter().all(|(k, v)| model.get(k) == Some(*v));
-        let chosen = self
-            .expectations
-            .iter()
-            .filter(applies)
-            .max_by_key(|e| e.when.len());
-        match (chosen, self.quantifier) {
+        match (self.chosen(model), self.quantifier) {
             (Some(e), _) => Some(e.verdict),
             (None, Quantifier::Allow) => Some(Verdict::Allowed),
             (None, Quantifier::Forbid) => Some(Verdict::Forbidden),
             (None, _) => None,
         }
+    }
+
+    /// The stated disagreement that applies under `model`: only the
+    /// unconditional expectation (the note's own verdict) can be disputed.
+    pub fn dispute(&self, model: &Model) -> Option<&str> {
+        match self.chosen(model) {
+            Some(e) if !e.when.is_empty() => None,
+            _ => self.disputed.as_deref(),
+        }
+    }
+
+    fn chosen(&self, model: &Model) -> Option<&Expectation> {
+        let applies = |e: &&Expectation| e.when.iter().all(|(k, v)| model.get(k) == Some(*v));
+        self.expectations
+            .iter()
+            .filter(applies)
+            .max_by_key(|e| e.when.len())
     }
 }
 

@@ -45,6 +45,8 @@ pub enum Tok {
     Expect,
     #[token("when")]
     When,
+    #[token("disputed")]
+    Disputed,
     #[token("if")]
     If,
     #[token("else")]
@@ -169,6 +171,7 @@ fn spelling(tok: &Tok) -> &'static str {
         Tok::Forbid => "forbid",
         Tok::Expect => "expect",
         Tok::When => "when",
+        Tok::Disputed => "disputed",
         Tok::If => "if",
         Tok::Else => "else",
         Tok::Skip => "skip",

@@ -278,7 +278,11 @@ fn condition(c: &Condition) -> Doc {
         };
         Doc::hardline().append(Doc::text(format!("expect {}{when}", e.verdict.as_str())))
     });
-    head.append(Doc::concat(expects).nest(2))
+    let disputed = c
+        .disputed
+        .iter()
+        .map(|why| Doc::hardline().append(Doc::text(format!("disputed \"{}\"", escape(why)))));
+    head.append(Doc::concat(expects.chain(disputed)).nest(2))
 }
 
 /// Propositions: `\/` binds loosest, then `/\`, then `~`.
@@ -588,6 +592,7 @@ impl CoreView<'_> {
                     span: Span::default(),
                 })
                 .collect(),
+            disputed: c.disputed.clone(),
             span: Span::default(),
         }
     }

@@ -1,0 +1,1116 @@
+//! Refinement (§2): is rewriting a source S1 into a target S2 sound, that is
+//! `[[S1]] ⊇ [[S2]]`? Two checks:
+//!
+//! - the pomset-level check: every local pomset of S2 is one of S1 up to a
+//!   renaming of events that keeps labels, with equivalent ✓, κ(e) for every
+//!   dependency set ↓e, τ^D for every D and the tested postconditions, the
+//!   same rmw, and every order SEQ demands of S1 (s7a, s8a) demanded of S2;
+//! - the contextual check: when the first fails, small litmus tests that put
+//!   the fragment in thread P0 next to up to two threads of accesses on the
+//!   same locations, looking for an outcome S2 allows and S1 forbids.
+//!
+//! A refinement file reuses the litmus grammar: `refine NAME "doc"`, the
+//! litmus header (`values`, `model`, ...), `source { S1 } target { S2 }`,
+//! optional context threads after `||`, and `expect sound|unsound|unknown`.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use crate::action::{self, Kind};
+use crate::logic::{Addr, FormulaId, Names, Notation, Subst, Var};
+use crate::model::Model;
+use crate::semantics::construct::{Frag, Limit, Sem};
+use crate::semantics::{decide, verdict};
+use crate::syntax::core::{Program, Stmt};
+use crate::syntax::lexer::{self, Tok};
+use crate::syntax::{self, Diagnostic, Diagnostics, Span};
+
+/// A source, a target, and what surrounds them.
+#[derive(Clone, Debug)]
+pub struct Refinement {
+    pub name: String,
+    pub comment: Option<String>,
+    /// Thread P0 is `if (1) { S1 } else { S2 }`; further threads are context.
+    pub program: Program,
+    pub source: Stmt,
+    pub target: Stmt,
+    /// The header and the two fragments as written, for generated litmus tests.
+    pub header: String,
+    pub source_text: String,
+    pub target_text: String,
+    /// Context threads as written (after `||`).
+    pub context: Vec<String>,
+    pub expect: Option<Verdict>,
+}
+
+/// The answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Sound,
+    Unsound,
+    Unknown,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Sound => "sound",
+            Verdict::Unsound => "unsound",
+            Verdict::Unknown => "unknown",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Verdict> {
+        match s {
+            "sound" => Some(Verdict::Sound),
+            "unsound" => Some(Verdict::Unsound),
+            "unknown" => Some(Verdict::Unknown),
+            _ => None,
+        }
+    }
+}
+
+/// The bounds of both searches.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Local pomsets per fragment.
+    pub max_pomsets: usize,
+    /// Litmus tests tried by the contextual check (0 turns it off).
+    pub max_contexts: usize,
+    /// Complete pomsets per generated litmus test.
+    pub run: decide::Limits,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_pomsets: 20_000,
+            max_contexts: 400,
+            run: decide::Limits {
+                max_pomsets: 50_000,
+                ..decide::Limits::default()
+            },
+        }
+    }
+}
+
+/// Why no answer could be computed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RefineError {
+    /// The model has an option this check cannot decide under.
+    Unsupported(String),
+}
+
+impl std::fmt::Display for RefineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RefineError::Unsupported(s) => write!(f, "unsupported: {s}"),
+        }
+    }
+}
+
+/// The outcome of [`refine`].
+#[derive(Clone, Debug)]
+pub struct RefineReport {
+    pub name: String,
+    pub verdict: Verdict,
+    /// How many local pomsets each side has.
+    pub source_pomsets: usize,
+    pub target_pomsets: usize,
+    /// The first target pomset without a match, printed, and why the closest
+    /// source pomsets differ.
+    pub unmatched: Option<String>,
+    /// A litmus test with an outcome the target allows and the source forbids.
+    pub counterexample: Option<String>,
+    /// How many contexts were tried, and the limit that stopped the search.
+    pub contexts_tried: usize,
+    pub limit: Option<String>,
+    pub expect: Option<Verdict>,
+}
+
+impl RefineReport {
+    pub fn verdict(&self) -> Verdict {
+        self.verdict
+    }
+
+    /// Whether the verdict is the file's `expect` (true without one).
+    pub fn as_expected(&self) -> bool {
+        self.expect.is_none_or(|e| e == self.verdict)
+    }
+
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "Refinement {}: {} (target {} pomsets, source {})",
+            self.name,
+            self.verdict.as_str(),
+            self.target_pomsets,
+            self.source_pomsets
+        );
+        if let Some(u) = &self.unmatched {
+            let _ = writeln!(s, "Target pomset with no match in the source:");
+            s.push_str(u);
+        }
+        if self.verdict != Verdict::Sound && (self.contexts_tried > 0 || self.unmatched.is_some()) {
+            match &self.counterexample {
+                Some(c) => {
+                    let _ = writeln!(
+                        s,
+                        "Distinguishing test ({} contexts tried):",
+                        self.contexts_tried
+                    );
+                    s.push_str(c);
+                }
+                None => {
+                    let _ = writeln!(
+                        s,
+                        "No distinguishing test among {} contexts",
+                        self.contexts_tried
+                    );
+                }
+            }
+        }
+        if let Some(l) = &self.limit {
+            let _ = writeln!(s, "Stopped by the limit {l}");
+        }
+        if let Some(e) = self.expect {
+            let _ = writeln!(
+                s,
+                "Expected {}: {}",
+                e.as_str(),
+                if self.as_expected() { "ok" } else { "FAILED" }
+            );
+        }
+        s
+    }
+}
+
+// ---------------------------------------------------------------- parsing
+
+/// Parses a refinement file. The file goes through the litmus parser with
+/// `refine` read as `litmus`, `source` as `if (1)` and `target` as `else`
+/// (words of the same length), so every error points into the file as written.
+pub fn parse_refinement(src: &str) -> Result<Refinement, Diagnostics> {
+    let mut toks = Vec::new();
+    for t in lexer::tokens(src) {
+        toks.push(t.map_err(Diagnostics::from)?);
+    }
+    let whole = Span::new(0, src.len().min(1));
+    let Some((s0, Tok::Ident(first), e0)) = toks.first().cloned() else {
+        let at = toks.first().map_or(whole, |t| Span::new(t.0, t.2));
+        let d = Diagnostic::error("a refinement file starts with `refine NAME`", at)
+            .with_label("expected `refine`")
+            .with_hint(
+                "e.g. `refine R01 \"redundant write\"` then `source { ... } target { ... }`",
+            );
+        return Err(d.into());
+    };
+    if first != "refine" {
+        let d = Diagnostic::error(
+            "a refinement file starts with `refine NAME`",
+            Span::new(s0, e0),
+        )
+        .with_label("expected `refine`")
+        .with_hint("litmus tests run with `pomset run`; refinements start with `refine`");
+        return Err(d.into());
+    }
+    let mut masked = src.to_string();
+    masked.replace_range(s0..e0, "litmus");
+    let mut depth = 0i32;
+    let (mut source, mut target) = (None, None);
+    let mut expect = None;
+    let mut i = 1;
+    while i < toks.len() {
+        let (s, tok, e) = &toks[i];
+        let next_brace = matches!(toks.get(i + 1), Some((_, Tok::LBrace, _)));
+        match tok {
+            Tok::LBrace => depth += 1,
+            Tok::RBrace => depth -= 1,
+            Tok::Ident(w) if depth == 0 && w == "source" && next_brace => {
+                masked.replace_range(*s..*e, "if (1)");
+                source = Some((*s, i));
+            }
+            Tok::Ident(w) if depth == 0 && w == "target" && next_brace => {
+                masked.replace_range(*s..*e, "else  ");
+                target = Some((*s, i));
+            }
+            Tok::Expect if depth == 0 => {
+                let Some((_, Tok::Ident(v), ve)) = toks.get(i + 1) else {
+                    let d = Diagnostic::error("`expect` needs a verdict", Span::new(*s, *e))
+                        .with_hint("write `expect sound`, `expect unsound` or `expect unknown`");
+                    return Err(d.into());
+                };
+                let Some(verdict) = Verdict::parse(v) else {
+                    let d = Diagnostic::error("unknown verdict", Span::new(*s, *ve))
+                        .with_hint("write `expect sound`, `expect unsound` or `expect unknown`");
+                    return Err(d.into());
+                };
+                expect = Some(verdict);
+                masked.replace_range(*s..*ve, &" ".repeat(ve - s));
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let Some((src_at, _)) = source else {
+        let d = Diagnostic::error("no `source { ... }` block", whole).with_hint(
+            "a refinement names the program before the rewrite: `source { x := 1; x := 2; }`",
+        );
+        return Err(d.into());
+    };
+    let Some((tgt_at, _)) = target else {
+        let d = Diagnostic::error("no `target { ... }` block", Span::new(src_at, src_at + 6))
+            .with_label("this source has no target")
+            .with_hint("follow the source block with the rewritten program: `target { x := 2; }`");
+        return Err(d.into());
+    };
+    if tgt_at < src_at {
+        let d = Diagnostic::error(
+            "`target` comes before `source`",
+            Span::new(tgt_at, tgt_at + 6),
+        )
+        .with_label("this target")
+        .with_hint("write `source { ... }` first, then `target { ... }`");
+        return Err(d.into());
+    }
+    let test = syntax::parse(&masked)?;
+    let program = test.program;
+    let body = program.main.first().map(|(_, s)| s);
+    let split = body.and_then(|b| match b {
+        Stmt::If { then, els, .. } => Some(((**then).clone(), (**els).clone())),
+        Stmt::Seq(parts) if parts.len() == 1 => match &parts[0] {
+            Stmt::If { then, els, .. } => Some(((**then).clone(), (**els).clone())),
+            _ => None,
+        },
+        _ => None,
+    });
+    let Some((source, target)) = split else {
+        let d = Diagnostic::error(
+            "the first thread must be exactly `source { ... } target { ... }`",
+            Span::new(src_at, src_at + 6),
+        )
+        .with_hint("put context threads after `||`, not next to the source");
+        return Err(d.into());
+    };
+    let block = |at: usize| -> String {
+        // The text between the braces that follow `at`.
+        let open = src[at..].find('{').map_or(at, |o| at + o);
+        let mut depth = 0;
+        for (k, c) in src[open..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return src[open + 1..open + k].trim().to_string();
+                    }
+                }
+                _ => {}
+            }
+        }
+        String::new()
+    };
+    let header_start = src[toks[0].2..]
+        .find('\n')
+        .map_or(src.len(), |n| toks[0].2 + n);
+    let header = src[header_start..src_at]
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+        .trim()
+        .to_string();
+    let target_text = block(tgt_at);
+    let after_target = {
+        let open = src[tgt_at..].find('{').map_or(tgt_at, |o| tgt_at + o);
+        let close = open + src[open..].find(&target_text).unwrap_or(0) + target_text.len();
+        src[close..].find('}').map_or(src.len(), |c| close + c + 1)
+    };
+    let context = masked[after_target..]
+        .split("||")
+        .skip(1)
+        .map(|t| t.trim().to_string())
+        .filter(|t| !t.is_empty())
+        .collect();
+    Ok(Refinement {
+        name: program.name.clone(),
+        comment: program.comment.clone(),
+        source,
+        target,
+        header,
+        source_text: block(src_at),
+        target_text,
+        context,
+        expect,
+        program,
+    })
+}
+
+/// The `--from S1 --to S2` form: a refinement with no header.
+pub fn quick(from: &str, to: &str) -> Result<Refinement, Diagnostics> {
+    parse_refinement(&quick_text(from, to))
+}
+
+/// The refinement file that `quick` parses.
+pub fn quick_text(from: &str, to: &str) -> String {
+    format!("refine quick\nsource {{ {from} }}\ntarget {{ {to} }}\n")
+}
+
+// ---------------------------------------------------------------- the check
+
+/// Decides `[[source]] ⊇ [[target]]` under `model`.
+pub fn refine(
+    req: &Refinement,
+    model: &Model,
+    limits: Limits,
+) -> Result<RefineReport, RefineError> {
+    if model.merge == crate::model::Merge::Multi {
+        return Err(RefineError::Unsupported(format!(
+            "merge = {} (merge = off and binary are implemented)",
+            model.merge.as_str()
+        )));
+    }
+    let mut report = RefineReport {
+        name: req.name.clone(),
+        verdict: Verdict::Sound,
+        source_pomsets: 0,
+        target_pomsets: 0,
+        unmatched: None,
+        counterexample: None,
+        contexts_tried: 0,
+        limit: None,
+        expect: req.expect,
+    };
+    let p = &req.program;
+    let mut sem = Sem::new(p, model, limits.max_pomsets);
+    sem.complete_only = false;
+    let thread = p.main.first().map_or(0, |(t, _)| *t);
+    let denoted = sem
+        .stmt(&req.source, thread)
+        .and_then(|s| Ok((s, sem.stmt(&req.target, thread)?)));
+    let (src, tgt) = match denoted {
+        Ok(x) => x,
+        Err(stop) => {
+            report.verdict = Verdict::Unknown;
+            report.limit = Some(match stop {
+                Limit::Pomsets(n) => format!("--max-pomsets {n}"),
+                Limit::Accesses => "at most 64 accesses".into(),
+            });
+            // A distinguishing test still settles it: its outcomes are decided.
+            if limits.max_contexts > 0 {
+                let stopped = report.limit.take();
+                contextual(req, model, limits, &mut report);
+                if report.counterexample.is_some() {
+                    report.verdict = Verdict::Unsound;
+                }
+                report.limit = report.limit.take().or(stopped);
+            }
+            return Ok(report);
+        }
+    };
+    report.source_pomsets = src.len();
+    report.target_pomsets = tgt.len();
+    let posts = postconditions(&mut sem, thread);
+    let mut cx = Cx { sem, posts, model };
+    for t in &tgt {
+        let mut why = Vec::new();
+        let mut found = false;
+        for s in &src {
+            match cx.matches(t, s) {
+                Ok(()) => {
+                    found = true;
+                    break;
+                }
+                Err(reason) => why.push(reason),
+            }
+        }
+        if !found {
+            report.verdict = Verdict::Unsound;
+            let mut u = cx.show_frag(t);
+            let closest = why
+                .iter()
+                .filter(|w| !w.starts_with("labels"))
+                .min_by_key(|w| w.len());
+            match closest {
+                Some(w) => {
+                    let _ = writeln!(u, "  closest source pomset: {w}");
+                }
+                None => {
+                    let _ = writeln!(u, "  no source pomset has these labels");
+                }
+            }
+            report.unmatched = Some(u);
+            break;
+        }
+    }
+    if report.verdict == Verdict::Unsound && limits.max_contexts > 0 {
+        contextual(req, model, limits, &mut report);
+    }
+    Ok(report)
+}
+
+/// The postconditions τ is tested against: r = v for each register of the
+/// fragment's thread, x = v and Q_x for each location, and the disjunction
+/// of each two of those on different variables.
+fn postconditions(sem: &mut Sem, thread: action::ThreadId) -> Vec<FormulaId> {
+    let values = sem.program.values.clone();
+    let mut atoms: Vec<(u32, FormulaId)> = Vec::new();
+    let regs = sem.regs_of(thread);
+    let mut var = 0;
+    for r in regs {
+        let t = sem.l.reg(r);
+        for &v in &values {
+            let c = sem.l.value(v);
+            atoms.push((var, sem.l.eq(t, c)));
+        }
+        var += 1;
+    }
+    for addr in sem.loc_addr.clone() {
+        let t = sem.l.loc(addr);
+        for &v in &values {
+            let c = sem.l.value(v);
+            atoms.push((var, sem.l.eq(t, c)));
+        }
+        atoms.push((var + 1, sem.l.quiescent(addr)));
+        var += 2;
+    }
+    let mut out: Vec<FormulaId> = atoms.iter().map(|a| a.1).collect();
+    for (i, a) in atoms.iter().enumerate() {
+        for b in &atoms[i + 1..] {
+            if a.0 != b.0 {
+                out.push(sem.l.or(a.1, b.1));
+            }
+        }
+    }
+    out
+}
+
+struct Cx<'a> {
+    sem: Sem<'a>,
+    posts: Vec<FormulaId>,
+    model: &'a Model,
+}
+
+impl Cx<'_> {
+    /// Whether target pomset `t` is source pomset `s` up to renaming; else why not.
+    fn matches(&mut self, t: &Frag, s: &Frag) -> Result<(), String> {
+        let mut lt: Vec<_> = t.events.iter().map(|e| e.label).collect();
+        let mut ls: Vec<_> = s.events.iter().map(|e| e.label).collect();
+        lt.sort();
+        ls.sort();
+        if lt != ls {
+            return Err("labels differ".into());
+        }
+        let mut first_reason = None;
+        for sigma in bijections(t, s) {
+            let fresh_s = self.sem.trees.absent_reads(s.tau);
+            let fresh_t = self.sem.trees.absent_reads(t.tau);
+            for choice in fresh_choices(&fresh_s, &fresh_t) {
+                match self.matches_with(t, s, &sigma, &choice) {
+                    Ok(()) => return Ok(()),
+                    Err(r) => {
+                        first_reason.get_or_insert(r);
+                    }
+                }
+            }
+        }
+        Err(first_reason.unwrap_or_else(|| "labels differ".into()))
+    }
+
+    fn matches_with(
+        &mut self,
+        t: &Frag,
+        s: &Frag,
+        sigma: &[(u32, u32)],
+        fresh: &[(u32, Var)],
+    ) -> Result<(), String> {
+        let to_s = |e: u32| sigma.iter().find(|p| p.0 == e).map_or(e, |p| p.1);
+        // rmw.
+        let mut rt: Vec<_> = t.rmw.iter().map(|&(a, b)| (to_s(a), to_s(b))).collect();
+        let mut rs = s.rmw.clone();
+        rt.sort();
+        rs.sort();
+        if rt != rs {
+            return Err("rmw differs".into());
+        }
+        // s7a/s8a: every order the source demands, the target demands.
+        let req_t = required(self.model, t);
+        let req_t: BTreeSet<_> = closure(&req_t)
+            .into_iter()
+            .map(|(a, b)| (to_s(a), to_s(b)))
+            .collect();
+        for (a, b) in required(self.model, s) {
+            if !req_t.contains(&(a, b)) {
+                let to_t = |e: u32| sigma.iter().find(|p| p.1 == e).map_or(e, |p| p.0);
+                return Err(format!(
+                    "the source orders e{} < e{} (s7a/s8a), the target does not",
+                    to_t(a),
+                    to_t(b)
+                ));
+            }
+        }
+        // Renamings into the source's names.
+        let mut st = Subst::new();
+        for &(b, v) in &t.merged {
+            let v = self.sem.l.value(v);
+            st = st.term(Var::Read(b), v);
+        }
+        for &(b, a) in &t.alias {
+            let r = self.sem.l.read(to_s(a));
+            st = st.term(Var::Read(b), r);
+        }
+        for &(te, se) in sigma {
+            let r = self.sem.l.read(se);
+            st = st.term(Var::Read(te), r);
+        }
+        let mut ss = Subst::new();
+        for &(b, v) in &s.merged {
+            let v = self.sem.l.value(v);
+            ss = ss.term(Var::Read(b), v);
+        }
+        for &(b, a) in &s.alias {
+            let r = self.sem.l.read(a);
+            ss = ss.term(Var::Read(b), r);
+        }
+        for &(f, v) in fresh {
+            let r = self.sem.l.var(v);
+            ss = ss.term(Var::Read(f), r);
+        }
+        let names = self.names();
+        // Definition 1.2: compare under θ_λ, each read's symbol holding its label's value.
+        let reads: Vec<(u32, i64)> = s
+            .events
+            .iter()
+            .filter(|e| e.label.kind == Kind::Read)
+            .map(|e| (e.id, e.label.value))
+            .collect();
+        let theta = self.sem.l.theta(&reads);
+        let equiv = |l: &mut crate::logic::Logic, hyp: FormulaId, a: FormulaId, b: FormulaId| {
+            let iff = l.iff(a, b);
+            l.entails(hyp, iff)
+        };
+        // ✓.
+        let (ct, cs) = (
+            self.sem.l.subst(t.check, &st),
+            self.sem.l.subst(s.check, &ss),
+        );
+        if !equiv(&mut self.sem.l, theta, ct, cs) {
+            return Err(format!(
+                "✓ differs: target {} , source {}",
+                self.show(ct, &names),
+                self.show(cs, &names)
+            ));
+        }
+        // κ and τ matter only where ✓ holds: a context that completes the
+        // pomset makes ✓ a tautology (s5, I5 guard it by the condition).
+        let theta = self.sem.l.and(theta, cs);
+        let reads_t = read_ids(t);
+        let with_alias = |f: &Frag, d: u64| {
+            f.alias
+                .iter()
+                .fold(d, |d, &(b, a)| if d >> a & 1 == 1 { d | 1 << b } else { d })
+        };
+        let map_d = |d: u64| {
+            (0..64)
+                .filter(|b| d >> b & 1 == 1)
+                .fold(0u64, |m, b| m | 1 << to_s(b))
+        };
+        // κ(e) for every ↓e.
+        for e in &t.events {
+            let Some(se) = s.events.iter().find(|x| x.id == to_s(e.id)) else {
+                return Err("events differ".into());
+            };
+            let back = sigma
+                .iter()
+                .filter(|p| self.sem.trees.dep_reads(se.kappa) >> p.1 & 1 == 1)
+                .fold(0u64, |m, p| m | 1 << p.0);
+            let cand = (self.sem.trees.dep_reads(e.kappa) | back) & reads_t;
+            for d in subsets(cand) {
+                let kt = self
+                    .sem
+                    .trees
+                    .eval(&mut self.sem.l, e.kappa, with_alias(t, d));
+                let ks = self
+                    .sem
+                    .trees
+                    .eval(&mut self.sem.l, se.kappa, with_alias(s, map_d(d)));
+                let (kt, ks) = (self.sem.l.subst(kt, &st), self.sem.l.subst(ks, &ss));
+                if !equiv(&mut self.sem.l, theta, kt, ks) {
+                    return Err(format!(
+                        "κ differs with ↓e = {}: target {}, source {}",
+                        show_set(d),
+                        self.show(kt, &names),
+                        self.show(ks, &names)
+                    ));
+                }
+            }
+        }
+        // τ^D for every D and each tested postcondition.
+        for d in subsets(reads_t) {
+            for &psi in &self.posts.clone() {
+                let at = self
+                    .sem
+                    .trees
+                    .apply(&mut self.sem.l, t.tau, with_alias(t, d), psi);
+                let as_ =
+                    self.sem
+                        .trees
+                        .apply(&mut self.sem.l, s.tau, with_alias(s, map_d(d)), psi);
+                let (at, as_) = (self.sem.l.subst(at, &st), self.sem.l.subst(as_, &ss));
+                if !equiv(&mut self.sem.l, theta, at, as_) {
+                    return Err(format!(
+                        "τ^D({}) differs with D = {}: target {}, source {}",
+                        self.show(psi, &names),
+                        show_set(d),
+                        self.show(at, &names),
+                        self.show(as_, &names)
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn names(&self) -> FormulaNames {
+        FormulaNames {
+            regs: self
+                .sem
+                .program
+                .regs
+                .iter()
+                .map(|r| r.name.clone())
+                .collect(),
+            locs: self
+                .sem
+                .dense
+                .iter()
+                .map(|(a, d)| (*a, self.sem.dense_names[*d as usize].clone()))
+                .collect(),
+        }
+    }
+
+    fn show(&self, f: FormulaId, names: &FormulaNames) -> String {
+        self.sem.l.display(f, Notation::Unicode, names).to_string()
+    }
+
+    /// A local pomset: events with κ for ↓e = ∅, the SEQ orders, ✓.
+    fn show_frag(&mut self, f: &Frag) -> String {
+        let names = self.names();
+        let mut s = String::new();
+        if f.events.is_empty() {
+            s.push_str("  (no events)\n");
+        }
+        for e in &f.events {
+            let k = self.sem.trees.eval(&mut self.sem.l, e.kappa, 0);
+            let label = crate::render::text::label(&self.sem, self.sem.program, &e.label);
+            let _ = writeln!(s, "  e{}: {} | {label}", e.id, self.show(k, &names));
+        }
+        for (a, b) in required(self.model, f) {
+            let _ = writeln!(s, "  e{a} < e{b} (s7a/s8a)");
+        }
+        let _ = writeln!(s, "  ✓ = {}", self.show(f.check, &names));
+        s
+    }
+}
+
+struct FormulaNames {
+    regs: Vec<String>,
+    locs: Vec<(Addr, String)>,
+}
+
+impl Names for FormulaNames {
+    fn reg(&self, r: u32) -> String {
+        self.regs
+            .get(r as usize)
+            .cloned()
+            .unwrap_or_else(|| format!("r{r}"))
+    }
+    fn read(&self, e: u32) -> String {
+        format!("s{e}")
+    }
+    fn loc(&self, addr: Addr) -> String {
+        self.locs
+            .iter()
+            .find(|l| l.0 == addr)
+            .map_or_else(|| format!("[{addr}]"), |l| l.1.clone())
+    }
+}
+
+fn show_set(d: u64) -> String {
+    let ids: Vec<String> = (0..64)
+        .filter(|b| d >> b & 1 == 1)
+        .map(|b| format!("e{b}"))
+        .collect();
+    format!("{{{}}}", ids.join(", "))
+}
+
+fn read_ids(f: &Frag) -> u64 {
+    f.events
+        .iter()
+        .filter(|e| e.label.kind == Kind::Read)
+        .fold(0, |m, e| m | 1 << e.id)
+}
+
+/// Every subset of a mask.
+fn subsets(mask: u64) -> Vec<u64> {
+    let mut out = vec![0];
+    let mut sub = mask;
+    while sub != 0 {
+        out.push(sub);
+        sub = (sub - 1) & mask;
+    }
+    out
+}
+
+/// The pairs SEQ orders (s7a: co-delays, s8a: sync-delays).
+fn required(model: &Model, f: &Frag) -> Vec<(u32, u32)> {
+    let label = |id: u32| f.events.iter().find(|e| e.id == id).map(|e| e.label);
+    let mut out: Vec<(u32, u32)> =
+        f.po.iter()
+            .filter(|&&(a, b)| match (label(a), label(b)) {
+                (Some(x), Some(y)) => {
+                    action::co_delays(&x, &y, model) || action::sync_delays(&x, &y, model)
+                }
+                _ => false,
+            })
+            .copied()
+            .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn closure(pairs: &[(u32, u32)]) -> BTreeSet<(u32, u32)> {
+    let mut set: BTreeSet<(u32, u32)> = pairs.iter().copied().collect();
+    loop {
+        let mut add = Vec::new();
+        for &(a, b) in &set {
+            for &(c, d) in &set {
+                if b == c && !set.contains(&(a, d)) {
+                    add.push((a, d));
+                }
+            }
+        }
+        if add.is_empty() {
+            return set;
+        }
+        set.extend(add);
+    }
+}
+
+/// Every label-preserving bijection from the target's events to the source's.
+fn bijections(t: &Frag, s: &Frag) -> Vec<Vec<(u32, u32)>> {
+    let mut out = vec![Vec::new()];
+    for e in &t.events {
+        let mut next = Vec::new();
+        for m in &out {
+            for x in s
+                .events
+                .iter()
+                .filter(|x| x.label == e.label && !m.iter().any(|p: &(u32, u32)| p.1 == x.id))
+            {
+                let mut with = m.clone();
+                with.push((e.id, x.id));
+                next.push(with);
+            }
+        }
+        out = next;
+    }
+    out
+}
+
+/// What each of the source's arbitrary symbols s (R4c) stands for: its
+/// register unchanged (so that dropping a relaxed read refines to SKIP), or
+/// one of the target's arbitrary symbols (renaming a bound symbol).
+fn fresh_choices(src: &[(u32, u32)], tgt: &[(u32, u32)]) -> Vec<Vec<(u32, Var)>> {
+    let mut out = vec![Vec::new()];
+    for &(f, reg) in src {
+        let mut next = Vec::new();
+        for m in &out {
+            let mut options = vec![Var::Reg(reg)];
+            options.extend(tgt.iter().map(|t| Var::Read(t.0)));
+            for o in options {
+                let mut with: Vec<(u32, Var)> = m.clone();
+                with.push((f, o));
+                next.push(with);
+            }
+        }
+        out = next;
+    }
+    out
+}
+
+// ---------------------------------------------------------------- contexts
+
+/// The contextual search alone, whatever the pomset-level verdict: a litmus
+/// test with an outcome the target allows and the source forbids, if one of
+/// the bounded contexts gives one. A sound verdict should never have one.
+pub fn distinguishing_test(req: &Refinement, model: &Model, limits: Limits) -> Option<String> {
+    let mut report = RefineReport {
+        name: req.name.clone(),
+        verdict: Verdict::Unknown,
+        source_pomsets: 0,
+        target_pomsets: 0,
+        unmatched: None,
+        counterexample: None,
+        contexts_tried: 0,
+        limit: None,
+        expect: None,
+    };
+    contextual(req, model, limits, &mut report);
+    report.counterexample
+}
+
+/// Searches small contexts for a litmus test with an outcome the target
+/// allows and the source forbids: thread P0 is the fragment, then the file's
+/// context threads, then up to two generated threads (one first, then pairs)
+/// of reads, writes and fences on the fragment's locations, with values in V.
+fn contextual(req: &Refinement, model: &Model, limits: Limits, report: &mut RefineReport) {
+    let locs: Vec<String> = req.program.locs.iter().map(|l| l.name.clone()).collect();
+    let values: Vec<i64> = req
+        .program
+        .values
+        .iter()
+        .copied()
+        .filter(|&v| v != 0)
+        .take(2)
+        .collect();
+    let mut contexts: Vec<Vec<String>> = vec![vec![]];
+    let one = |prefix: &str| templates(&locs, &values, prefix);
+    for t in one("a") {
+        contexts.push(vec![t]);
+    }
+    let (a, b) = (one("a"), one("b"));
+    for (i, x) in a.iter().enumerate() {
+        for y in &b[i..] {
+            contexts.push(vec![x.clone(), y.clone()]);
+        }
+    }
+    let values_line = format!(
+        "values {{{}}}",
+        req.program
+            .values
+            .iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let header = if req.header.contains("values") {
+        req.header.clone()
+    } else {
+        format!("{values_line}\n{}", req.header)
+    };
+    for ctx in contexts {
+        if report.contexts_tried >= limits.max_contexts {
+            report.limit = Some(format!("--max-contexts {}", limits.max_contexts));
+            return;
+        }
+        report.contexts_tried += 1;
+        let threads: Vec<String> = req.context.iter().cloned().chain(ctx).collect();
+        let text = |body: &str, cond: &str| {
+            let mut t = format!(
+                "litmus {}-CTX \"refinement {}: the target in P0; with the source there, the outcome is forbidden\"\n{header}\n{body}\n",
+                req.name, req.name
+            );
+            for th in &threads {
+                t.push_str(&format!("|| {th}\n"));
+            }
+            t.push_str(cond);
+            t
+        };
+        let (Ok(src), Ok(tgt)) = (
+            syntax::parse(&text(&req.source_text, "")),
+            syntax::parse(&text(&req.target_text, "")),
+        ) else {
+            continue;
+        };
+        let (Ok(so), Ok(to)) = (
+            decide::outcomes(&src.program, model, limits.run),
+            decide::outcomes(&tgt.program, model, limits.run),
+        ) else {
+            return;
+        };
+        if so.limit.is_some() || to.limit.is_some() {
+            continue;
+        }
+        // Compare on the registers and locations both tests have, in one order.
+        let keys = |o: &decide::Outcomes| -> BTreeSet<String> {
+            o.states
+                .keys()
+                .flat_map(|s| {
+                    s.regs
+                        .iter()
+                        .map(|r| r.0.clone())
+                        .chain(s.mem.iter().map(|m| format!("[{}]", m.0)))
+                })
+                .collect()
+        };
+        let common: BTreeSet<String> = keys(&so).intersection(&keys(&to)).cloned().collect();
+        let project = |s: &decide::State| -> Vec<(String, Option<i64>)> {
+            let mut v: Vec<(String, Option<i64>)> = s
+                .regs
+                .iter()
+                .cloned()
+                .chain(s.mem.iter().map(|(k, x)| (format!("[{k}]"), *x)))
+                .filter(|(k, _)| common.contains(k))
+                .collect();
+            v.sort();
+            v
+        };
+        let source_states: BTreeSet<_> = so.states.keys().map(project).collect();
+        let differing: BTreeSet<_> = to
+            .states
+            .keys()
+            .map(project)
+            .filter(|s| !source_states.contains(s))
+            .collect();
+        for state in differing {
+            let atoms: Vec<String> = state
+                .iter()
+                .filter_map(|(k, v)| v.map(|v| format!("{k} = {v}")))
+                .collect();
+            if atoms.is_empty() {
+                continue;
+            }
+            let cond = format!("exists ({})\n  expect allowed\n", atoms.join(" /\\ "));
+            // The condition must hold in a target state and in no source state.
+            let (Ok(s_test), Ok(t_test)) = (
+                syntax::parse(&text(&req.source_text, &cond)),
+                syntax::parse(&text(&req.target_text, &cond)),
+            ) else {
+                continue;
+            };
+            let (Some(sc), Some(tc)) = (
+                s_test.program.conditions.first(),
+                t_test.program.conditions.first(),
+            ) else {
+                continue;
+            };
+            let in_target = to
+                .states
+                .keys()
+                .any(|st| verdict::holds(&t_test.program, st, &tc.prop));
+            let in_source = so
+                .states
+                .keys()
+                .any(|st| verdict::holds(&s_test.program, st, &sc.prop));
+            if in_target && !in_source {
+                let candidate = text(&req.target_text, &cond);
+                let printed = syntax::format(&candidate).unwrap_or(candidate);
+                report.counterexample = Some(printed);
+                return;
+            }
+        }
+    }
+}
+
+/// One context thread's shapes, registers named `{prefix}0`, `{prefix}1`.
+fn templates(locs: &[String], values: &[i64], prefix: &str) -> Vec<String> {
+    let (r0, r1) = (format!("{prefix}0"), format!("{prefix}1"));
+    let mut out = Vec::new();
+    for x in locs {
+        out.push(format!("{r0} := {x};"));
+        for &v in values {
+            out.push(format!("{x} := {v};"));
+        }
+    }
+    for x in locs {
+        for y in locs.iter().filter(|y| *y != x) {
+            out.push(format!("{r0} := {x}; {r1} := {y};"));
+            out.push(format!("{r0} := {x}.acq; {r1} := {y};"));
+            out.push(format!("{r0} := {x}; F.sc; {r1} := {y};"));
+            for &v in values {
+                out.push(format!("{r0} := {x}; {y} := {v};"));
+                out.push(format!("{r0} := {x}; {y}.rel := {v};"));
+                out.push(format!("{x} := {v}; {y}.rel := {v};"));
+                out.push(format!("{x} := {v}; {r0} := {y};"));
+                out.push(format!("{x} := {v}; F.sc; {r0} := {y};"));
+            }
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------- command
+
+/// `pomset refine`: each file (or the `--from/--to` pair); Ok(false) when a
+/// verdict differs from its `expect` or a file does not parse.
+pub fn cli(
+    paths: &[std::path::PathBuf],
+    quick_pair: Option<(String, String)>,
+    sets: &[String],
+    (max_contexts, max_pomsets): (usize, usize),
+    color: bool,
+) -> Result<bool, String> {
+    let mut inputs: Vec<(String, String)> = Vec::new();
+    if let Some((from, to)) = quick_pair {
+        inputs.push(("--from/--to".into(), quick_text(&from, &to)));
+    } else {
+        if paths.is_empty() {
+            return Err("give refinement files, or --from and --to".into());
+        }
+        for path in refinement_files(paths)? {
+            let src = std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            inputs.push((path.display().to_string(), src));
+        }
+    }
+    let mut ok = true;
+    for (name, src) in inputs {
+        let req = match parse_refinement(&src) {
+            Ok(r) => r,
+            Err(d) => {
+                d.emit_stderr(&name, &src, color);
+                ok = false;
+                continue;
+            }
+        };
+        let mut model = req.program.model;
+        crate::cli::apply_sets(&mut model, sets)?;
+        let limits = Limits {
+            max_contexts,
+            max_pomsets,
+            ..Limits::default()
+        };
+        match refine(&req, &model, limits) {
+            Ok(report) => {
+                print!("{}", report.text());
+                ok &= report.as_expected();
+            }
+            Err(e) => {
+                println!("Refinement {}: {e}", req.name);
+                ok = false;
+            }
+        }
+    }
+    Ok(ok)
+}
+
+/// The `*.refine` files among `paths`, directories searched recursively, sorted.
+pub fn refinement_files(paths: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>, String> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) -> std::io::Result<()> {
+        for entry in std::fs::read_dir(dir)? {
+            let p = entry?.path();
+            if p.is_dir() {
+                walk(&p, out)?;
+            } else if p.extension().is_some_and(|e| e == "refine") {
+                out.push(p);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut found = Vec::new();
+            walk(p, &mut found).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+            found.sort();
+            out.extend(found);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}

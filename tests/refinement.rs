@@ -1,0 +1,299 @@
+//! Refinement (§2): the note's claims as files under examples/refinements/,
+//! each decided as its `expect` says; the counterexamples found for the classic
+//! unsound reorderings are the checked-in litmus tests; file errors point at
+//! line and column.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use pomset::refinement::{self, parse_refinement, quick, refine, Limits, Verdict};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/refinements")
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).expect("readable example")
+}
+
+fn decide(path: &Path) -> refinement::RefineReport {
+    let req = parse_refinement(&read(path))
+        .unwrap_or_else(|d| panic!("{}", d.render(&path.display().to_string(), &read(path))));
+    refine(&req, &req.program.model, Limits::default()).expect("decidable")
+}
+
+/// Every claim of the note that has a file is decided as the file expects.
+#[test]
+fn every_refinement_example_decides_as_expected() {
+    let files = refinement::refinement_files(&[root()]).expect("readable");
+    assert!(files.len() >= 24, "only {} refinement files", files.len());
+    for path in files {
+        let report = decide(&path);
+        assert!(report.expect.is_some(), "{} has no expect", path.display());
+        assert!(
+            report.as_expected(),
+            "{}: {}",
+            path.display(),
+            report.text()
+        );
+    }
+}
+
+/// The verdicts, by claim: pins each file's answer by name, so a file whose
+/// `expect` is edited to match a wrong answer still fails here.
+#[test]
+fn the_notes_claims() {
+    let cases = [
+        ("r01-redundant-write", Verdict::Sound),
+        ("r02-redundant-read", Verdict::Sound),
+        ("r03-irrelevant-read", Verdict::Sound),
+        ("r03-irrelevant-acquire-read", Verdict::Unsound),
+        ("r04-write-elimination", Verdict::Unsound),
+        ("r05-store-forwarding", Verdict::Unsound),
+        ("r06-forwarding-into-acquire", Verdict::Unsound),
+        ("r07-mode-strengthening", Verdict::Sound),
+        ("r07-mode-strengthening-fig1", Verdict::Unsound),
+        ("r09-read-read-merge", Verdict::Sound),
+        ("r09-read-read-merge-fig1", Verdict::Unsound),
+        ("r09-fence-fence-merge", Verdict::Sound),
+        ("r04-write-elimination-merge", Verdict::Sound),
+        ("r05-store-forwarding-merge", Verdict::Sound),
+        ("r06-forwarding-into-acquire-merge", Verdict::Unsound),
+        ("r11-if-full-write-merge", Verdict::Unsound),
+        ("r12-if-partial-write-merge", Verdict::Unsound),
+        ("r13-if-full-read-merge", Verdict::Sound),
+        ("r13-if-full-read-merge-printed", Verdict::Unsound),
+        ("r14-if-note-read-merge", Verdict::Sound),
+        ("r15-if-partial-read-merge", Verdict::Unsound),
+        ("u01-reorder-release", Verdict::Unsound),
+        ("u02-read-above-acquire", Verdict::Unsound),
+        ("u03-introduce-read", Verdict::Unsound),
+    ];
+    for (name, want) in cases {
+        let report = decide(&root().join(format!("{name}.refine")));
+        assert_eq!(report.verdict(), want, "{name}");
+    }
+}
+
+fn without_comments(s: &str) -> String {
+    s.lines()
+        .filter(|l| !l.starts_with("//"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// The classic unsound reorderings come with the litmus test the contextual
+/// search finds, checked in; `pomset run` gives the target's test `allowed`
+/// and the source's `forbidden`.
+#[test]
+fn counterexamples_are_the_checked_in_tests() {
+    for name in [
+        "u01-reorder-release",
+        "u02-read-above-acquire",
+        "u03-introduce-read",
+    ] {
+        let report = decide(&root().join(format!("{name}.refine")));
+        let found = report
+            .counterexample
+            .unwrap_or_else(|| panic!("{name}: no distinguishing test"));
+        let file = root().join(format!("counterexamples/{name}.litmus"));
+        assert_eq!(without_comments(&read(&file)), found, "{name}");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_pomset"))
+        .args(["--color", "never", "run"])
+        .arg(root().join("counterexamples"))
+        .output()
+        .expect("pomset runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert_eq!(text.matches("Expected forbidden: as expected").count(), 3);
+    assert_eq!(text.matches("Expected allowed: as expected").count(), 3);
+}
+
+/// Where the note says a transformation fails but no small context shows it,
+/// the search says so and names how many contexts it tried.
+#[test]
+fn store_forwarding_has_no_small_witness() {
+    let report = decide(&root().join("r05-store-forwarding.refine"));
+    assert_eq!(report.verdict(), Verdict::Unsound);
+    assert!(report.counterexample.is_none());
+    assert!(report.contexts_tried > 0);
+    assert!(report.unmatched.is_some());
+}
+
+#[test]
+fn quick_form_agrees_with_the_file() {
+    let q = quick("x := 1; y.rel := 1;", "y.rel := 1; x := 1;").expect("parses");
+    let report = refine(&q, &q.program.model, Limits::default()).expect("decidable");
+    assert_eq!(report.verdict(), Verdict::Unsound);
+    let q = quick("r := x;", "skip;").expect("parses");
+    let report = refine(&q, &q.program.model, Limits::default()).expect("decidable");
+    assert_eq!(report.verdict(), Verdict::Sound);
+}
+
+#[test]
+fn contextual_search_stops_at_its_limit() {
+    let q = quick("x := 1; y.rel := 1;", "y.rel := 1; x := 1;").expect("parses");
+    let limits = Limits {
+        max_contexts: 2,
+        ..Limits::default()
+    };
+    let report = refine(&q, &q.program.model, limits).expect("decidable");
+    assert_eq!(report.verdict(), Verdict::Unsound);
+    assert!(report.counterexample.is_none());
+    assert_eq!(report.limit.as_deref(), Some("--max-contexts 2"));
+}
+
+#[test]
+fn multi_merge_is_refused_by_name() {
+    let q = quick("x := 1; x := 2;", "x := 2;").expect("parses");
+    let mut model = q.program.model;
+    model.set("merge", "multi").expect("an option");
+    let err = refine(&q, &model, Limits::default()).expect_err("not implemented");
+    assert!(err.to_string().contains("merge = multi"), "{err}");
+}
+
+#[test]
+fn reports_print_verdict_pomset_and_test() {
+    let report = decide(&root().join("u01-reorder-release.refine"));
+    insta::assert_snapshot!("u01_report", report.text());
+    let report = decide(&root().join("r01-redundant-write.refine"));
+    insta::assert_snapshot!("r01_report", report.text());
+}
+
+#[test]
+fn file_errors_point_at_line_and_column() {
+    let cases = [
+        ("no_target", "refine T\nsource { x := 1; }\nexpect sound\n"),
+        (
+            "bad_verdict",
+            "refine T\nsource { x := 1; }\ntarget { skip; }\nexpect maybe\n",
+        ),
+        ("not_refine", "litmus T\nx := 1;\n"),
+        (
+            "bad_statement",
+            "refine T\nsource { x := ; }\ntarget { skip; }\n",
+        ),
+    ];
+    for (name, src) in cases {
+        let d = parse_refinement(src).expect_err("an error");
+        insta::assert_snapshot!(name, d.render("t.refine", src));
+    }
+}
+
+/// `pomset run` accepts `merge = binary` now that SEQ implements it; on a test
+/// where no write meets a later access of its location, nothing changes.
+#[test]
+fn run_decides_under_binary_merge() {
+    use pomset::semantics::decide::{outcomes, Limits as RunLimits};
+    let src =
+        read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/classic/mp+rel+acq.litmus"));
+    let t = pomset::syntax::parse(&src).expect("parses");
+    let off = outcomes(&t.program, &t.program.model, RunLimits::default()).expect("runs");
+    let mut model = t.program.model;
+    model.set("merge", "binary").expect("an option");
+    let on = outcomes(&t.program, &model, RunLimits::default()).expect("runs with merge");
+    assert_eq!(
+        off.states.keys().collect::<Vec<_>>(),
+        on.states.keys().collect::<Vec<_>>()
+    );
+    model.set("merge", "multi").expect("an option");
+    assert!(outcomes(&t.program, &model, RunLimits::default()).is_err());
+}
+
+/// Bad input never panics: every prefix of every refinement file, and a few
+/// scrambled ones, parse to a value or to diagnostics.
+#[test]
+fn truncated_and_scrambled_files_never_panic() {
+    let files = refinement::refinement_files(&[root()]).expect("readable");
+    for path in files {
+        let src = read(&path);
+        for (i, _) in src.char_indices() {
+            let _ = parse_refinement(&src[..i]);
+        }
+        let swapped = src
+            .replace("source", "tmp")
+            .replace("target", "source")
+            .replace("tmp", "target");
+        assert!(parse_refinement(&swapped).is_err(), "{}", path.display());
+        let _ = parse_refinement(&src.replace('}', ""));
+        let _ = parse_refinement(&src.replace("expect", ""));
+    }
+}
+
+/// The two checks agree: no sound verdict has a distinguishing test, among the
+/// examples and among reorderings the pomset model allows or forbids.
+#[test]
+fn sound_verdicts_have_no_distinguishing_context() {
+    let mut reqs: Vec<refinement::Refinement> = refinement::refinement_files(&[root()])
+        .expect("readable")
+        .iter()
+        .map(|p| parse_refinement(&read(p)).expect("parses"))
+        .collect();
+    for (from, to) in [
+        ("r := x; s := y;", "s := y; r := x;"),
+        ("x := 1; y := 1;", "y := 1; x := 1;"),
+        ("r := x; y := 1;", "y := 1; r := x;"),
+        ("x.rel := 1; r := y.acq;", "r := y.acq; x.rel := 1;"),
+        ("r := x.acq; y := 1;", "y := 1; r := x.acq;"),
+        ("x := 1; F.sc; r := y;", "r := y; x := 1;"),
+    ] {
+        reqs.push(quick(from, to).expect("parses"));
+    }
+    let mut sound = 0;
+    for req in &reqs {
+        let model = req.program.model;
+        let report = refine(req, &model, Limits::default()).expect("decidable");
+        let witness = refinement::distinguishing_test(req, &model, Limits::default());
+        if report.verdict() == Verdict::Sound {
+            sound += 1;
+            assert!(witness.is_none(), "{}: sound, yet\n{:?}", req.name, witness);
+        }
+    }
+    assert!(sound >= 14, "only {sound} sound verdicts");
+}
+
+/// Moving a write above an acquire read shows up with a load-buffering context.
+#[test]
+fn write_above_acquire_has_a_witness() {
+    let q = quick("r := x.acq; y := 1;", "y := 1; r := x.acq;").expect("parses");
+    let report = refine(&q, &q.program.model, Limits::default()).expect("decidable");
+    assert_eq!(report.verdict(), Verdict::Unsound);
+    let test = report.counterexample.expect("a distinguishing test");
+    assert!(test.contains("|| a0 := y; x.rel := 1;"), "{test}");
+}
+
+/// Context threads written in the file come first in every generated test.
+#[test]
+fn file_context_threads_are_kept() {
+    let src = "refine MP\nvalues {0, 1}\nsource { x := 1; y.rel := 1; }\ntarget { y.rel := 1; x := 1; }\n|| r := y.acq; s := x;\nexpect unsound\n";
+    let req = parse_refinement(src).expect("parses");
+    assert_eq!(req.context, vec!["r := y.acq; s := x;".to_string()]);
+    let report = refine(&req, &req.program.model, Limits::default()).expect("decidable");
+    assert_eq!(report.contexts_tried, 1);
+    let test = report.counterexample.expect("a distinguishing test");
+    assert!(test.contains("|| r := y.acq; s := x;"), "{test}");
+    assert!(test.contains("P1:r = 1 /\\ P1:s = 0"), "{test}");
+}
+
+/// A fragment with more local pomsets than the limit gets `unknown`, naming the limit.
+#[test]
+fn too_many_pomsets_is_unknown_and_says_which_limit() {
+    let q = quick("r := x; s := y;", "s := y; r := x;").expect("parses");
+    let limits = Limits {
+        max_pomsets: 2,
+        ..Limits::default()
+    };
+    let report = refine(&q, &q.program.model, limits).expect("decidable");
+    assert_eq!(report.verdict(), Verdict::Unknown);
+    assert_eq!(report.limit.as_deref(), Some("--max-pomsets 2"));
+    assert!(report
+        .text()
+        .contains("Stopped by the limit --max-pomsets 2"));
+    // Past the pomset limit, a distinguishing test still proves unsoundness.
+    let q = quick("x := 1; y.rel := 1;", "y.rel := 1; x := 1;").expect("parses");
+    let report = refine(&q, &q.program.model, limits).expect("decidable");
+    assert_eq!(report.verdict(), Verdict::Unsound);
+    assert!(report.unmatched.is_none());
+    assert!(report.counterexample.is_some());
+}

@@ -103,8 +103,14 @@ fn history_path() -> Option<PathBuf> {
 
 /// The interactive loop on a terminal.
 pub fn interactive(color: bool) -> Result<(), String> {
+    // Tab lists the alternatives, as a shell does, rather than cycling through them.
+    let config = rustyline::Config::builder()
+        .completion_type(rustyline::CompletionType::List)
+        .max_history_size(10_000)
+        .map_err(|e| format!("cannot start the line editor: {e}"))?
+        .build();
     let mut editor: Editor<ReplHelper, rustyline::history::DefaultHistory> =
-        Editor::new().map_err(|e| format!("cannot start the line editor: {e}"))?;
+        Editor::with_config(config).map_err(|e| format!("cannot start the line editor: {e}"))?;
     editor.set_helper(Some(ReplHelper {
         files: FilenameCompleter::new(),
     }));
@@ -133,6 +139,10 @@ pub fn interactive(color: bool) -> Result<(), String> {
                 }
                 CANCEL.store(false, Ordering::Relaxed);
                 let reply = session.eval(&line);
+                if CANCEL.load(Ordering::Relaxed) {
+                    // The terminal echoed ^C; start the answer on a line of its own.
+                    println!();
+                }
                 print!("{}", reply.output.render(color));
                 let _ = std::io::stdout().flush();
                 if reply.quit {

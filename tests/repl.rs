@@ -68,6 +68,9 @@ fn errors_keep_the_session_alive() {
     let t = transcript("errors");
     // Every error is followed by more prompts, and the last fragment still runs.
     assert!(t.contains("^ not part of the litmus language"), "{t}");
+    // A fragment's error points at the line as typed; a header's, at the header.
+    assert!(t.contains("┌─ <input>:1:9"), "{t}");
+    assert!(t.contains("2 │ scopes: gpu"), "{t}");
     assert!(t.contains("1 complete pomset(s)"), "{t}");
     // :quit ends the session: the input after it is not echoed.
     assert!(t.trim_end().ends_with("pomset> :quit"), "{t}");

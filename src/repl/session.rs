@@ -341,12 +341,14 @@ impl Session {
             Ok(t) => t,
             Err(e) => return out.error(e),
         };
-        let src = if text.starts_with("litmus") {
-            format!("{text}\n")
+        let (src, parsed) = if text.starts_with("litmus") {
+            let src = format!("{text}\n");
+            let parsed = parse(&src, "<input>", out);
+            (src, parsed)
         } else {
-            self.wrap(&text)
+            self.parse_fragment(&text, out)
         };
-        let Some(test) = parse(&src, "<input>", out) else {
+        let Some(test) = parsed else {
             return;
         };
         let conditions = test.program.conditions.len();
@@ -377,6 +379,54 @@ impl Session {
         src.push_str(fragment);
         src.push('\n');
         src
+    }
+
+    /// Parses a fragment wrapped as a litmus test. Diagnostics that point
+    /// into the fragment are shown against the fragment as typed (line 1 is
+    /// the first line typed); those about the header the session added
+    /// (values, scopes) are shown against the whole wrapped test.
+    fn parse_fragment(&self, fragment: &str, out: &mut Output) -> (String, Option<Litmus>) {
+        let src = self.wrap(fragment);
+        let header = src.len() - fragment.len() - 1;
+        let typed = format!("{fragment}\n");
+        let shift = |d: &syntax::Diagnostics| -> Option<syntax::Diagnostics> {
+            let inside = |sp: &syntax::Span| sp.start >= header && sp.end <= src.len();
+            let moved = |sp: syntax::Span| syntax::Span::new(sp.start - header, sp.end - header);
+            d.iter()
+                .all(|d| inside(&d.span) && d.also.iter().all(|(sp, _)| inside(sp)))
+                .then(|| {
+                    syntax::Diagnostics(
+                        d.iter()
+                            .map(|d| syntax::Diagnostic {
+                                span: moved(d.span),
+                                also: d
+                                    .also
+                                    .iter()
+                                    .map(|(sp, l)| (moved(*sp), l.clone()))
+                                    .collect(),
+                                ..d.clone()
+                            })
+                            .collect(),
+                    )
+                })
+        };
+        let render = |d: &syntax::Diagnostics| match shift(d) {
+            Some(moved) => moved.render("<input>", &typed),
+            None => d.render("<input>", &src),
+        };
+        let parsed = match syntax::parse(&src) {
+            Ok(t) => {
+                if !t.warnings.is_empty() {
+                    out.push(Tone::Hint, render(&t.warnings));
+                }
+                Some(t)
+            }
+            Err(d) => {
+                out.push(Tone::Error, render(&d));
+                None
+            }
+        };
+        (src, parsed)
     }
 
     /// Replaces each `$NAME` by the fragment `:let` gave it.
@@ -434,8 +484,7 @@ impl Session {
             Err(e) => return out.error(e),
         };
         // Check the fragment now, so a typo shows where it was made.
-        let src = self.wrap(&body);
-        if parse(&src, "<input>", out).is_none() {
+        if self.parse_fragment(&body, out).1.is_none() {
             return;
         }
         out.plain(format!("{name} = {body}"));

@@ -174,3 +174,22 @@ fn ctrl_c_stops_a_query_and_keeps_the_session() {
     let run = s.eval(":run").output.render(false);
     assert!(!run.contains("interrupted"), "{run}");
 }
+
+#[test]
+fn every_book_session_is_shown_in_the_chapter() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let chapter = std::fs::read_to_string(root.join("book/src/repl.md")).expect("the chapter");
+    let mut shown = 0;
+    for entry in std::fs::read_dir(root.join("book/repl")).expect("book/repl") {
+        let path = entry.expect("entry").path();
+        let name = path.file_name().expect("a file name").to_string_lossy();
+        // tests/book.rs runs each console block and compares its output.
+        let command = format!("```console\n$ pomset repl book/repl/{name}\n");
+        assert!(
+            chapter.contains(&command),
+            "book/repl/{name} is not shown in repl.md"
+        );
+        shown += 1;
+    }
+    assert!(shown >= 5);
+}

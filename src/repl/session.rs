@@ -389,31 +389,7 @@ impl Session {
         let src = self.wrap(fragment);
         let header = src.len() - fragment.len() - 1;
         let typed = format!("{fragment}\n");
-        let shift = |d: &syntax::Diagnostics| -> Option<syntax::Diagnostics> {
-            let inside = |sp: &syntax::Span| sp.start >= header && sp.end <= src.len();
-            let moved = |sp: syntax::Span| syntax::Span::new(sp.start - header, sp.end - header);
-            d.iter()
-                .all(|d| inside(&d.span) && d.also.iter().all(|(sp, _)| inside(sp)))
-                .then(|| {
-                    syntax::Diagnostics(
-                        d.iter()
-                            .map(|d| syntax::Diagnostic {
-                                span: moved(d.span),
-                                also: d
-                                    .also
-                                    .iter()
-                                    .map(|(sp, l)| (moved(*sp), l.clone()))
-                                    .collect(),
-                                ..d.clone()
-                            })
-                            .collect(),
-                    )
-                })
-        };
-        let render = |d: &syntax::Diagnostics| match shift(d) {
-            Some(moved) => moved.render("<input>", &typed),
-            None => d.render("<input>", &src),
-        };
+        let render = |d: &syntax::Diagnostics| render_within(d, &src, header, &typed, "<input>");
         let parsed = match syntax::parse(&src) {
             Ok(t) => {
                 if !t.warnings.is_empty() {
@@ -471,6 +447,9 @@ impl Session {
             return out.error(":let takes NAME = FRAGMENT");
         };
         let name = name.trim();
+        if name.is_empty() {
+            return out.error(":let takes NAME = FRAGMENT");
+        }
         let valid = name
             .chars()
             .next()
@@ -620,8 +599,18 @@ impl Session {
     /// conditions name.
     fn with_condition(&self, condition: &str, out: &mut Output) -> Option<Litmus> {
         let cur = self.current(out)?;
-        let src = format!("{}\nexists ({condition})\n", cur.src.trim_end());
-        parse(&src, "<condition>", out)
+        let head = format!("{}\nexists (", cur.src.trim_end());
+        let src = format!("{head}{condition})\n");
+        match syntax::parse(&src) {
+            Ok(t) => Some(t),
+            Err(d) => {
+                out.push(
+                    Tone::Error,
+                    render_within(&d, &src, head.len(), condition, "<condition>"),
+                );
+                None
+            }
+        }
     }
 
     fn show(&self, args: &str, out: &mut Output) {
@@ -708,6 +697,9 @@ impl Session {
     }
 
     fn unset(&mut self, args: &str, out: &mut Output) {
+        if args.is_empty() {
+            return out.error(":unset takes an option name; :options lists them");
+        }
         let Some(info) = Model::OPTIONS.iter().find(|o| o.name == args) else {
             let names = Model::OPTIONS.iter().map(|o| o.name);
             return match crate::model::closest(args, names) {
@@ -962,6 +954,37 @@ fn set_text(slot: &mut Option<String>, what: &str, args: &str, out: &mut Output)
             out.plain(format!("{what} {v} (for fragments typed from now on)"));
         }
     }
+}
+
+/// Renders diagnostics about `src` against `typed`, the part of it that the
+/// user typed, which starts at byte `at`, when they all point into that part;
+/// otherwise against the whole of `src`.
+fn render_within(d: &syntax::Diagnostics, src: &str, at: usize, typed: &str, name: &str) -> String {
+    let end = at + typed.len();
+    // A span may start just past the typed text (an operand missing at its
+    // end); it is then shown at the end of the line.
+    let inside = |sp: &syntax::Span| sp.start >= at && sp.start <= end;
+    let moved = |sp: syntax::Span| syntax::Span::new(sp.start - at, sp.end.min(end) - at);
+    let all_inside = d
+        .iter()
+        .all(|d| inside(&d.span) && d.also.iter().all(|(sp, _)| inside(sp)));
+    if !all_inside {
+        return d.render(name, src);
+    }
+    let moved = syntax::Diagnostics(
+        d.iter()
+            .map(|d| syntax::Diagnostic {
+                span: moved(d.span),
+                also: d
+                    .also
+                    .iter()
+                    .map(|(sp, l)| (moved(*sp), l.clone()))
+                    .collect(),
+                ..d.clone()
+            })
+            .collect(),
+    );
+    moved.render(name, typed)
 }
 
 /// Parses a litmus text, rendering diagnostics (warnings too) into `out`.

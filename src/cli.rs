@@ -602,7 +602,9 @@ fn candidate_pomsets(
             }
         }
         Err(crate::semantics::decide::Unsupported::Option(k, v)) => {
-            println!("{k} = {v} is not implemented for listing candidates")
+            return Err(format!(
+                "{k} = {v} is not implemented (the book's \"The semantics\" says why); choose another value with --set {k}=..."
+            ));
         }
     }
     Ok(true)

@@ -598,7 +598,7 @@ impl Cx<'_> {
         );
         if !equiv(&mut self.sem.l, theta, ct, cs) {
             return Err(format!(
-                "✓ differs: target {} , source {}",
+                "✓ differs: target {}, source {}",
                 self.show(ct, &names),
                 self.show(cs, &names)
             ));

@@ -53,6 +53,11 @@ diagnostic_case!(
 );
 diagnostic_case!(equals_for_assignment, "litmus T\nx = 1;\n|| r := x;\n");
 diagnostic_case!(
+    missing_value_before_brace,
+    "litmus T\nif (1) { x := }\n|| r := x;\n"
+);
+diagnostic_case!(unmatched_brace, "litmus T\nx := 1; }\n|| r := x;\n");
+diagnostic_case!(
     unknown_model_option,
     "litmus T\nmodel { c7 = closure }\nx := 1;\n"
 );

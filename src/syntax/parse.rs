@@ -151,7 +151,19 @@ fn token_hint(src: &str, at: usize, tok: &Tok, expected: &[String]) -> Option<St
             Some("a thread label is written `P1:` at the start of the thread".to_string())
         }
         Tok::RParen | Tok::RBrace | Tok::RBracket => {
-            Some(format!("this `{tok}` has no opening partner"))
+            let (open, close) = match tok {
+                Tok::RParen => ('(', ')'),
+                Tok::RBrace => ('{', '}'),
+                _ => ('[', ']'),
+            };
+            let depth = before.matches(open).count() as i64 - before.matches(close).count() as i64;
+            if depth <= 0 {
+                Some(format!("this `{tok}` has no opening partner"))
+            } else if before.ends_with(":=") {
+                Some("`:=` needs an expression on its right".to_string())
+            } else {
+                Some(format!("something is missing before this `{tok}`"))
+            }
         }
         Tok::Ident(w) if ["exist", "forbidden", "allowed", "require"].contains(&w.as_str()) => {
             Some("conditions start with exists, ~exists, forall, allow or forbid".to_string())

@@ -111,8 +111,10 @@ pub fn interactive(color: bool) -> Result<(), String> {
         .build();
     let mut editor: Editor<ReplHelper, rustyline::history::DefaultHistory> =
         Editor::with_config(config).map_err(|e| format!("cannot start the line editor: {e}"))?;
+    let names = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
     editor.set_helper(Some(ReplHelper {
         files: FilenameCompleter::new(),
+        names: names.clone(),
     }));
     let history = history_path();
     if let Some(h) = &history {
@@ -139,6 +141,7 @@ pub fn interactive(color: bool) -> Result<(), String> {
                 }
                 CANCEL.store(false, Ordering::Relaxed);
                 let reply = session.eval(&line);
+                *names.borrow_mut() = session.let_names().map(str::to_string).collect();
                 if CANCEL.load(Ordering::Relaxed) {
                     // The terminal echoed ^C; start the answer on a line of its own.
                     println!();
@@ -160,6 +163,8 @@ pub fn interactive(color: bool) -> Result<(), String> {
 /// file names; the validator waits for balanced braces.
 struct ReplHelper {
     files: FilenameCompleter,
+    /// The names given with `:let`, completed after `$`.
+    names: std::rc::Rc<std::cell::RefCell<Vec<String>>>,
 }
 
 fn pairs<'a>(word: &str, candidates: impl Iterator<Item = &'a str>, suffix: &str) -> Vec<Pair> {
@@ -182,6 +187,20 @@ impl Completer for ReplHelper {
         ctx: &Context<'_>,
     ) -> rustyline::Result<(usize, Vec<Pair>)> {
         let before = &line[..pos];
+        // `$NAME` anywhere: the fragments named with :let.
+        let word_start = before
+            .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .map_or(0, |i| {
+                i + before[i..].chars().next().map_or(1, char::len_utf8)
+            });
+        if before[..word_start].ends_with('$') {
+            let names = self.names.borrow();
+            let word = &before[word_start..];
+            return Ok((
+                word_start,
+                pairs(word, names.iter().map(String::as_str), ""),
+            ));
+        }
         let Some(command) = before.strip_prefix(':') else {
             return Ok((pos, Vec::new()));
         };

@@ -157,6 +157,52 @@ are listed; larger ones add order only.")]
         #[arg(long, default_value_t = 200_000)]
         max_pomsets: usize,
     },
+    /// Draw complete pomsets: text for the terminal, SVG, TikZ or DOT.
+    #[command(after_help = "\
+Examples:
+  pomset draw examples/classic/mp+rel+acq.litmus
+  pomset draw examples/classic/mp+rel+acq.litmus --format svg -o mp.svg
+  pomset draw examples/classic/lb+datas.litmus --outcome 'P0:r = 1 /\\ P1:s = 0' --format tikz
+  pomset draw examples/classic/sb.litmus --which complete --format text
+
+Threads are columns, events sit in program order and read `κ | label` (`tt |`
+omitted). Each arrow's style says why it is there: dependency (s3),
+sync-delays (s7a), co-delays (s8a), matching (c6, c7a, c8a, with rf),
+strong fencing (c7b), blocking (c8b), M8a, §12 and rmw (M9b, M9c); rf that
+adds no drawn order is dotted. Only each order's transitive reduction is
+drawn unless --all-edges. SVG needs no external program; TikZ compiles with
+pdflatex (--snippet for the tikzpicture alone).")]
+    Draw {
+        path: PathBuf,
+        /// Only pomsets whose final state satisfies this proposition.
+        #[arg(long, value_name = "CONDITION")]
+        outcome: Option<String>,
+        /// all | complete | candidates | N (the N-th complete pomset).
+        #[arg(long, default_value = "1", value_name = "WHICH")]
+        which: String,
+        #[arg(long, value_enum, default_value_t = DrawFormat::Text)]
+        format: DrawFormat,
+        /// Write to this file instead of standard output.
+        #[arg(short = 'o', value_name = "PATH")]
+        output: Option<PathBuf>,
+        /// Every edge of each order, not only its transitive reduction.
+        #[arg(long)]
+        all_edges: bool,
+        /// Draw the legend (default: on for svg and tikz).
+        #[arg(long, conflicts_with = "no_legend")]
+        legend: bool,
+        /// Leave the legend out.
+        #[arg(long)]
+        no_legend: bool,
+        /// TikZ: the tikzpicture alone, without the standalone document.
+        #[arg(long)]
+        snippet: bool,
+        /// Draw the initialising writes as a thread `init`.
+        #[arg(long)]
+        init: bool,
+        #[arg(long = "set", value_name = "OPTION=VALUE")]
+        set: Vec<String>,
+    },
     /// Say why an outcome is forbidden: the rule that fails for each way to reach it.
     #[command(after_help = "\
 Examples:
@@ -300,6 +346,36 @@ pub fn run(cli: Cli) -> ExitCode {
                 pomsets(&path, outcome.as_deref(), &set, (limit, max_pomsets), color)
             }
         }
+        Command::Draw {
+            path,
+            outcome,
+            which,
+            format,
+            output,
+            all_edges,
+            legend,
+            no_legend,
+            snippet,
+            init,
+            set,
+        } => {
+            let opts = DrawArgs {
+                which,
+                format,
+                all_edges,
+                legend: (legend || no_legend).then_some(legend),
+                snippet,
+                init,
+            };
+            crate::render::draw::command(
+                &path,
+                outcome.as_deref(),
+                &set,
+                opts,
+                output.as_deref(),
+                color,
+            )
+        }
         Command::Explain {
             path,
             condition,
@@ -340,6 +416,25 @@ pub fn run(cli: Cli) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum DrawFormat {
+    Text,
+    Svg,
+    Tikz,
+    Dot,
+}
+
+/// `pomset draw`'s options, as given.
+#[derive(Clone, Debug)]
+pub struct DrawArgs {
+    pub which: String,
+    pub format: DrawFormat,
+    pub all_edges: bool,
+    pub legend: Option<bool>,
+    pub snippet: bool,
+    pub init: bool,
 }
 
 /// Applies `--set name=value` overrides to a model.
@@ -443,7 +538,7 @@ fn usage(message: &str) -> ExitCode {
 /// Parses a test; a condition from the command line is parsed as one more
 /// condition of the file, so it names registers and locations exactly as the
 /// file's own conditions do.
-fn parse_with_condition(
+pub(crate) fn parse_with_condition(
     path: &Path,
     condition: Option<&str>,
     color: bool,

@@ -26,6 +26,11 @@ fn exploring_lb() {
     // With relaxed accesses LB's outcome is reachable; with acquire reads it is too
     // under the default model (the note's c7a and c8b leave it to the model).
     assert!(t.contains("9 complete pomset(s), 3 shown"), "{t}");
+    // :draw numbers pomsets as the last listing did, --outcome included.
+    assert!(
+        t.contains("pomset> :draw 1\nFRAGMENT: P0:r=1; P1:s=1"),
+        "{t}"
+    );
     insta::assert_snapshot!("explore_lb", t);
 }
 

@@ -171,3 +171,58 @@ fn rf_and_orders(out: &mut String, w: &Witness) {
         );
     }
 }
+
+/// A picture for the terminal: threads side by side, then the arrows as a
+/// list grouped by class. Columns are as wide as their widest event, so four
+/// threads of ordinary labels fit in 80 columns.
+pub fn picture(pic: &super::Picture) -> String {
+    let mut out = format!("{}\n", pic.title);
+    let cell = |n: &super::picture::Node| format!("e{} {}", n.id, n.ascii());
+    let widths: Vec<usize> = (0..pic.threads.len())
+        .map(|c| {
+            pic.events
+                .iter()
+                .filter(|n| n.column == c)
+                .map(|n| cell(n).chars().count())
+                .chain([pic.threads[c].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut line = |cells: Vec<String>| {
+        let mut l = String::from(" ");
+        for (c, s) in cells.iter().enumerate() {
+            let _ = write!(l, " {s:<w$} ", w = widths[c]);
+        }
+        out.push_str(l.trim_end());
+        out.push('\n');
+    };
+    line(pic.threads.clone());
+    for row in 0..pic.rows() {
+        line(
+            (0..pic.threads.len())
+                .map(|c| {
+                    pic.events
+                        .iter()
+                        .find(|n| n.column == c && n.row == row)
+                        .map_or(String::new(), cell)
+                })
+                .collect(),
+        );
+    }
+    for class in pic.classes() {
+        let name = class.name().split(" (").next().unwrap_or("");
+        let edges: Vec<String> = pic
+            .arrows
+            .iter()
+            .filter(|a| a.class == class)
+            .map(|a| {
+                let rules = a.rules.join(",");
+                let (f, t) = (pic.events[a.from].id, pic.events[a.to].id);
+                format!("e{f}→e{t} {rules}")
+            })
+            .collect();
+        let _ = writeln!(out, "  {name}: {}", edges.join("; "));
+    }
+    out
+}

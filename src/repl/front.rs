@@ -231,6 +231,12 @@ impl Completer for ReplHelper {
                 " ",
             ),
             (_, Some("values" | "scopes")) => pairs(word, ["default"].into_iter(), ""),
+            (_, Some("draw")) if index > 0 && words.get(index - 1) == Some(&"--format") => {
+                pairs(word, ["text", "dot", "tikz", "svg"].into_iter(), " ")
+            }
+            (i, Some("draw")) if i >= 2 && word.starts_with('-') => {
+                pairs(word, ["--format", "-o"].into_iter(), " ")
+            }
             (_, Some("load")) | (_, Some("draw")) => return self.files.complete(line, pos, ctx),
             _ => Vec::new(),
         };

@@ -56,7 +56,7 @@ pub const COMMANDS: &[CommandInfo] = &[
     CommandInfo {
         name: "draw",
         args: "N [--format FORMAT] [-o PATH]",
-        help: "draw pomset N of the last listing as a diagram",
+        help: "draw pomset N of the last listing: text, dot, tikz or svg",
     },
     CommandInfo {
         name: "set",
@@ -121,7 +121,7 @@ fn details(name: &str) -> &'static str {
         "values" => "  :values {0, 1, 2}      fragments declare V = {0, 1, 2}\n  :values default        V is computed from the program again",
         "scopes" => "  :scopes gpu { cta { P0 } cta { P1 } }\n  Threads of a fragment are named P0, P1, ... in order.",
         "refine" => "  :refine r := x; s := x ~> r := x; s := r",
-        "draw" => "  :draw 1 --format dot -o lb.dot",
+        "draw" => "  :draw 1                       the first pomset as a text picture\n  :draw 2 --format svg -o lb.svg  an SVG file (also dot, tikz)",
         _ => "",
     }
 }
@@ -165,6 +165,8 @@ pub struct Session {
     values: Option<String>,
     scopes: Option<String>,
     listing: Vec<String>,
+    /// The `--outcome` of the last listing, so `:draw N` numbers as it did.
+    listing_outcome: Option<String>,
     cancel: Option<&'static AtomicBool>,
 }
 
@@ -203,7 +205,7 @@ impl Session {
                 "pomsets" | "p" => self.pomsets(args, &mut out),
                 "show" => self.show(args, &mut out),
                 "explain" | "e" => self.explain(args, &mut out),
-                "draw" => draw(args, &mut out),
+                "draw" => self.draw(args, &mut out),
                 "set" => self.set(args, &mut out),
                 "unset" => self.unset(args, &mut out),
                 "options" => self.options(&mut out),
@@ -357,6 +359,7 @@ impl Session {
             src,
             test,
         });
+        self.listing_outcome = None;
         self.list(None, out);
         if conditions > 0 {
             out.hint(format!(
@@ -528,6 +531,7 @@ impl Session {
                 ))
             }
         };
+        self.listing_outcome = condition.map(str::to_string);
         match condition {
             None => self.list(None, out),
             Some(c) => {
@@ -865,6 +869,72 @@ impl Session {
         }
     }
 
+    /// `:draw N [--format text|dot|tikz|svg] [-o PATH]`: pomset N of the last
+    /// listing (same numbering, same `--outcome`), as `pomset draw` draws it.
+    fn draw(&self, args: &str, out: &mut Output) {
+        use crate::render::draw::{draw, DrawOptions, Format, Which};
+        let usage = ":draw N [--format text|dot|tikz|svg] [-o PATH]";
+        let mut words = args.split_whitespace();
+        let Some(n) = words
+            .next()
+            .and_then(|n| n.parse::<usize>().ok())
+            .filter(|n| *n >= 1)
+        else {
+            return out.error(format!(":draw takes a pomset number from 1: {usage}"));
+        };
+        let (mut format, mut path) = (Format::Text, None);
+        while let Some(w) = words.next() {
+            match (w, words.next()) {
+                ("--format", Some(f)) => {
+                    format = match f {
+                        "text" => Format::Text,
+                        "dot" => Format::Dot,
+                        "tikz" => Format::Tikz,
+                        "svg" => Format::Svg,
+                        other => {
+                            return out.error(format!(
+                                "`{other}` is not a format; use text, dot, tikz or svg"
+                            ))
+                        }
+                    }
+                }
+                ("-o", Some(p)) => path = Some(PathBuf::from(p)),
+                ("--format" | "-o", None) => return out.error(format!("{w} takes a value")),
+                (other, _) => return out.error(format!("unexpected `{other}`; {usage}")),
+            }
+        }
+        let test = match &self.listing_outcome {
+            Some(c) => match self.with_condition(c, out) {
+                Some(t) => t,
+                None => return,
+            },
+            None => match self.current(out) {
+                Some(cur) => cur.test.clone(),
+                None => return,
+            },
+        };
+        let opts = DrawOptions {
+            format,
+            which: Which::Nth(n),
+            outcome: self
+                .listing_outcome
+                .as_ref()
+                .and_then(|_| test.program.conditions.last().map(|c| c.prop.clone())),
+            ..DrawOptions::default()
+        };
+        let text = match draw(&test, &self.model(), &opts) {
+            Ok(t) => t,
+            Err(e) => return out.error(e.to_string()),
+        };
+        match path {
+            Some(p) => match std::fs::write(&p, text) {
+                Ok(()) => out.plain(format!("wrote {}", p.display())),
+                Err(e) => out.error(format!("cannot write {}: {e}", p.display())),
+            },
+            None => out.plain(text),
+        }
+    }
+
     /// `:refine S1 ~> S2`: `pomset refine --from S1 --to S2`, with the
     /// session's values and `:set` options.
     fn refine(&self, args: &str, out: &mut Output) {
@@ -915,27 +985,6 @@ impl Session {
             Err(e) => out.error(e.to_string()),
         }
     }
-}
-
-/// `:draw N [--format F] [-o PATH]`: the arguments are checked now; drawing
-/// comes with the diagrams module.
-fn draw(args: &str, out: &mut Output) {
-    let mut words = args.split_whitespace();
-    if words.next().and_then(|n| n.parse::<usize>().ok()).is_none() {
-        return out.error(":draw takes a pomset number: :draw N [--format FORMAT] [-o PATH]");
-    }
-    while let Some(w) = words.next() {
-        match w {
-            "--format" | "-o" if words.next().is_some() => {}
-            "--format" | "-o" => return out.error(format!("{w} takes a value")),
-            other => {
-                return out.error(format!(
-                    "unexpected `{other}`; :draw N [--format FORMAT] [-o PATH]"
-                ))
-            }
-        }
-    }
-    out.error("drawing is not available in this build (it comes with the diagrams module)");
 }
 
 /// `:values` and `:scopes`: show, reset with `default`, or set.

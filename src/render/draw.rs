@@ -1,0 +1,240 @@
+//! `pomset draw`: the complete pomsets of a test as pictures, in one call.
+//!
+//! ```
+//! use pomset::render::draw::{draw, DrawOptions, Format};
+//! let test = pomset::syntax::parse(
+//!     "litmus MP\nx := 1; y.rel := 1;\n|| r := y.acq; s := x;\nforbid (r = 1 /\\ s = 0)\n",
+//! ).expect("a well-formed test");
+//! let opts = DrawOptions { format: Format::Text, ..DrawOptions::default() };
+//! let text = draw(&test, &test.program.model, &opts).expect("drawable");
+//! assert!(text.contains("W^rel y1"));
+//! ```
+
+use super::picture::{self, Picture, Shown};
+use crate::model::Model;
+use crate::semantics::decide::{outcomes_visiting, Limits, State};
+use crate::semantics::verdict::holds;
+use crate::syntax::core::Prop;
+use crate::syntax::Litmus;
+
+/// The output formats.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Format {
+    Dot,
+    Tikz,
+    Svg,
+    #[default]
+    Text,
+}
+
+/// Which pomsets to draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Which {
+    /// Complete and candidate pomsets (candidates: not implemented yet).
+    All,
+    /// Every complete pomset (that satisfies the outcome).
+    Complete,
+    /// Candidate pomsets: not implemented yet.
+    Candidates,
+    /// The n-th complete pomset, from 1.
+    Nth(usize),
+}
+
+impl Default for Which {
+    fn default() -> Which {
+        Which::Nth(1)
+    }
+}
+
+/// Everything `draw` needs besides the test and the model.
+#[derive(Clone, Debug, Default)]
+pub struct DrawOptions {
+    pub format: Format,
+    pub which: Which,
+    /// Only pomsets whose final state satisfies this.
+    pub outcome: Option<Prop>,
+    /// Every edge of each order instead of its transitive reduction.
+    pub all_edges: bool,
+    /// `None`: the format's default (on for SVG and TikZ, off for text and DOT).
+    pub legend: Option<bool>,
+    /// TikZ: the `tikzpicture` alone, without the document around it.
+    pub snippet: bool,
+    /// Draw the initialising writes as a thread of their own.
+    pub init: bool,
+}
+
+/// Why nothing was drawn, as one line for the user.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DrawError {
+    /// `--which candidates` or `all`.
+    CandidatesNotImplemented,
+    /// No complete pomset (with that outcome, or with that number).
+    Nothing { matching: usize, wanted: Which },
+    /// The model has an option the semantics does not implement.
+    Unsupported(String),
+    /// The search stopped at a limit before finding the pomset.
+    Limit(String),
+}
+
+impl std::fmt::Display for DrawError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DrawError::CandidatesNotImplemented => write!(
+                f,
+                "drawing candidate pomsets is not implemented yet; use --which complete or a number"
+            ),
+            DrawError::Nothing { matching: 0, .. } => {
+                write!(f, "no complete pomset ends in that outcome")
+            }
+            DrawError::Nothing { matching, wanted } => {
+                let n = match wanted {
+                    Which::Nth(n) => *n,
+                    _ => 0,
+                };
+                write!(
+                    f,
+                    "there are {matching} complete pomset(s), so there is no pomset {n}"
+                )
+            }
+            DrawError::Unsupported(o) => write!(f, "{o} is not implemented by the semantics yet"),
+            DrawError::Limit(l) => write!(f, "the search stopped at a limit ({l}) before drawing"),
+        }
+    }
+}
+
+impl std::error::Error for DrawError {}
+
+/// Draws the chosen complete pomsets of a test in one format.
+pub fn draw(lit: &Litmus, model: &Model, opts: &DrawOptions) -> Result<String, DrawError> {
+    let pics = pictures(lit, model, opts)?;
+    Ok(render(&pics, opts))
+}
+
+/// Renders pictures already built.
+pub fn render(pics: &[Picture], opts: &DrawOptions) -> String {
+    match opts.format {
+        Format::Text => {
+            let legend = opts.legend.unwrap_or(false);
+            let mut parts: Vec<String> = pics.iter().map(super::text::picture).collect();
+            if legend {
+                parts.push(text_legend());
+            }
+            parts.join("\n")
+        }
+        Format::Dot => pics
+            .iter()
+            .map(|p| super::dot::picture(p, opts.legend.unwrap_or(false)))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Format::Tikz => super::tikz::document(pics, opts.legend.unwrap_or(true), opts.snippet),
+        Format::Svg => super::svg::document(pics, opts.legend.unwrap_or(true)),
+    }
+}
+
+fn text_legend() -> String {
+    let mut out = String::from("Legend:\n");
+    for c in picture::Class::ALL {
+        out.push_str(&format!("  {}\n", c.name()));
+    }
+    out
+}
+
+/// The pictures `opts.which` and `opts.outcome` choose, in search order.
+pub fn pictures(
+    lit: &Litmus,
+    model: &Model,
+    opts: &DrawOptions,
+) -> Result<Vec<Picture>, DrawError> {
+    if matches!(opts.which, Which::All | Which::Candidates) {
+        return Err(DrawError::CandidatesNotImplemented);
+    }
+    let p = &lit.program;
+    let shown = Shown {
+        all_edges: opts.all_edges,
+        init: opts.init,
+    };
+    let mut pics = Vec::new();
+    let mut matching = 0usize;
+    let mut visit = |sem: &crate::semantics::construct::Sem,
+                     sk: &crate::pomset::Skeleton,
+                     w: &crate::check::Witness,
+                     state: &State| {
+        if opts.outcome.as_ref().is_some_and(|f| !holds(p, state, f)) {
+            return;
+        }
+        matching += 1;
+        let wanted = match opts.which {
+            Which::Nth(n) => n == matching,
+            _ => true,
+        };
+        if wanted {
+            pics.push(picture::complete(sem, p, sk, w, state, shown));
+        }
+    };
+    let found = outcomes_visiting(p, model, Limits::default(), Some(&mut visit));
+    let o = found.map_err(|crate::semantics::decide::Unsupported::Option(k, v)| {
+        DrawError::Unsupported(format!("{k} = {v}"))
+    })?;
+    if pics.is_empty() {
+        if let Some(l) = o.limit {
+            return Err(DrawError::Limit(l));
+        }
+        return Err(DrawError::Nothing {
+            matching,
+            wanted: opts.which,
+        });
+    }
+    Ok(pics)
+}
+
+/// `pomset draw FILE`: parses, draws, and prints or writes the result.
+pub fn command(
+    path: &std::path::Path,
+    outcome: Option<&str>,
+    sets: &[String],
+    args: crate::cli::DrawArgs,
+    output: Option<&std::path::Path>,
+    color: bool,
+) -> Result<bool, String> {
+    use crate::cli::DrawFormat;
+    let which = match args.which.as_str() {
+        "all" => Which::All,
+        "complete" => Which::Complete,
+        "candidates" => Which::Candidates,
+        n => match n.parse::<usize>() {
+            Ok(n) if n >= 1 => Which::Nth(n),
+            _ => {
+                return Err(format!(
+                    "--which takes all, complete, candidates or a number from 1, not `{n}`"
+                ))
+            }
+        },
+    };
+    let Some(test) = crate::cli::parse_with_condition(path, outcome, color)? else {
+        return Ok(false);
+    };
+    let mut model = test.program.model;
+    crate::cli::apply_sets(&mut model, sets)?;
+    let opts = DrawOptions {
+        format: match args.format {
+            DrawFormat::Text => Format::Text,
+            DrawFormat::Svg => Format::Svg,
+            DrawFormat::Tikz => Format::Tikz,
+            DrawFormat::Dot => Format::Dot,
+        },
+        which,
+        outcome: outcome.and_then(|_| test.program.conditions.last().map(|c| c.prop.clone())),
+        all_edges: args.all_edges,
+        legend: args.legend,
+        snippet: args.snippet,
+        init: args.init,
+    };
+    let text = draw(&test, &model, &opts).map_err(|e| e.to_string())?;
+    match output {
+        Some(o) => {
+            std::fs::write(o, text).map_err(|e| format!("cannot write {}: {e}", o.display()))?
+        }
+        None => print!("{text}"),
+    }
+    Ok(true)
+}

@@ -1,0 +1,381 @@
+//! One plain value that every diagram format renders: threads as columns,
+//! events in program order, and arrows classed by why they exist (§1.4's
+//! conventions).
+
+use crate::action::{Action, Kind, Mode, Scope};
+use crate::check::{OrderKind, Reason, Witness};
+use crate::pomset::Skeleton;
+use crate::semantics::construct::Sem;
+use crate::semantics::decide::State;
+use crate::syntax::core::Program;
+
+/// A pomset ready to draw.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Picture {
+    /// The test's name and the pomset's final state, one line.
+    pub title: String,
+    /// Column names, left to right.
+    pub threads: Vec<String>,
+    /// Events, sorted by column then row.
+    pub events: Vec<Node>,
+    /// Arrows to draw, each pair and class once.
+    pub arrows: Vec<Arrow>,
+}
+
+/// An event: where it sits and what it says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Node {
+    /// The event's number in the pomset (`e3`).
+    pub id: usize,
+    /// Index into `Picture::threads`.
+    pub column: usize,
+    /// Position in the column, by program order.
+    pub row: usize,
+    /// κ(e) as text; `None` when it is tt (always, for complete pomsets).
+    pub kappa: Option<String>,
+    pub label: Label,
+}
+
+/// An action's parts, so each format can typeset them its own way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Label {
+    pub kind: Kind,
+    /// `None` for the default mode (rlx) of an access, as the note drops it.
+    pub mode: Option<Mode>,
+    /// `None` for the default scope (sys).
+    pub scope: Option<Scope>,
+    /// `None` for a fence.
+    pub loc: Option<String>,
+    pub value: Option<i64>,
+}
+
+/// Why an arrow is there (§1.4), one style per class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Class {
+    /// s3: control, data or address dependency.
+    Dependency,
+    /// s7a.
+    SyncDelays,
+    /// s8a.
+    CoDelays,
+    /// c6, c7a, c8a: order that rf brings.
+    Matching,
+    /// c7b.
+    StrongFencing,
+    /// c8b.
+    Blocking,
+    /// M8a: sync order between overlapping events, copied into ⊑.
+    LocFromSync,
+    /// §12: conflicting dependency order, copied into ⊑.
+    TwoOrder,
+    /// M9b, M9c: read-modify-write.
+    Rmw,
+    /// rf that adds no drawn order (the note's dotted arrows).
+    Rf,
+    /// An edge of the closure that no rule added directly (`--all-edges`).
+    Implied,
+}
+
+impl Class {
+    pub const ALL: [Class; 11] = [
+        Class::Dependency,
+        Class::SyncDelays,
+        Class::CoDelays,
+        Class::Matching,
+        Class::StrongFencing,
+        Class::Blocking,
+        Class::LocFromSync,
+        Class::TwoOrder,
+        Class::Rmw,
+        Class::Rf,
+        Class::Implied,
+    ];
+
+    /// The class of the rule that added an edge.
+    pub fn of(r: Reason) -> Class {
+        match r {
+            Reason::Dependency => Class::Dependency,
+            Reason::SyncDelays => Class::SyncDelays,
+            Reason::CoDelays => Class::CoDelays,
+            Reason::C6 | Reason::C7a | Reason::C8a => Class::Matching,
+            Reason::C7b => Class::StrongFencing,
+            Reason::C8b => Class::Blocking,
+            Reason::M8a => Class::LocFromSync,
+            Reason::TwoOrder => Class::TwoOrder,
+            Reason::Rmw | Reason::Atomicity => Class::Rmw,
+        }
+    }
+
+    /// The legend's words, which also name the class in text output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Dependency => "dependency (s3)",
+            Class::SyncDelays => "sync-delays (s7a)",
+            Class::CoDelays => "co-delays (s8a)",
+            Class::Matching => "matching (c6, c7a, c8a)",
+            Class::StrongFencing => "strong fencing (c7b)",
+            Class::Blocking => "blocking (c8b)",
+            Class::LocFromSync => "sync on one location (M8a)",
+            Class::TwoOrder => "conflicting dependency (§12)",
+            Class::Rmw => "read-modify-write (M9b, M9c)",
+            Class::Rf => "rf adding no order",
+            Class::Implied => "implied by transitivity",
+        }
+    }
+
+    /// A short identifier: CSS class, TikZ style and DOT comment.
+    pub fn key(self) -> &'static str {
+        match self {
+            Class::Dependency => "dep",
+            Class::SyncDelays => "sync",
+            Class::CoDelays => "co",
+            Class::Matching => "match",
+            Class::StrongFencing => "fence",
+            Class::Blocking => "block",
+            Class::LocFromSync => "locsync",
+            Class::TwoOrder => "twoorder",
+            Class::Rmw => "rmw",
+            Class::Rf => "rf",
+            Class::Implied => "implied",
+        }
+    }
+
+    /// Colour (hex RGB) and dash pattern (`None`: solid).
+    pub fn style(self) -> (&'static str, Option<&'static str>) {
+        match self {
+            Class::Dependency => ("000000", None),
+            Class::SyncDelays => ("1f5fbf", None),
+            Class::CoDelays => ("2e8b57", Some("6 3")),
+            Class::Matching => ("c0392b", None),
+            Class::StrongFencing => ("8e44ad", Some("8 2 2 2")),
+            Class::Blocking => ("d35400", Some("4 3")),
+            Class::LocFromSync => ("7f8c8d", Some("1 3")),
+            Class::TwoOrder => ("16a085", Some("6 2 1 2")),
+            Class::Rmw => ("8b4513", None),
+            Class::Rf => ("c0392b", Some("1.5 3")),
+            Class::Implied => ("b0b0b0", None),
+        }
+    }
+}
+
+/// An arrow between two events (indices into `Picture::events`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Arrow {
+    pub from: usize,
+    pub to: usize,
+    pub class: Class,
+    /// The rules behind it (`c6`, `s7a`, `rf`, ...), each once.
+    pub rules: Vec<&'static str>,
+    /// The orders it belongs to (empty for a bare rf arrow).
+    pub orders: Vec<OrderKind>,
+}
+
+/// Which edges and events to draw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Shown {
+    /// Every edge of each order, not only its transitive reduction.
+    pub all_edges: bool,
+    /// The initialising writes and their edges.
+    pub init: bool,
+}
+
+/// The picture of one complete pomset.
+pub fn complete(
+    sem: &Sem,
+    p: &Program,
+    sk: &Skeleton,
+    w: &Witness,
+    state: &State,
+    shown: Shown,
+) -> Picture {
+    let init = p.threads.len();
+    let keep = |e: usize| shown.init || sk.labels[e].thread as usize != init;
+    let mut threads: Vec<String> = p.threads.iter().map(|t| t.name.clone()).collect();
+    if shown.init {
+        threads.insert(0, "init".to_string());
+    }
+    let column = |a: &Action| -> usize {
+        let t = a.thread as usize;
+        match (shown.init, t == init) {
+            (true, true) => 0,
+            (true, false) => t + 1,
+            _ => t,
+        }
+    };
+    let mut order: Vec<usize> = (0..sk.len()).filter(|&e| keep(e)).collect();
+    let rank = |e: usize| (0..sk.len()).filter(|&d| sk.po.has(d, e)).count();
+    order.sort_by_key(|&e| (column(&sk.labels[e]), rank(e), e));
+    let mut events: Vec<Node> = Vec::new();
+    for &e in &order {
+        let a = &sk.labels[e];
+        let c = column(a);
+        let row = events.iter().filter(|n| n.column == c).count();
+        events.push(Node {
+            id: e,
+            column: c,
+            row,
+            kappa: None,
+            label: label(sem, a),
+        });
+    }
+    let index = |e: usize| order.iter().position(|&x| x == e);
+    let mut arrows: Vec<Arrow> = Vec::new();
+    for k in [OrderKind::Dep, OrderKind::Sync, OrderKind::Loc] {
+        let o = w.orders.get(k);
+        let edges: Vec<(usize, usize)> = if shown.all_edges {
+            o.edges().collect()
+        } else {
+            o.reduction().edges().collect()
+        };
+        for (a, b) in edges {
+            let (Some(from), Some(to)) = (index(a), index(b)) else {
+                continue;
+            };
+            let why = w
+                .edges
+                .iter()
+                .find(|(kind, x, y, _)| *kind == k && *x == a && *y == b)
+                .map(|&(_, _, _, r)| r);
+            let (class, rule) = match why {
+                Some(r) => (Class::of(r), super::text::rule(r)),
+                None => (Class::Implied, "closure"),
+            };
+            add(&mut arrows, from, to, class, rule, Some(k));
+        }
+    }
+    for (e, d) in w.rf.iter().enumerate() {
+        let (Some(to), Some(from)) = (index(e), d.and_then(index)) else {
+            continue;
+        };
+        let drawn = arrows
+            .iter_mut()
+            .find(|x| x.from == from && x.to == to && x.class == Class::Matching);
+        match drawn {
+            Some(x) => x.rules.insert(0, "rf"),
+            None => add(&mut arrows, from, to, Class::Rf, "rf", None),
+        }
+    }
+    arrows.sort_by_key(|x| (x.class, x.from, x.to));
+    Picture {
+        title: format!("{}: {}", p.name, state_text(state)),
+        threads,
+        events,
+        arrows,
+    }
+}
+
+fn add(
+    arrows: &mut Vec<Arrow>,
+    from: usize,
+    to: usize,
+    class: Class,
+    rule: &'static str,
+    k: Option<OrderKind>,
+) {
+    let i = match arrows
+        .iter()
+        .position(|x| x.from == from && x.to == to && x.class == class)
+    {
+        Some(i) => i,
+        None => {
+            arrows.push(Arrow {
+                from,
+                to,
+                class,
+                rules: vec![],
+                orders: vec![],
+            });
+            arrows.len() - 1
+        }
+    };
+    let x = &mut arrows[i];
+    if !x.rules.contains(&rule) {
+        x.rules.push(rule);
+    }
+    if let Some(k) = k.filter(|k| !x.orders.contains(k)) {
+        x.orders.push(k);
+    }
+}
+
+fn label(sem: &Sem, a: &Action) -> Label {
+    let access = a.kind != Kind::Fence;
+    Label {
+        kind: a.kind,
+        mode: (a.mode != Mode::Rlx || !access).then_some(a.mode),
+        scope: (a.scope != Scope::Sys).then_some(a.scope),
+        loc: access.then(|| {
+            sem.dense_names
+                .get(a.loc as usize)
+                .cloned()
+                .unwrap_or_else(|| "?".to_string())
+        }),
+        value: access.then_some(a.value),
+    }
+}
+
+/// `r=1; s=0; [x]=1`, the registers without their thread prefix when unambiguous.
+fn state_text(state: &State) -> String {
+    let show = |v: &Option<i64>| v.map_or("?".to_string(), |v| v.to_string());
+    state
+        .regs
+        .iter()
+        .map(|(k, v)| format!("{k}={}", show(v)))
+        .chain(state.mem.iter().map(|(k, v)| format!("[{k}]={}", show(v))))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+impl Label {
+    /// The ASCII form: `W^rel_cta y1`, `Rx0`, `F^sc`.
+    pub fn ascii(&self) -> String {
+        let mut s = String::from(kind_letter(self.kind));
+        if let Some(m) = self.mode {
+            s.push('^');
+            s.push_str(m.as_str());
+        }
+        if let Some(sc) = self.scope {
+            s.push('_');
+            s.push_str(sc.as_str());
+        }
+        if let (Some(loc), Some(v)) = (&self.loc, self.value) {
+            if s.len() > 1 {
+                s.push(' ');
+            }
+            s.push_str(&format!("{loc}{v}"));
+        }
+        s
+    }
+}
+
+pub fn kind_letter(k: Kind) -> &'static str {
+    match k {
+        Kind::Read => "R",
+        Kind::Write => "W",
+        Kind::Fence => "F",
+    }
+}
+
+impl Node {
+    /// `κ | label` with `tt |` omitted, in ASCII.
+    pub fn ascii(&self) -> String {
+        match &self.kappa {
+            Some(k) => format!("{k} | {}", self.label.ascii()),
+            None => self.label.ascii(),
+        }
+    }
+}
+
+impl Picture {
+    /// How many rows the tallest column has.
+    pub fn rows(&self) -> usize {
+        self.events.iter().map(|n| n.row + 1).max().unwrap_or(0)
+    }
+
+    /// The classes that occur, in legend order.
+    pub fn classes(&self) -> Vec<Class> {
+        Class::ALL
+            .into_iter()
+            .filter(|c| self.arrows.iter().any(|a| a.class == *c))
+            .collect()
+    }
+}

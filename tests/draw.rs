@@ -1,0 +1,125 @@
+//! Diagrams: snapshots of every format for eight examples, and SVG that
+//! parses as XML with one node per event and one path per drawn arrow.
+
+use pomset::render::draw::{draw, pictures, DrawOptions, Format, Which};
+use pomset::syntax;
+
+const EXAMPLES: [&str; 8] = [
+    "classic/mp+rel+acq",
+    "classic/lb",
+    "classic/sb",
+    "classic/iriw",
+    "catalogue/c13-pub1-sys",
+    "catalogue/c19-rfi-bad-exchg",
+    "catalogue/c06-mp-fences",
+    "classic/lb+false-dep",
+];
+
+fn load(name: &str) -> syntax::Litmus {
+    let path = format!("{}/examples/{name}.litmus", env!("CARGO_MANIFEST_DIR"));
+    let src = std::fs::read_to_string(&path).expect("example exists");
+    syntax::parse(&src).expect("example parses")
+}
+
+fn opts(format: Format) -> DrawOptions {
+    DrawOptions {
+        format,
+        ..DrawOptions::default()
+    }
+}
+
+#[test]
+fn every_format_of_eight_examples() {
+    for name in EXAMPLES {
+        let test = load(name);
+        let key = name.rsplit('/').next().unwrap_or(name);
+        for (format, ext) in [
+            (Format::Text, "text"),
+            (Format::Dot, "dot"),
+            (Format::Tikz, "tikz"),
+            (Format::Svg, "svg"),
+        ] {
+            let out = draw(&test, &test.program.model, &opts(format)).expect("drawable");
+            insta::assert_snapshot!(format!("{key}.{ext}"), out);
+        }
+    }
+}
+
+#[test]
+fn every_example_renders_to_svg_with_a_node_per_event_and_a_path_per_arrow() {
+    let dir = format!("{}/examples", env!("CARGO_MANIFEST_DIR"));
+    let files = pomset::cli::litmus_files(&[dir.into()]).expect("examples listed");
+    assert!(files.len() > 60);
+    for path in files {
+        let src = std::fs::read_to_string(&path).expect("readable");
+        let test = syntax::parse(&src).expect("parses");
+        let o = opts(Format::Svg);
+        let Ok(pics) = pictures(&test, &test.program.model, &o) else {
+            continue;
+        };
+        let svg = pomset::render::draw::render(&pics, &o);
+        let doc = roxmltree::Document::parse(&svg)
+            .unwrap_or_else(|e| panic!("{}: not XML: {e}", path.display()));
+        let class = |n: &roxmltree::Node, c: &str| {
+            n.attribute("class")
+                .is_some_and(|k| k.split(' ').next() == Some(c))
+        };
+        let nodes = doc.descendants().filter(|n| class(n, "node")).count();
+        let edges = doc.descendants().filter(|n| class(n, "edge")).count();
+        assert_eq!(nodes, pics[0].events.len(), "{}", path.display());
+        assert_eq!(edges, pics[0].arrows.len(), "{}", path.display());
+    }
+}
+
+#[test]
+fn rf_without_order_and_all_edges() {
+    // MP+rel+acq's pomset with r=1, s=1: rf is inside matching order, so no
+    // bare rf arrow; --all-edges adds e2→e5's transitive companions.
+    let test = load("classic/mp+rel+acq");
+    let mut o = opts(Format::Text);
+    o.which = Which::Complete;
+    let reduced = pictures(&test, &test.program.model, &o).expect("drawable");
+    o.all_edges = true;
+    let all = pictures(&test, &test.program.model, &o).expect("drawable");
+    assert_eq!(reduced.len(), all.len());
+    let count = |p: &[pomset::render::Picture]| p.iter().map(|p| p.arrows.len()).sum::<usize>();
+    assert!(count(&all) > count(&reduced));
+}
+
+#[test]
+fn candidates_and_missing_pomsets_are_one_line_errors() {
+    let test = load("classic/mp");
+    let mut o = opts(Format::Text);
+    o.which = Which::Candidates;
+    let e = draw(&test, &test.program.model, &o).expect_err("not implemented");
+    assert!(e.to_string().contains("not implemented yet"));
+    o.which = Which::Nth(1000);
+    let e = draw(&test, &test.program.model, &o).expect_err("too few pomsets");
+    assert_eq!(
+        e.to_string(),
+        "there are 9 complete pomset(s), so there is no pomset 1000"
+    );
+}
+
+#[test]
+fn the_books_svgs_are_current() {
+    for (name, file) in [
+        ("classic/mp+rel+acq", "mp-rel-acq.svg"),
+        ("catalogue/c06-mp-fences", "c06-mp-fences.svg"),
+    ] {
+        let test = load(name);
+        // Pomset 4 of each is the message arriving: r = 1 and s = 1.
+        let mut o = opts(Format::Svg);
+        o.which = Which::Nth(4);
+        let svg = draw(&test, &test.program.model, &o).expect("drawable");
+        let path = format!("{}/book/src/diagrams/{file}", env!("CARGO_MANIFEST_DIR"));
+        if std::env::var_os("POMSET_BLESS").is_some() {
+            std::fs::write(&path, &svg).expect("writable");
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == svg,
+            "{file} is stale: rerun with POMSET_BLESS=1 cargo test --test draw"
+        );
+    }
+}

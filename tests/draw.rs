@@ -123,3 +123,19 @@ fn the_books_svgs_are_current() {
         );
     }
 }
+
+#[test]
+fn text_of_every_example_fits_in_80_columns() {
+    let dir = format!("{}/examples", env!("CARGO_MANIFEST_DIR"));
+    let files = pomset::cli::litmus_files(&[dir.into()]).expect("examples listed");
+    for path in files {
+        let src = std::fs::read_to_string(&path).expect("readable");
+        let test = syntax::parse(&src).expect("parses");
+        let Ok(text) = draw(&test, &test.program.model, &opts(Format::Text)) else {
+            continue;
+        };
+        for line in text.lines() {
+            assert!(line.chars().count() <= 80, "{}: {line}", path.display());
+        }
+    }
+}

@@ -116,6 +116,9 @@ limit is named; it is never a wrong answer.")]
         /// Print the logic layer's counters (queries, cache hits, SAT calls) per test.
         #[arg(long)]
         stats: bool,
+        /// Draw, as SVG in this directory, one complete pomset for each condition it allows.
+        #[arg(long, value_name = "DIR")]
+        draw: Option<PathBuf>,
     },
     /// List the complete (or candidate) pomsets of a test in the note's notation.
     #[command(after_help = "\
@@ -327,7 +330,15 @@ pub fn run(cli: Cli) -> ExitCode {
             max_pomsets,
             timeout,
             stats,
-        } => run_tests(&paths, &set, json, (max_pomsets, timeout), stats, color),
+            draw,
+        } => run_tests(
+            &paths,
+            &set,
+            json,
+            (max_pomsets, timeout),
+            (stats, draw),
+            color,
+        ),
         Command::Pomsets {
             path,
             outcome,
@@ -455,7 +466,7 @@ fn run_tests(
     sets: &[String],
     json: bool,
     (max_pomsets, timeout): (usize, Option<f64>),
-    stats: bool,
+    (stats, draw): (bool, Option<PathBuf>),
     color: bool,
 ) -> Result<bool, String> {
     use crate::report::Report;
@@ -504,6 +515,12 @@ fn run_tests(
             println!("{text}");
         }
         ok &= met;
+        if let Some(dir) = &draw {
+            match crate::render::draw::witnesses(test, &model, dir) {
+                Ok(files) => files.iter().for_each(|f| eprintln!("drew {}", f.display())),
+                Err(e) => eprintln!("error: {e}"),
+            }
+        }
         true
     })
     .map(|parsed| {

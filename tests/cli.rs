@@ -156,3 +156,39 @@ fn repl_reads_a_script_and_no_arguments_without_a_terminal_prints_help() {
     let help = pomset(&["repl", "--help"]);
     assert!(text(&help.stdout).contains("pomset repl < session.txt"));
 }
+
+#[test]
+fn draw_writes_files_and_run_draws_allowed_conditions() {
+    let dir = std::env::temp_dir().join(format!("pomset-draw-{}", std::process::id()));
+    let svg = dir.join("mp.svg");
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let out = pomset(&[
+        "draw",
+        "examples/classic/mp+rel+acq.litmus",
+        "--format",
+        "svg",
+        "-o",
+        svg.to_str().expect("utf-8 path"),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let drawn = std::fs::read_to_string(&svg).expect("svg written");
+    assert!(drawn.starts_with("<svg") && drawn.contains("W<tspan"));
+    let out = pomset(&["draw", "examples/classic/mp.litmus", "--which", "x"]);
+    assert_eq!(out.status.code(), Some(2));
+    // MP's relaxed outcome is allowed, MP+rel+acq's is forbidden: one file.
+    let runs = dir.join("runs");
+    let out = pomset(&[
+        "run",
+        "examples/classic/mp.litmus",
+        "examples/classic/mp+rel+acq.litmus",
+        "--draw",
+        runs.to_str().expect("utf-8 path"),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let mut files: Vec<String> = std::fs::read_dir(&runs)
+        .expect("dir made")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["MP.1.svg"]);
+}

@@ -123,3 +123,49 @@ fn the_books_svgs_are_current() {
         );
     }
 }
+
+#[test]
+fn text_of_every_example_fits_in_80_columns() {
+    let dir = format!("{}/examples", env!("CARGO_MANIFEST_DIR"));
+    let files = pomset::cli::litmus_files(&[dir.into()]).expect("examples listed");
+    for path in files {
+        let src = std::fs::read_to_string(&path).expect("readable");
+        let test = syntax::parse(&src).expect("parses");
+        let Ok(text) = draw(&test, &test.program.model, &opts(Format::Text)) else {
+            continue;
+        };
+        for line in text.lines() {
+            assert!(line.chars().count() <= 80, "{}: {line}", path.display());
+        }
+    }
+}
+
+#[test]
+fn rf_between_threads_points_down_unless_it_closes_a_cycle() {
+    let row = |name: &str, n: usize| {
+        let test = load(name);
+        let mut o = opts(Format::Text);
+        o.which = Which::Nth(n);
+        let pics = pictures(&test, &test.program.model, &o).expect("drawable");
+        pics[0]
+            .events
+            .iter()
+            .map(|e| (e.id, e.row))
+            .collect::<Vec<_>>()
+    };
+    // MP+rel+acq, r = 1 and s = 1: both reads sit below the writes they read.
+    assert_eq!(
+        row("classic/mp+rel+acq", 4),
+        [(2, 0), (3, 1), (4, 2), (5, 3)]
+    );
+    // LB+false-dep, r = 1 and s = 1: rf and po form a cycle, rows are po.
+    assert_eq!(
+        row("classic/lb+false-dep", 7),
+        [(2, 0), (3, 1), (4, 0), (5, 1)]
+    );
+    // Pomset 1 reads only initial values: rows are program order.
+    assert_eq!(
+        row("classic/mp+rel+acq", 1),
+        [(2, 0), (3, 1), (4, 0), (5, 1)]
+    );
+}

@@ -238,3 +238,43 @@ pub fn command(
     }
     Ok(true)
 }
+
+/// `pomset run --draw DIR`: for each condition that some complete pomset
+/// satisfies, the first such pomset as `DIR/NAME.K.svg` (K counts the
+/// file's conditions from 1). Returns the files written.
+pub fn witnesses(
+    lit: &Litmus,
+    model: &Model,
+    dir: &std::path::Path,
+) -> Result<Vec<std::path::PathBuf>, String> {
+    let p = &lit.program;
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let stem: String = p
+        .name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let mut written = Vec::new();
+    for (k, c) in p.conditions.iter().enumerate() {
+        let opts = DrawOptions {
+            format: Format::Svg,
+            outcome: Some(c.prop.clone()),
+            ..DrawOptions::default()
+        };
+        let svg = match draw(lit, model, &opts) {
+            Ok(svg) => svg,
+            Err(DrawError::Nothing { .. }) => continue,
+            Err(e) => return Err(e.to_string()),
+        };
+        let path = dir.join(format!("{stem}.{}.svg", k + 1));
+        std::fs::write(&path, svg).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        written.push(path);
+    }
+    Ok(written)
+}

@@ -256,11 +256,44 @@ pub fn complete(
         }
     }
     arrows.sort_by_key(|x| (x.class, x.from, x.to));
+    layer(&mut events, &arrows);
     Picture {
         title: format!("{}: {}", p.name, state_text(state)),
         threads,
         events,
         arrows,
+    }
+}
+
+/// Moves events down so that rf between threads points down, when rf and
+/// program order allow it (longest paths over both). When they form a cycle
+/// (a load-buffering outcome, say), rows stay as program order gives them.
+fn layer(events: &mut [Node], arrows: &[Arrow]) {
+    let rf =
+        |a: &&Arrow| a.rules.first() == Some(&"rf") && events[a.from].column != events[a.to].column;
+    let rf: Vec<(usize, usize)> = arrows.iter().filter(rf).map(|a| (a.from, a.to)).collect();
+    let mut rows: Vec<usize> = events.iter().map(|n| n.row).collect();
+    for _ in 0..=events.len() {
+        let mut changed = false;
+        for i in 0..events.len() {
+            let above = events
+                .iter()
+                .enumerate()
+                .filter(|(j, m)| m.column == events[i].column && m.row < events[i].row && *j != i)
+                .map(|(j, _)| j)
+                .chain(rf.iter().filter(|&&(_, t)| t == i).map(|&(f, _)| f));
+            let want = above.map(|j| rows[j] + 1).max().unwrap_or(0);
+            if want > rows[i] {
+                rows[i] = want;
+                changed = true;
+            }
+        }
+        if !changed {
+            for (n, r) in events.iter_mut().zip(rows) {
+                n.row = r;
+            }
+            return;
+        }
     }
 }
 

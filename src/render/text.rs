@@ -176,7 +176,8 @@ fn rf_and_orders(out: &mut String, w: &Witness) {
 /// list grouped by class. Columns are as wide as their widest event, so four
 /// threads of ordinary labels fit in 80 columns.
 pub fn picture(pic: &super::Picture) -> String {
-    let mut out = format!("{}\n", pic.title);
+    let (name, state) = pic.title.split_once(": ").unwrap_or((&pic.title, ""));
+    let mut out = wrap(&format!("{name}:"), state.split("; "), ";", "");
     let cell = |n: &super::picture::Node| format!("e{} {}", n.id, n.ascii());
     let widths: Vec<usize> = (0..pic.threads.len())
         .map(|c| {
@@ -222,7 +223,39 @@ pub fn picture(pic: &super::Picture) -> String {
                 format!("e{f}→e{t} {rules}")
             })
             .collect();
-        let _ = writeln!(out, "  {name}: {}", edges.join("; "));
+        out.push_str(&wrap(
+            &format!("  {name}:"),
+            edges.iter().map(String::as_str),
+            ";",
+            "    ",
+        ));
     }
+    out
+}
+
+/// `head` and the items separated by `sep`, broken into lines of at most 80
+/// characters; continuation lines start with `indent`.
+fn wrap<'a>(head: &str, items: impl Iterator<Item = &'a str>, sep: &str, indent: &str) -> String {
+    let mut out = String::new();
+    let mut line = head.to_string();
+    let items: Vec<&str> = items.collect();
+    for (i, item) in items.iter().enumerate() {
+        let item = if i + 1 < items.len() {
+            format!("{item}{sep}")
+        } else {
+            item.to_string()
+        };
+        let room = line.chars().count() + 1 + item.chars().count() <= 80;
+        if !room && line.chars().count() > indent.len() {
+            out.push_str(&line);
+            out.push('\n');
+            line = indent.to_string();
+        } else {
+            line.push(' ');
+        }
+        line.push_str(&item);
+    }
+    out.push_str(line.trim_end());
+    out.push('\n');
     out
 }

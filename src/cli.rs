@@ -180,7 +180,7 @@ pdflatex (--snippet for the tikzpicture alone).")]
         /// Only pomsets whose final state satisfies this proposition.
         #[arg(long, value_name = "CONDITION")]
         outcome: Option<String>,
-        /// all | complete | candidates | N (the N-th complete pomset).
+        /// complete | candidates (those not complete) | all (every candidate) | N (the N-th complete pomset).
         #[arg(long, default_value = "1", value_name = "WHICH")]
         which: String,
         #[arg(long, value_enum, default_value_t = DrawFormat::Text)]

@@ -91,8 +91,10 @@ fn candidates_and_missing_pomsets_are_one_line_errors() {
     let test = load("classic/mp");
     let mut o = opts(Format::Text);
     o.which = Which::Candidates;
-    let e = draw(&test, &test.program.model, &o).expect_err("not implemented");
-    assert!(e.to_string().contains("not implemented yet"));
+    o.outcome = test.program.conditions.last().map(|c| c.prop.clone());
+    let e = draw(&test, &test.program.model, &o).expect_err("no final state");
+    assert!(e.to_string().contains("drop --outcome"), "{e}");
+    o.outcome = None;
     o.which = Which::Nth(1000);
     let e = draw(&test, &test.program.model, &o).expect_err("too few pomsets");
     assert_eq!(
@@ -167,5 +169,35 @@ fn rf_between_threads_points_down_unless_it_closes_a_cycle() {
     assert_eq!(
         row("classic/mp+rel+acq", 1),
         [(2, 0), (3, 1), (4, 0), (5, 1)]
+    );
+}
+
+/// Candidates (§1.3) draw like complete pomsets, with κ where it is not a
+/// tautology and the rules they miss in the title: the two writes of CoWW
+/// are each present or left out, and only both together terminate.
+#[test]
+fn candidates_draw_with_their_preconditions() {
+    let test = load("classic/coww");
+    let mut o = opts(Format::Text);
+    o.which = Which::Candidates;
+    let text = draw(&test, &test.program.model, &o).expect("three incomplete candidates");
+    insta::assert_snapshot!(text);
+    o.which = Which::All;
+    let all = pictures(&test, &test.program.model, &o).expect("four candidates");
+    assert_eq!(all.len(), 4);
+    assert!(all[0].title.ends_with("candidate 1 (complete)"));
+    let dep =
+        pomset::syntax::parse("litmus DEP\nr := x; y := r;\nexists (r = 1)\n").expect("parses");
+    let pics = pictures(&dep, &dep.program.model, &o).expect("candidates");
+    let kappas: Vec<&str> = pics
+        .iter()
+        .flat_map(|p| p.events.iter().filter_map(|e| e.kappa.as_deref()))
+        .collect();
+    assert!(kappas.contains(&"1=s2 ∨ 0=s2 ⇒ s2=1"), "{kappas:?}");
+    o.format = Format::Svg;
+    let svg = draw(&dep, &dep.program.model, &o).expect("svg");
+    assert!(
+        svg.contains("1=s2 ∨ 0=s2 ⇒ s2=1 |"),
+        "κ is drawn in the node"
     );
 }

@@ -30,11 +30,11 @@ pub enum Format {
 /// Which pomsets to draw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Which {
-    /// Complete and candidate pomsets (candidates: not implemented yet).
+    /// Every candidate pomset (§1.3), complete or not.
     All,
     /// Every complete pomset (that satisfies the outcome).
     Complete,
-    /// Candidate pomsets: not implemented yet.
+    /// The candidate pomsets that are not complete.
     Candidates,
     /// The n-th complete pomset, from 1.
     Nth(usize),
@@ -66,8 +66,9 @@ pub struct DrawOptions {
 /// Why nothing was drawn, as one line for the user.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DrawError {
-    /// `--which candidates` or `all`.
-    CandidatesNotImplemented,
+    /// `--outcome` with `--which candidates` or `all`: a candidate need not
+    /// have a final state.
+    OutcomeOfCandidates,
     /// No complete pomset (with that outcome, or with that number).
     Nothing { matching: usize, wanted: Which },
     /// The model has an option the semantics does not implement.
@@ -79,10 +80,17 @@ pub enum DrawError {
 impl std::fmt::Display for DrawError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            DrawError::CandidatesNotImplemented => write!(
+            DrawError::OutcomeOfCandidates => write!(
                 f,
-                "drawing candidate pomsets is not implemented yet; use --which complete or a number"
+                "--outcome selects complete pomsets by their final state, which a candidate need not have; drop --outcome or use --which complete"
             ),
+            DrawError::Nothing {
+                matching,
+                wanted: Which::Candidates,
+            } => write!(f, "all {matching} candidate pomset(s) are complete"),
+            DrawError::Nothing {
+                wanted: Which::All, ..
+            } => write!(f, "there is no candidate pomset"),
             DrawError::Nothing { matching: 0, .. } => {
                 write!(f, "no complete pomset ends in that outcome")
             }
@@ -145,14 +153,17 @@ pub fn pictures(
     model: &Model,
     opts: &DrawOptions,
 ) -> Result<Vec<Picture>, DrawError> {
-    if matches!(opts.which, Which::All | Which::Candidates) {
-        return Err(DrawError::CandidatesNotImplemented);
-    }
     let p = &lit.program;
     let shown = Shown {
         all_edges: opts.all_edges,
         init: opts.init,
     };
+    if matches!(opts.which, Which::All | Which::Candidates) {
+        if opts.outcome.is_some() {
+            return Err(DrawError::OutcomeOfCandidates);
+        }
+        return candidate_pictures(lit, model, opts.which, shown);
+    }
     let mut pics = Vec::new();
     let mut matching = 0usize;
     let mut visit = |sem: &crate::semantics::construct::Sem,
@@ -182,6 +193,40 @@ pub fn pictures(
         return Err(DrawError::Nothing {
             matching,
             wanted: opts.which,
+        });
+    }
+    Ok(pics)
+}
+
+/// Candidate pomsets: every one (`All`) or those that are not complete.
+fn candidate_pictures(
+    lit: &Litmus,
+    model: &Model,
+    which: Which,
+    shown: Shown,
+) -> Result<Vec<Picture>, DrawError> {
+    use crate::semantics::candidates::{candidates_visiting, Candidate};
+    let p = &lit.program;
+    let mut pics = Vec::new();
+    let mut n = 0usize;
+    let mut visit = |sem: &crate::semantics::construct::Sem, c: &Candidate| {
+        n += 1;
+        if which == Which::All || !c.complete {
+            pics.push(picture::candidate(sem, p, n, c, shown));
+        }
+    };
+    let listing = candidates_visiting(p, model, Limits::default(), &mut visit).map_err(
+        |crate::semantics::decide::Unsupported::Option(k, v)| {
+            DrawError::Unsupported(format!("{k} = {v}"))
+        },
+    )?;
+    if pics.is_empty() {
+        if let Some(l) = listing.limit {
+            return Err(DrawError::Limit(l));
+        }
+        return Err(DrawError::Nothing {
+            matching: listing.candidates,
+            wanted: which,
         });
     }
     Ok(pics)

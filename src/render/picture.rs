@@ -5,6 +5,7 @@
 use crate::action::{Action, Kind, Mode, Scope};
 use crate::check::{OrderKind, Reason, Witness};
 use crate::pomset::Skeleton;
+use crate::semantics::candidates::Candidate;
 use crate::semantics::construct::Sem;
 use crate::semantics::decide::State;
 use crate::syntax::core::Program;
@@ -188,6 +189,48 @@ pub fn complete(
     state: &State,
     shown: Shown,
 ) -> Picture {
+    let title = format!("{}: {}", p.name, state_text(state));
+    build(sem, p, sk, w, &[], title, shown)
+}
+
+/// The picture of one candidate pomset (§1.3), numbered `n`: its events
+/// carry κ where κ is not a tautology, and the title says what keeps it
+/// from being complete.
+pub fn candidate(sem: &Sem, p: &Program, n: usize, c: &Candidate, shown: Shown) -> Picture {
+    let status = if c.complete {
+        "complete".to_string()
+    } else {
+        let mut missing = Vec::new();
+        let sk = c.skeleton;
+        if (0..sk.len()).any(|e| sk.labels[e].kind == Kind::Read && c.witness.rf[e].is_none()) {
+            missing.push("c2b");
+        }
+        if c.kappa.iter().any(Option::is_some) {
+            missing.push("c3");
+        }
+        if !c.check.is_empty() {
+            missing.push("c5");
+        }
+        format!("not complete: {}", missing.join(", "))
+    };
+    let mut title = format!("{}: candidate {n} ({status})", p.name);
+    for (thread, check) in c.check {
+        title.push_str(&format!("; ✓ {thread}: {check}"));
+    }
+    build(sem, p, c.skeleton, c.witness, c.kappa, title, shown)
+}
+
+/// The picture of a pomset with rf and orders `w`; `kappa[e]` is κ(e)
+/// when it is not a tautology (empty: every κ is tt).
+fn build(
+    sem: &Sem,
+    p: &Program,
+    sk: &Skeleton,
+    w: &Witness,
+    kappa: &[Option<String>],
+    title: String,
+    shown: Shown,
+) -> Picture {
     let init = p.threads.len();
     let keep = |e: usize| shown.init || sk.labels[e].thread as usize != init;
     let mut threads: Vec<String> = p.threads.iter().map(|t| t.name.clone()).collect();
@@ -214,7 +257,7 @@ pub fn complete(
             id: e,
             column: c,
             row,
-            kappa: None,
+            kappa: kappa.get(e).cloned().flatten(),
             label: label(sem, a),
         });
     }
@@ -258,7 +301,7 @@ pub fn complete(
     arrows.sort_by_key(|x| (x.class, x.from, x.to));
     layer(&mut events, &arrows);
     Picture {
-        title: format!("{}: {}", p.name, state_text(state)),
+        title,
         threads,
         events,
         arrows,

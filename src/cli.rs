@@ -595,6 +595,9 @@ fn pomsets(
         ..Limits::default()
     };
     let listing = pomset_listing(p, &model, filter.as_ref(), limits);
+    if let Some(option) = &listing.unsupported {
+        return Err(unsupported_text(option));
+    }
     for shown in listing.pomsets.iter().take(limit) {
         println!("{shown}");
     }
@@ -609,15 +612,16 @@ pub struct Listing {
     pub pomsets: Vec<String>,
     /// The limit that stopped the search, if one did.
     pub limit: Option<String>,
-    /// The model option the semantics does not implement, if any.
-    pub unsupported: bool,
+    /// The model option the semantics does not implement, if any
+    /// (`if_closure = on`).
+    pub unsupported: Option<String>,
 }
 
 impl Listing {
     /// "N complete pomset(s)", with how many are shown and any limit.
     pub fn summary(&self, shown: usize) -> String {
-        if self.unsupported {
-            return "unsupported under this model".to_string();
+        if let Some(option) = &self.unsupported {
+            return unsupported_text(option);
         }
         let n = self.pomsets.len();
         let mut out = format!("{n} complete pomset(s)");
@@ -662,14 +666,21 @@ pub fn pomset_listing(
             limit: o.limit.or_else(|| {
                 (matching > MAX_LISTED).then(|| format!("{MAX_LISTED} pomsets listed"))
             }),
-            unsupported: false,
+            unsupported: None,
         },
-        Err(_) => Listing {
+        Err(crate::semantics::decide::Unsupported::Option(k, v)) => Listing {
             pomsets: Vec::new(),
             limit: None,
-            unsupported: true,
+            unsupported: Some(format!("{k} = {v}")),
         },
     }
+}
+
+/// The one line that says an option value is refused, and where to read why.
+pub fn unsupported_text(option: &str) -> String {
+    format!(
+        "{option} is not implemented (the book's \"The semantics\", section \"Not implemented\", says why); choose another value with --set"
+    )
 }
 
 fn candidate_pomsets(
@@ -714,9 +725,7 @@ fn candidate_pomsets(
             }
         }
         Err(crate::semantics::decide::Unsupported::Option(k, v)) => {
-            return Err(format!(
-                "{k} = {v} is not implemented (the book's \"The semantics\" says why); choose another value with --set {k}=..."
-            ));
+            return Err(unsupported_text(&format!("{k} = {v}")));
         }
     }
     Ok(true)
@@ -734,6 +743,11 @@ fn explain(
     let p = &test.program;
     let mut model = p.model;
     apply_sets(&mut model, sets)?;
+    crate::semantics::decide::refused(&model).map_err(
+        |crate::semantics::decide::Unsupported::Option(k, v)| {
+            unsupported_text(&format!("{k} = {v}"))
+        },
+    )?;
     let chosen: Vec<usize> = match condition {
         Some(_) => vec![p.conditions.len() - 1],
         None => (0..p.conditions.len()).collect(),
@@ -764,7 +778,9 @@ pub fn explain_text(p: &crate::syntax::core::Program, model: &Model, chosen: &[u
                     out.push_str(&format!("  {line}\n"));
                 }
             }
-            Err(_) => out.push_str("  unsupported under this model\n"),
+            Err(crate::semantics::decide::Unsupported::Option(k, v)) => {
+                out.push_str(&format!("  {}\n", unsupported_text(&format!("{k} = {v}"))))
+            }
         }
     }
     out

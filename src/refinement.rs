@@ -366,10 +366,11 @@ pub fn refine(
     model: &Model,
     limits: Limits,
 ) -> Result<RefineReport, RefineError> {
-    if model.merge == crate::model::Merge::Multi {
+    if let Err(crate::semantics::decide::Unsupported::Option(k, v)) =
+        crate::semantics::decide::refused(model)
+    {
         return Err(RefineError::Unsupported(format!(
-            "merge = {} (merge = off and binary are implemented)",
-            model.merge.as_str()
+            "{k} = {v} (merge = off and binary, and if_closure = off, are implemented)"
         )));
     }
     let mut report = RefineReport {

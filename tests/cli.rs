@@ -192,3 +192,41 @@ fn draw_writes_files_and_run_draws_allowed_conditions() {
     files.sort();
     assert_eq!(files, ["MP.1.svg"]);
 }
+
+/// An option value the semantics does not implement is refused by every
+/// command, never silently read as another value.
+#[test]
+fn every_command_refuses_if_closure_on() {
+    let mp = "examples/classic/mp.litmus";
+    for args in [
+        vec!["pomsets", mp],
+        vec!["pomsets", "--candidates", mp],
+        vec!["explain", mp],
+        vec!["draw", mp],
+    ] {
+        let mut all = args.clone();
+        all.extend(["--set", "if_closure=on"]);
+        let out = pomset(&all);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            text(&out.stderr).contains("if_closure = on is not implemented"),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+    let out = pomset(&["run", "--set", "if_closure=on", mp]);
+    assert!(
+        text(&out.stdout).contains("if_closure = on"),
+        "run reports it"
+    );
+    let out = pomset(&[
+        "refine",
+        "--set",
+        "if_closure=on",
+        "--from",
+        "x := 1;",
+        "--to",
+        "skip;",
+    ]);
+    assert!(text(&out.stdout).contains("unsupported: if_closure = on"));
+}

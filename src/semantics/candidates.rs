@@ -25,7 +25,7 @@ use super::tau::Events;
 use crate::action::{Kind, ThreadId};
 use crate::check::{candidates_counted, RfMode, Witness};
 use crate::logic::{Addr, FormulaId, Names, Notation};
-use crate::model::{IfClosure, Merge, Model, Monotonicity};
+use crate::model::{Model, Monotonicity};
 use crate::pomset::Skeleton;
 use crate::syntax::core::Program;
 
@@ -62,12 +62,7 @@ pub fn candidates_visiting(
     limits: Limits,
     visit: &mut dyn FnMut(&Sem, &Candidate),
 ) -> Result<Listing, Unsupported> {
-    if model.if_closure == IfClosure::On {
-        return Err(Unsupported::Option("if_closure", "on"));
-    }
-    if model.merge == Merge::Multi {
-        return Err(Unsupported::Option("merge", model.merge.as_str()));
-    }
+    super::decide::refused(model)?;
     // As in `decide`: stronger labels (monotonicity) add no candidates worth
     // listing separately; the labels are those written.
     let model = &Model {

@@ -100,6 +100,19 @@ pub fn outcomes(p: &Program, model: &Model, limits: Limits) -> Result<Outcomes, 
     outcomes_visiting(p, model, limits, None)
 }
 
+/// The option values no command decides, refused rather than read another
+/// way: `if_closure = on` (the book's "The semantics" says why) and
+/// `merge = multi`. Every entry point into the semantics calls this.
+pub fn refused(model: &Model) -> Result<(), Unsupported> {
+    if model.if_closure == IfClosure::On {
+        return Err(Unsupported::Option("if_closure", "on"));
+    }
+    if model.merge == Merge::Multi {
+        return Err(Unsupported::Option("merge", model.merge.as_str()));
+    }
+    Ok(())
+}
+
 /// As `outcomes`, calling `visit` on every complete pomset found.
 pub fn outcomes_visiting<'v>(
     p: &Program,
@@ -107,12 +120,7 @@ pub fn outcomes_visiting<'v>(
     limits: Limits,
     visit: Option<&'v mut Visit<'v>>,
 ) -> Result<Outcomes, Unsupported> {
-    if model.if_closure == IfClosure::On {
-        return Err(Unsupported::Option("if_closure", "on"));
-    }
-    if model.merge == Merge::Multi {
-        return Err(Unsupported::Option("merge", model.merge.as_str()));
-    }
+    refused(model)?;
     // Pruning rule (monotonicity, §2): every rule that reads a mode or scope
     // (sync-delays, co-delays, strongly-overlaps/-fences/-matches, c7a, c7b,
     // c8a/c8b's ⊑̇, §10, §11, footnote 1) only adds constraints as modes and

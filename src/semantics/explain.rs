@@ -26,6 +26,7 @@ pub struct Explanation {
 const SHOWN: usize = 6;
 
 pub fn explain(p: &Program, model: &Model, prop: &Prop) -> Result<Explanation, Unsupported> {
+    decide::refused(model)?;
     let model = &Model {
         monotonicity: crate::model::Monotonicity::Off,
         ..*model

@@ -24,7 +24,7 @@ use super::decide::{
 use super::tau::Events;
 use crate::action::{Kind, ThreadId};
 use crate::check::{candidates_counted, RfMode, Witness};
-use crate::logic::{Addr, FormulaId, Names, Notation};
+use crate::logic::{FormulaId, Notation};
 use crate::model::{Model, Monotonicity};
 use crate::pomset::Skeleton;
 use crate::syntax::core::Program;
@@ -164,10 +164,10 @@ fn list(
                 open_check.push((t, v.check));
             }
         }
-        let names = PositionNames {
+        let names = super::explain::FormulaNames {
             p,
             sem,
-            position: &position,
+            position: Some(&position),
         };
         let mut kappa: Vec<Option<String>> = vec![None; sk.len()];
         for &(pos, k) in &open_kappa {
@@ -219,17 +219,7 @@ fn list(
                 .get_or_insert_with(|| "--max-steps".to_string());
             return Ok(());
         }
-        // Next combination of thread variants, odometer style.
-        let mut i = 0;
-        while i < choice.len() {
-            choice[i] += 1;
-            if choice[i] < threads[i].len() {
-                break;
-            }
-            choice[i] = 0;
-            i += 1;
-        }
-        if i == choice.len() {
+        if !super::decide::next_choice(&mut choice, |i| threads[i].len()) {
             return Ok(());
         }
     }
@@ -268,37 +258,6 @@ fn dependency_choices(
         out.push(kept.into_iter().map(|(d, k)| (e.id, d, k)).collect());
     }
     out
-}
-
-/// Names for printed formulas: registers by name, a read's symbol by the
-/// event's position in the listing (`s3` is e3's value).
-struct PositionNames<'a> {
-    p: &'a Program,
-    sem: &'a Sem<'a>,
-    position: &'a HashMap<u32, usize>,
-}
-
-impl Names for PositionNames<'_> {
-    fn reg(&self, r: u32) -> String {
-        self.p
-            .regs
-            .get(r as usize)
-            .map_or_else(|| format!("r{r}"), |i| i.name.clone())
-    }
-    fn read(&self, e: u32) -> String {
-        match self.position.get(&e) {
-            Some(pos) => format!("s{pos}"),
-            None => format!("s?{e}"),
-        }
-    }
-    fn loc(&self, addr: Addr) -> String {
-        self.sem
-            .dense
-            .get(&addr)
-            .and_then(|d| self.sem.dense_names.get(*d as usize))
-            .cloned()
-            .unwrap_or_else(|| format!("[{addr}]"))
-    }
 }
 
 /// The subsets of `deps`, smallest first; only `deps` itself when it has

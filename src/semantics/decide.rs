@@ -630,21 +630,24 @@ impl Product<'_, '_> {
                 };
                 self.record(sem, &sk, &w, state, out);
             }
-            // Next assignment of observer values, odometer style.
-            let mut i = 0;
-            while i < pick.len() {
-                pick[i] += 1;
-                if pick[i] < options[i].len() {
-                    break;
-                }
-                pick[i] = 0;
-                i += 1;
-            }
-            if i == pick.len() {
+            if !next_choice(&mut pick, |i| options[i].len()) {
                 return Ok(());
             }
         }
     }
+}
+
+/// Advances `pick` to the next choice, odometer style, where position i
+/// ranges over `0..size(i)`; false once every choice has been made.
+pub(super) fn next_choice(pick: &mut [usize], size: impl Fn(usize) -> usize) -> bool {
+    for i in 0..pick.len() {
+        pick[i] += 1;
+        if pick[i] < size(i) {
+            return true;
+        }
+        pick[i] = 0;
+    }
+    false
 }
 
 /// The observer's reads, one per named location (values chosen later).

@@ -278,13 +278,21 @@ fn label_text(sem: &Sem, p: &Program, a: &Action) -> String {
 }
 
 fn show(sem: &Sem, p: &Program, f: crate::logic::FormulaId) -> String {
-    let names = FormulaNames { p, sem };
+    let names = FormulaNames {
+        p,
+        sem,
+        position: None,
+    };
     sem.l.display(f, Notation::Unicode, &names).to_string()
 }
 
-struct FormulaNames<'a> {
-    p: &'a Program,
-    sem: &'a Sem<'a>,
+/// Names for printed formulas: registers by name, locations by name, and a
+/// read's symbol `s{e}` by its event id or, given `position`, by the
+/// event's position in a listing (`s?{id}`: a read not in the listing).
+pub(super) struct FormulaNames<'a> {
+    pub(super) p: &'a Program,
+    pub(super) sem: &'a Sem<'a>,
+    pub(super) position: Option<&'a std::collections::HashMap<u32, usize>>,
 }
 
 impl Names for FormulaNames<'_> {
@@ -295,7 +303,11 @@ impl Names for FormulaNames<'_> {
             .map_or_else(|| format!("r{r}"), |i| i.name.clone())
     }
     fn read(&self, e: u32) -> String {
-        format!("s{e}")
+        match self.position.map(|m| m.get(&e)) {
+            None => format!("s{e}"),
+            Some(Some(pos)) => format!("s{pos}"),
+            Some(None) => format!("s?{e}"),
+        }
     }
     fn loc(&self, addr: Addr) -> String {
         self.sem

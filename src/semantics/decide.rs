@@ -640,12 +640,12 @@ impl Product<'_, '_> {
 /// Advances `pick` to the next choice, odometer style, where position i
 /// ranges over `0..size(i)`; false once every choice has been made.
 pub(super) fn next_choice(pick: &mut [usize], size: impl Fn(usize) -> usize) -> bool {
-    for i in 0..pick.len() {
-        pick[i] += 1;
-        if pick[i] < size(i) {
+    for (i, k) in pick.iter_mut().enumerate() {
+        *k += 1;
+        if *k < size(i) {
             return true;
         }
-        pick[i] = 0;
+        *k = 0;
     }
     false
 }

@@ -21,6 +21,10 @@ Examples:
                                       print the desugared core program
   pomset run examples/classic/mp+rel+acq.litmus
                                       decide a test: states, verdicts, herd7's summary
+  pomset explain examples/classic/mp+rel+acq.litmus
+                                      why is the outcome forbidden? the rule that fails
+  pomset draw examples/classic/mp+rel+acq.litmus --format svg -o mp.svg
+                                      draw a pomset for a paper (also tikz, dot, text)
   pomset check examples/              parse and check, reporting errors and warnings
   pomset options                      list the model options, their values and defaults
   pomset refine --from 'x := 1; r := x;' --to 'x := 1; r := 1;'
@@ -160,13 +164,14 @@ are listed; larger ones add order only.")]
         #[arg(long, default_value_t = 200_000)]
         max_pomsets: usize,
     },
-    /// Draw complete pomsets: text for the terminal, SVG, TikZ or DOT.
+    /// Draw complete or candidate pomsets: text for the terminal, SVG, TikZ or DOT.
     #[command(after_help = "\
 Examples:
   pomset draw examples/classic/mp+rel+acq.litmus
   pomset draw examples/classic/mp+rel+acq.litmus --format svg -o mp.svg
   pomset draw examples/classic/lb+datas.litmus --outcome 'P0:r = 1 /\\ P1:s = 0' --format tikz
   pomset draw examples/classic/sb.litmus --which complete --format text
+  pomset draw examples/classic/coww.litmus --which candidates
 
 Threads are columns, events sit in program order and read `κ | label` (`tt |`
 omitted). Each arrow's style says why it is there: dependency (s3),

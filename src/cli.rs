@@ -557,20 +557,26 @@ fn usage(message: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// Parses a test; a condition from the command line is parsed as one more
-/// condition of the file, so it names registers and locations exactly as the
-/// file's own conditions do.
-pub(crate) fn parse_with_condition(
+/// Parses a test and applies `--set` to its model. A condition from the
+/// command line is parsed as one more condition of the file, so it names
+/// registers and locations exactly as the file's own conditions do. `None`:
+/// the file has errors, already printed.
+pub(crate) fn load(
     path: &Path,
     condition: Option<&str>,
+    sets: &[String],
     color: bool,
-) -> Result<Option<syntax::Litmus>, String> {
+) -> Result<Option<(syntax::Litmus, Model)>, String> {
     let mut src = read(path)?;
     if let Some(c) = condition {
         src.push_str(&format!("\nexists ({c})\n"));
     }
     match syntax::parse(&src) {
-        Ok(t) => Ok(Some(t)),
+        Ok(t) => {
+            let mut model = t.program.model;
+            apply_sets(&mut model, sets)?;
+            Ok(Some((t, model)))
+        }
         Err(d) => {
             d.emit_stderr(&path.display().to_string(), &src, color);
             Ok(None)
@@ -586,12 +592,10 @@ fn pomsets(
     color: bool,
 ) -> Result<bool, String> {
     use crate::semantics::decide::Limits;
-    let Some(test) = parse_with_condition(path, outcome, color)? else {
+    let Some((test, model)) = load(path, outcome, sets, color)? else {
         return Ok(false);
     };
     let p = &test.program;
-    let mut model = p.model;
-    apply_sets(&mut model, sets)?;
     let filter = outcome
         .and_then(|_| p.conditions.last())
         .map(|c| c.prop.clone());
@@ -696,12 +700,10 @@ fn candidate_pomsets(
 ) -> Result<bool, String> {
     use crate::semantics::candidates::candidates_visiting;
     use crate::semantics::decide::Limits;
-    let Some(test) = parse_with_condition(path, None, color)? else {
+    let Some((test, model)) = load(path, None, sets, color)? else {
         return Ok(false);
     };
     let p = &test.program;
-    let mut model = p.model;
-    apply_sets(&mut model, sets)?;
     let mut shown = 0usize;
     let mut visit = |sem: &crate::semantics::construct::Sem,
                      c: &crate::semantics::candidates::Candidate| {
@@ -742,12 +744,10 @@ fn explain(
     sets: &[String],
     color: bool,
 ) -> Result<bool, String> {
-    let Some(test) = parse_with_condition(path, condition, color)? else {
+    let Some((test, model)) = load(path, condition, sets, color)? else {
         return Ok(false);
     };
     let p = &test.program;
-    let mut model = p.model;
-    apply_sets(&mut model, sets)?;
     crate::semantics::decide::refused(&model).map_err(
         |crate::semantics::decide::Unsupported::Option(k, v)| {
             unsupported_text(&format!("{k} = {v}"))

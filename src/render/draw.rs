@@ -255,11 +255,9 @@ pub fn command(
             }
         },
     };
-    let Some(test) = crate::cli::parse_with_condition(path, outcome, color)? else {
+    let Some((test, model)) = crate::cli::load(path, outcome, sets, color)? else {
         return Ok(false);
     };
-    let mut model = test.program.model;
-    crate::cli::apply_sets(&mut model, sets)?;
     let opts = DrawOptions {
         format: match args.format {
             DrawFormat::Text => Format::Text,

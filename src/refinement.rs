@@ -558,8 +558,8 @@ impl Cx<'_> {
             let v = self.sem.l.value(v);
             st = st.term(Var::Read(b), v);
         }
-        for &(b, a) in &t.alias {
-            let r = self.sem.l.read(to_s(a));
+        for &(b, _) in &t.alias {
+            let r = self.sem.l.read(to_s(t.alias_root(b)));
             st = st.term(Var::Read(b), r);
         }
         for &(te, se) in sigma {
@@ -571,8 +571,8 @@ impl Cx<'_> {
             let v = self.sem.l.value(v);
             ss = ss.term(Var::Read(b), v);
         }
-        for &(b, a) in &s.alias {
-            let r = self.sem.l.read(a);
+        for &(b, _) in &s.alias {
+            let r = self.sem.l.read(s.alias_root(b));
             ss = ss.term(Var::Read(b), r);
         }
         for &(f, v) in fresh {
@@ -608,11 +608,7 @@ impl Cx<'_> {
         // pomset makes ✓ a tautology (s5, I5 guard it by the condition).
         let theta = self.sem.l.and(theta, cs);
         let reads_t = read_ids(t);
-        let with_alias = |f: &Frag, d: u64| {
-            f.alias
-                .iter()
-                .fold(d, |d, &(b, a)| if d >> a & 1 == 1 { d | 1 << b } else { d })
-        };
+        let with_alias = |f: &Frag, d: u64| f.with_aliases(d);
         let map_d = |d: u64| {
             (0..64)
                 .filter(|b| d >> b & 1 == 1)
@@ -627,7 +623,7 @@ impl Cx<'_> {
                 .iter()
                 .filter(|p| self.sem.trees.dep_reads(se.kappa) >> p.1 & 1 == 1)
                 .fold(0u64, |m, p| m | 1 << p.0);
-            let cand = (self.sem.trees.dep_reads(e.kappa) | back) & reads_t;
+            let cand = t.to_events(self.sem.trees.dep_reads(e.kappa) | back) & reads_t;
             for d in subsets(cand) {
                 let kt = self
                     .sem

@@ -262,3 +262,40 @@ impl Logic {
         self.for_all_assignments(&support, |env| self.eval(f, env) == self.eval(g, env))
     }
 }
+
+impl Logic {
+    /// Candidate values of a variable that `f` pins down: for each comparison
+    /// atom with `probe` alone on one side, the other side evaluated under
+    /// `env`. Used to find a register's final value, which may lie outside V
+    /// (`r := 10` with V = {0, 1}): apply the transformer to `r = p` for a
+    /// fresh probe `p`, collect the candidates here, then confirm each one by
+    /// entailment, which is the definition. The candidates only propose; they
+    /// never decide.
+    pub fn probe_values(&self, f: FormulaId, probe: Var, env: &impl Valuation) -> Vec<i64> {
+        let mut out = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![f];
+        while let Some(g) = stack.pop() {
+            if !seen.insert(g) {
+                continue;
+            }
+            match self.formula(g) {
+                Formula::Cmp(_, a, b) => {
+                    for (x, y) in [(a, b), (b, a)] {
+                        if self.term(x) == Term::Var(probe) {
+                            out.push(self.eval_term(y, env));
+                        }
+                    }
+                }
+                Formula::Not(h) => stack.push(h),
+                Formula::And(h, k) | Formula::Or(h, k) | Formula::Implies(h, k) => {
+                    stack.extend([h, k]);
+                }
+                Formula::True | Formula::False | Formula::Quiescent(_) => {}
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 use super::construct::{Limit, Sem};
 use super::decide::{
-    finish, init_prefix, skeleton, with_aliases, Completed, Limits, ThreadGroups, Unsupported,
+    finish, init_prefix, skeleton, Completed, Limits, ThreadGroups, Unsupported,
 };
 use super::tau::Events;
 use crate::action::{Kind, ThreadId};
@@ -240,10 +240,10 @@ fn dependency_choices(
         .fold(0, |m, e| m | 1 << e.id);
     let mut out = Vec::new();
     for e in &f.events {
-        let deps = sem.trees.dep_reads(e.kappa) & reads;
+        let deps = f.to_events(sem.trees.dep_reads(e.kappa)) & reads;
         let mut kept: Vec<(Events, FormulaId)> = Vec::new();
         for d in dependency_sets(deps) {
-            let k = sem.trees.eval(&mut sem.l, e.kappa, with_aliases(f, d));
+            let k = sem.trees.eval(&mut sem.l, e.kappa, f.with_aliases(d));
             let k = finish(sem, f, init, k);
             if !sem.l.satisfiable(k) {
                 continue;

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use super::expr;
 use super::tau::{Events, Kappa, KappaNode, Tau, TauNode, Trees};
 use crate::action::{self, Action, Kind, Mode, Scope, ThreadId};
-use crate::logic::{Addr, FormulaId, Logic};
+use crate::logic::{Addr, FormulaId, Logic, Subst, Var};
 use crate::model::{Model, Monotonicity};
 use crate::syntax::ast::RmwOp;
 use crate::syntax::core::{self, Expr, Loc, Program, Stmt};
@@ -44,6 +44,55 @@ pub struct Frag {
     /// (b, v): read b merged into an earlier write labelled v (§2 s2c,
     /// write-read), so θ's s_b = v holds of its symbol.
     pub merged: Vec<(u32, i64)>,
+}
+
+impl Frag {
+    /// The event a coalesced read now is. Coalescing can chain (an IF
+    /// coalesces c into b, then a SEQ b into a), so follow it to the end.
+    pub fn alias_root(&self, id: u32) -> u32 {
+        let mut at = id;
+        for _ in 0..=self.alias.len() {
+            match self.alias.iter().find(|(b, _)| *b == at) {
+                Some(&(_, a)) => at = a,
+                None => break,
+            }
+        }
+        at
+    }
+
+    /// A set of read ids, some perhaps coalesced away, as the events they are.
+    pub fn to_events(&self, d: Events) -> Events {
+        (0..64)
+            .filter(|b| d >> b & 1 == 1)
+            .fold(0, |m, b| m | 1 << self.alias_root(b))
+    }
+
+    /// A set of events D with every read coalesced into one of them added:
+    /// s_b means s_a, so R4a/R4b must see b in D exactly when a is.
+    pub fn with_aliases(&self, d: Events) -> Events {
+        self.alias.iter().fold(d, |m, &(b, _)| {
+            if d >> self.alias_root(b) & 1 == 1 {
+                m | 1 << b
+            } else {
+                m
+            }
+        })
+    }
+
+    /// The renaming of read symbols: a coalesced read's s_b is its event's
+    /// s_a (s3c, I3c), and a read merged into a write (§2) is that value.
+    pub fn renaming(&self, l: &mut Logic) -> Subst {
+        let mut sigma = Subst::new();
+        for &(b, v) in &self.merged {
+            let v = l.value(v);
+            sigma = sigma.term(Var::Read(b), v);
+        }
+        for &(b, _) in &self.alias {
+            let s_a = l.read(self.alias_root(b));
+            sigma = sigma.term(Var::Read(b), s_a);
+        }
+        sigma
+    }
 }
 
 /// A search that grew past a stated limit.
@@ -649,7 +698,7 @@ impl<'a> Sem<'a> {
                         alias: [a.alias.clone(), b.alias.clone()].concat(),
                         tau,
                         check,
-                        forks: [a.forks.clone(), b.forks.clone()].concat(),
+                        forks: self.guarded_forks(phi, &a.forks, &b.forks),
                         merged: [a.merged.clone(), b.merged.clone()].concat(),
                     };
                     for e in &a.events {
@@ -677,6 +726,27 @@ impl<'a> Sem<'a> {
             }
         }
         Ok(out)
+    }
+
+    /// I4 for the threads forked inside a branch: a thread forked in the
+    /// taken branch ends under its own transformer, one forked in the other
+    /// branch never ran, so its registers keep no value:
+    /// (φ ∧ τ_f(ψ)) ∨ (¬φ ∧ ψ), and the mirror image for the else branch.
+    fn guarded_forks(
+        &mut self,
+        phi: FormulaId,
+        then: &[(ThreadId, Tau)],
+        els: &[(ThreadId, Tau)],
+    ) -> Vec<(ThreadId, Tau)> {
+        let id = self.trees.tau(TauNode::Id);
+        let mut out = Vec::with_capacity(then.len() + els.len());
+        for &(t, ft) in then {
+            out.push((t, self.trees.tau(TauNode::If(phi, ft, id))));
+        }
+        for &(t, ft) in els {
+            out.push((t, self.trees.tau(TauNode::If(phi, id, ft))));
+        }
+        out
     }
 
     /// PAR (P1-P9): disjoint union; τ = τ2; ✓ = ✓1 ∧ ✓2.

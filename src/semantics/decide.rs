@@ -13,7 +13,7 @@ use super::construct::{Ev, Frag, Limit, Sem};
 use super::tau::{Events, KappaNode, Tau, TauNode};
 use crate::action::{self, Action, Groups, Kind, Mode, Scope, ThreadId};
 use crate::check::{candidates_counted, Edge, OrderKind, Reason, RfMode, Search, Witness};
-use crate::logic::{FormulaId, Subst, Var};
+use crate::logic::{Assignment, FormulaId, Var};
 use crate::model::{Final, IfClosure, Init, Merge, Model};
 use crate::pomset::{Event, Skeleton};
 use crate::syntax::core::{self, Loc, Program, Stmt, Term};
@@ -285,16 +285,7 @@ pub(super) fn finish(sem: &mut Sem, f: &Frag, init: Tau, formula: FormulaId) -> 
     if f.alias.is_empty() && f.merged.is_empty() {
         return after_init;
     }
-    let mut sigma = Subst::new();
-    // §2 write-read merge: the merged read's symbol is its value.
-    for &(b, v) in &f.merged {
-        let v = sem.l.value(v);
-        sigma = sigma.term(Var::Read(b), v);
-    }
-    for &(b, a) in &f.alias {
-        let s_a = sem.l.read(a);
-        sigma = sigma.term(Var::Read(b), s_a);
-    }
+    let sigma = f.renaming(&mut sem.l);
     sem.l.subst(after_init, &sigma)
 }
 
@@ -313,7 +304,7 @@ pub(super) fn complete(sem: &mut Sem, f: &Frag, init: Tau) -> Vec<Completed> {
         .fold(0, |m, e| m | 1 << e.id);
     let mut choices: Vec<(u32, Vec<Events>)> = Vec::new();
     for e in &f.events {
-        let candidates = sem.trees.dep_reads(e.kappa) & reads;
+        let candidates = f.to_events(sem.trees.dep_reads(e.kappa)) & reads;
         let minimal = minimal_deps(sem, f, init, e, candidates);
         if minimal.is_empty() {
             return vec![];
@@ -351,7 +342,7 @@ fn minimal_deps(sem: &mut Sem, f: &Frag, init: Tau, e: &Ev, candidates: Events) 
             if found.iter().any(|m| m & subset == *m) {
                 continue;
             }
-            let kappa = sem.trees.eval(&mut sem.l, e.kappa, with_aliases(f, subset));
+            let kappa = sem.trees.eval(&mut sem.l, e.kappa, f.with_aliases(subset));
             let kappa = finish(sem, f, init, kappa);
             if sem.l.tautology(kappa) {
                 found.push(subset);
@@ -359,14 +350,6 @@ fn minimal_deps(sem: &mut Sem, f: &Frag, init: Tau, e: &Ev, candidates: Events) 
         }
     }
     found
-}
-
-/// A dependency set with each coalesced read added when the read it was
-/// coalesced into is in it (s_b means s_a).
-pub(super) fn with_aliases(f: &Frag, d: Events) -> Events {
-    f.alias
-        .iter()
-        .fold(d, |d, &(b, a)| if d >> a & 1 == 1 { d | 1 << b } else { d })
 }
 
 fn subsets_of_size(bits: &[u32], size: usize) -> Vec<Events> {
@@ -747,21 +730,17 @@ pub(super) fn final_registers(
         .map(|e| (e.id, e.label.value))
         .collect();
     let theta = sem.l.theta(&reads);
-    // Registers may leave V by arithmetic (`s + 1`): try one span of V on
-    // either side too, so that such a value prints instead of `?`.
-    let (lo, hi) = (
-        p.values.first().copied().unwrap_or(0),
-        p.values.last().copied().unwrap_or(0),
-    );
-    let span = hi - lo + 1;
-    let mut candidates: Vec<i64> = p.values.clone();
-    candidates.extend(lo - span..lo);
-    candidates.extend(hi + 1..=hi + span);
+    // θ_λ as an assignment, to evaluate the terms a probe proposes.
+    let env = reads
+        .iter()
+        .fold(Assignment::new(), |a, &(e, v)| a.with(Var::Read(e), v));
+    // Fallback proposals: V and the integers the conditions mention.
+    let mut fallback: Vec<i64> = p.values.clone();
     for cond in &p.conditions {
-        collect_ints(&cond.prop, &mut candidates);
+        collect_ints(&cond.prop, &mut fallback);
     }
-    candidates.sort_unstable();
-    candidates.dedup();
+    fallback.sort_unstable();
+    fallback.dedup();
     let mut taus: Vec<(ThreadId, Tau)> = vec![(p.main[k].0, c.frag.tau)];
     taus.extend(c.frag.forks.iter().copied());
     let mut out = Vec::new();
@@ -772,22 +751,45 @@ pub(super) fn final_registers(
                 continue;
             }
             let name = format!("{}:{}", p.thread_name(thread), info.name);
-            let rv = sem.l.reg(r);
-            let mut value = None;
-            for &v in &candidates {
-                let vt = sem.l.value(v);
-                let atom = sem.l.eq(rv, vt);
-                let after = sem.trees.apply(&mut sem.l, tau, u64::MAX, atom);
-                let after = finish(sem, &c.frag, init, after);
-                if sem.l.entails(theta, after) {
-                    value = Some(v);
-                    break;
-                }
-            }
-            out.push((name, value));
+            out.push((name, register_value(sem, c, init, tau, r, theta, &env, &fallback)));
         }
     }
     out
+}
+
+/// A register never assigned by the program stands in for "the value r has",
+/// so that `τ(r = p)` says which values r can end with.
+const PROBE: Var = Var::Reg(u32::MAX);
+
+/// r's final value: the v with θ_λ ⊨ τ_prefix(τ(r = v)), if there is one.
+/// Register arithmetic is exact, so v may lie outside V (`r := 10` with
+/// V = {0, 1}); the terms that τ(r = p) compares with a probe p propose the
+/// candidates, and the entailment, which is the definition, decides each.
+#[allow(clippy::too_many_arguments)]
+fn register_value(
+    sem: &mut Sem,
+    c: &Completed,
+    init: Tau,
+    tau: Tau,
+    r: core::RegId,
+    theta: FormulaId,
+    env: &Assignment,
+    fallback: &[i64],
+) -> Option<i64> {
+    let (rv, probe) = (sem.l.reg(r), sem.l.var(PROBE));
+    let atom = sem.l.eq(rv, probe);
+    let after = sem.trees.apply(&mut sem.l, tau, u64::MAX, atom);
+    let after = finish(sem, &c.frag, init, after);
+    let proposed = sem.l.probe_values(after, PROBE, env);
+    let rest = fallback.iter().filter(|v| !proposed.contains(v));
+    for v in proposed.iter().chain(rest).copied().collect::<Vec<_>>() {
+        let vt = sem.l.value(v);
+        let at_v = sem.l.subst_var(after, PROBE, vt);
+        if sem.l.entails(theta, at_v) {
+            return Some(v);
+        }
+    }
+    None
 }
 
 fn collect_ints(p: &core::Prop, out: &mut Vec<i64>) {
@@ -808,9 +810,17 @@ fn collect_ints(p: &core::Prop, out: &mut Vec<i64>) {
     }
 }
 
-/// `final = loc_max`: each location's ⊑-last write. Where several writes
-/// may be last, every one that can be (the orders extended to put it last)
-/// gives a state of its own.
+/// `final = loc_max`: `[x]` is the value of x's ⊑-maximum write.
+///
+/// A pomset's orders may be any extension the rules allow (P6-P8 are ⊇), and
+/// which write ends last depends on choices the candidate search makes once
+/// (c8b's disjuncts), so the one witness found for an rf says little. For a
+/// fixed rf, a *choice* picks for each location one write or none (⊥); it
+/// is feasible when some valid orders put every picked write ⊑-above the
+/// other writes to its location (asked of the search with those edges
+/// added). The final memories are the maximal feasible choices, ⊥ read as
+/// undetermined (`?`). The choice of ⊥ everywhere is the rf's own witness,
+/// so a candidate always yields at least one state.
 pub(super) fn final_memory(
     sem: &Sem,
     p: &Program,
@@ -819,51 +829,81 @@ pub(super) fn final_memory(
     sk: &Skeleton,
     w: &Witness,
 ) -> Vec<Vec<(String, Option<i64>)>> {
-    let mut states: Vec<Vec<(String, Option<i64>)>> = vec![vec![]];
-    for (i, info) in p.locs.iter().enumerate() {
-        let Some(&loc) = sem.dense.get(&sem.loc_addr[i]) else {
-            continue;
-        };
-        let writes: Vec<Event> = (0..sk.len())
-            .filter(|&k| sk.labels[k].kind == Kind::Write && sk.labels[k].loc == loc)
-            .collect();
-        let maximal: Vec<Event> = writes
+    let writes: Vec<Vec<Event>> = p
+        .locs
+        .iter()
+        .enumerate()
+        .map(|(i, _)| match sem.dense.get(&sem.loc_addr[i]) {
+            Some(&loc) => (0..sk.len())
+                .filter(|&k| sk.labels[k].kind == Kind::Write && sk.labels[k].loc == loc)
+                .collect(),
+            None => vec![],
+        })
+        .collect();
+    let mut feasible: Vec<Vec<Option<Event>>> = Vec::new();
+    let mut pick = Vec::with_capacity(writes.len());
+    let mut last = |pick: &[Option<Event>]| {
+        let extra: Vec<Edge> = pick
             .iter()
-            .copied()
-            .filter(|&a| !writes.iter().any(|&b| b != a && w.orders.loc.has(a, b)))
-            .collect();
-        let values: Vec<Option<i64>> = match maximal.as_slice() {
-            [] => vec![None],
-            [only] => vec![Some(sk.labels[*only].value)],
-            several => {
-                let mut vs: Vec<Option<i64>> = Vec::new();
-                for &last in several {
-                    let extra: Vec<Edge> = writes
-                        .iter()
-                        .filter(|&&o| o != last)
-                        .map(|&o| (OrderKind::Loc, o, last, Reason::CoDelays))
-                        .collect();
-                    let mut search = Search::new(sk, model, groups, 100_000);
-                    if search.decide_with(&w.rf, &extra).is_ok() {
-                        let v = Some(sk.labels[last].value);
-                        if !vs.contains(&v) {
-                            vs.push(v);
-                        }
-                    }
-                }
-                vs
-            }
-        };
-        states = states
-            .into_iter()
-            .flat_map(|s| {
-                values.iter().map(move |v| {
-                    let mut next = s.clone();
-                    next.push((info.name.clone(), *v));
-                    next
-                })
+            .zip(&writes)
+            .filter_map(|(w, all)| w.map(|w| (w, all)))
+            .flat_map(|(w, all)| {
+                all.iter()
+                    .filter(move |&&o| o != w)
+                    .map(move |&o| (OrderKind::Loc, o, w, Reason::CoDelays))
             })
             .collect();
-    }
+        Search::new(sk, model, groups, u64::MAX)
+            .decide_with(&w.rf, &extra)
+            .is_ok()
+    };
+    last_writes(&writes, &mut pick, &mut last, &mut feasible);
+    let maximal = feasible.iter().filter(|c| {
+        !feasible
+            .iter()
+            .any(|d| d != *c && c.iter().zip(d).all(|(a, b)| a.is_none() || a == b))
+    });
+    let mut states: Vec<Vec<(String, Option<i64>)>> = maximal
+        .map(|c| {
+            c.iter()
+                .zip(&p.locs)
+                .map(|(w, info)| (info.name.clone(), w.map(|w| sk.labels[w].value)))
+                .collect()
+        })
+        .collect();
+    states.sort();
+    states.dedup();
     states
+}
+
+/// Every feasible choice of a last write (or ⊥) per location, depth first.
+/// Feasibility is downward closed (dropping a pick drops constraints), so a
+/// branch whose partial choice is infeasible is cut; ⊥ never needs a check.
+fn last_writes(
+    writes: &[Vec<Event>],
+    pick: &mut Vec<Option<Event>>,
+    feasible_with: &mut dyn FnMut(&[Option<Event>]) -> bool,
+    out: &mut Vec<Vec<Option<Event>>>,
+) {
+    let Some(here) = writes.get(pick.len()) else {
+        out.push(pick.clone());
+        return;
+    };
+    if let [only] = here.as_slice() {
+        // One write adds no edge, and a choice of ⊥ here is never maximal.
+        pick.push(Some(*only));
+        last_writes(writes, pick, feasible_with, out);
+        pick.pop();
+        return;
+    }
+    for &w in here {
+        pick.push(Some(w));
+        if feasible_with(pick) {
+            last_writes(writes, pick, feasible_with, out);
+        }
+        pick.pop();
+    }
+    pick.push(None);
+    last_writes(writes, pick, feasible_with, out);
+    pick.pop();
 }

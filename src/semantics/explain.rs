@@ -95,6 +95,7 @@ fn walk(
             tried += 1;
             match s.decide(rf) {
                 Ok(w) => {
+                    let mut ends = Vec::new();
                     for mem in decide::final_memory(sem, p, model, &groups, &sk, &w) {
                         let state = decide::State {
                             regs: regs.clone(),
@@ -103,10 +104,18 @@ fn walk(
                         if super::verdict::holds(p, &state, prop) {
                             reachable = true;
                         }
+                        ends.push(state_text(&state));
                     }
+                    // A candidate whose every final state misses the condition.
+                    let text = format!(
+                        "{}: a complete pomset, but it ends in {}, which does not satisfy the condition",
+                        with_rf(&names.rf(rf)),
+                        ends.join(" or ")
+                    );
+                    *failures.entry(text).or_insert(0) += 1;
                 }
                 Err(f) => {
-                    let text = format!("with rf {}: {}", names.rf(rf), names.failure(&f, 1));
+                    let text = format!("{}: {}", with_rf(&names.rf(rf)), names.failure(&f, 1));
                     *failures.entry(text).or_insert(0) += 1;
                 }
             }
@@ -132,6 +141,13 @@ fn walk(
     lines.push(format!(
         "Forbidden: {ways} combination(s) of thread behaviours produce the registers, with {tried} rf choice(s) in all; each fails:"
     ));
+    if failures.is_empty() {
+        // ways = 0: each thread can fit alone, but no combination fits together.
+        failures.insert(
+            "no combination of the threads' behaviours gives registers that can satisfy the condition".into(),
+            1,
+        );
+    }
     for (text, n) in failures.iter().take(SHOWN) {
         let times = if *n > 1 {
             format!(" ({n} times)")
@@ -204,7 +220,8 @@ fn incomplete_reasons(
     out
 }
 
-/// Three-valued evaluation: `None` when it depends on values not known yet.
+/// Kleene's three-valued evaluation with memory still unknown: `Some(false)`
+/// only when no final memory can make the condition true, so it may prune.
 fn maybe(p: &Program, prop: &Prop, regs: &[(String, Option<i64>)]) -> Option<bool> {
     let value = |t: &Term| -> Option<i64> {
         match t {
@@ -220,15 +237,6 @@ fn maybe(p: &Program, prop: &Prop, regs: &[(String, Option<i64>)]) -> Option<boo
             Term::Mem(_) => None,
         }
     };
-    let known = |t: &Term| match t {
-        Term::Reg(r) => {
-            let info = &p.regs[*r as usize];
-            let name = format!("{}:{}", p.thread_name(info.thread), info.name);
-            regs.iter().any(|(n, _)| *n == name)
-        }
-        Term::Int(_) => true,
-        Term::Mem(_) => false,
-    };
     match prop {
         Prop::True => Some(true),
         Prop::False => Some(false),
@@ -243,13 +251,35 @@ fn maybe(p: &Program, prop: &Prop, regs: &[(String, Option<i64>)]) -> Option<boo
             (Some(false), Some(false)) => Some(false),
             _ => None,
         },
-        Prop::Cmp(a, op, b) => match (value(a), value(b)) {
-            (Some(x), Some(y)) => Some(op.holds(x, y)),
-            // A known register left undetermined satisfies no comparison.
-            _ if known(a) && known(b) => Some(false),
-            _ => None,
-        },
+        // Unknown: a final memory value not computed yet, or a register
+        // left undetermined (`?`, unknown in the condition's logic).
+        Prop::Cmp(a, op, b) => Some(op.holds(value(a)?, value(b)?)),
     }
+}
+
+/// "with rf …", or "with no reads" when there is none to show.
+fn with_rf(rf: &str) -> String {
+    if rf.is_empty() {
+        "with no reads".into()
+    } else {
+        format!("with rf {rf}")
+    }
+}
+
+/// A final state as `P0:r=1, [x]=2`, `?` for an undetermined value.
+fn state_text(s: &decide::State) -> String {
+    let show = |(n, v): &(String, Option<i64>)| match v {
+        Some(v) => format!("{n}={v}"),
+        None => format!("{n}=?"),
+    };
+    let mem = s.mem.iter().map(|(n, v)| (format!("[{n}]"), *v));
+    s.regs
+        .iter()
+        .cloned()
+        .chain(mem)
+        .map(|x| show(&x))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn combos<'c>(

@@ -59,18 +59,35 @@ fn value(p: &Program, s: &State, t: &Term) -> Option<i64> {
     }
 }
 
-/// Whether a state satisfies a proposition; an undetermined value satisfies no comparison.
+/// Whether a state satisfies a proposition.
+///
+/// An undetermined value (`?`: a register whose read was dropped, R4c, or a
+/// location with no last write) is unknown, as SQL's NULL is: a comparison
+/// with it is unknown, ¬ keeps unknown, ∧ and ∨ follow Kleene's strong
+/// three-valued logic, and a state satisfies the proposition only when it is
+/// true. So `r ≠ 0` and `¬(r = 0)` agree, De Morgan's laws hold, and neither
+/// `r = 0` nor its negation holds of `r = ?`.
 pub fn holds(p: &Program, s: &State, prop: &Prop) -> bool {
+    truth(p, s, prop) == Some(true)
+}
+
+/// A proposition's truth in a state: `None` is unknown.
+pub fn truth(p: &Program, s: &State, prop: &Prop) -> Option<bool> {
     match prop {
-        Prop::True => true,
-        Prop::False => false,
-        Prop::Not(a) => !holds(p, s, a),
-        Prop::And(a, b) => holds(p, s, a) && holds(p, s, b),
-        Prop::Or(a, b) => holds(p, s, a) || holds(p, s, b),
-        Prop::Cmp(a, op, b) => match (value(p, s, a), value(p, s, b)) {
-            (Some(x), Some(y)) => op.holds(x, y),
-            _ => false,
+        Prop::True => Some(true),
+        Prop::False => Some(false),
+        Prop::Not(a) => truth(p, s, a).map(|b| !b),
+        Prop::And(a, b) => match (truth(p, s, a), truth(p, s, b)) {
+            (Some(false), _) | (_, Some(false)) => Some(false),
+            (Some(true), Some(true)) => Some(true),
+            _ => None,
         },
+        Prop::Or(a, b) => match (truth(p, s, a), truth(p, s, b)) {
+            (Some(true), _) | (_, Some(true)) => Some(true),
+            (Some(false), Some(false)) => Some(false),
+            _ => None,
+        },
+        Prop::Cmp(a, op, b) => Some(op.holds(value(p, s, a)?, value(p, s, b)?)),
     }
 }
 

@@ -872,10 +872,10 @@ impl Checker {
             ast::Prop::Or(a, b) => core::Prop::Or(Box::new(self.prop(a)), Box::new(self.prop(b))),
             ast::Prop::Cmp(a, op, b, _) => {
                 let (ta, tb) = (self.term(a), self.term(b));
-                // A value compared with a final value must be one a final value can take.
+                // A value compared with a final memory value must lie in V;
+                // register arithmetic is exact, so a register may end outside V.
                 for (lit, other) in [(a, &tb), (b, &ta)] {
-                    if let (ast::CondTerm::Int(v, s), core::Term::Reg(_) | core::Term::Mem(_)) =
-                        (lit, other)
+                    if let (ast::CondTerm::Int(v, s), core::Term::Mem(_)) = (lit, other)
                     {
                         self.literals.push((*v, *s, Use::Stored));
                     }

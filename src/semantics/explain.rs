@@ -55,13 +55,27 @@ fn walk(
     for (k, (tid, body)) in p.main.iter().enumerate() {
         let frags = sem.stmt(body, *tid)?;
         let mut fitting = Vec::new();
+        let mut misfits: std::collections::BTreeSet<String> = Default::default();
         for f in frags {
             for mut c in decide::complete(sem, &f, init_tau) {
                 c.regs = decide::final_registers(sem, p, init_tau, k, &c);
-                if maybe(p, prop, &c.regs) != Some(false) {
+                if can_hold(p, prop, &c.regs) {
                     fitting.push(c);
+                } else {
+                    misfits.insert(regs_text(&c.regs));
                 }
             }
+        }
+        if fitting.is_empty() && !misfits.is_empty() {
+            lines.push(format!(
+                "Thread {} completes only with registers that cannot satisfy the condition:",
+                p.thread_name(*tid)
+            ));
+            lines.extend(misfits.iter().take(SHOWN).map(|r| format!("- {r}")));
+            if misfits.len() > SHOWN {
+                lines.push(format!("- … and {} more", misfits.len() - SHOWN));
+            }
+            return Ok(false);
         }
         if fitting.is_empty() {
             lines.push(format!(
@@ -82,7 +96,7 @@ fn walk(
     combos(&per_thread, 0, &mut choice, &mut |parts| {
         let regs: Vec<(String, Option<i64>)> =
             parts.iter().flat_map(|c| c.regs.iter().cloned()).collect();
-        if maybe(p, prop, &regs) == Some(false) {
+        if !can_hold(p, prop, &regs) {
             return;
         }
         ways += 1;
@@ -188,7 +202,7 @@ fn incomplete_reasons(
             regs: vec![],
         };
         let regs = decide::final_registers(sem, p, init, k, &c);
-        if maybe(p, prop, &regs) == Some(false) {
+        if !can_hold(p, prop, &regs) {
             continue;
         }
         let f = &c.frag;
@@ -220,40 +234,68 @@ fn incomplete_reasons(
     out
 }
 
-/// Kleene's three-valued evaluation with memory still unknown: `Some(false)`
-/// only when no final memory can make the condition true, so it may prune.
-fn maybe(p: &Program, prop: &Prop, regs: &[(String, Option<i64>)]) -> Option<bool> {
-    let value = |t: &Term| -> Option<i64> {
+/// Truth values a condition may still take, as a set: true, false, unknown.
+const T: u8 = 1;
+const F: u8 = 2;
+const U: u8 = 4;
+
+/// Whether the condition can still be true once the rest of the state is
+/// known: registers not listed yet and final memory may take any value
+/// (or be undetermined), while a listed register that is undetermined (`?`)
+/// stays unknown (Kleene's logic, `verdict::holds`). Sound for pruning: it
+/// over-approximates the truth values the condition can take.
+fn can_hold(p: &Program, prop: &Prop, regs: &[(String, Option<i64>)]) -> bool {
+    possible(p, prop, regs) & T != 0
+}
+
+fn possible(p: &Program, prop: &Prop, regs: &[(String, Option<i64>)]) -> u8 {
+    // Some(Some(v)): known; Some(None): undetermined; None: not known yet.
+    let value = |t: &Term| -> Option<Option<i64>> {
         match t {
-            Term::Int(v) => Some(*v),
+            Term::Int(v) => Some(Some(*v)),
             Term::Reg(r) => {
                 let info = &p.regs[*r as usize];
                 let name = format!("{}:{}", p.thread_name(info.thread), info.name);
-                match regs.iter().find(|(n, _)| *n == name) {
-                    Some((_, Some(v))) => Some(*v),
-                    _ => None,
-                }
+                regs.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
             }
             Term::Mem(_) => None,
         }
     };
+    let kleene = |a: u8, b: u8, and: bool| -> u8 {
+        let mut out = 0;
+        for x in [T, F, U].into_iter().filter(|x| a & x != 0) {
+            for y in [T, F, U].into_iter().filter(|y| b & y != 0) {
+                out |= match (and, x, y) {
+                    (true, F, _) | (true, _, F) => F,
+                    (true, T, T) => T,
+                    (false, T, _) | (false, _, T) => T,
+                    (false, F, F) => F,
+                    _ => U,
+                };
+            }
+        }
+        out
+    };
     match prop {
-        Prop::True => Some(true),
-        Prop::False => Some(false),
-        Prop::Not(a) => maybe(p, a, regs).map(|b| !b),
-        Prop::And(a, b) => match (maybe(p, a, regs), maybe(p, b, regs)) {
-            (Some(false), _) | (_, Some(false)) => Some(false),
-            (Some(true), Some(true)) => Some(true),
-            _ => None,
+        Prop::True => T,
+        Prop::False => F,
+        Prop::Not(a) => {
+            let x = possible(p, a, regs);
+            (if x & T != 0 { F } else { 0 }) | (if x & F != 0 { T } else { 0 }) | (x & U)
+        }
+        Prop::And(a, b) => kleene(possible(p, a, regs), possible(p, b, regs), true),
+        Prop::Or(a, b) => kleene(possible(p, a, regs), possible(p, b, regs), false),
+        Prop::Cmp(a, op, b) => match (value(a), value(b)) {
+            (Some(Some(x)), Some(Some(y))) => {
+                if op.holds(x, y) {
+                    T
+                } else {
+                    F
+                }
+            }
+            (Some(None), _) | (_, Some(None)) => U,
+            _ => T | F | U,
         },
-        Prop::Or(a, b) => match (maybe(p, a, regs), maybe(p, b, regs)) {
-            (Some(true), _) | (_, Some(true)) => Some(true),
-            (Some(false), Some(false)) => Some(false),
-            _ => None,
-        },
-        // Unknown: a final memory value not computed yet, or a register
-        // left undetermined (`?`, unknown in the condition's logic).
-        Prop::Cmp(a, op, b) => Some(op.holds(value(a)?, value(b)?)),
     }
 }
 
@@ -264,6 +306,17 @@ fn with_rf(rf: &str) -> String {
     } else {
         format!("with rf {rf}")
     }
+}
+
+/// A thread's registers as `P0:r=1, P0:s=?`.
+fn regs_text(regs: &[(String, Option<i64>)]) -> String {
+    if regs.is_empty() {
+        return "(no registers)".into();
+    }
+    state_text(&decide::State {
+        regs: regs.to_vec(),
+        mem: vec![],
+    })
 }
 
 /// A final state as `P0:r=1, [x]=2`, `?` for an undetermined value.

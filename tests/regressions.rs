@@ -1,0 +1,205 @@
+//! Regression tests for wrong verdicts found by hand (issue 13), one per bug,
+//! each named after what it checks. Each asserts the verdict and, where it
+//! matters, the exact set of final states.
+
+use std::collections::BTreeSet;
+
+use pomset::model::Model;
+use pomset::semantics::decide::{outcomes, Limits, State};
+use pomset::semantics::explain::explain;
+use pomset::semantics::verdict::{judge, Observation};
+use pomset::syntax::{self, Litmus};
+
+fn parse(src: &str) -> Litmus {
+    syntax::parse(src).unwrap_or_else(|d| panic!("{}", d.render("test", src)))
+}
+
+/// The observation of each condition, in order.
+fn observations(src: &str) -> Vec<Observation> {
+    let t = parse(src);
+    let p = &t.program;
+    let model = Model::default();
+    let o = outcomes(p, &model, Limits::default()).expect("decidable");
+    assert_eq!(o.limit, None, "no limit on a tiny test");
+    p.conditions
+        .iter()
+        .map(|c| judge(p, c, &o, &model).observation.expect("decided"))
+        .collect()
+}
+
+/// Every final state, as `name=value` strings (`?` when undetermined).
+fn states(src: &str) -> BTreeSet<String> {
+    let t = parse(src);
+    let o = outcomes(&t.program, &Model::default(), Limits::default()).expect("decidable");
+    assert_eq!(o.limit, None);
+    o.states.keys().map(show).collect()
+}
+
+fn show(s: &State) -> String {
+    let v = |v: &Option<i64>| v.map_or("?".to_string(), |v| v.to_string());
+    let regs = s.regs.iter().map(|(n, x)| format!("{n}={}", v(x)));
+    let mem = s.mem.iter().map(|(n, x)| format!("[{n}]={}", v(x)));
+    regs.chain(mem).collect::<Vec<_>>().join(" ")
+}
+
+use Observation::{Never, Sometimes};
+
+/// Bug 1: both orders of the two writes are possible finals whatever the
+/// read saw (SC: `x:=1; r:=x; x:=2` and `x:=2; r:=x; x:=1`).
+#[test]
+fn final_memory_keeps_every_last_write() {
+    let src = "litmus LOCMAX1
+values {0,1,2}
+x := 1;
+|| x := 2;
+|| r := x;
+exists (P2:r = 1 /\\ [x] = 2)
+exists (P2:r = 2 /\\ [x] = 1)
+";
+    assert_eq!(observations(src), vec![Sometimes, Sometimes]);
+    let all = states(src);
+    for r in ["?", "0", "1", "2"] {
+        for x in ["1", "2"] {
+            assert!(all.contains(&format!("P2:r={r} [x]={x}")), "P2:r={r} [x]={x} in {all:?}");
+        }
+    }
+}
+
+/// Bug 1: swapping the writers' order changes no state.
+#[test]
+fn final_memory_does_not_depend_on_thread_order() {
+    let a = "litmus A\nvalues {0,1,2}\nx := 1;\n|| x := 2;\n|| r := x;\nexists (r = 1)\n";
+    let b = "litmus B\nvalues {0,1,2}\nx := 2;\n|| x := 1;\n|| r := x;\nexists (r = 1)\n";
+    let rename = |s: String| s.replace("P2:", "");
+    let sa: BTreeSet<String> = states(a).into_iter().map(rename).collect();
+    let sb: BTreeSet<String> = states(b).into_iter().map(rename).collect();
+    assert_eq!(sa, sb);
+}
+
+/// Bug 1: a lost update between two ctas, a condition on registers only:
+/// the execution where both FADDs read 0 is not dropped for want of a
+/// single last write.
+#[test]
+fn lost_update_across_ctas_keeps_its_registers() {
+    let src = "litmus LOST
+values {0, 1, 2}
+scopes: gpu { cta { P0 } cta { P1 } }
+r := FADD.ra.cta(x, 1);
+|| s := FADD.ra.cta(x, 1);
+exists (P0:r = 0 /\\ P1:s = 0)
+";
+    assert_eq!(observations(src), vec![Sometimes]);
+}
+
+/// Bug 2: a κ that depends on a read coalesced into another is tried with
+/// the read's event: ↓Wx1 = {Rz} makes κ(Wx1) a tautology.
+#[test]
+fn dependency_on_a_coalesced_read_is_tried() {
+    let src = "litmus LB-ALIAS
+r := y; if (r = 1) { x := 1; s := z; } else { s := z; x := s; }
+|| t := x; y := t;
+|| z := 1;
+exists (P0:r = 1 /\\ P1:t = 1)
+";
+    assert_eq!(observations(src), vec![Sometimes]);
+    let swapped = src.replace("{ x := 1; s := z; }", "{ s := z; x := 1; }");
+    assert_eq!(observations(&swapped), vec![Sometimes]);
+}
+
+/// Bug 3: three reads coalesce in a chain (t into s in the IF, s into r in
+/// the SEQ); every symbol ends at the first read's.
+#[test]
+fn alias_chains_are_closed() {
+    let src = "litmus ALIAS-CHAIN
+x := 1;
+|| r := x; if (u = 1) { s := x; t := x; y := t; } else { s := r; y := r; }
+exists (P1:r = 1 /\\ P1:s = 1 /\\ [y] = 1)
+";
+    assert_eq!(observations(src), vec![Sometimes]);
+}
+
+/// Bug 4: register arithmetic is exact; values outside V are printed.
+#[test]
+fn register_values_outside_v_are_exact() {
+    let src = "litmus REGS
+values {0, 1}
+r := 10; s := x + 5;
+exists (r > 1 /\\ s > 1)
+exists (r = 10 /\\ s = 5)
+";
+    assert_eq!(observations(src), vec![Sometimes, Sometimes]);
+    let all = states(src);
+    assert!(all.contains("P0:r=10 P0:s=5 [x]=0"), "{all:?}");
+    assert!(all.iter().all(|s| s.contains("P0:r=10")), "{all:?}");
+}
+
+/// Bug 4: a value that does not depend on the undetermined read is still
+/// determined: u = (r + 5) - r is 5 even when r's read was dropped.
+#[test]
+fn determined_arithmetic_on_an_undetermined_register() {
+    let src = "litmus DET
+values {0,1}
+r := x; s := r + 5; u := s - r;
+forall (u = 5)
+";
+    assert!(states(src).iter().all(|s| s.contains("P0:u=5")));
+}
+
+/// Bug 6: a thread forked in a branch that is not taken never runs: its
+/// register stays undetermined when t = 0.
+#[test]
+fn fork_in_an_untaken_branch_does_not_run() {
+    let src = "litmus FORK
+t := x; if (t = 1) { ( r := 1; || skip; ) }
+exists (P0:t = 0 /\\ P1:r = 1)
+exists (P1:r = 1)
+";
+    assert_eq!(observations(src), vec![Never, Never]);
+    let taken = "litmus FORK2
+x := 1;
+|| t := x; if (t = 1) { ( r := 1; || skip; ) }
+exists (P1:t = 1 /\\ P2:r = 1)
+";
+    assert_eq!(observations(taken), vec![Sometimes]);
+}
+
+/// Bug 7: `?` is unknown, as SQL's NULL: `r ≠ 0` and `¬(r = 0)` agree.
+#[test]
+fn undetermined_registers_mean_one_thing_in_every_operator() {
+    let src = "litmus QMARK
+values {0,1}
+x := 1;
+|| r := x;
+exists (r != 0 /\\ r != 1)
+exists (~(r = 0) /\\ ~(r = 1))
+exists (~(r = 0 \\/ r = 1))
+exists (r = 0 \\/ r != 0)
+";
+    assert_eq!(observations(src), vec![Never, Never, Never, Sometimes]);
+}
+
+/// Bug 8: a CAS that cannot succeed (its expected value is outside V) is a
+/// relaxed read: it reads every value a plain read does, and, as a relaxed
+/// read may be (R4c, R5a), it may be dropped.
+#[test]
+fn cas_with_expected_value_outside_v_reads_like_a_read() {
+    let cas = "litmus CAS\nvalues {0,1}\nx := 1;\n|| r := CAS(x, 0 - 1, 1);\nexists (r = 1)\n";
+    let read = "litmus READ\nvalues {0,1}\nx := 1;\n|| r := x;\nexists (r = 1)\n";
+    assert_eq!(states(cas), states(read));
+    assert!(states(cas).contains("P1:r=1 [x]=1"));
+}
+
+/// `explain` agrees with `run` and never prints an empty list of reasons,
+/// here where only the final memory rules the outcome out.
+#[test]
+fn explain_names_a_reason_when_only_memory_fails() {
+    let src = "litmus MEM\nx := 1;\nexists ([x] = 0)\n";
+    assert_eq!(observations(src), vec![Never]);
+    let t = parse(src);
+    let c = &t.program.conditions[0];
+    let e = explain(&t.program, &Model::default(), &c.prop).expect("explains");
+    assert!(!e.reachable);
+    let reasons: Vec<&String> = e.lines.iter().filter(|l| l.starts_with("- ")).collect();
+    assert!(!reasons.is_empty(), "{:?}", e.lines);
+    assert!(reasons[0].contains("[x]=1"), "{:?}", e.lines);
+}

@@ -97,8 +97,10 @@ Examples:
   pomset run --json examples/classic/ > verdicts.json
 
 States list every final state of a complete pomset with how many complete
-pomsets (with their rf) end in it; `?` marks a register left unconstrained
-because its relaxed read was dropped (R4c). A condition is Ok or No as in
+pomsets (with their rf) end in it; `?` marks a value left undetermined, as a
+register whose relaxed read was dropped (R4c). In a condition `?` is unknown,
+like SQL's NULL: neither `r = 0` nor `~(r = 0)` holds of it. Past 1000 states
+only those without `?` are listed (--all-states lists all). A condition is Ok or No as in
 herd7, and `Expected ...` compares with the file's `expect` lines or its
 allow/forbid. When a limit stops the search the verdict is Unknown and the
 limit is named; it is never a wrong answer.")]
@@ -123,6 +125,10 @@ limit is named; it is never a wrong answer.")]
         /// Draw, as SVG in this directory, one complete pomset for each condition it allows.
         #[arg(long, value_name = "DIR")]
         draw: Option<PathBuf>,
+        /// List every state, also past 1000 of them (by default a long list shows
+        /// only the states without `?` and counts the rest).
+        #[arg(long)]
+        all_states: bool,
     },
     /// List the complete (or candidate) pomsets of a test in the note's notation.
     #[command(after_help = "\
@@ -336,12 +342,13 @@ pub fn run(cli: Cli) -> ExitCode {
             timeout,
             stats,
             draw,
+            all_states,
         } => run_tests(
             &paths,
             &set,
             json,
             (max_pomsets, timeout),
-            (stats, draw),
+            (stats, draw, all_states),
             color,
         ),
         Command::Pomsets {
@@ -471,7 +478,7 @@ fn run_tests(
     sets: &[String],
     json: bool,
     (max_pomsets, timeout): (usize, Option<f64>),
-    (stats, draw): (bool, Option<PathBuf>),
+    (stats, draw, all_states): (bool, Option<PathBuf>, bool),
     color: bool,
 ) -> Result<bool, String> {
     use crate::report::Report;
@@ -512,7 +519,7 @@ fn run_tests(
         if json {
             reports.push(report);
         } else {
-            let mut text = report.text(p);
+            let mut text = report.text_listing(p, all_states);
             if let Some(line) = report.stats_line().filter(|_| stats) {
                 text.push_str(&line);
                 text.push('\n');

@@ -2,6 +2,9 @@
 //! for scripts.
 
 use std::fmt::Write;
+
+/// How many states `run` lists before it lists only the determined ones.
+pub const SHOWN_STATES: usize = 1000;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -149,8 +152,18 @@ impl Report {
         ))
     }
 
-    /// herd7's layout, one block per condition, plus our expectations.
+    /// herd7's layout, one block per condition, plus our expectations; a
+    /// long list of states is cut as `text_listing` says.
     pub fn text(&self, p: &Program) -> String {
+        self.text_listing(p, false)
+    }
+
+    /// As `text`; with `all_states` every state is listed. Otherwise, past
+    /// `SHOWN_STATES` states, only the determined ones (no `?`) are listed,
+    /// at most `SHOWN_STATES` of them, and one line counts the rest: dropped
+    /// relaxed reads multiply the states by |V| + 1 per register (IRIW with
+    /// six readers has 3^12), which no one reads.
+    pub fn text_listing(&self, p: &Program, all_states: bool) -> String {
         let mut out = String::new();
         let kind = match p.conditions.first().map(|c| c.quantifier) {
             Some(Quantifier::Forall) => "Required",
@@ -165,13 +178,28 @@ impl Report {
             return out;
         }
         let _ = writeln!(out, "States {}", self.states.len());
-        for s in &self.states {
+        let cut = !all_states && self.states.len() > SHOWN_STATES;
+        let determined = |s: &&StateCount| s.values.iter().all(|(_, v)| v.is_some());
+        let listed: Vec<&StateCount> = if cut {
+            self.states.iter().filter(determined).take(SHOWN_STATES).collect()
+        } else {
+            self.states.iter().collect()
+        };
+        for s in &listed {
             let vals: Vec<String> = s
                 .values
                 .iter()
                 .map(|(k, v)| format!("{k}={};", v.map_or("?".to_string(), |v| v.to_string())))
                 .collect();
             let _ = writeln!(out, "{:<4} :> {}", s.count, vals.join(" "));
+        }
+        if cut {
+            let open = self.states.iter().filter(|s| !determined(s)).count();
+            let _ = writeln!(
+                out,
+                "…    {} more state(s) not listed ({open} with an undetermined value `?`); --all-states lists every one",
+                self.states.len() - listed.len()
+            );
         }
         for c in &self.conditions {
             let ok = match c.ok {

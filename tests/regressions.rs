@@ -203,3 +203,34 @@ fn explain_names_a_reason_when_only_memory_fails() {
     assert!(!reasons.is_empty(), "{:?}", e.lines);
     assert!(reasons[0].contains("[x]=1"), "{:?}", e.lines);
 }
+
+/// Bug 7: past 1000 states, `run` lists the determined ones and counts the
+/// states with `?`, instead of printing thousands of rows no one reads.
+#[test]
+fn long_state_lists_show_the_determined_states() {
+    let src = "litmus MANY
+locations { a; b; c; d; e; f; g }
+a := 1; b := 1; c := 1; d := 1; e := 1; f := 1; g := 1;
+|| r1 := a; r2 := b; r3 := c; r4 := d; r5 := e; r6 := f; r7 := g;
+exists (r1 = 1)
+";
+    let t = parse(src);
+    let model = Model::default();
+    let o = outcomes(&t.program, &model, Limits::default()).expect("decidable");
+    let total = o.states.len();
+    let determined = o
+        .states
+        .keys()
+        .filter(|s| s.regs.iter().chain(&s.mem).all(|(_, v)| v.is_some()))
+        .count();
+    assert!(total > pomset::report::SHOWN_STATES, "{total} states");
+    let report = pomset::report::Report::new(&t.program, &model, &o, std::time::Duration::ZERO);
+    let text = report.text(&t.program);
+    let rows = text.lines().filter(|l| l.contains(":>")).count();
+    assert_eq!(rows, determined);
+    assert!(text.lines().all(|l| !l.contains(":>") || !l.contains('?')));
+    let more = format!("{} more state(s) not listed", total - determined);
+    assert!(text.contains(&more), "{text}");
+    let all = report.text_listing(&t.program, true);
+    assert_eq!(all.lines().filter(|l| l.contains(":>")).count(), total);
+}

@@ -363,6 +363,20 @@ impl<'a> Search<'a> {
         self.branch(rf, &labels, &mut edges, &mut Vec::new(), &pending)
     }
 
+    /// The orders every candidate with this rf contains: the least orders
+    /// closed under the additive rules, before any disjunct of c7b or c8b is
+    /// chosen. Every rule used only adds edges, so each valid extension
+    /// contains these (an error: no candidate has this rf).
+    pub fn mandatory(&mut self, rf: &[Option<Event>]) -> Result<Orders, Failure> {
+        let labels = self.effective_labels(rf);
+        if self.model.rfi_acq_weakening == RfiAcqWeakening::On {
+            self.rows = Rows::new(&labels, self.model, self.groups);
+        }
+        let mut edges = self.fixed_edges(&labels);
+        edges.extend(self.rf_edges(rf, &labels));
+        self.saturate(rf, &labels, &edges).map(|(o, _)| o)
+    }
+
     /// §10 (`rfi_acq_weakening`): an acquire read fulfilled by a relaxed
     /// write of its own thread, outside any RMW, acts as a relaxed read.
     fn effective_labels(&self, rf: &[Option<Event>]) -> Vec<Action> {

@@ -840,6 +840,22 @@ pub(super) fn final_memory(
             None => vec![],
         })
         .collect();
+    // A write above every other write to its location in the orders every
+    // candidate with this rf contains is the maximum in each of them: that
+    // location's value is settled, with no search and no ⊥.
+    let mut search = Search::new(sk, model, groups, u64::MAX);
+    let writes: Vec<Vec<Event>> = match search.mandatory(&w.rf) {
+        Ok(least) => writes
+            .into_iter()
+            .map(|all| {
+                let top = all.iter().copied().find(|&m| {
+                    all.iter().all(|&o| o == m || least.loc.has(o, m))
+                });
+                top.map_or(all, |m| vec![m])
+            })
+            .collect(),
+        Err(_) => writes,
+    };
     let mut feasible: Vec<Vec<Option<Event>>> = Vec::new();
     let mut pick = Vec::with_capacity(writes.len());
     let mut last = |pick: &[Option<Event>]| {
@@ -853,9 +869,7 @@ pub(super) fn final_memory(
                     .map(move |&o| (OrderKind::Loc, o, w, Reason::CoDelays))
             })
             .collect();
-        Search::new(sk, model, groups, u64::MAX)
-            .decide_with(&w.rf, &extra)
-            .is_ok()
+        search.decide_with(&w.rf, &extra).is_ok()
     };
     last_writes(&writes, &mut pick, &mut last, &mut feasible);
     let maximal = feasible.iter().filter(|c| {

@@ -284,13 +284,7 @@ impl<'a> Search<'_, '_, 'a> {
 }
 
 /// One atomic access by thread `th`; false when the execution leaves V.
-fn access(
-    p: &Program,
-    memory: &Memory,
-    s: &Stmt,
-    th: &mut Thread,
-    mem: &mut [i64],
-) -> Eval<bool> {
+fn access(p: &Program, memory: &Memory, s: &Stmt, th: &mut Thread, mem: &mut [i64]) -> Eval<bool> {
     let in_v = |v: i64| p.values.binary_search(&v).is_ok();
     match s {
         Stmt::Read { reg, loc, .. } => {
@@ -396,7 +390,8 @@ impl<'a> Config<'a> {
                 }
                 Stmt::Seq(parts) => {
                     th.work.pop();
-                    th.work.extend(parts.iter().rev().map(|s| Work::Stmt(At(s))));
+                    th.work
+                        .extend(parts.iter().rev().map(|s| Work::Stmt(At(s))));
                 }
                 Stmt::Par {
                     thread,
@@ -509,7 +504,8 @@ mod tests {
 
     #[test]
     fn store_buffering_never_ends_with_both_zero() {
-        let s = states("litmus SB\nx := 1; r := y;\n|| y := 1; s := x;\nexists (r = 0 /\\ s = 0)\n");
+        let s =
+            states("litmus SB\nx := 1; r := y;\n|| y := 1; s := x;\nexists (r = 0 /\\ s = 0)\n");
         let mut got: Vec<_> = s.iter().map(regs).collect();
         got.sort();
         assert_eq!(
@@ -526,7 +522,8 @@ mod tests {
 
     #[test]
     fn message_passing_never_sees_the_flag_without_the_data() {
-        let s = states("litmus MP\nx := 1; y := 1;\n|| r := y; s := x;\nexists (r = 1 /\\ s = 0)\n");
+        let s =
+            states("litmus MP\nx := 1; y := 1;\n|| r := y; s := x;\nexists (r = 1 /\\ s = 0)\n");
         let mut got: Vec<_> = s.iter().map(regs).collect();
         got.sort();
         assert_eq!(
@@ -559,7 +556,9 @@ mod tests {
     #[test]
     fn an_increment_past_v_has_no_execution() {
         // V = {0, 1}: the second FADD would write 2, outside V.
-        let s = states("litmus FADD2V\nvalues {0,1}\nr := FADD(x, 1);\n|| s := FADD(x, 1);\nexists (r = 0)\n");
+        let s = states(
+            "litmus FADD2V\nvalues {0,1}\nr := FADD(x, 1);\n|| s := FADD(x, 1);\nexists (r = 0)\n",
+        );
         assert!(s.is_empty());
     }
 

@@ -91,7 +91,10 @@ fn examples(dir: &Path, out: &mut Vec<PathBuf>) {
 #[test]
 fn explain_agrees_with_run_on_every_example() {
     let mut paths = Vec::new();
-    examples(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"), &mut paths);
+    examples(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"),
+        &mut paths,
+    );
     paths.sort();
     assert!(paths.len() > 50, "examples not found");
     let mut failures = Vec::new();

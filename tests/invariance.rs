@@ -41,7 +41,12 @@ fn named(s: &State) -> Named {
 fn decide(t: &gen::Test) -> Result<Option<(Program, Outcomes, Vec<Observation>)>, TestCaseError> {
     let text = t.text();
     let p = syntax::parse(&text)
-        .map_err(|d| TestCaseError::fail(format!("does not check:\n{text}\n{}", d.render("gen", &text))))?
+        .map_err(|d| {
+            TestCaseError::fail(format!(
+                "does not check:\n{text}\n{}",
+                d.render("gen", &text)
+            ))
+        })?
         .program;
     let model = Model::default();
     let o = match decide::outcomes(&p, &model, decide::Limits::default()) {
@@ -58,7 +63,11 @@ fn decide(t: &gen::Test) -> Result<Option<(Program, Outcomes, Vec<Observation>)>
 
 /// States renamed by `rename` (on `thread:reg` and location names), with
 /// the names `drop` says to project away removed.
-fn states(o: &Outcomes, rename: &dyn Fn(&str) -> String, drop: &dyn Fn(&str) -> bool) -> BTreeSet<Named> {
+fn states(
+    o: &Outcomes,
+    rename: &dyn Fn(&str) -> String,
+    drop: &dyn Fn(&str) -> bool,
+) -> BTreeSet<Named> {
     o.states
         .keys()
         .map(|s| {
@@ -103,7 +112,9 @@ fn same(
 fn permutation(n: usize, mut seed: u64) -> Vec<usize> {
     let mut p: Vec<usize> = (0..n).collect();
     for i in (1..n).rev() {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let j = (seed >> 33) as usize % (i + 1);
         p.swap(i, j);
     }

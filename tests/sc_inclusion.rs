@@ -28,9 +28,12 @@ fn cases(default: u32) -> u32 {
 
 fn parse(t: &gen::Test) -> Result<Program, TestCaseError> {
     let text = t.text();
-    syntax::parse(&text)
-        .map(|l| l.program)
-        .map_err(|d| TestCaseError::fail(format!("generated test does not check:\n{text}\n{}", d.render("gen", &text))))
+    syntax::parse(&text).map(|l| l.program).map_err(|d| {
+        TestCaseError::fail(format!(
+            "generated test does not check:\n{text}\n{}",
+            d.render("gen", &text)
+        ))
+    })
 }
 
 fn show(s: &State) -> String {
@@ -46,7 +49,9 @@ fn show(s: &State) -> String {
             })
             .collect::<Vec<_>>()
     };
-    [part(&s.regs, false), part(&s.mem, true)].concat().join("; ")
+    [part(&s.regs, false), part(&s.mem, true)]
+        .concat()
+        .join("; ")
 }
 
 /// What one program gave: checked, or skipped for a limit or an SC refusal.
@@ -60,7 +65,12 @@ enum Checked {
 /// (as `pomset run` reads it), the model and the missing state.
 fn included(t: &gen::Test, model: &Model) -> Result<Checked, TestCaseError> {
     let p = parse(t)?;
-    let sc = match interleaving::outcomes(&p, interleaving::Limits { max_states: 200_000 }) {
+    let sc = match interleaving::outcomes(
+        &p,
+        interleaving::Limits {
+            max_states: 200_000,
+        },
+    ) {
         Ok(o) if o.limit.is_none() => o,
         _ => return Ok(Checked::Skipped),
     };
@@ -143,10 +153,12 @@ fn run(model: &Model, n: u32, cfg: gen::Config) -> Result<(u32, u32), String> {
 }
 
 /// The settings, besides the defaults, under which the note's model is
-/// weaker than SC, found by `every_option_value_against_sc` (see the book).
-/// Left out: `init = none` (no initial writes: a read of an initial value
-/// has no source, c2b) and `final = observer` (the observer's reads may be
-/// dropped, so final memory can be undetermined where SC has a value).
+/// weaker than SC, found by `every_option_value_against_sc` over programs
+/// without forks and (for `loc_max`) comparing registers only, so as to
+/// step around issue 13's known bugs 1 and 6. Every value qualifies but
+/// `init = none`: without initial writes a read of an initial value has no
+/// source (c2b), so `r := x` alone has no complete pomset. `merge = multi`
+/// and `if_closure = on` are refused (`decide::refused`).
 const WEAKER_THAN_SC: &[(&str, &str)] = &[
     ("orders", "single"),
     ("c7a", "direct"),
@@ -167,6 +179,7 @@ const WEAKER_THAN_SC: &[(&str, &str)] = &[
     ("merge", "binary"),
     ("merge_read", "prose"),
     ("init", "wk"),
+    ("final", "observer"),
 ];
 
 #[test]
@@ -184,7 +197,10 @@ fn generated_programs_parse_and_check() {
                 eprintln!("{text}");
             }
             let l = syntax::parse(&text).map_err(|d| {
-                TestCaseError::fail(format!("does not check:\n{text}\n{}", d.render("gen", &text)))
+                TestCaseError::fail(format!(
+                    "does not check:\n{text}\n{}",
+                    d.render("gen", &text)
+                ))
             })?;
             if !l.warnings.is_empty() {
                 return Err(TestCaseError::fail(format!(
@@ -199,7 +215,7 @@ fn generated_programs_parse_and_check() {
 
 #[test]
 fn sc_states_are_pomset_states_under_the_default_model() {
-    match run(&Model::default(), cases(200), gen::Config::default()) {
+    match run(&Model::default(), cases(500), gen::Config::default()) {
         Ok((checked, skipped)) => {
             eprintln!("default model: {checked} programs checked, {skipped} skipped at a limit");
             assert!(checked > skipped, "too many programs hit a limit");
@@ -210,7 +226,7 @@ fn sc_states_are_pomset_states_under_the_default_model() {
 
 #[test]
 fn sc_states_are_pomset_states_under_settings_weaker_than_sc() {
-    let n = cases(200) / 10 + 1;
+    let n = cases(500) / 10 + 1;
     let mut failures = Vec::new();
     for (k, v) in WEAKER_THAN_SC {
         let mut m = Model::default();

@@ -253,7 +253,10 @@ impl Test {
         if ss.is_empty() {
             return "skip;".into();
         }
-        ss.iter().map(|s| self.stmt(s)).collect::<Vec<_>>().join(" ")
+        ss.iter()
+            .map(|s| self.stmt(s))
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     fn place(&self, p: &Place, mode: &str, scope: &str) -> String {
@@ -431,10 +434,7 @@ fn fork_names(ss: &[Stmt], names: &mut Vec<String>) {
             Stmt::Fork(bs) => {
                 if let Some((last, forked)) = bs.split_last() {
                     for b in forked {
-                        let n = b
-                            .label
-                            .clone()
-                            .unwrap_or_else(|| next_name(names));
+                        let n = b.label.clone().unwrap_or_else(|| next_name(names));
                         names.push(n);
                         fork_names(&b.body, names);
                     }
@@ -518,7 +518,10 @@ impl Test {
         let mut t = self.clone();
         t.freeze_names();
         let threads = t.threads.clone();
-        t.threads = perm.iter().filter_map(|&i| threads.get(i).cloned()).collect();
+        t.threads = perm
+            .iter()
+            .filter_map(|&i| threads.get(i).cloned())
+            .collect();
         t
     }
 
@@ -759,7 +762,13 @@ fn rstmt(cfg: Config) -> impl Strategy<Value = RStmt> {
 }
 
 fn rcond() -> impl Strategy<Value = RCond> {
-    let atom = (any::<bool>(), any::<u8>(), any::<u8>(), any::<u8>(), prop::bool::weighted(0.15))
+    let atom = (
+        any::<bool>(),
+        any::<u8>(),
+        any::<u8>(),
+        any::<u8>(),
+        prop::bool::weighted(0.15),
+    )
         .prop_map(|(mem, pick, op, value, negate)| RAtom {
             mem,
             pick,
@@ -767,13 +776,16 @@ fn rcond() -> impl Strategy<Value = RCond> {
             value,
             negate,
         });
-    (any::<u8>(), prop::collection::vec(atom, 1..=3), prop::bool::weighted(0.8)).prop_map(
-        |(quantifier, atoms, conjunction)| RCond {
+    (
+        any::<u8>(),
+        prop::collection::vec(atom, 1..=3),
+        prop::bool::weighted(0.8),
+    )
+        .prop_map(|(quantifier, atoms, conjunction)| RCond {
             quantifier,
             atoms,
             conjunction,
-        },
-    )
+        })
 }
 
 fn raw(cfg: Config) -> impl Strategy<Value = Raw> {
@@ -781,11 +793,20 @@ fn raw(cfg: Config) -> impl Strategy<Value = Raw> {
         (2u8..=3, any::<bool>(), 1u8..=3, prop::bool::weighted(0.3)),
         prop::collection::vec(any::<u8>(), 0..=3),
         prop::option::weighted(0.3, prop::collection::vec((0u8..2, 0u8..2), 8)),
-        prop::collection::vec(prop::collection::vec(rstmt(cfg), 1..=3), 1..=cfg.max_threads),
+        prop::collection::vec(
+            prop::collection::vec(rstmt(cfg), 1..=3),
+            1..=cfg.max_threads,
+        ),
         prop::collection::vec(rcond(), 1..=2),
     )
         .prop_map(
-            move |((values, declare_values, locs, addressed), inits, scopes, threads, conditions)| Raw {
+            move |(
+                (values, declare_values, locs, addressed),
+                inits,
+                scopes,
+                threads,
+                conditions,
+            )| Raw {
                 values,
                 declare_values,
                 locs,
@@ -889,11 +910,7 @@ pub fn elaborate(r: &Raw, cfg: Config) -> Test {
         );
     }
     let regs = t.registers();
-    t.conditions = r
-        .conditions
-        .iter()
-        .map(|c| e.condition(c, &regs))
-        .collect();
+    t.conditions = r.conditions.iter().map(|c| e.condition(c, &regs)).collect();
     t
 }
 
@@ -1058,7 +1075,10 @@ impl Elab {
                 let cond = self.cond(c, env);
                 let then = self.block(a, env);
                 let els = self.block(if *mirror { a } else { b }, env);
-                if then.is_empty() && els.is_empty() && !matches!(cond, Expr::Bin(_, ref x, _) if matches!(**x, Expr::Loc(..))) {
+                if then.is_empty()
+                    && els.is_empty()
+                    && !matches!(cond, Expr::Bin(_, ref x, _) if matches!(**x, Expr::Loc(..)))
+                {
                     return None;
                 }
                 Some(Stmt::If { cond, then, els })

@@ -7,6 +7,11 @@
 //! `SC_SWEEP=1` runs `every_option_value_against_sc`, which reports, for each
 //! value of each option, how many programs violate inclusion (a survey, not a
 //! pass/fail test).
+//!
+//! Triage knobs, for stepping around known bugs while looking for new ones
+//! (never set in `cargo test`): `SC_REGS_ONLY=1` compares registers only;
+//! `SC_MEMORY_ONLY_IGNORED=1` ignores a missing state whose registers some
+//! pomset state has; the generator's `GEN_*` variables (tests/gen/mod.rs).
 
 mod gen;
 
@@ -96,6 +101,7 @@ fn included(t: &gen::Test, model: &Model) -> Result<Checked, TestCaseError> {
         .keys()
         .map(project)
         .filter(|s| !have.contains(s))
+        .filter(|s| !(memory_only() && have.iter().any(|h| h.regs == s.regs)))
         .collect();
     if let Some(first) = missing.first() {
         let got: Vec<String> = fast.states.keys().take(12).map(show).collect();
@@ -111,6 +117,12 @@ fn included(t: &gen::Test, model: &Model) -> Result<Checked, TestCaseError> {
         )));
     }
     Ok(Checked::Yes)
+}
+
+/// Triage only (`SC_MEMORY_ONLY_IGNORED=1`): ignore a missing state whose
+/// registers some pomset state has (issue 13's bug 1 loses final memory).
+fn memory_only() -> bool {
+    std::env::var_os("SC_MEMORY_ONLY_IGNORED").is_some()
 }
 
 fn model_text(m: &Model) -> String {

@@ -24,6 +24,8 @@ pub struct Config {
     pub max_accesses: usize,
     pub computed: bool,
     pub forks: bool,
+    /// Forks inside IF branches (issue 13's bug 6 is about these).
+    pub forks_in_if: bool,
     pub rmws: bool,
     pub memory_conditions: bool,
     /// Let a thread assign a register more than once.
@@ -37,6 +39,7 @@ impl Default for Config {
             max_accesses: 6,
             computed: true,
             forks: true,
+            forks_in_if: true,
             rmws: true,
             memory_conditions: true,
             reuse: false,
@@ -55,13 +58,14 @@ impl Config {
         }
     }
 
-    /// `GEN_NO_MEM`, `GEN_NO_COMPUTED`, `GEN_NO_FORKS`, `GEN_NO_RMW`,
+    /// `GEN_NO_MEM`, `GEN_NO_COMPUTED`, `GEN_NO_FORKS`, `GEN_NO_FORKS_IN_IF`, `GEN_NO_RMW`,
     /// `GEN_REUSE`, `GEN_ACCESSES=N`: narrow the language while triaging.
     fn restricted(mut self) -> Config {
         let set = |k: &str| std::env::var_os(k).is_some();
         self.memory_conditions &= !set("GEN_NO_MEM");
         self.computed &= !set("GEN_NO_COMPUTED");
         self.forks &= !set("GEN_NO_FORKS");
+        self.forks_in_if &= !set("GEN_NO_FORKS_IN_IF");
         self.rmws &= !set("GEN_NO_RMW");
         self.reuse |= set("GEN_REUSE");
         if let Some(n) = std::env::var("GEN_ACCESSES")
@@ -844,6 +848,8 @@ struct Elab {
     /// What the current top-level thread may still use.
     thread_budget: usize,
     next_reg: usize,
+    /// How many IFs enclose the statement being elaborated.
+    in_if: u32,
 }
 
 fn pick<T: Clone>(xs: &[T], k: u8) -> Option<T> {
@@ -877,6 +883,7 @@ pub fn elaborate(r: &Raw, cfg: Config) -> Test {
         budget: cfg.max_accesses,
         thread_budget: 0,
         next_reg: 0,
+        in_if: 0,
     };
     // Each thread gets a share, so that the first ones cannot use it all.
     let share = (cfg.max_accesses / r.threads.len().max(1) + 1).max(2);
@@ -1073,8 +1080,10 @@ impl Elab {
             }
             RStmt::If(c, a, b, mirror) => {
                 let cond = self.cond(c, env);
+                self.in_if += 1;
                 let then = self.block(a, env);
                 let els = self.block(if *mirror { a } else { b }, env);
+                self.in_if -= 1;
                 if then.is_empty()
                     && els.is_empty()
                     && !matches!(cond, Expr::Bin(_, ref x, _) if matches!(**x, Expr::Loc(..)))
@@ -1084,7 +1093,8 @@ impl Elab {
                 Some(Stmt::If { cond, then, els })
             }
             RStmt::Fork(a, b) => {
-                let left = self.block(a, env);
+                let allowed = self.in_if == 0 || self.cfg.forks_in_if;
+                let left = if allowed { self.block(a, env) } else { vec![] };
                 let right = self.block(b, env);
                 env.extend(assigned(&right));
                 Some(Stmt::Fork(vec![

@@ -1,0 +1,1227 @@
+//! Random small litmus tests over the whole language, for the oracles
+//! (`sc_inclusion.rs`, `invariance.rs`, `explain_agreement.rs`).
+//!
+//! Generation is two-phase. Proptest draws a raw tree of small numbers
+//! (`RStmt`, `RExpr`, ...), which shrinks well; `elaborate` turns it into a
+//! `Test` that always checks: registers are named apart (each assigned once,
+//! SSA, unless `Config::reuse`), an expression only reads registers already
+//! assigned on its path (or inherited by a fork), accesses beyond the budget
+//! are dropped, and literals come from V. `Test` prints as litmus text and
+//! has the transformations the invariance tests need.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use proptest::prelude::*;
+
+/// Knobs of the generator. `GEN_*` environment variables restrict it for
+/// local triage; the committed tests use `Config::default()` or `tiny()`.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    pub max_threads: usize,
+    /// Memory events in all (an RMW counts two, an extended read one).
+    pub max_accesses: usize,
+    pub computed: bool,
+    pub forks: bool,
+    /// Forks inside IF branches (issue 13's bug 6 is about these).
+    pub forks_in_if: bool,
+    pub rmws: bool,
+    pub memory_conditions: bool,
+    /// Let a thread assign a register more than once.
+    pub reuse: bool,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            max_threads: 4,
+            max_accesses: 6,
+            computed: true,
+            forks: true,
+            forks_in_if: true,
+            rmws: true,
+            memory_conditions: true,
+            reuse: false,
+        }
+        .restricted()
+    }
+}
+
+impl Config {
+    /// At most four accesses, for slow engines.
+    pub fn tiny() -> Config {
+        Config {
+            max_threads: 3,
+            max_accesses: 4,
+            ..Config::default()
+        }
+    }
+
+    /// `GEN_NO_MEM`, `GEN_NO_COMPUTED`, `GEN_NO_FORKS`, `GEN_NO_FORKS_IN_IF`, `GEN_NO_RMW`,
+    /// `GEN_REUSE`, `GEN_ACCESSES=N`: narrow the language while triaging.
+    fn restricted(mut self) -> Config {
+        let set = |k: &str| std::env::var_os(k).is_some();
+        self.memory_conditions &= !set("GEN_NO_MEM");
+        self.computed &= !set("GEN_NO_COMPUTED");
+        self.forks &= !set("GEN_NO_FORKS");
+        self.forks_in_if &= !set("GEN_NO_FORKS_IN_IF");
+        self.rmws &= !set("GEN_NO_RMW");
+        self.reuse |= set("GEN_REUSE");
+        if let Some(n) = std::env::var("GEN_ACCESSES")
+            .ok()
+            .and_then(|s| s.parse().ok())
+        {
+            self.max_accesses = n;
+        }
+        self
+    }
+}
+
+// ------------------------------------------------------------------ the tree
+
+pub const READ_MODES: [&str; 4] = ["wk", "rlx", "acq", "sc"];
+pub const WRITE_MODES: [&str; 4] = ["wk", "rlx", "rel", "sc"];
+pub const FENCE_MODES: [&str; 4] = ["rel", "acq", "ra", "sc"];
+pub const RMW_SHORT: [&str; 6] = ["wk", "rlx", "acq", "rel", "ra", "sc"];
+pub const SCOPES: [&str; 3] = ["cta", "gpu", "sys"];
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Loc {
+    pub name: String,
+    pub address: Option<i64>,
+    pub init: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Thread {
+    /// Printed as `label:` when set; otherwise the checker's default name.
+    pub label: Option<String>,
+    pub body: Vec<Stmt>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Place {
+    Loc(usize),
+    /// `[r]` or `[r + k]` (§1.5).
+    Computed(Expr),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expr {
+    Int(i64),
+    Reg(String),
+    /// A location in an expression: a fresh read (§1.1).
+    Loc(usize, &'static str),
+    Bin(&'static str, Box<Expr>, Box<Expr>),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RmwModes {
+    None,
+    One(&'static str),
+    Two(&'static str, &'static str),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stmt {
+    Read {
+        reg: String,
+        place: Place,
+        mode: &'static str,
+        scope: &'static str,
+    },
+    Write {
+        place: Place,
+        value: Expr,
+        mode: &'static str,
+        scope: &'static str,
+    },
+    Fence {
+        mode: &'static str,
+        scope: &'static str,
+    },
+    Rmw {
+        reg: Option<String>,
+        op: &'static str,
+        modes: RmwModes,
+        scope: &'static str,
+        place: Place,
+        args: Vec<Expr>,
+    },
+    Let {
+        reg: String,
+        value: Expr,
+    },
+    If {
+        cond: Expr,
+        then: Vec<Stmt>,
+        els: Vec<Stmt>,
+    },
+    /// `( B1 || ... || Bn )`: every branch but the last is a new thread.
+    Fork(Vec<Thread>),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Prop {
+    Reg {
+        thread: String,
+        reg: String,
+        op: &'static str,
+        value: i64,
+    },
+    Mem {
+        loc: usize,
+        op: &'static str,
+        value: i64,
+    },
+    Not(Box<Prop>),
+    And(Box<Prop>, Box<Prop>),
+    Or(Box<Prop>, Box<Prop>),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cond {
+    pub quantifier: &'static str,
+    pub prop: Prop,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Test {
+    pub values: Vec<i64>,
+    pub declare_values: bool,
+    pub locs: Vec<Loc>,
+    /// (thread name, gpu, cta) for a `scopes:` tree.
+    pub scopes: Option<Vec<(String, u8, u8)>>,
+    pub threads: Vec<Thread>,
+    pub conditions: Vec<Cond>,
+}
+
+// ------------------------------------------------------------------ printing
+
+impl Test {
+    pub fn text(&self) -> String {
+        let mut out = String::from("litmus GEN\n");
+        if self.declare_values {
+            let vs: Vec<String> = self.values.iter().map(i64::to_string).collect();
+            let _ = writeln!(out, "values {{{}}}", vs.join(", "));
+        }
+        // Always declared: a location may appear only in a condition.
+        {
+            let ds: Vec<String> = self
+                .locs
+                .iter()
+                .map(|l| match l.address {
+                    Some(a) => format!("{} @ {a}", l.name),
+                    None => l.name.clone(),
+                })
+                .collect();
+            let _ = writeln!(out, "locations {{ {} }}", ds.join("; "));
+        }
+        let inits: Vec<String> = self
+            .locs
+            .iter()
+            .filter(|l| l.init != 0)
+            .map(|l| format!("{} = {}", l.name, l.init))
+            .collect();
+        if !inits.is_empty() {
+            let _ = writeln!(out, "init {{ {} }}", inits.join("; "));
+        }
+        if let Some(s) = &self.scopes {
+            let _ = writeln!(out, "scopes: {}", scope_tree(s));
+        }
+        out.push('\n');
+        let threads: Vec<String> = self.threads.iter().map(|t| self.thread(t)).collect();
+        out.push_str(&threads.join("\n|| "));
+        out.push_str("\n\n");
+        for c in &self.conditions {
+            let _ = writeln!(out, "{} ({})", c.quantifier, self.prop(&c.prop));
+        }
+        out
+    }
+
+    fn thread(&self, t: &Thread) -> String {
+        let body: Vec<String> = t.body.iter().map(|s| self.stmt(s)).collect();
+        let body = if body.is_empty() {
+            "skip;".to_string()
+        } else {
+            body.join(" ")
+        };
+        match &t.label {
+            Some(l) => format!("{l}: {body}"),
+            None => body,
+        }
+    }
+
+    fn block(&self, ss: &[Stmt]) -> String {
+        if ss.is_empty() {
+            return "skip;".into();
+        }
+        ss.iter()
+            .map(|s| self.stmt(s))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn place(&self, p: &Place, mode: &str, scope: &str) -> String {
+        match p {
+            Place::Loc(l) => format!("{}.{mode}.{scope}", self.locs[*l].name),
+            Place::Computed(e) => format!("[{}].{mode}.{scope}", self.expr(e, true)),
+        }
+    }
+
+    fn stmt(&self, s: &Stmt) -> String {
+        match s {
+            Stmt::Read {
+                reg,
+                place,
+                mode,
+                scope,
+            } => format!("{reg} := {};", self.place(place, mode, scope)),
+            Stmt::Write {
+                place,
+                value,
+                mode,
+                scope,
+            } => format!(
+                "{} := {};",
+                self.place(place, mode, scope),
+                self.expr(value, true)
+            ),
+            Stmt::Fence { mode, scope } => format!("fence.{mode}.{scope};"),
+            Stmt::Rmw {
+                reg,
+                op,
+                modes,
+                scope,
+                place,
+                args,
+            } => {
+                let modes = match modes {
+                    RmwModes::None => String::new(),
+                    RmwModes::One(m) => format!(".{m}"),
+                    RmwModes::Two(a, b) => format!(".{a}.{b}"),
+                };
+                let place = match place {
+                    Place::Loc(l) => self.locs[*l].name.clone(),
+                    Place::Computed(e) => format!("[{}]", self.expr(e, true)),
+                };
+                let args: Vec<String> = args.iter().map(|a| self.expr(a, true)).collect();
+                let target = reg.as_ref().map_or(String::new(), |r| format!("{r} := "));
+                format!("{target}{op}{modes}.{scope}({place}, {});", args.join(", "))
+            }
+            Stmt::Let { reg, value } => format!("{reg} := {};", self.expr(value, false)),
+            Stmt::If { cond, then, els } => format!(
+                "if ({}) {{ {} }} else {{ {} }}",
+                self.expr(cond, true),
+                self.block(then),
+                self.block(els)
+            ),
+            Stmt::Fork(branches) => {
+                let bs: Vec<String> = branches.iter().map(|b| self.thread(b)).collect();
+                format!("( {} )", bs.join(" || "))
+            }
+        }
+    }
+
+    /// `top`: a whole right-hand side, where only `||` needs parentheses.
+    fn expr(&self, e: &Expr, top: bool) -> String {
+        match e {
+            Expr::Int(n) => n.to_string(),
+            Expr::Reg(r) => r.clone(),
+            Expr::Loc(l, mode) => format!("{}.{mode}", self.locs[*l].name),
+            Expr::Bin(op, a, b) => {
+                let s = format!("{} {op} {}", self.expr(a, false), self.expr(b, false));
+                if top && *op != "||" {
+                    s
+                } else {
+                    format!("({s})")
+                }
+            }
+        }
+    }
+
+    fn prop(&self, p: &Prop) -> String {
+        match p {
+            Prop::Reg {
+                thread,
+                reg,
+                op,
+                value,
+            } => format!("{thread}:{reg} {op} {value}"),
+            Prop::Mem { loc, op, value } => format!("[{}] {op} {value}", self.locs[*loc].name),
+            Prop::Not(a) => format!("~({})", self.prop(a)),
+            Prop::And(a, b) => format!("({} /\\ {})", self.prop(a), self.prop(b)),
+            Prop::Or(a, b) => format!("({} \\/ {})", self.prop(a), self.prop(b)),
+        }
+    }
+}
+
+fn scope_tree(s: &[(String, u8, u8)]) -> String {
+    let mut gpus: BTreeMap<u8, BTreeMap<u8, Vec<&str>>> = BTreeMap::new();
+    for (t, g, c) in s {
+        gpus.entry(*g)
+            .or_default()
+            .entry(*c)
+            .or_default()
+            .push(t.as_str());
+    }
+    let gs: Vec<String> = gpus
+        .values()
+        .map(|ctas| {
+            let cs: Vec<String> = ctas
+                .values()
+                .map(|ts| format!("cta {{ {} }}", ts.join(" ")))
+                .collect();
+            format!("gpu {{ {} }}", cs.join(" "))
+        })
+        .collect();
+    format!("sys {{ {} }}", gs.join(" "))
+}
+
+// ------------------------------------------------------------- names, walks
+
+impl Test {
+    /// Every thread's name in the checker's order: top-level threads by
+    /// position (or label), then forked branches in textual order, each
+    /// `P{n}` with n the number of threads named so far.
+    pub fn thread_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(i, t)| t.label.clone().unwrap_or_else(|| format!("P{i}")))
+            .collect();
+        for t in &self.threads {
+            fork_names(&t.body, &mut names);
+        }
+        names
+    }
+
+    /// Labels every thread (top-level and forked) with its current name, so
+    /// that reordering threads keeps every name.
+    pub fn freeze_names(&mut self) {
+        let mut names: Vec<String> = self
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(i, t)| t.label.clone().unwrap_or_else(|| format!("P{i}")))
+            .collect();
+        for (t, n) in self.threads.iter_mut().zip(names.clone()) {
+            t.label = Some(n);
+        }
+        for t in &mut self.threads {
+            freeze_forks(&mut t.body, &mut names);
+        }
+    }
+
+    /// The (thread, register) pairs assigned anywhere, for conditions.
+    pub fn registers(&self) -> Vec<(String, String)> {
+        let mut names = self.thread_names().into_iter();
+        let tops: Vec<String> = names.by_ref().take(self.threads.len()).collect();
+        let mut forks = names;
+        let mut out = Vec::new();
+        for (t, name) in self.threads.iter().zip(tops) {
+            regs_in(&t.body, &name, &mut forks, &mut out);
+        }
+        out
+    }
+}
+
+fn fork_names(ss: &[Stmt], names: &mut Vec<String>) {
+    for s in ss {
+        match s {
+            Stmt::If { then, els, .. } => {
+                fork_names(then, names);
+                fork_names(els, names);
+            }
+            Stmt::Fork(bs) => {
+                if let Some((last, forked)) = bs.split_last() {
+                    for b in forked {
+                        let n = b.label.clone().unwrap_or_else(|| next_name(names));
+                        names.push(n);
+                        fork_names(&b.body, names);
+                    }
+                    fork_names(&last.body, names);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn next_name(names: &[String]) -> String {
+    (names.len()..)
+        .map(|i| format!("P{i}"))
+        .find(|n| !names.contains(n))
+        .unwrap_or_default()
+}
+
+fn freeze_forks(ss: &mut [Stmt], names: &mut Vec<String>) {
+    for s in ss {
+        match s {
+            Stmt::If { then, els, .. } => {
+                freeze_forks(then, names);
+                freeze_forks(els, names);
+            }
+            Stmt::Fork(bs) => {
+                let n = bs.len();
+                for (k, b) in bs.iter_mut().enumerate() {
+                    if k + 1 < n {
+                        let name = b.label.clone().unwrap_or_else(|| next_name(names));
+                        names.push(name.clone());
+                        b.label = Some(name);
+                    }
+                    freeze_forks(&mut b.body, names);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn regs_in(
+    ss: &[Stmt],
+    thread: &str,
+    forks: &mut impl Iterator<Item = String>,
+    out: &mut Vec<(String, String)>,
+) {
+    fn add(out: &mut Vec<(String, String)>, thread: &str, r: &str) {
+        let pair = (thread.to_string(), r.to_string());
+        if !out.contains(&pair) {
+            out.push(pair);
+        }
+    }
+    for s in ss {
+        match s {
+            Stmt::Read { reg, .. } | Stmt::Let { reg, .. } => add(out, thread, reg),
+            Stmt::Rmw { reg: Some(reg), .. } => add(out, thread, reg),
+            Stmt::If { then, els, .. } => {
+                regs_in(then, thread, forks, out);
+                regs_in(els, thread, forks, out);
+            }
+            Stmt::Fork(bs) => {
+                if let Some((last, forked)) = bs.split_last() {
+                    for b in forked {
+                        let name = forks.next().unwrap_or_default();
+                        regs_in(&b.body, &name, forks, out);
+                    }
+                    regs_in(&last.body, thread, forks, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+// ------------------------------------------------------------ transformations
+
+impl Test {
+    /// The same test with top-level threads in the order `perm` (names kept).
+    pub fn permute_threads(&self, perm: &[usize]) -> Test {
+        let mut t = self.clone();
+        t.freeze_names();
+        let threads = t.threads.clone();
+        t.threads = perm
+            .iter()
+            .filter_map(|&i| threads.get(i).cloned())
+            .collect();
+        t
+    }
+
+    /// Registers renamed by `f`, in the program and the conditions.
+    pub fn rename_registers(&self, f: &dyn Fn(&str) -> String) -> Test {
+        let mut t = self.clone();
+        for th in &mut t.threads {
+            rename_regs(&mut th.body, f);
+        }
+        for c in &mut t.conditions {
+            rename_prop_regs(&mut c.prop, f);
+        }
+        t
+    }
+
+    /// Locations renamed by `f` (declared, so any name is a location).
+    pub fn rename_locations(&self, f: &dyn Fn(&str) -> String) -> Test {
+        let mut t = self.clone();
+        for l in &mut t.locs {
+            l.name = f(&l.name);
+        }
+        t
+    }
+
+    /// A new last thread `EXTRA` writing and reading a location of its own
+    /// into a register of its own. Returns the test and what to project away:
+    /// the thread's state name prefix and the location's name.
+    pub fn add_unrelated_thread(&self) -> (Test, String, String) {
+        let mut t = self.clone();
+        t.freeze_names();
+        let loc = t.locs.len();
+        t.locs.push(Loc {
+            name: "extra".into(),
+            address: None,
+            init: 0,
+        });
+        t.threads.push(Thread {
+            label: Some("EXTRA".into()),
+            body: vec![
+                Stmt::Write {
+                    place: Place::Loc(loc),
+                    value: Expr::Int(1),
+                    mode: "rel",
+                    scope: "sys",
+                },
+                Stmt::Read {
+                    reg: "extra_r".into(),
+                    place: Place::Loc(loc),
+                    mode: "acq",
+                    scope: "sys",
+                },
+            ],
+        });
+        if let Some(s) = &mut t.scopes {
+            s.push(("EXTRA".into(), 9, 9));
+        }
+        (t, "EXTRA:".into(), "extra".into())
+    }
+}
+
+fn rename_expr(e: &mut Expr, f: &dyn Fn(&str) -> String) {
+    match e {
+        Expr::Reg(r) => *r = f(r),
+        Expr::Bin(_, a, b) => {
+            rename_expr(a, f);
+            rename_expr(b, f);
+        }
+        Expr::Int(_) | Expr::Loc(..) => {}
+    }
+}
+
+fn rename_place(p: &mut Place, f: &dyn Fn(&str) -> String) {
+    if let Place::Computed(e) = p {
+        rename_expr(e, f);
+    }
+}
+
+fn rename_regs(ss: &mut [Stmt], f: &dyn Fn(&str) -> String) {
+    for s in ss {
+        match s {
+            Stmt::Read { reg, place, .. } => {
+                *reg = f(reg);
+                rename_place(place, f);
+            }
+            Stmt::Write { place, value, .. } => {
+                rename_place(place, f);
+                rename_expr(value, f);
+            }
+            Stmt::Fence { .. } => {}
+            Stmt::Rmw {
+                reg, place, args, ..
+            } => {
+                if let Some(r) = reg {
+                    *r = f(r);
+                }
+                rename_place(place, f);
+                args.iter_mut().for_each(|a| rename_expr(a, f));
+            }
+            Stmt::Let { reg, value } => {
+                *reg = f(reg);
+                rename_expr(value, f);
+            }
+            Stmt::If { cond, then, els } => {
+                rename_expr(cond, f);
+                rename_regs(then, f);
+                rename_regs(els, f);
+            }
+            Stmt::Fork(bs) => bs.iter_mut().for_each(|b| rename_regs(&mut b.body, f)),
+        }
+    }
+}
+
+fn rename_prop_regs(p: &mut Prop, f: &dyn Fn(&str) -> String) {
+    match p {
+        Prop::Reg { reg, .. } => *reg = f(reg),
+        Prop::Mem { .. } => {}
+        Prop::Not(a) => rename_prop_regs(a, f),
+        Prop::And(a, b) | Prop::Or(a, b) => {
+            rename_prop_regs(a, f);
+            rename_prop_regs(b, f);
+        }
+    }
+}
+
+// ------------------------------------------------------------ the raw tree
+
+#[derive(Clone, Debug)]
+pub enum RExpr {
+    Const(u8),
+    Reg(u8),
+    /// reg op const
+    RegOp(u8, u8, u8),
+    /// a location read inside an expression, with a mode, op'd with a const
+    Loc(u8, u8, Option<(u8, u8)>),
+}
+
+#[derive(Clone, Debug)]
+pub enum RPlace {
+    Named(u8),
+    Computed(u8, bool),
+}
+
+#[derive(Clone, Debug)]
+pub enum RStmt {
+    Read(RPlace, u8, u8),
+    Write(RPlace, RExpr, u8, u8),
+    Fence(u8, u8),
+    Rmw {
+        op: u8,
+        modes: u8,
+        scope: u8,
+        place: RPlace,
+        args: (RExpr, RExpr),
+        target: bool,
+    },
+    Let(RExpr),
+    /// `mirror`: the else branch repeats the then branch (coalescing).
+    If(RExpr, Vec<RStmt>, Vec<RStmt>, bool),
+    Fork(Vec<RStmt>, Vec<RStmt>),
+    /// Assign an existing register again (only with `Config::reuse`).
+    Reuse(u8, RExpr),
+}
+
+#[derive(Clone, Debug)]
+pub struct RAtom {
+    mem: bool,
+    pick: u8,
+    op: u8,
+    value: u8,
+    negate: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct RCond {
+    quantifier: u8,
+    atoms: Vec<RAtom>,
+    conjunction: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Raw {
+    values: u8,
+    declare_values: bool,
+    locs: u8,
+    addressed: bool,
+    inits: Vec<u8>,
+    scopes: Option<Vec<(u8, u8)>>,
+    threads: Vec<Vec<RStmt>>,
+    conditions: Vec<RCond>,
+}
+
+fn rexpr() -> impl Strategy<Value = RExpr> {
+    prop_oneof![
+        3 => any::<u8>().prop_map(RExpr::Const),
+        3 => any::<u8>().prop_map(RExpr::Reg),
+        2 => (any::<u8>(), any::<u8>(), any::<u8>()).prop_map(|(a, b, c)| RExpr::RegOp(a, b, c)),
+        1 => (any::<u8>(), any::<u8>(), prop::option::of((any::<u8>(), any::<u8>())))
+            .prop_map(|(l, m, o)| RExpr::Loc(l, m, o)),
+    ]
+}
+
+fn rplace(cfg: Config) -> impl Strategy<Value = RPlace> {
+    let computed = if cfg.computed { 1 } else { 0 };
+    prop_oneof![
+        4 => any::<u8>().prop_map(RPlace::Named),
+        computed => (any::<u8>(), any::<bool>()).prop_map(|(r, k)| RPlace::Computed(r, k)),
+    ]
+}
+
+fn rleaf(cfg: Config) -> impl Strategy<Value = RStmt> {
+    let rmw = if cfg.rmws { 2 } else { 0 };
+    let reuse = if cfg.reuse { 1 } else { 0 };
+    prop_oneof![
+        5 => (rplace(cfg), any::<u8>(), any::<u8>()).prop_map(|(p, m, s)| RStmt::Read(p, m, s)),
+        5 => (rplace(cfg), rexpr(), any::<u8>(), any::<u8>())
+            .prop_map(|(p, e, m, s)| RStmt::Write(p, e, m, s)),
+        1 => (any::<u8>(), any::<u8>()).prop_map(|(m, s)| RStmt::Fence(m, s)),
+        rmw => (any::<u8>(), any::<u8>(), any::<u8>(), rplace(cfg), (rexpr(), rexpr()), any::<bool>())
+            .prop_map(|(op, modes, scope, place, args, target)| RStmt::Rmw {
+                op, modes, scope, place, args, target,
+            }),
+        1 => rexpr().prop_map(RStmt::Let),
+        reuse => (any::<u8>(), rexpr()).prop_map(|(r, e)| RStmt::Reuse(r, e)),
+    ]
+}
+
+fn rstmt(cfg: Config) -> impl Strategy<Value = RStmt> {
+    let fork = if cfg.forks { 1 } else { 0 };
+    rleaf(cfg).prop_recursive(2, 8, 3, move |inner| {
+        let block = prop::collection::vec(inner, 0..=2);
+        prop_oneof![
+            3 => rleaf(cfg),
+            2 => (rexpr(), block.clone(), block.clone(), prop::bool::weighted(0.3))
+                .prop_map(|(c, a, b, m)| RStmt::If(c, a, b, m)),
+            fork => (block.clone(), block).prop_map(|(a, b)| RStmt::Fork(a, b)),
+        ]
+    })
+}
+
+fn rcond() -> impl Strategy<Value = RCond> {
+    let atom = (
+        any::<bool>(),
+        any::<u8>(),
+        any::<u8>(),
+        any::<u8>(),
+        prop::bool::weighted(0.15),
+    )
+        .prop_map(|(mem, pick, op, value, negate)| RAtom {
+            mem,
+            pick,
+            op,
+            value,
+            negate,
+        });
+    (
+        any::<u8>(),
+        prop::collection::vec(atom, 1..=3),
+        prop::bool::weighted(0.8),
+    )
+        .prop_map(|(quantifier, atoms, conjunction)| RCond {
+            quantifier,
+            atoms,
+            conjunction,
+        })
+}
+
+fn raw(cfg: Config) -> impl Strategy<Value = Raw> {
+    (
+        (2u8..=3, any::<bool>(), 1u8..=3, prop::bool::weighted(0.3)),
+        prop::collection::vec(any::<u8>(), 0..=3),
+        prop::option::weighted(0.3, prop::collection::vec((0u8..2, 0u8..2), 8)),
+        prop::collection::vec(
+            prop::collection::vec(rstmt(cfg), 1..=3),
+            1..=cfg.max_threads,
+        ),
+        prop::collection::vec(rcond(), 1..=2),
+    )
+        .prop_map(
+            move |(
+                (values, declare_values, locs, addressed),
+                inits,
+                scopes,
+                threads,
+                conditions,
+            )| Raw {
+                values,
+                declare_values,
+                locs,
+                addressed: addressed && cfg.computed,
+                inits,
+                scopes,
+                threads,
+                conditions,
+            },
+        )
+}
+
+/// Random tests under `cfg`.
+pub fn tests(cfg: Config) -> impl Strategy<Value = Test> {
+    raw(cfg).prop_map(move |r| elaborate(&r, cfg))
+}
+
+/// Random tests with the default knobs (about six accesses).
+pub fn test() -> impl Strategy<Value = Test> {
+    tests(Config::default())
+}
+
+/// Random tests with at most four accesses, for slow engines.
+pub fn tiny() -> impl Strategy<Value = Test> {
+    tests(Config::tiny())
+}
+
+// ------------------------------------------------------------ elaboration
+
+struct Elab {
+    cfg: Config,
+    values: Vec<i64>,
+    nlocs: usize,
+    budget: usize,
+    /// What the current top-level thread may still use.
+    thread_budget: usize,
+    next_reg: usize,
+    /// How many IFs enclose the statement being elaborated.
+    in_if: u32,
+}
+
+fn pick<T: Clone>(xs: &[T], k: u8) -> Option<T> {
+    (!xs.is_empty()).then(|| xs[k as usize % xs.len()].clone())
+}
+
+fn sel(xs: &[&'static str], k: u8) -> &'static str {
+    xs[k as usize % xs.len()]
+}
+
+/// The valid test a raw tree stands for.
+pub fn elaborate(r: &Raw, cfg: Config) -> Test {
+    let nlocs = r.locs as usize;
+    let nvalues = (r.values as usize).max(if r.addressed { nlocs } else { 0 });
+    let values: Vec<i64> = (0..nvalues as i64).collect();
+    let names = ["x", "y", "z", "w"];
+    let locs: Vec<Loc> = (0..nlocs)
+        .map(|i| Loc {
+            name: names[i].to_string(),
+            address: r.addressed.then_some(i as i64),
+            init: match r.inits.get(i) {
+                Some(&v) if v % 4 == 0 => i64::from(v / 4) % nvalues as i64,
+                _ => 0,
+            },
+        })
+        .collect();
+    let mut e = Elab {
+        cfg,
+        values: values.clone(),
+        nlocs,
+        budget: cfg.max_accesses,
+        thread_budget: 0,
+        next_reg: 0,
+        in_if: 0,
+    };
+    // Each thread gets a share, so that the first ones cannot use it all.
+    let share = (cfg.max_accesses / r.threads.len().max(1) + 1).max(2);
+    let mut threads: Vec<Thread> = Vec::new();
+    for body in &r.threads {
+        e.thread_budget = share;
+        let body = e.block(body, &[]);
+        if has_access(&body) || threads.is_empty() {
+            threads.push(Thread { label: None, body });
+        }
+    }
+    let mut t = Test {
+        values,
+        declare_values: r.declare_values || r.addressed,
+        locs,
+        scopes: None,
+        threads,
+        conditions: Vec::new(),
+    };
+    if let Some(groups) = &r.scopes {
+        let names = t.thread_names();
+        t.scopes = Some(
+            names
+                .into_iter()
+                .enumerate()
+                .map(|(i, n)| {
+                    let (g, c) = groups.get(i).copied().unwrap_or((0, 0));
+                    (n, g, c)
+                })
+                .collect(),
+        );
+    }
+    let regs = t.registers();
+    t.conditions = r.conditions.iter().map(|c| e.condition(c, &regs)).collect();
+    t
+}
+
+impl Elab {
+    fn value(&self, k: u8) -> i64 {
+        self.values[k as usize % self.values.len()]
+    }
+
+    fn fresh_reg(&mut self) -> String {
+        self.next_reg += 1;
+        format!("r{}", self.next_reg - 1)
+    }
+
+    fn take(&mut self, n: usize) -> bool {
+        if self.budget < n || self.thread_budget < n {
+            return false;
+        }
+        self.budget -= n;
+        self.thread_budget -= n;
+        true
+    }
+
+    /// An IF condition: a comparison of a register when there is one, else
+    /// a read (an extended expression), else a constant.
+    fn cond(&mut self, r: &RExpr, env: &[String]) -> Expr {
+        let (a, b, c) = match r {
+            RExpr::Const(k) => (*k, 0, *k),
+            RExpr::Reg(k) => (*k, 2, 1),
+            RExpr::RegOp(a, b, c) => (*a, *b, *c),
+            RExpr::Loc(l, m, o) => {
+                let o = o.or(Some((2, 1)));
+                return self.expr(&RExpr::Loc(*l, *m, o), env);
+            }
+        };
+        if env.is_empty() {
+            return self.expr(&RExpr::Loc(a, 1, Some((b, c))), env);
+        }
+        let cmp = ["=", "!=", "=", "<"];
+        let reg = pick(env, a).unwrap_or_default();
+        Expr::Bin(
+            sel(&cmp, b),
+            Box::new(Expr::Reg(reg)),
+            Box::new(Expr::Int(self.value(c))),
+        )
+    }
+
+    fn expr(&mut self, r: &RExpr, env: &[String]) -> Expr {
+        let ops = ["+", "-", "=", "!=", "+", "=", "&&", "<"];
+        match r {
+            RExpr::Const(k) => Expr::Int(self.value(*k)),
+            RExpr::Reg(k) => pick(env, *k).map_or(Expr::Int(self.value(*k)), Expr::Reg),
+            RExpr::RegOp(k, op, c) => match pick(env, *k) {
+                Some(reg) => Expr::Bin(
+                    sel(&ops, *op),
+                    Box::new(Expr::Reg(reg)),
+                    Box::new(Expr::Int(self.value(*c))),
+                ),
+                None => Expr::Int(self.value(*c)),
+            },
+            RExpr::Loc(l, m, o) => {
+                if !self.take(1) {
+                    return Expr::Int(self.value(*l));
+                }
+                let read = Expr::Loc(*l as usize % self.nlocs, sel(&READ_MODES, *m));
+                match o {
+                    None => read,
+                    Some((op, c)) => Expr::Bin(
+                        sel(&ops, *op),
+                        Box::new(read),
+                        Box::new(Expr::Int(self.value(*c))),
+                    ),
+                }
+            }
+        }
+    }
+
+    /// A place; `None` for a computed one with no register to compute from.
+    fn place(&mut self, r: &RPlace, env: &[String]) -> Place {
+        match r {
+            RPlace::Named(l) => Place::Loc(*l as usize % self.nlocs),
+            RPlace::Computed(k, plus) => match pick(env, *k) {
+                None => Place::Loc(*k as usize % self.nlocs),
+                Some(reg) if *plus => Place::Computed(Expr::Bin(
+                    "+",
+                    Box::new(Expr::Reg(reg)),
+                    Box::new(Expr::Int(1)),
+                )),
+                Some(reg) => Place::Computed(Expr::Reg(reg)),
+            },
+        }
+    }
+
+    /// A block; registers it assigns are visible only after them within it.
+    fn block(&mut self, raw: &[RStmt], outer: &[String]) -> Vec<Stmt> {
+        let mut env = outer.to_vec();
+        let mut out = Vec::new();
+        for s in raw {
+            match self.stmt(s, &mut env) {
+                // A fork with nothing to fork is its continuation.
+                Some(Stmt::Fork(bs)) if bs.first().is_some_and(|b| b.body.is_empty()) => {
+                    out.extend(bs.into_iter().last().map(|b| b.body).unwrap_or_default())
+                }
+                Some(s) => out.push(s),
+                None => {}
+            }
+        }
+        out
+    }
+
+    fn stmt(&mut self, r: &RStmt, env: &mut Vec<String>) -> Option<Stmt> {
+        match r {
+            RStmt::Read(p, m, s) => {
+                if !self.take(1) {
+                    return None;
+                }
+                let place = self.place(p, env);
+                let reg = self.fresh_reg();
+                env.push(reg.clone());
+                Some(Stmt::Read {
+                    reg,
+                    place,
+                    mode: sel(&READ_MODES, *m),
+                    scope: sel(&SCOPES, *s),
+                })
+            }
+            RStmt::Write(p, v, m, s) => {
+                if !self.take(1) {
+                    return None;
+                }
+                let place = self.place(p, env);
+                Some(Stmt::Write {
+                    place,
+                    value: self.expr(v, env),
+                    mode: sel(&WRITE_MODES, *m),
+                    scope: sel(&SCOPES, *s),
+                })
+            }
+            RStmt::Fence(m, s) => Some(Stmt::Fence {
+                mode: sel(&FENCE_MODES, *m),
+                scope: sel(&SCOPES, *s),
+            }),
+            RStmt::Rmw {
+                op,
+                modes,
+                scope,
+                place,
+                args,
+                target,
+            } => self.rmw(*op, *modes, *scope, place, args, *target, env),
+            RStmt::Let(v) => {
+                let value = self.expr(v, env);
+                let reg = self.fresh_reg();
+                env.push(reg.clone());
+                Some(Stmt::Let { reg, value })
+            }
+            RStmt::Reuse(k, v) => {
+                let reg = pick(env, *k)?;
+                let value = self.expr(v, env);
+                Some(Stmt::Let { reg, value })
+            }
+            RStmt::If(c, a, b, mirror) => {
+                let cond = self.cond(c, env);
+                self.in_if += 1;
+                let then = self.block(a, env);
+                let els = self.block(if *mirror { a } else { b }, env);
+                self.in_if -= 1;
+                if then.is_empty()
+                    && els.is_empty()
+                    && !matches!(cond, Expr::Bin(_, ref x, _) if matches!(**x, Expr::Loc(..)))
+                {
+                    return None;
+                }
+                Some(Stmt::If { cond, then, els })
+            }
+            RStmt::Fork(a, b) => {
+                let allowed = self.in_if == 0 || self.cfg.forks_in_if;
+                let left = if allowed { self.block(a, env) } else { vec![] };
+                let right = self.block(b, env);
+                env.extend(assigned(&right));
+                Some(Stmt::Fork(vec![
+                    Thread {
+                        label: None,
+                        body: left,
+                    },
+                    Thread {
+                        label: None,
+                        body: right,
+                    },
+                ]))
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn rmw(
+        &mut self,
+        op: u8,
+        modes: u8,
+        scope: u8,
+        place: &RPlace,
+        args: &(RExpr, RExpr),
+        target: bool,
+        env: &mut Vec<String>,
+    ) -> Option<Stmt> {
+        if !self.take(2) {
+            return None;
+        }
+        let op = sel(&["CAS", "FADD", "EXCHG"], op);
+        let modes = match modes % 3 {
+            0 => RmwModes::None,
+            1 => RmwModes::One(sel(&RMW_SHORT, modes / 3)),
+            _ => RmwModes::Two(sel(&READ_MODES, modes / 3), sel(&WRITE_MODES, modes / 12)),
+        };
+        let place = self.place(place, env);
+        // RMW arguments are plain values or registers: no extended reads.
+        let plain = |e: &RExpr| match e {
+            RExpr::Loc(l, ..) => RExpr::Const(*l),
+            e => e.clone(),
+        };
+        let mut values = vec![self.expr(&plain(&args.0), env)];
+        if op == "CAS" {
+            values.push(self.expr(&plain(&args.1), env));
+        }
+        let reg = target.then(|| self.fresh_reg());
+        if let Some(r) = &reg {
+            env.push(r.clone());
+        }
+        Some(Stmt::Rmw {
+            reg,
+            op,
+            modes,
+            scope: sel(&SCOPES, scope),
+            place,
+            args: values,
+        })
+    }
+
+    fn condition(&self, c: &RCond, regs: &[(String, String)]) -> Cond {
+        let quantifier = sel(&["exists", "exists", "~exists", "forall"], c.quantifier);
+        let ops = ["=", "=", "=", "!="];
+        let mut atoms = c.atoms.iter().map(|a| {
+            let op = sel(&ops, a.op);
+            let value = self.value(a.value);
+            let mem = (a.mem && self.cfg.memory_conditions) || regs.is_empty();
+            let p = match pick(regs, a.pick) {
+                Some((thread, reg)) if !mem => Prop::Reg {
+                    thread,
+                    reg,
+                    op,
+                    value,
+                },
+                _ => Prop::Mem {
+                    loc: a.pick as usize % self.nlocs,
+                    op,
+                    value,
+                },
+            };
+            if a.negate {
+                Prop::Not(Box::new(p))
+            } else {
+                p
+            }
+        });
+        let first = atoms.next().unwrap_or(Prop::Mem {
+            loc: 0,
+            op: "=",
+            value: 0,
+        });
+        let prop = atoms.fold(first, |acc, p| {
+            if c.conjunction {
+                Prop::And(Box::new(acc), Box::new(p))
+            } else {
+                Prop::Or(Box::new(acc), Box::new(p))
+            }
+        });
+        Cond { quantifier, prop }
+    }
+}
+
+/// Whether a block makes any memory access.
+fn has_access(ss: &[Stmt]) -> bool {
+    fn in_expr(e: &Expr) -> bool {
+        match e {
+            Expr::Loc(..) => true,
+            Expr::Bin(_, a, b) => in_expr(a) || in_expr(b),
+            Expr::Int(_) | Expr::Reg(_) => false,
+        }
+    }
+    ss.iter().any(|s| match s {
+        Stmt::Read { .. } | Stmt::Write { .. } | Stmt::Rmw { .. } => true,
+        Stmt::Fence { .. } => false,
+        Stmt::Let { value, .. } => in_expr(value),
+        Stmt::If { cond, then, els } => in_expr(cond) || has_access(then) || has_access(els),
+        Stmt::Fork(bs) => bs.iter().any(|b| has_access(&b.body)),
+    })
+}
+
+/// Registers a block assigns at its top level (visible after it).
+fn assigned(ss: &[Stmt]) -> Vec<String> {
+    ss.iter()
+        .filter_map(|s| match s {
+            Stmt::Read { reg, .. } | Stmt::Let { reg, .. } => Some(reg.clone()),
+            Stmt::Rmw { reg: Some(r), .. } => Some(r.clone()),
+            _ => None,
+        })
+        .collect()
+}

@@ -3,7 +3,9 @@
 //! construct ("fragments"); the existential choices of the note (values in V,
 //! present or absent events, which equal-labelled events coalesce) are
 //! enumerated completely. Pruning, all justified by the note:
-//! - a write whose κ = (M = v) is unsatisfiable cannot be λ-consistent (M3a);
+//! - a write whose κ = (M = v) is unsatisfiable cannot be λ-consistent (M3a),
+//!   checked only when no register in M is assigned by a LET: the logic ranges
+//!   registers over V, and a LET can give one a value outside it;
 //! - when only complete pomsets are wanted, a fragment outside every IF whose
 //!   ✓ is ff can never reach a tautological ✓: s5 and P5 only conjoin it.
 //!   (Inside an IF it can: I5 guards ✓ by the condition, so an untaken
@@ -121,6 +123,9 @@ pub struct Sem<'a> {
     /// How many IFs enclose the statement being denoted.
     if_depth: u32,
     pub max_pomsets: usize,
+    /// Registers some LET assigns: their values may lie outside V (`r := 1 + 1`
+    /// with V = {0, 1}), which the logic, ranging over V, cannot see.
+    unbounded: Vec<core::RegId>,
 }
 
 /// Named locations without a declared address get addresses from here, far
@@ -147,6 +152,7 @@ impl<'a> Sem<'a> {
             complete_only: true,
             if_depth: 0,
             max_pomsets,
+            unbounded: program.main.iter().flat_map(|(_, b)| let_targets(b)).collect(),
         };
         for i in 0..program.locs.len() {
             let addr = sem.loc_addr[i];
@@ -394,7 +400,9 @@ impl<'a> Sem<'a> {
                 let vt = self.l.value(v);
                 let eq = expr::equals(&mut self.l, &value, vt);
                 let kappa_f = self.l.and(guard, eq);
-                if kappa_f == self.l.ff() || !self.l.satisfiable(kappa_f) {
+                // M3a, sound only where every register in M ranges over V.
+                let bounded = !mentions_any(m, &self.unbounded);
+                if kappa_f == self.l.ff() || (bounded && !self.l.satisfiable(kappa_f)) {
                     continue;
                 }
                 let kappa = self.trees.kappa(KappaNode::Base(kappa_f));
@@ -785,6 +793,27 @@ impl<'a> Sem<'a> {
         (0..self.program.regs.len() as u32)
             .filter(|&r| self.program.regs[r as usize].thread == t)
             .collect()
+    }
+}
+
+/// The registers a LET assigns anywhere in `s`.
+fn let_targets(s: &Stmt) -> Vec<core::RegId> {
+    match s {
+        Stmt::Let { reg, .. } => vec![*reg],
+        Stmt::If { then, els, .. } => [let_targets(then), let_targets(els)].concat(),
+        Stmt::Seq(parts) => parts.iter().flat_map(let_targets).collect(),
+        Stmt::Par { left, right, .. } => [let_targets(left), let_targets(right)].concat(),
+        _ => vec![],
+    }
+}
+
+/// Whether `e` mentions one of `regs`.
+fn mentions_any(e: &Expr, regs: &[core::RegId]) -> bool {
+    match e {
+        Expr::Int(_) => false,
+        Expr::Reg(r) => regs.contains(r),
+        Expr::Unary(_, a) => mentions_any(a, regs),
+        Expr::Binary(_, a, b) => mentions_any(a, regs) || mentions_any(b, regs),
     }
 }
 

@@ -453,12 +453,19 @@ pub fn refine(
 }
 
 /// The postconditions τ is tested against: r = v for each register of the
-/// fragment's thread, x = v and Q_x for each location, and the disjunction
-/// of each two of those on different variables.
+/// fragment's thread that a context can name, x = v and Q_x for each
+/// location, and the disjunction of each two of those on different variables.
+/// Hidden registers (earlier versions of a reassigned register, desugaring
+/// temporaries) are dead after the fragment, and source and target number
+/// them differently.
 fn postconditions(sem: &mut Sem, thread: action::ThreadId) -> Vec<FormulaId> {
     let values = sem.program.values.clone();
     let mut atoms: Vec<(u32, FormulaId)> = Vec::new();
-    let regs = sem.regs_of(thread);
+    let regs: Vec<u32> = sem
+        .regs_of(thread)
+        .into_iter()
+        .filter(|&r| !sem.program.regs[r as usize].fresh)
+        .collect();
     let mut var = 0;
     for r in regs {
         let t = sem.l.reg(r);

@@ -72,6 +72,9 @@ pub struct Sem<'a> {
     /// How many IFs enclose the statement being denoted.
     if_depth: u32,
     pub max_pomsets: usize,
+    /// Writes whose value may leave V (thread, location), whose executions
+    /// then have no write event: reported, never dropped silently.
+    pub outside_v: Vec<(ThreadId, String)>,
 }
 
 /// Named locations without a declared address get addresses from here, far
@@ -98,6 +101,7 @@ impl<'a> Sem<'a> {
             complete_only: true,
             if_depth: 0,
             max_pomsets,
+            outside_v: Vec::new(),
         };
         for i in 0..program.locs.len() {
             let addr = sem.loc_addr[i];
@@ -327,6 +331,29 @@ impl<'a> Sem<'a> {
     }
 
     /// WRITE (w1-w5), with computed addresses (§1.5, Definition 1.6).
+    /// The κ of a write is ∨_v (M = v) over v ∈ V (R4a takes v ∈ V); where
+    /// that is not a tautology, M can leave V and those executions have no
+    /// write event. Records the write so that the report says so.
+    fn note_outside_v(&mut self, value: &expr::Cases, loc: &Loc, thread: ThreadId) {
+        let mut any = self.l.ff();
+        for v in self.program.values.clone() {
+            let vt = self.l.value(v);
+            let eq = expr::equals(&mut self.l, value, vt);
+            any = self.l.or(any, eq);
+        }
+        let outside = self.l.not(any);
+        if !self.l.satisfiable(outside) {
+            return;
+        }
+        let place = match loc {
+            Loc::Named(l) => self.program.loc_name(*l).to_string(),
+            Loc::Computed(_) => "a computed address".to_string(),
+        };
+        if !self.outside_v.contains(&(thread, place.clone())) {
+            self.outside_v.push((thread, place));
+        }
+    }
+
     pub fn write(
         &mut self,
         loc: &Loc,
@@ -337,6 +364,7 @@ impl<'a> Sem<'a> {
     ) -> Result<Vec<Frag>, Limit> {
         let id = self.new_event()?;
         let value = expr::cases(&mut self.l, m);
+        self.note_outside_v(&value, loc, thread);
         let computed = matches!(loc, Loc::Computed(_));
         let mut out = Vec::new();
         for (guard, addr) in self.places(loc) {

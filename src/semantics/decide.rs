@@ -59,6 +59,8 @@ pub struct Outcomes {
     pub limit: Option<String>,
     /// The logic layer's counters for this test (`--stats`).
     pub stats: crate::logic::Stats,
+    /// What the outcomes leave out, one sentence each (values outside V).
+    pub notes: Vec<String>,
 }
 
 /// Why a test cannot be decided under this model.
@@ -137,6 +139,7 @@ pub fn outcomes_visiting<'v>(
         witnesses: 0,
         limit: None,
         stats: crate::logic::Stats::default(),
+        notes: Vec::new(),
     };
     match run(&mut sem, p, model, limits, visit, &mut out) {
         Ok(()) => {}
@@ -144,6 +147,7 @@ pub fn outcomes_visiting<'v>(
         Err(Limit::Accesses) => out.limit = Some("at most 64 accesses per test".to_string()),
     }
     out.stats = sem.l.stats();
+    out.notes = outside_v_notes(&sem, p);
     Ok(out)
 }
 
@@ -866,4 +870,19 @@ pub(super) fn final_memory(
             .collect();
     }
     states
+}
+
+/// One sentence per write whose value may leave V (`Sem::outside_v`).
+fn outside_v_notes(sem: &Sem, p: &Program) -> Vec<String> {
+    let shown: Vec<String> = p.values.iter().map(i64::to_string).collect();
+    sem.outside_v
+        .iter()
+        .map(|(t, place)| {
+            format!(
+                "{} may write a value outside V = {{{}}} to {place}; executions where it does are not represented (widen `values`)",
+                p.thread_name(*t),
+                shown.join(", ")
+            )
+        })
+        .collect()
 }

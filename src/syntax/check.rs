@@ -505,17 +505,19 @@ impl Checker {
         core::Loc::Computed(e)
     }
 
-    /// The value of a write or an RMW argument; a literal must lie in V.
+    /// The value of a write or an RMW argument; a constant (after folding:
+    /// `-1`, `0 - 1`) must lie in a declared V and widens the default one.
     fn stored_expr(
         &mut self,
         env: &mut Env,
         e: &ast::Expr,
         out: &mut Vec<core::Stmt>,
     ) -> core::Expr {
-        if let ast::ExprKind::Int(n) = e.kind {
-            self.literals.push((n, e.span, Use::Stored));
+        let x = self.expr(env, e, out);
+        if let Some(v) = x.constant() {
+            self.literals.push((v, e.span, Use::Stored));
         }
-        self.expr(env, e, out)
+        x
     }
 
     fn rmw(
@@ -550,10 +552,16 @@ impl Checker {
                 self.computed(env, addr, out)
             }
         };
+        // CAS's expected value is only compared with the value read: it widens
+        // the default V but may lie outside a declared one (the CAS then fails).
         let args = rmw
             .args
             .iter()
-            .map(|a| self.stored_expr(env, a, out))
+            .enumerate()
+            .map(|(i, a)| match (rmw.op, i) {
+                (ast::RmwOp::Cas, 0) => self.expr(env, a, out),
+                _ => self.stored_expr(env, a, out),
+            })
             .collect();
         let (read_mode, write_mode) = self.rmw_modes(rmw);
         let reg = match target {
@@ -794,13 +802,25 @@ impl Checker {
                     core::Expr::Int(0)
                 }
             },
-            ast::ExprKind::Unary(op, a) => core::Expr::Unary(*op, Box::new(self.expr(env, a, out))),
+            ast::ExprKind::Unary(op, a) => {
+                let x = core::Expr::Unary(*op, Box::new(self.expr(env, a, out)));
+                self.folded(x, e.span)
+            }
             ast::ExprKind::Binary(op, a, b) => {
                 let a = self.expr(env, a, out);
                 let b = self.expr(env, b, out);
-                core::Expr::Binary(*op, Box::new(a), Box::new(b))
+                self.folded(core::Expr::Binary(*op, Box::new(a), Box::new(b)), e.span)
             }
         }
+    }
+
+    /// A constant expression (`-1`, `0 - 1`) counts as the literal it folds
+    /// to, so that it widens the default V like one.
+    fn folded(&mut self, x: core::Expr, span: Span) -> core::Expr {
+        if let Some(v) = x.constant() {
+            self.literals.push((v, span, Use::Arithmetic));
+        }
+        x
     }
 
     fn extended_read(

@@ -775,16 +775,24 @@ fn subsets(mask: u64) -> Vec<u64> {
 /// The pairs SEQ orders (s7a: co-delays, s8a: sync-delays).
 fn required(model: &Model, f: &Frag) -> Vec<(u32, u32)> {
     let label = |id: u32| f.events.iter().find(|e| e.id == id).map(|e| e.label);
+    let delays = |x: &action::Action, y: &action::Action| {
+        action::co_delays(x, y, model) || action::sync_delays(x, y, model)
+    };
     let mut out: Vec<(u32, u32)> =
         f.po.iter()
             .filter(|&&(a, b)| match (label(a), label(b)) {
-                (Some(x), Some(y)) => {
-                    action::co_delays(&x, &y, model) || action::sync_delays(&x, &y, model)
-                }
+                (Some(x), Some(y)) => delays(&x, &y),
                 _ => false,
             })
             .copied()
             .collect();
+    // After a §2 merge, s7a/s8a read λ1(d) and λ2(e), kept with the pair.
+    out.extend(
+        f.seq_labels
+            .iter()
+            .filter(|(_, _, x, y)| delays(x, y))
+            .map(|&(a, b, _, _)| (a, b)),
+    );
     out.sort();
     out.dedup();
     out

@@ -681,6 +681,7 @@ fn skeleton_then(init: &[Ev], parts: &[&Completed], after: &[Ev]) -> (Skeleton, 
     for (a, b) in base.po.edges() {
         sk.po.add(a, b);
     }
+    sk.seq_labels = base.seq_labels.clone();
     for (a, b) in base.dep.edges() {
         sk.dep.add(a, b);
     }
@@ -715,6 +716,11 @@ pub(super) fn skeleton(init: &[Ev], parts: &[&Completed]) -> (Skeleton, Vec<u32>
         for &(x, y) in &c.frag.po {
             if let (Some(&a), Some(&b)) = (pos.get(&x), pos.get(&y)) {
                 sk.po.add(a, b);
+            }
+        }
+        for &(x, y, lx, ly) in &c.frag.seq_labels {
+            if let (Some(&a), Some(&b)) = (pos.get(&x), pos.get(&y)) {
+                sk.seq_labels.push((a, b, lx, ly));
             }
         }
         for &(e, deps) in &c.deps {

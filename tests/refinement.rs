@@ -333,13 +333,15 @@ fn binary_merge_orders_by_the_labels_before_the_merge() {
 /// released after the merged pair is ordered after it (s7a with λ1 = W x 1).
 #[test]
 fn binary_merge_keeps_the_write_label_for_later_events() {
-    let q = quick("x := 1; r := x; y.rel := 1;", "x := 1; y.rel := 1; r := 1;")
-        .expect("parses");
+    let q = quick("x := 1; r := x; y.rel := 1;", "x := 1; y.rel := 1; r := 1;").expect("parses");
     let mut model = q.program.model;
     model.set("merge", "binary").expect("an option");
     let limits = Limits {
         max_contexts: 0,
         ..Limits::default()
     };
-    assert_eq!(refine(&q, &model, limits).expect("decidable").verdict(), Verdict::Sound);
+    assert_eq!(
+        refine(&q, &model, limits).expect("decidable").verdict(),
+        Verdict::Sound
+    );
 }

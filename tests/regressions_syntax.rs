@@ -89,8 +89,10 @@ fn fadd_and_exchg_operands_read_the_old_version() {
 
 #[test]
 fn computed_address_reads_the_old_version() {
-    let reused = "litmus ADDR-REUSE\nlocations { x @ 0; y @ 1 }\nr := 1; r := [r];\nexists (r = 0)\n";
-    let renamed = "litmus ADDR-RENAMED\nlocations { x @ 0; y @ 1 }\na := 1; r := [a];\nexists (r = 0)\n";
+    let reused =
+        "litmus ADDR-REUSE\nlocations { x @ 0; y @ 1 }\nr := 1; r := [r];\nexists (r = 0)\n";
+    let renamed =
+        "litmus ADDR-RENAMED\nlocations { x @ 0; y @ 1 }\na := 1; r := [a];\nexists (r = 0)\n";
     let core = syntax::print::core_program(&parse(reused).program);
     assert!(core.contains("_r1 := 1; r := [_r1]"), "{core}");
     assert_eq!(observations(reused), observations(renamed));
@@ -108,7 +110,8 @@ fn register_assigned_in_one_branch_joins_with_the_value_before_the_if() {
 
 #[test]
 fn registers_assigned_once_in_each_branch_keep_one_register() {
-    let t = parse("litmus BRANCHES\nr := x; if (r = 1) { s := y; } else { s := z; }\nexists (s = 0)\n");
+    let t =
+        parse("litmus BRANCHES\nr := x; if (r = 1) { s := y; } else { s := z; }\nexists (s = 0)\n");
     let names: Vec<&str> = t.program.regs.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(names, ["r", "s"]);
     assert!(t.program.regs.iter().all(|r| !r.fresh));
@@ -130,9 +133,15 @@ fn only_the_final_version_is_visible_in_states_and_conditions() {
     let regs: Vec<Vec<(String, Option<i64>)>> = o.states.keys().map(|s| s.regs.clone()).collect();
     assert_eq!(
         regs,
-        [vec![("P0:r".to_string(), Some(3)), ("P0:s".to_string(), Some(2))]]
+        [vec![
+            ("P0:r".to_string(), Some(3)),
+            ("P0:s".to_string(), Some(2))
+        ]]
     );
-    assert_eq!(observations("litmus FINAL\nr := 1; s := 2; r := r + s;\nexists (P0:r = 3 /\\ s = 2)\n"), ["Always"]);
+    assert_eq!(
+        observations("litmus FINAL\nr := 1; s := 2; r := r + s;\nexists (P0:r = 3 /\\ s = 2)\n"),
+        ["Always"]
+    );
 }
 
 #[test]
@@ -222,7 +231,8 @@ fn a_cas_expecting_a_value_outside_a_declared_v_is_accepted() {
 #[test]
 fn a_computed_write_that_can_leave_v_is_reported() {
     // r can be 1, so x := r + 1 can write 2, which V = {0, 1} lacks.
-    let t = parse("litmus LEAVE\nvalues {0, 1}\nr := y; x := r + 1;\n|| y := 1;\nexists ([x] = 1)\n");
+    let t =
+        parse("litmus LEAVE\nvalues {0, 1}\nr := y; x := r + 1;\n|| y := 1;\nexists ([x] = 1)\n");
     let o = decide(&t);
     assert_eq!(o.notes.len(), 1, "{:?}", o.notes);
     assert!(o.notes[0].contains("P0 may write a value outside V = {0, 1} to x"));
@@ -231,6 +241,7 @@ fn a_computed_write_that_can_leave_v_is_reported() {
     let json = serde_json::to_string(&report).expect("serialises");
     assert!(json.contains("\"warnings\":[\"P0 may write"), "{json}");
     // A write that stays in V says nothing.
-    let t = parse("litmus STAY\nvalues {0, 1}\nr := y; x := 1 - r;\n|| y := 1;\nexists ([x] = 1)\n");
+    let t =
+        parse("litmus STAY\nvalues {0, 1}\nr := y; x := 1 - r;\n|| y := 1;\nexists ([x] = 1)\n");
     assert_eq!(decide(&t).notes, Vec::<String>::new());
 }

@@ -391,7 +391,11 @@ impl<'a> Search<'a> {
             .collect();
         // s7a/s8a on λ1(d), λ2(e): the labels now, or those a §2 merge replaced
         // (an unchanged endpoint keeps its effective label, for §10).
-        let pairs = self.sk.po.edges().map(|(d, e)| (d, e, labels[d], labels[e]));
+        let pairs = self
+            .sk
+            .po
+            .edges()
+            .map(|(d, e)| (d, e, labels[d], labels[e]));
         let kept = self.sk.seq_labels.iter().map(|&(d, e, ld, le)| {
             let at = |x: Event, l: Action| if l == self.sk.labels[x] { labels[x] } else { l };
             (d, e, at(d, ld), at(e, le))

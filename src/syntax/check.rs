@@ -692,13 +692,16 @@ impl Checker {
             .collect();
         let mut groups: Vec<(&(ThreadId, String), &Vec<RegId>)> = self.versions.iter().collect();
         groups.sort_unstable_by_key(|(_, v)| v.first().copied());
-        let mut order: Vec<(RegId, u8, RegId)> = (0..self.regs.len() as RegId)
-            .map(|r| (r, 0, r))
-            .collect();
+        let mut order: Vec<(RegId, u8, RegId)> =
+            (0..self.regs.len() as RegId).map(|r| (r, 0, r)).collect();
         let mut renames = Vec::new();
         for ((thread, name), versions) in groups {
             let last = versions.last().copied().unwrap_or_default();
-            let last = self.finals.get(&(*thread, name.clone())).copied().unwrap_or(last);
+            let last = self
+                .finals
+                .get(&(*thread, name.clone()))
+                .copied()
+                .unwrap_or(last);
             let first = versions.first().copied().unwrap_or(last);
             order[last as usize] = (first, 0, last);
             let mut k = 0;
@@ -730,7 +733,10 @@ impl Checker {
         for (i, &old) in perm.iter().enumerate() {
             new_id[old as usize] = i as RegId;
         }
-        self.regs = perm.iter().map(|&old| self.regs[old as usize].clone()).collect();
+        self.regs = perm
+            .iter()
+            .map(|&old| self.regs[old as usize].clone())
+            .collect();
         for id in self.reg_ids.values_mut() {
             *id = new_id[*id as usize];
         }

@@ -227,6 +227,7 @@ impl<'a> Search<'_, '_, 'a> {
             states,
             limit: self.limit,
             stats: crate::logic::Stats::default(),
+            notes: Vec::new(),
         }
     }
 

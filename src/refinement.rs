@@ -453,12 +453,19 @@ pub fn refine(
 }
 
 /// The postconditions τ is tested against: r = v for each register of the
-/// fragment's thread, x = v and Q_x for each location, and the disjunction
-/// of each two of those on different variables.
+/// fragment's thread that a context can name, x = v and Q_x for each
+/// location, and the disjunction of each two of those on different variables.
+/// Hidden registers (earlier versions of a reassigned register, desugaring
+/// temporaries) are dead after the fragment, and source and target number
+/// them differently.
 fn postconditions(sem: &mut Sem, thread: action::ThreadId) -> Vec<FormulaId> {
     let values = sem.program.values.clone();
     let mut atoms: Vec<(u32, FormulaId)> = Vec::new();
-    let regs = sem.regs_of(thread);
+    let regs: Vec<u32> = sem
+        .regs_of(thread)
+        .into_iter()
+        .filter(|&r| !sem.program.regs[r as usize].fresh)
+        .collect();
     let mut var = 0;
     for r in regs {
         let t = sem.l.reg(r);
@@ -764,16 +771,24 @@ fn subsets(mask: u64) -> Vec<u64> {
 /// The pairs SEQ orders (s7a: co-delays, s8a: sync-delays).
 fn required(model: &Model, f: &Frag) -> Vec<(u32, u32)> {
     let label = |id: u32| f.events.iter().find(|e| e.id == id).map(|e| e.label);
+    let delays = |x: &action::Action, y: &action::Action| {
+        action::co_delays(x, y, model) || action::sync_delays(x, y, model)
+    };
     let mut out: Vec<(u32, u32)> =
         f.po.iter()
             .filter(|&&(a, b)| match (label(a), label(b)) {
-                (Some(x), Some(y)) => {
-                    action::co_delays(&x, &y, model) || action::sync_delays(&x, &y, model)
-                }
+                (Some(x), Some(y)) => delays(&x, &y),
                 _ => false,
             })
             .copied()
             .collect();
+    // After a §2 merge, s7a/s8a read λ1(d) and λ2(e), kept with the pair.
+    out.extend(
+        f.seq_labels
+            .iter()
+            .filter(|(_, _, x, y)| delays(x, y))
+            .map(|&(a, b, _, _)| (a, b)),
+    );
     out.sort();
     out.dedup();
     out

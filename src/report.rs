@@ -31,6 +31,9 @@ pub struct Report {
     pub seconds: f64,
     /// The logic layer's counters: queries, fast-path answers, cache hits, SAT calls.
     pub stats: Option<crate::logic::Stats>,
+    /// What the states leave out (writes whose value may leave V), one sentence each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -121,6 +124,7 @@ impl Report {
             unsupported: None,
             seconds: elapsed.as_secs_f64(),
             stats: Some(o.stats),
+            warnings: o.notes.clone(),
         }
     }
 
@@ -135,6 +139,7 @@ impl Report {
             unsupported: Some(why),
             seconds: 0.0,
             stats: None,
+            warnings: vec![],
         }
     }
 
@@ -238,6 +243,9 @@ impl Report {
                 }
                 _ => {}
             }
+        }
+        for w in &self.warnings {
+            let _ = writeln!(out, "Warning: {w}");
         }
         if let Some(limit) = &self.limit {
             let _ = writeln!(out, "Limit reached: {limit} (verdicts are unknown)");

@@ -403,11 +403,22 @@ impl<'a> Search<'a> {
             .edges()
             .map(|(a, b)| (OrderKind::Dep, a, b, Reason::Dependency))
             .collect();
-        for (d, e) in self.sk.po.edges() {
-            if action::sync_delays(&labels[d], &labels[e], self.model) {
+        // s7a/s8a on λ1(d), λ2(e): the labels now, or those a §2 merge replaced
+        // (an unchanged endpoint keeps its effective label, for §10).
+        let pairs = self
+            .sk
+            .po
+            .edges()
+            .map(|(d, e)| (d, e, labels[d], labels[e]));
+        let kept = self.sk.seq_labels.iter().map(|&(d, e, ld, le)| {
+            let at = |x: Event, l: Action| if l == self.sk.labels[x] { labels[x] } else { l };
+            (d, e, at(d, ld), at(e, le))
+        });
+        for (d, e, ld, le) in pairs.chain(kept) {
+            if action::sync_delays(&ld, &le, self.model) {
                 out.push((OrderKind::Sync, d, e, Reason::SyncDelays));
             }
-            if action::co_delays(&labels[d], &labels[e], self.model) {
+            if action::co_delays(&ld, &le, self.model) {
                 out.push((OrderKind::Loc, d, e, Reason::CoDelays));
             }
         }

@@ -18,6 +18,9 @@ pub struct Skeleton {
     /// top-level initialising prefix included. s7a and s8a draw sync-delays and
     /// co-delays edges from it.
     pub po: Order,
+    /// SEQ pairs whose labels at their SEQ (λ1(d), λ2(e)) differ from
+    /// `labels` after a §2 merge: s7a and s8a read these labels instead.
+    pub seq_labels: Vec<(Event, Event, Action, Action)>,
     /// ⊴ as the denotation chose it: the dependencies behind κ' (s3).
     pub dep: Order,
     /// M9: an RMW's read and its write.
@@ -30,6 +33,7 @@ impl Skeleton {
         Skeleton {
             labels,
             po: Order::new(n),
+            seq_labels: Vec::new(),
             dep: Order::new(n),
             rmw: Vec::new(),
         }

@@ -46,6 +46,10 @@ pub struct Frag {
     /// (b, v): read b merged into an earlier write labelled v (§2 s2c,
     /// write-read), so θ's s_b = v holds of its symbol.
     pub merged: Vec<(u32, i64)>,
+    /// SEQ pairs (d, e, λ1(d), λ2(e)) whose labels at their SEQ differ from
+    /// the labels d and e carry now, because a §2 merge changed one: s7a and
+    /// s8a read these labels, not λ. Every pair in `po` means today's labels.
+    pub seq_labels: Vec<(u32, u32, Action, Action)>,
 }
 
 impl Frag {
@@ -126,6 +130,9 @@ pub struct Sem<'a> {
     /// Registers some LET assigns: their values may lie outside V (`r := 1 + 1`
     /// with V = {0, 1}), which the logic, ranging over V, cannot see.
     unbounded: Vec<core::RegId>,
+    /// Writes whose value may leave V (thread, location), whose executions
+    /// then have no write event: reported, never dropped silently.
+    pub outside_v: Vec<(ThreadId, String)>,
 }
 
 /// Named locations without a declared address get addresses from here, far
@@ -153,6 +160,7 @@ impl<'a> Sem<'a> {
             if_depth: 0,
             max_pomsets,
             unbounded: program.main.iter().flat_map(|(_, b)| let_targets(b)).collect(),
+            outside_v: Vec::new(),
         };
         for i in 0..program.locs.len() {
             let addr = sem.loc_addr[i];
@@ -194,6 +202,7 @@ impl<'a> Sem<'a> {
             check,
             forks: vec![],
             merged: vec![],
+            seq_labels: vec![],
         }
     }
 
@@ -382,6 +391,29 @@ impl<'a> Sem<'a> {
     }
 
     /// WRITE (w1-w5), with computed addresses (§1.5, Definition 1.6).
+    /// The κ of a write is ∨_v (M = v) over v ∈ V (R4a takes v ∈ V); where
+    /// that is not a tautology, M can leave V and those executions have no
+    /// write event. Records the write so that the report says so.
+    fn note_outside_v(&mut self, value: &expr::Cases, loc: &Loc, thread: ThreadId) {
+        let mut any = self.l.ff();
+        for v in self.program.values.clone() {
+            let vt = self.l.value(v);
+            let eq = expr::equals(&mut self.l, value, vt);
+            any = self.l.or(any, eq);
+        }
+        let outside = self.l.not(any);
+        if !self.l.satisfiable(outside) {
+            return;
+        }
+        let place = match loc {
+            Loc::Named(l) => self.program.loc_name(*l).to_string(),
+            Loc::Computed(_) => "a computed address".to_string(),
+        };
+        if !self.outside_v.contains(&(thread, place.clone())) {
+            self.outside_v.push((thread, place));
+        }
+    }
+
     pub fn write(
         &mut self,
         loc: &Loc,
@@ -392,6 +424,7 @@ impl<'a> Sem<'a> {
     ) -> Result<Vec<Frag>, Limit> {
         let id = self.new_event()?;
         let value = expr::cases(&mut self.l, m);
+        self.note_outside_v(&value, loc, thread);
         let computed = matches!(loc, Loc::Computed(_));
         let mut out = Vec::new();
         for (guard, addr) in self.places(loc) {
@@ -592,7 +625,9 @@ impl<'a> Sem<'a> {
             check,
             forks: a.forks.clone(),
             merged: [a.merged.clone(), b.merged.clone()].concat(),
+            seq_labels: [a.seq_labels.clone(), b.seq_labels.clone()].concat(),
         };
+        let mut relabelled = false;
         for &(t, ft) in &b.forks {
             f.forks.push((t, self.trees.tau(TauNode::Seq(a.tau, ft))));
         }
@@ -622,6 +657,7 @@ impl<'a> Sem<'a> {
                     if !prose && !self.kappas_agree(k1, k2) {
                         return vec![];
                     }
+                    relabelled = true;
                     match merge(self.model, &label, &e.label) {
                         // write-write: the later write's label, κ = κ1.
                         Some(to) if e.label.kind == Kind::Write => {
@@ -640,13 +676,17 @@ impl<'a> Sem<'a> {
             self.absorb(&mut f, e, k2, merged(e.id));
         }
         let canon = |id: u32| merged(id).unwrap_or(id);
+        // Right-hand ids stay as written until `rename_coalesced`, so that
+        // `keep_seq_labels` can tell λ2(e) from the label e merged into.
         for x in &a.events {
             for y in &b.events {
-                let y = canon(y.id);
-                if x.id != y {
-                    f.po.push((x.id, y));
+                if x.id != canon(y.id) {
+                    f.po.push((x.id, y.id));
                 }
             }
+        }
+        if relabelled {
+            keep_seq_labels(&mut f, a, b, &canon);
         }
         rename_coalesced(&mut f, pairing);
         if self.keep(&f) {
@@ -708,6 +748,7 @@ impl<'a> Sem<'a> {
                         check,
                         forks: self.guarded_forks(phi, &a.forks, &b.forks),
                         merged: [a.merged.clone(), b.merged.clone()].concat(),
+                        seq_labels: [a.seq_labels.clone(), b.seq_labels.clone()].concat(),
                     };
                     for e in &a.events {
                         let k = self.trees.kappa(KappaNode::Guard(phi, e.kappa));
@@ -779,6 +820,7 @@ impl<'a> Sem<'a> {
                     check,
                     forks,
                     merged: [a.merged.clone(), b.merged.clone()].concat(),
+                    seq_labels: [a.seq_labels.clone(), b.seq_labels.clone()].concat(),
                 };
                 if self.keep(&f) {
                     out.push(f);
@@ -832,6 +874,37 @@ fn rename_coalesced(f: &mut Frag, pairing: &[(u32, u32)]) {
             .filter(|(x, y)| x != y)
             .collect();
     f.rmw = f.rmw.iter().map(|&(x, y)| (canon(x), canon(y))).collect();
+    f.seq_labels = f
+        .seq_labels
+        .iter()
+        .map(|&(x, y, lx, ly)| (canon(x), canon(y), lx, ly))
+        .filter(|(x, y, _, _)| x != y)
+        .collect();
+}
+
+/// After a merge in SEQ (§2 s2c): s7a and s8a take λ1(d) and λ2(e), the
+/// labels before the merge (a write-read merge keeps the write's label, but
+/// a pair (d, e) into the merged read reads e's read label; a write-write
+/// merge relabels d, but pairs out of d read its old label). Each SEQ pair
+/// of `f.po` whose labels then differ from the merged event's label now
+/// moves to `seq_labels` with the labels it was made with.
+fn keep_seq_labels(f: &mut Frag, a: &Frag, b: &Frag, canon: &dyn Fn(u32) -> u32) {
+    let label = |events: &[Ev], id: u32| events.iter().find(|e| e.id == id).map(|e| e.label);
+    let made_with = |x: u32, y: u32| -> Option<(Action, Action)> {
+        // Pairs of a (b) were made with a's (b's) labels; new ones with λ1 and λ2.
+        let lx = label(&a.events, x).or_else(|| label(&b.events, x))?;
+        let ly = label(&b.events, y).or_else(|| label(&a.events, y))?;
+        Some((lx, ly))
+    };
+    let mut po = Vec::with_capacity(f.po.len());
+    for &(x, y) in &f.po {
+        let now = (label(&f.events, canon(x)), label(&f.events, canon(y)));
+        match made_with(x, y) {
+            Some((lx, ly)) if now != (Some(lx), Some(ly)) => f.seq_labels.push((x, y, lx, ly)),
+            _ => po.push((x, y)),
+        }
+    }
+    f.po = po;
 }
 
 /// §2's merge(a, b) on actions, for `merge = binary`: a write followed by a

@@ -59,6 +59,8 @@ pub struct Outcomes {
     pub limit: Option<String>,
     /// The logic layer's counters for this test (`--stats`).
     pub stats: crate::logic::Stats,
+    /// What the outcomes leave out, one sentence each (values outside V).
+    pub notes: Vec<String>,
 }
 
 /// Why a test cannot be decided under this model.
@@ -137,6 +139,7 @@ pub fn outcomes_visiting<'v>(
         witnesses: 0,
         limit: None,
         stats: crate::logic::Stats::default(),
+        notes: Vec::new(),
     };
     match run(&mut sem, p, model, limits, visit, &mut out) {
         Ok(()) => {}
@@ -144,6 +147,7 @@ pub fn outcomes_visiting<'v>(
         Err(Limit::Accesses) => out.limit = Some("at most 64 accesses per test".to_string()),
     }
     out.stats = sem.l.stats();
+    out.notes = outside_v_notes(&sem, p);
     Ok(out)
 }
 
@@ -660,6 +664,7 @@ fn skeleton_then(init: &[Ev], parts: &[&Completed], after: &[Ev]) -> (Skeleton, 
     for (a, b) in base.po.edges() {
         sk.po.add(a, b);
     }
+    sk.seq_labels = base.seq_labels.clone();
     for (a, b) in base.dep.edges() {
         sk.dep.add(a, b);
     }
@@ -694,6 +699,11 @@ pub(super) fn skeleton(init: &[Ev], parts: &[&Completed]) -> (Skeleton, Vec<u32>
         for &(x, y) in &c.frag.po {
             if let (Some(&a), Some(&b)) = (pos.get(&x), pos.get(&y)) {
                 sk.po.add(a, b);
+            }
+        }
+        for &(x, y, lx, ly) in &c.frag.seq_labels {
+            if let (Some(&a), Some(&b)) = (pos.get(&x), pos.get(&y)) {
+                sk.seq_labels.push((a, b, lx, ly));
             }
         }
         for &(e, deps) in &c.deps {
@@ -920,4 +930,19 @@ fn last_writes(
     pick.push(None);
     last_writes(writes, pick, feasible_with, out);
     pick.pop();
+}
+
+/// One sentence per write whose value may leave V (`Sem::outside_v`).
+fn outside_v_notes(sem: &Sem, p: &Program) -> Vec<String> {
+    let shown: Vec<String> = p.values.iter().map(i64::to_string).collect();
+    sem.outside_v
+        .iter()
+        .map(|(t, place)| {
+            format!(
+                "{} may write a value outside V = {{{}}} to {place}; executions where it does are not represented (widen `values`)",
+                p.thread_name(*t),
+                shown.join(", ")
+            )
+        })
+        .collect()
 }

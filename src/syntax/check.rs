@@ -29,9 +29,12 @@ pub fn check(file: &ast::File) -> Result<(core::Program, Diagnostics), Diagnosti
                 thread: tid,
                 regs: HashMap::new(),
             };
-            (tid, cx.block(&mut env, &t.body))
+            let body = cx.block(&mut env, &t.body);
+            cx.finish_thread(&env);
+            (tid, body)
         })
         .collect();
+    let main = cx.name_versions(main);
     cx.place_threads(file.scopes.as_ref());
     let model = cx.model(&file.model);
     let conditions = file.conditions.iter().map(|c| cx.condition(c)).collect();
@@ -79,6 +82,10 @@ struct Checker {
     fresh_count: HashMap<(ThreadId, String), u32>,
     literals: Vec<(i64, Span, Use)>,
     placed: Vec<bool>,
+    /// Every version of a source register, per thread, in creation order (SSA).
+    versions: HashMap<(ThreadId, String), Vec<RegId>>,
+    /// The version each source register holds at the end of its thread.
+    finals: HashMap<(ThreadId, String), RegId>,
 }
 
 /// The registers visible at one point of one thread.
@@ -361,7 +368,9 @@ impl Checker {
                 thread: tid,
                 regs: env.regs.clone(),
             };
-            children.push((tid, self.block(&mut child, &branch.body)));
+            let body = self.block(&mut child, &branch.body);
+            self.finish_thread(&child);
+            children.push((tid, body));
         }
         let mut result = self.block(env, &last.body);
         for (tid, body) in children.into_iter().rev() {
@@ -394,12 +403,11 @@ impl Checker {
                 let els = els
                     .as_ref()
                     .map_or(core::Stmt::Skip, |b| self.block(&mut els_env, b));
-                env.regs.extend(then_env.regs);
-                env.regs.extend(els_env.regs);
+                let (then_join, els_join) = self.join(env, &then_env, &els_env);
                 out.push(core::Stmt::If {
                     cond,
-                    then: Box::new(then),
-                    els: Box::new(els),
+                    then: Box::new(append(then, then_join)),
+                    els: Box::new(append(els, els_join)),
                 });
             }
             StmtKind::Par(branches) => out.push(self.par(env, branches)),
@@ -497,17 +505,19 @@ impl Checker {
         core::Loc::Computed(e)
     }
 
-    /// The value of a write or an RMW argument; a literal must lie in V.
+    /// The value of a write or an RMW argument; a constant (after folding:
+    /// `-1`, `0 - 1`) must lie in a declared V and widens the default one.
     fn stored_expr(
         &mut self,
         env: &mut Env,
         e: &ast::Expr,
         out: &mut Vec<core::Stmt>,
     ) -> core::Expr {
-        if let ast::ExprKind::Int(n) = e.kind {
-            self.literals.push((n, e.span, Use::Stored));
+        let x = self.expr(env, e, out);
+        if let Some(v) = x.constant() {
+            self.literals.push((v, e.span, Use::Stored));
         }
-        self.expr(env, e, out)
+        x
     }
 
     fn rmw(
@@ -542,10 +552,16 @@ impl Checker {
                 self.computed(env, addr, out)
             }
         };
+        // CAS's expected value is only compared with the value read: it widens
+        // the default V but may lie outside a declared one (the CAS then fails).
         let args = rmw
             .args
             .iter()
-            .map(|a| self.stored_expr(env, a, out))
+            .enumerate()
+            .map(|(i, a)| match (rmw.op, i) {
+                (ast::RmwOp::Cas, 0) => self.expr(env, a, out),
+                _ => self.stored_expr(env, a, out),
+            })
             .collect();
         let (read_mode, write_mode) = self.rmw_modes(rmw);
         let reg = match target {
@@ -583,15 +599,150 @@ impl Checker {
         }
     }
 
+    /// The register an assignment to `name` writes. The note assumes each
+    /// register is assigned once (§1.1), so the desugaring renames apart
+    /// (SSA): a register that already has a value on this path of this thread
+    /// gets a new version; otherwise the latest version a sibling branch
+    /// assigned is reused, so `if (c) { r := x; } else { r := y; }` keeps one
+    /// register. Uses then resolve to the version in `env`.
     fn assign_reg(&mut self, env: &mut Env, name: &Ident) -> RegId {
-        if let Some(&id) = env.regs.get(name.as_str()) {
-            if self.regs[id as usize].thread == env.thread {
-                return id;
-            }
-        }
-        let id = self.reg(env.thread, name.as_str(), false);
+        let on_path = env
+            .regs
+            .get(name.as_str())
+            .is_some_and(|&id| self.regs[id as usize].thread == env.thread);
+        let id = match self.latest_version(env.thread, name.as_str()) {
+            Some(id) if !on_path => id,
+            _ => self.new_version(env.thread, name.as_str()),
+        };
         env.regs.insert(name.name.clone(), id);
         id
+    }
+
+    fn latest_version(&self, thread: ThreadId, name: &str) -> Option<RegId> {
+        self.versions
+            .get(&(thread, name.to_string()))
+            .and_then(|v| v.last().copied())
+    }
+
+    /// A new core register for source register `name`; its final name is
+    /// given by `name_versions` once the thread is done.
+    fn new_version(&mut self, thread: ThreadId, name: &str) -> RegId {
+        let id = self.regs.len() as RegId;
+        self.regs.push(RegInfo {
+            name: name.to_string(),
+            thread,
+            fresh: false,
+        });
+        self.versions
+            .entry((thread, name.to_string()))
+            .or_default()
+            .push(id);
+        id
+    }
+
+    /// The join of an `if`: a source register whose version differs between
+    /// the branches gets one new version, assigned by a LET at the end of
+    /// each branch from that branch's version. Returns the two LET lists.
+    fn join(
+        &mut self,
+        env: &mut Env,
+        then_env: &Env,
+        els_env: &Env,
+    ) -> (Vec<core::Stmt>, Vec<core::Stmt>) {
+        let mut names: Vec<&String> = then_env.regs.keys().chain(els_env.regs.keys()).collect();
+        names.sort_unstable();
+        names.dedup();
+        let (mut then_lets, mut els_lets) = (Vec::new(), Vec::new());
+        for name in names {
+            let joined = match (then_env.regs.get(name), els_env.regs.get(name)) {
+                (Some(&t), Some(&e)) if t != e => {
+                    let j = self.new_version(env.thread, name);
+                    then_lets.push(let_reg(j, t));
+                    els_lets.push(let_reg(j, e));
+                    j
+                }
+                (Some(&id), _) | (None, Some(&id)) => id,
+                (None, None) => continue,
+            };
+            env.regs.insert(name.clone(), joined);
+        }
+        (then_lets, els_lets)
+    }
+
+    /// Records the versions a thread ends with: those are the registers its
+    /// states and conditions name.
+    fn finish_thread(&mut self, env: &Env) {
+        for (name, &id) in &env.regs {
+            if self.regs[id as usize].thread == env.thread {
+                self.finals.insert((env.thread, name.clone()), id);
+            }
+        }
+    }
+
+    /// Names the versions once every thread is done: the final version of
+    /// each source register keeps its name and stays visible; earlier ones
+    /// are hidden like desugaring temporaries, as `_r1`, `_r2`, ... Visible
+    /// registers are then renumbered into the order of first assignment, so
+    /// the states list reads as before.
+    fn name_versions(&mut self, main: Vec<(ThreadId, core::Stmt)>) -> Vec<(ThreadId, core::Stmt)> {
+        let mut taken: std::collections::HashSet<(ThreadId, String)> = self
+            .regs
+            .iter()
+            .map(|r| (r.thread, r.name.clone()))
+            .collect();
+        let mut groups: Vec<(&(ThreadId, String), &Vec<RegId>)> = self.versions.iter().collect();
+        groups.sort_unstable_by_key(|(_, v)| v.first().copied());
+        let mut order: Vec<(RegId, u8, RegId)> =
+            (0..self.regs.len() as RegId).map(|r| (r, 0, r)).collect();
+        let mut renames = Vec::new();
+        for ((thread, name), versions) in groups {
+            let last = versions.last().copied().unwrap_or_default();
+            let last = self
+                .finals
+                .get(&(*thread, name.clone()))
+                .copied()
+                .unwrap_or(last);
+            let first = versions.first().copied().unwrap_or(last);
+            order[last as usize] = (first, 0, last);
+            let mut k = 0;
+            for &v in versions.iter().filter(|&&v| v != last) {
+                let hidden = loop {
+                    k += 1;
+                    let n = format!("_{name}{k}");
+                    if taken.insert((*thread, n.clone())) {
+                        break n;
+                    }
+                };
+                order[v as usize] = (first, 1, v);
+                renames.push((v, hidden));
+            }
+            self.reg_ids.insert((*thread, name.clone()), last);
+        }
+        for (v, hidden) in renames {
+            let info = &mut self.regs[v as usize];
+            info.name = hidden.clone();
+            info.fresh = true;
+            self.reg_ids.insert((info.thread, hidden), v);
+        }
+        order.sort_unstable();
+        let perm: Vec<RegId> = order.iter().map(|o| o.2).collect();
+        if perm.iter().enumerate().all(|(i, &r)| i as RegId == r) {
+            return main;
+        }
+        let mut new_id = vec![0; perm.len()];
+        for (i, &old) in perm.iter().enumerate() {
+            new_id[old as usize] = i as RegId;
+        }
+        self.regs = perm
+            .iter()
+            .map(|&old| self.regs[old as usize].clone())
+            .collect();
+        for id in self.reg_ids.values_mut() {
+            *id = new_id[*id as usize];
+        }
+        main.into_iter()
+            .map(|(t, s)| (t, renumber_stmt(s, &new_id)))
+            .collect()
     }
 
     fn reg(&mut self, thread: ThreadId, name: &str, fresh: bool) -> RegId {
@@ -657,13 +808,25 @@ impl Checker {
                     core::Expr::Int(0)
                 }
             },
-            ast::ExprKind::Unary(op, a) => core::Expr::Unary(*op, Box::new(self.expr(env, a, out))),
+            ast::ExprKind::Unary(op, a) => {
+                let x = core::Expr::Unary(*op, Box::new(self.expr(env, a, out)));
+                self.folded(x, e.span)
+            }
             ast::ExprKind::Binary(op, a, b) => {
                 let a = self.expr(env, a, out);
                 let b = self.expr(env, b, out);
-                core::Expr::Binary(*op, Box::new(a), Box::new(b))
+                self.folded(core::Expr::Binary(*op, Box::new(a), Box::new(b)), e.span)
             }
         }
+    }
+
+    /// A constant expression (`-1`, `0 - 1`) counts as the literal it folds
+    /// to, so that it widens the default V like one.
+    fn folded(&mut self, x: core::Expr, span: Span) -> core::Expr {
+        if let Some(v) = x.constant() {
+            self.literals.push((v, span, Use::Arithmetic));
+        }
+        x
     }
 
     fn extended_read(
@@ -697,7 +860,10 @@ impl Checker {
                 "its value ranges over V; if `{name}` is a location, declare it: `locations {{ {name} }}`"
             ));
         self.diags.push(d);
-        let id = self.reg(env.thread, name.as_str(), false);
+        let id = match self.latest_version(env.thread, name.as_str()) {
+            Some(id) => id,
+            None => self.new_version(env.thread, name.as_str()),
+        };
         env.regs.insert(name.name.clone(), id);
         id
     }
@@ -1079,5 +1245,114 @@ fn mentions(e: &ast::Expr, name: &str) -> bool {
         ast::ExprKind::Deref(a, _) | ast::ExprKind::Unary(_, a) => mentions(a, name),
         ast::ExprKind::Binary(_, a, b) => mentions(a, name) || mentions(b, name),
         ast::ExprKind::Int(_) | ast::ExprKind::AddrOf(_) => false,
+    }
+}
+
+/// `j := r`, the LET that joins a register's versions at the end of a branch.
+fn let_reg(j: RegId, r: RegId) -> core::Stmt {
+    core::Stmt::Let {
+        reg: j,
+        expr: core::Expr::Reg(r),
+    }
+}
+
+/// `s` followed by `more`, as one sequence.
+fn append(s: core::Stmt, more: Vec<core::Stmt>) -> core::Stmt {
+    if more.is_empty() {
+        return s;
+    }
+    let mut all = match s {
+        core::Stmt::Skip => Vec::new(),
+        core::Stmt::Seq(ss) => ss,
+        s => vec![s],
+    };
+    all.extend(more);
+    seq(all)
+}
+
+/// `s` with every register id `r` replaced by `new_id[r]`.
+fn renumber_stmt(s: core::Stmt, new_id: &[RegId]) -> core::Stmt {
+    use core::Stmt;
+    let r = |id: RegId| new_id[id as usize];
+    let e = |x: core::Expr| renumber_expr(x, new_id);
+    let l = |loc: core::Loc| match loc {
+        core::Loc::Computed(a) => core::Loc::Computed(renumber_expr(a, new_id)),
+        named => named,
+    };
+    let b = |s: Box<Stmt>| Box::new(renumber_stmt(*s, new_id));
+    match s {
+        Stmt::Skip | Stmt::Fence { .. } => s,
+        Stmt::Let { reg, expr } => Stmt::Let {
+            reg: r(reg),
+            expr: e(expr),
+        },
+        Stmt::Read {
+            reg,
+            loc,
+            mode,
+            scope,
+        } => Stmt::Read {
+            reg: r(reg),
+            loc: l(loc),
+            mode,
+            scope,
+        },
+        Stmt::Write {
+            loc,
+            expr,
+            mode,
+            scope,
+        } => Stmt::Write {
+            loc: l(loc),
+            expr: e(expr),
+            mode,
+            scope,
+        },
+        Stmt::Rmw {
+            reg,
+            op,
+            read_mode,
+            write_mode,
+            scope,
+            loc,
+            args,
+        } => Stmt::Rmw {
+            reg: r(reg),
+            op,
+            read_mode,
+            write_mode,
+            scope,
+            loc: l(loc),
+            args: args.into_iter().map(e).collect(),
+        },
+        Stmt::If { cond, then, els } => Stmt::If {
+            cond: e(cond),
+            then: b(then),
+            els: b(els),
+        },
+        Stmt::Seq(ss) => Stmt::Seq(ss.into_iter().map(|s| renumber_stmt(s, new_id)).collect()),
+        Stmt::Par {
+            thread,
+            left,
+            right,
+        } => Stmt::Par {
+            thread,
+            left: b(left),
+            right: b(right),
+        },
+    }
+}
+
+fn renumber_expr(x: core::Expr, new_id: &[RegId]) -> core::Expr {
+    use core::Expr;
+    match x {
+        Expr::Int(_) => x,
+        Expr::Reg(id) => Expr::Reg(new_id[id as usize]),
+        Expr::Unary(op, a) => Expr::Unary(op, Box::new(renumber_expr(*a, new_id))),
+        Expr::Binary(op, a, b) => Expr::Binary(
+            op,
+            Box::new(renumber_expr(*a, new_id)),
+            Box::new(renumber_expr(*b, new_id)),
+        ),
     }
 }

@@ -123,6 +123,9 @@ limit is named; it is never a wrong answer.")]
         /// Draw, as SVG in this directory, one complete pomset for each condition it allows.
         #[arg(long, value_name = "DIR")]
         draw: Option<PathBuf>,
+        /// Which engine decides: the fast one, or the literal reference engine (tiny tests only).
+        #[arg(long, value_enum, default_value_t = Engine::Fast)]
+        engine: Engine,
     },
     /// List the complete (or candidate) pomsets of a test in the note's notation.
     #[command(after_help = "\
@@ -336,13 +339,14 @@ pub fn run(cli: Cli) -> ExitCode {
             timeout,
             stats,
             draw,
+            engine,
         } => run_tests(
             &paths,
             &set,
             json,
             (max_pomsets, timeout),
             (stats, draw),
-            color,
+            (color, engine),
         ),
         Command::Pomsets {
             path,
@@ -434,6 +438,13 @@ pub fn run(cli: Cli) -> ExitCode {
     }
 }
 
+/// `run --engine`: `semantics::decide` or `reference`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Engine {
+    Fast,
+    Reference,
+}
+
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum DrawFormat {
     Text,
@@ -472,7 +483,7 @@ fn run_tests(
     json: bool,
     (max_pomsets, timeout): (usize, Option<f64>),
     (stats, draw): (bool, Option<PathBuf>),
-    color: bool,
+    (color, engine): (bool, Engine),
 ) -> Result<bool, String> {
     use crate::report::Report;
     use crate::semantics::decide::{outcomes, Limits, Unsupported};
@@ -496,7 +507,18 @@ fn run_tests(
             deadline,
             ..Limits::default()
         };
-        let report = match outcomes(p, &model, limits) {
+        let decided = match engine {
+            Engine::Fast => outcomes(p, &model, limits),
+            Engine::Reference => crate::reference::outcomes(
+                p,
+                &model,
+                crate::reference::Limits {
+                    max_pomsets,
+                    deadline: deadline.map(|d| d.0),
+                },
+            ),
+        };
+        let report = match decided {
             Ok(o) => Report::new(p, &model, &o, start.elapsed()),
             Err(Unsupported::Option(k, v)) => Report::unsupported(
                 p,

@@ -5,6 +5,7 @@ pub mod cli;
 pub mod logic;
 pub mod model;
 pub mod pomset;
+pub mod reference;
 pub mod refinement;
 pub mod render;
 pub mod repl;

@@ -123,7 +123,23 @@ struct Disjunct {
     forbid: Vec<(usize, usize)>,
 }
 
+/// The label relations the fixpoint consults, tabulated once per rf.
+struct Table {
+    strongly_matches: Vec<Vec<bool>>,
+    overlaps: Vec<Vec<bool>>,
+}
+
 impl Frame<'_> {
+    fn table(&self, labels: &[Action]) -> Table {
+        let grid = |f: &dyn Fn(&Action, &Action) -> bool| -> Vec<Vec<bool>> {
+            labels.iter().map(|a| labels.iter().map(|b| f(a, b)).collect()).collect()
+        };
+        Table {
+            strongly_matches: grid(&|a, b| action::strongly_matches(a, b, self.model, self.groups)),
+            overlaps: grid(&|a, b| action::overlaps(a, b)),
+        }
+    }
+
     fn n(&self) -> usize {
         self.labels.len()
     }
@@ -259,7 +275,14 @@ impl Frame<'_> {
         base.extend_from_slice(extra);
         let mut rules = self.c7b(&labels);
         rules.extend(self.c8b(rf, &labels));
-        let choices: u64 = 1u64.checked_shl(rules.len() as u32)?;
+        // Every disjunct only adds to the base, so a base that already fails fails all.
+        let table = self.table(&labels);
+        let least = self.least_orders(rf, &labels, &table, &base);
+        if !self.partial_orders(&least) {
+            return Some(false);
+        }
+        // Past 2^32 choices the naive search is hopeless: a stated limit.
+        let choices: u64 = 1u64.checked_shl(u32::try_from(rules.len()).ok().filter(|&k| k <= 32)?)?;
         for pick in 0..choices {
             if pick % 64 == 0 && give_up() {
                 return None;
@@ -271,7 +294,7 @@ impl Frame<'_> {
                 edges.extend_from_slice(&chosen.add);
                 forbid.extend_from_slice(&chosen.forbid);
             }
-            let orders = self.least_orders(rf, &labels, &edges);
+            let orders = self.least_orders(rf, &labels, &table, &edges);
             if self.partial_orders(&orders) && forbid.iter().all(|&(a, b)| !orders.has(LOC, a, b)) {
                 return Some(true);
             }
@@ -281,7 +304,7 @@ impl Frame<'_> {
 
     /// The least orders containing `edges`, closed under transitivity,
     /// c7a, M8a, §12 (`two_order`) and M9c.
-    fn least_orders(&self, rf: &[Option<usize>], labels: &[Action], edges: &[Edge]) -> Orders {
+    fn least_orders(&self, rf: &[Option<usize>], labels: &[Action], table: &Table, edges: &[Edge]) -> Orders {
         let mut o = Orders::new(self.n(), self.model.orders == OrdersOpt::Single);
         for &(k, a, b) in edges {
             o.add(k, a, b);
@@ -291,10 +314,10 @@ impl Frame<'_> {
             for k in [DEP, SYNC, LOC] {
                 changed |= o.rel[k].close();
             }
-            changed |= self.c7a(rf, labels, &mut o);
-            changed |= self.m8a(labels, &mut o);
-            changed |= self.two_order(labels, &mut o);
-            changed |= self.m9c(labels, &mut o);
+            changed |= self.c7a(rf, labels, table, &mut o);
+            changed |= self.m8a(table, &mut o);
+            changed |= self.two_order(labels, table, &mut o);
+            changed |= self.m9c(table, &mut o);
             if !changed {
                 return o;
             }
@@ -305,13 +328,14 @@ impl Frame<'_> {
     /// d' ≤ e' (`closure`, c7a'); `direct`: d' = d and e' = e; `closure_po`
     /// (c7a''): d' in d's thread and e' in e's; `closure_rmw` (c7a'''): rf
     /// replaced by rf;(rmw;rf)*.
-    fn c7a(&self, rf: &[Option<usize>], labels: &[Action], o: &mut Orders) -> bool {
+    fn c7a(&self, rf: &[Option<usize>], labels: &[Action], table: &Table, o: &mut Orders) -> bool {
         let mut changed = false;
+        let n = self.n();
         for (d, e) in self.c7a_pairs(rf) {
-            for d2 in 0..self.n() {
-                for e2 in 0..self.n() {
-                    let before = d2 == d || o.has(SYNC, d2, d);
-                    let after = e2 == e || o.has(SYNC, e, e2);
+            let before: Vec<usize> = (0..n).filter(|&x| x == d || o.has(SYNC, x, d)).collect();
+            let after: Vec<usize> = (0..n).filter(|&x| x == e || o.has(SYNC, e, x)).collect();
+            for &d2 in &before {
+                for &e2 in &after {
                     let shape = match self.model.c7a {
                         C7a::Direct => d2 == d && e2 == e,
                         C7a::ClosurePo => {
@@ -320,11 +344,7 @@ impl Frame<'_> {
                         }
                         C7a::Closure | C7a::ClosureRmw => true,
                     };
-                    if before
-                        && after
-                        && shape
-                        && action::strongly_matches(&labels[d2], &labels[e2], self.model, self.groups)
-                    {
+                    if shape && table.strongly_matches[d2][e2] {
                         changed |= o.add(SYNC, d2, e2);
                     }
                 }
@@ -361,11 +381,11 @@ impl Frame<'_> {
     }
 
     /// M8a: if λ(d) overlaps λ(e) then d ≤ e implies d ⊑ e.
-    fn m8a(&self, labels: &[Action], o: &mut Orders) -> bool {
+    fn m8a(&self, table: &Table, o: &mut Orders) -> bool {
         let mut changed = false;
         for d in 0..self.n() {
             for e in 0..self.n() {
-                if o.has(SYNC, d, e) && action::overlaps(&labels[d], &labels[e]) {
+                if o.has(SYNC, d, e) && table.overlaps[d][e] {
                     changed |= o.add(LOC, d, e);
                 }
             }
@@ -374,7 +394,7 @@ impl Frame<'_> {
     }
 
     /// §12 (`two_order`): d ⊑ e when d ⊴ e and they conflict (overlap, one a write).
-    fn two_order(&self, labels: &[Action], o: &mut Orders) -> bool {
+    fn two_order(&self, labels: &[Action], table: &Table, o: &mut Orders) -> bool {
         if self.model.two_order != TwoOrder::On {
             return false;
         }
@@ -382,7 +402,7 @@ impl Frame<'_> {
         for d in 0..self.n() {
             for e in 0..self.n() {
                 let (a, b) = (&labels[d], &labels[e]);
-                let conflict = action::overlaps(a, b) && (a.kind == Kind::Write || b.kind == Kind::Write);
+                let conflict = table.overlaps[d][e] && (a.kind == Kind::Write || b.kind == Kind::Write);
                 if conflict && o.has(DEP, d, e) {
                     changed |= o.add(LOC, d, e);
                 }
@@ -393,11 +413,11 @@ impl Frame<'_> {
 
     /// M9c: for d rmw e and c overlapping d, in each order: c before e
     /// implies c before d (i), and d before c implies e before c (ii).
-    fn m9c(&self, labels: &[Action], o: &mut Orders) -> bool {
+    fn m9c(&self, table: &Table, o: &mut Orders) -> bool {
         let mut changed = false;
         for &(d, e) in &self.rmw {
             for c in 0..self.n() {
-                if c == d || c == e || !action::overlaps(&labels[c], &labels[d]) {
+                if c == d || c == e || !table.overlaps[c][d] {
                     continue;
                 }
                 for k in [DEP, SYNC, LOC] {

@@ -233,7 +233,7 @@ fn decide(den: &mut Den, groups: &ProgramGroups, p: &Pomset, out: &mut Outcomes)
 }
 
 fn stopped() -> Stop {
-    Stop("reference: deadline".to_string())
+    Stop("reference: deadline, or more than 32 c7b/c8b instances".to_string())
 }
 
 type Memory = Vec<(String, Option<i64>)>;
@@ -267,6 +267,8 @@ fn loc_max(den: &Den, frame: &Frame, rf: &[Option<usize>], give_up: &dyn Fn() ->
             .collect();
         match frame.feasible(rf, &extra, give_up) {
             Some(true) => feasible.push(pick.clone()),
+            // All ⊥ adds nothing: if it fails, so does every choice.
+            Some(false) if extra.is_empty() => return Ok(vec![]),
             Some(false) => {}
             None => return Err(stopped()),
         }

@@ -8,10 +8,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use pomset::model::Model;
+use pomset::reference;
 use pomset::semantics::decide::{self, Outcomes, State};
 use pomset::syntax::core::{Program, Stmt};
 use pomset::syntax::{self, Litmus};
-use pomset::reference;
 
 fn parse(src: &str) -> Litmus {
     syntax::parse(src).unwrap_or_else(|d| panic!("{}", d.render("test", src)))
@@ -116,7 +116,10 @@ fn lb_allows_both_reads_to_see_one() {
 /// s, never a tautology, and dropping the write fails ✓ (w5b). No thin air.
 #[test]
 fn lb_with_data_dependencies_has_no_thin_air() {
-    let got = reference_states("litmus LB+datas\nr := x; y := r;\n|| s := y; x := s;\n", &[]);
+    let got = reference_states(
+        "litmus LB+datas\nr := x; y := r;\n|| s := y; x := s;\n",
+        &[],
+    );
     assert_eq!(got, set(&["P0:r=0 P1:s=0 [x]=0 [y]=0"]));
 }
 
@@ -208,7 +211,10 @@ fn a_precondition_on_a_coalesced_read_is_tried() {
     let src = "litmus LB-ALIAS\nr := y; if (r = 1) { x := 1; s := z; } else { s := z; x := s; }\n\
                || t := x; y := t;\n|| z := 1;\n";
     let got = reference_states(src, &[]);
-    assert!(got.contains("P0:r=1 P0:s=1 P1:t=1 [y]=1 [x]=1 [z]=1"), "{got:?}");
+    assert!(
+        got.contains("P0:r=1 P0:s=1 P1:t=1 [y]=1 [x]=1 [z]=1"),
+        "{got:?}"
+    );
 }
 
 /// Issue 13, bug 3 (ALIAS-CHAIN): all three reads of x coalesce (a chain).
@@ -217,7 +223,10 @@ fn alias_chains_close() {
     let src = "litmus ALIAS-CHAIN\nx := 1;\n\
                || r := x; if (u = 1) { s := x; t := x; y := t; } else { s := r; y := r; }\n";
     let got = reference_states(src, &[]);
-    assert!(got.contains("P1:r=1 P1:u=? P1:s=1 P1:t=? [x]=1 [y]=1"), "{got:?}");
+    assert!(
+        got.contains("P1:r=1 P1:u=? P1:s=1 P1:t=? [x]=1 [y]=1"),
+        "{got:?}"
+    );
 }
 
 /// Issue 13, bug 4: register arithmetic is exact, outside V too.
@@ -332,7 +341,10 @@ fn compare(t: &Litmus, model: &Model, known_bug_1: bool) -> Result<bool, String>
     if ours != theirs {
         let only_ref: Vec<_> = ours.difference(&theirs).collect();
         let only_fast: Vec<_> = theirs.difference(&ours).collect();
-        return Err(format!("{}: reference only {only_ref:?}; fast only {only_fast:?}", p.name));
+        return Err(format!(
+            "{}: reference only {only_ref:?}; fast only {only_fast:?}",
+            p.name
+        ));
     }
     Ok(true)
 }
@@ -363,20 +375,54 @@ fn the_engines_agree_under_other_options() {
         &[("c8b", "strong"), ("final", "observer")],
         &[("orders", "single"), ("final", "observer")],
         &[("c7a", "direct"), ("c8a", "strong"), ("final", "observer")],
-        &[("sc_order", "sec11"), ("co_delays_rr", "on"), ("final", "observer")],
-        &[("two_order", "on"), ("acyclic_union", "on"), ("final", "observer")],
-        &[("rfi_acq_weakening", "on"), ("c7a", "closure_rmw"), ("final", "observer")],
-        &[("init", "wk"), ("fence_match", "literal"), ("c7b", "off"), ("final", "observer")],
+        &[
+            ("sc_order", "sec11"),
+            ("co_delays_rr", "on"),
+            ("final", "observer"),
+        ],
+        &[
+            ("two_order", "on"),
+            ("acyclic_union", "on"),
+            ("final", "observer"),
+        ],
+        &[
+            ("rfi_acq_weakening", "on"),
+            ("c7a", "closure_rmw"),
+            ("final", "observer"),
+        ],
+        &[
+            ("init", "wk"),
+            ("fence_match", "literal"),
+            ("c7b", "off"),
+            ("final", "observer"),
+        ],
     ];
     let names = [
-        "MP+rel+acq", "SB+fences", "CoRR", "IRIW+acqs", "WRC+rel+acq", "2+2W+rels",
-        "C06-MP-FENCES", "C21-RFI-COE-COE", "C35-IRIW-ACQ-SC1", "C43-MP-RA", "C19-RFI-BAD-EXCHG",
+        "MP+rel+acq",
+        "SB+fences",
+        "CoRR",
+        "IRIW+acqs",
+        "WRC+rel+acq",
+        "2+2W+rels",
+        "C06-MP-FENCES",
+        "C21-RFI-COE-COE",
+        "C35-IRIW-ACQ-SC1",
+        "C43-MP-RA",
+        "C19-RFI-BAD-EXCHG",
     ];
     let tests: Vec<Litmus> = small_examples()
         .into_iter()
-        .filter(|t| names.iter().any(|n| n.eq_ignore_ascii_case(&t.program.name)))
+        .filter(|t| {
+            names
+                .iter()
+                .any(|n| n.eq_ignore_ascii_case(&t.program.name))
+        })
         .collect();
-    assert!(tests.len() >= 8, "found {} of the chosen examples", tests.len());
+    assert!(
+        tests.len() >= 8,
+        "found {} of the chosen examples",
+        tests.len()
+    );
     let mut failures = Vec::new();
     for sets in settings {
         for t in &tests {
@@ -398,17 +444,30 @@ fn the_engines_agree_under_other_options() {
 fn monotonicity_adds_no_state() {
     let mut names = vec!["MP", "SB", "CoRR", "LB"];
     if std::env::var_os("REFERENCE_LONG").is_some() {
-        names.extend(["MP+rel+acq", "SB+fences", "2+2W+rels", "C06-MP-FENCES", "C43-MP-RA"]);
+        names.extend([
+            "MP+rel+acq",
+            "SB+fences",
+            "2+2W+rels",
+            "C06-MP-FENCES",
+            "C43-MP-RA",
+        ]);
     }
     let tests: Vec<Litmus> = small_examples()
         .into_iter()
-        .filter(|t| names.iter().any(|n| n.eq_ignore_ascii_case(&t.program.name)))
+        .filter(|t| {
+            names
+                .iter()
+                .any(|n| n.eq_ignore_ascii_case(&t.program.name))
+        })
         .collect();
     assert!(tests.len() >= 4);
     let mut failures = Vec::new();
     for value in ["modes", "modes_scopes"] {
         for t in &tests {
-            let model = model_with(&t.program, &[("monotonicity", value), ("final", "observer")]);
+            let model = model_with(
+                &t.program,
+                &[("monotonicity", value), ("final", "observer")],
+            );
             if let Err(e) = compare(t, &model, false) {
                 failures.push(format!("monotonicity={value} {e}"));
             }

@@ -12,8 +12,8 @@
 
 use crate::action::{self, Action, Groups, Kind, Mode};
 use crate::model::{
-    AcyclicUnion, C7a, C7b, C8a, C8b, Model, Orders as OrdersOpt, RfiAcqWeakening,
-    ScOrder, TwoOrder,
+    AcyclicUnion, C7a, C7b, C8a, C8b, Model, Orders as OrdersOpt, RfiAcqWeakening, ScOrder,
+    TwoOrder,
 };
 
 /// Which order: ⊴ (M6), ≤ (M7) or ⊑ (M8).
@@ -132,7 +132,10 @@ struct Table {
 impl Frame<'_> {
     fn table(&self, labels: &[Action]) -> Table {
         let grid = |f: &dyn Fn(&Action, &Action) -> bool| -> Vec<Vec<bool>> {
-            labels.iter().map(|a| labels.iter().map(|b| f(a, b)).collect()).collect()
+            labels
+                .iter()
+                .map(|a| labels.iter().map(|b| f(a, b)).collect())
+                .collect()
         };
         Table {
             strongly_matches: grid(&|a, b| action::strongly_matches(a, b, self.model, self.groups)),
@@ -155,7 +158,8 @@ impl Frame<'_> {
             let Some(d) = *d else { continue };
             let (w, r) = (&self.labels[d], &self.labels[e]);
             let rmw_write = self.rmw.iter().any(|&(_, x)| x == d);
-            if w.thread == r.thread && w.mode.below(Mode::Rlx) && r.mode == Mode::Acq && !rmw_write {
+            if w.thread == r.thread && w.mode.below(Mode::Rlx) && r.mode == Mode::Acq && !rmw_write
+            {
                 labels[e].mode = Mode::Rlx;
             }
         }
@@ -228,7 +232,10 @@ impl Frame<'_> {
         for d in 0..self.n() {
             for e in d + 1..self.n() {
                 if action::strongly_fences(&labels[d], &labels[e], self.groups) {
-                    let one = |a, b| Disjunct { add: vec![(SYNC, a, b)], forbid: vec![] };
+                    let one = |a, b| Disjunct {
+                        add: vec![(SYNC, a, b)],
+                        forbid: vec![],
+                    };
                     out.push([one(d, e), one(e, d)]);
                 }
             }
@@ -255,7 +262,10 @@ impl Frame<'_> {
     /// With `c8b = strong`, plain a ⊑ b.
     fn fulfils(&self, a: usize, b: usize, labels: &[Action]) -> Disjunct {
         if self.model.c8b == C8b::Strong {
-            return Disjunct { add: vec![(LOC, a, b)], forbid: vec![] };
+            return Disjunct {
+                add: vec![(LOC, a, b)],
+                forbid: vec![],
+            };
         }
         let sc = self.model.sc_order == ScOrder::Sec11
             && labels[a].mode == Mode::Sc
@@ -269,7 +279,12 @@ impl Frame<'_> {
 
     /// Whether some orders make this rf a candidate with every edge of
     /// `extra` in them (c2a is the caller's: rf pairs match).
-    pub fn feasible(&self, rf: &[Option<usize>], extra: &[Edge], give_up: &dyn Fn() -> bool) -> Option<bool> {
+    pub fn feasible(
+        &self,
+        rf: &[Option<usize>],
+        extra: &[Edge],
+        give_up: &dyn Fn() -> bool,
+    ) -> Option<bool> {
         let labels = self.effective_labels(rf);
         let mut base = self.base_edges(rf, &labels);
         base.extend_from_slice(extra);
@@ -282,7 +297,8 @@ impl Frame<'_> {
             return Some(false);
         }
         // Past 2^32 choices the naive search is hopeless: a stated limit.
-        let choices: u64 = 1u64.checked_shl(u32::try_from(rules.len()).ok().filter(|&k| k <= 32)?)?;
+        let choices: u64 =
+            1u64.checked_shl(u32::try_from(rules.len()).ok().filter(|&k| k <= 32)?)?;
         for pick in 0..choices {
             if pick % 64 == 0 && give_up() {
                 return None;
@@ -304,7 +320,13 @@ impl Frame<'_> {
 
     /// The least orders containing `edges`, closed under transitivity,
     /// c7a, M8a, §12 (`two_order`) and M9c.
-    fn least_orders(&self, rf: &[Option<usize>], labels: &[Action], table: &Table, edges: &[Edge]) -> Orders {
+    fn least_orders(
+        &self,
+        rf: &[Option<usize>],
+        labels: &[Action],
+        table: &Table,
+        edges: &[Edge],
+    ) -> Orders {
         let mut o = Orders::new(self.n(), self.model.orders == OrdersOpt::Single);
         for &(k, a, b) in edges {
             o.add(k, a, b);
@@ -402,7 +424,8 @@ impl Frame<'_> {
         for d in 0..self.n() {
             for e in 0..self.n() {
                 let (a, b) = (&labels[d], &labels[e]);
-                let conflict = table.overlaps[d][e] && (a.kind == Kind::Write || b.kind == Kind::Write);
+                let conflict =
+                    table.overlaps[d][e] && (a.kind == Kind::Write || b.kind == Kind::Write);
                 if conflict && o.has(DEP, d, e) {
                     changed |= o.add(LOC, d, e);
                 }

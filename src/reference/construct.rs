@@ -13,9 +13,7 @@ use std::rc::Rc;
 use std::time::Instant;
 
 use super::expr::{self, Value};
-use super::pomset::{
-    member, rename, single, Event, EventId, Events, Pomset, Tau, ALL, MAX_EVENTS,
-};
+use super::pomset::{member, rename, single, Event, EventId, Events, Pomset, Tau, ALL, MAX_EVENTS};
 use crate::action::{Action, Kind, Mode, Scope, ThreadId};
 use crate::logic::{Addr, FormulaId, Logic, Subst, Var};
 use crate::model::{Model, Monotonicity};
@@ -46,7 +44,12 @@ pub struct Den<'a> {
 }
 
 impl<'a> Den<'a> {
-    pub fn new(p: &'a Program, model: &'a Model, max_pomsets: usize, deadline: Option<Instant>) -> Self {
+    pub fn new(
+        p: &'a Program,
+        model: &'a Model,
+        max_pomsets: usize,
+        deadline: Option<Instant>,
+    ) -> Self {
         let addr: Vec<Addr> = p
             .locs
             .iter()
@@ -117,12 +120,28 @@ impl<'a> Den<'a> {
         match s {
             Stmt::Skip => Ok(vec![self.skip()]),
             Stmt::Let { reg, expr } => Ok(vec![self.let_(*reg, expr)]),
-            Stmt::Read { reg, loc, mode, scope } => {
-                self.read(*reg, loc, *mode, *scope, alpha, false)
-            }
-            Stmt::Write { loc, expr, mode, scope } => self.write(loc, expr, *mode, *scope, alpha),
+            Stmt::Read {
+                reg,
+                loc,
+                mode,
+                scope,
+            } => self.read(*reg, loc, *mode, *scope, alpha, false),
+            Stmt::Write {
+                loc,
+                expr,
+                mode,
+                scope,
+            } => self.write(loc, expr, *mode, *scope, alpha),
             Stmt::Fence { mode, scope } => self.fence(*mode, *scope, alpha),
-            Stmt::Rmw { reg, op, read_mode, write_mode, scope, loc, args } => {
+            Stmt::Rmw {
+                reg,
+                op,
+                read_mode,
+                write_mode,
+                scope,
+                loc,
+                args,
+            } => {
                 let modes = (*read_mode, *write_mode);
                 self.rmw(*reg, *op, modes, *scope, loc, args, alpha)
             }
@@ -139,7 +158,11 @@ impl<'a> Den<'a> {
                 }
                 Ok(acc)
             }
-            Stmt::Par { thread, left, right } => {
+            Stmt::Par {
+                thread,
+                left,
+                right,
+            } => {
                 let (a, b) = (self.stmt(left, *thread)?, self.stmt(right, alpha)?);
                 self.par(*thread, &a, &b)
             }
@@ -154,9 +177,8 @@ impl<'a> Den<'a> {
     /// LET(r, M): E = ∅, τ^D(ψ) = ψ[M/r], ✓ = tt.
     pub fn let_(&mut self, reg: u32, m: &Expr) -> Pomset {
         let m = expr::value(&mut self.l, m);
-        let tau: Tau = Rc::new(move |l, _d, psi| {
-            expr::substitute(l, psi, Var::Reg(reg), &m, &Subst::new())
-        });
+        let tau: Tau =
+            Rc::new(move |l, _d, psi| expr::substitute(l, psi, Var::Reg(reg), &m, &Subst::new()));
         Pomset::empty(tau, self.l.tt())
     }
 
@@ -165,7 +187,11 @@ impl<'a> Den<'a> {
     fn places(&mut self, loc: &Loc) -> Vec<(FormulaId, Addr)> {
         match loc {
             Loc::Named(x) => {
-                let a = self.addr.get(*x as usize).copied().unwrap_or(PRIVATE_ADDRESSES);
+                let a = self
+                    .addr
+                    .get(*x as usize)
+                    .copied()
+                    .unwrap_or(PRIVATE_ADDRESSES);
                 vec![(self.l.tt(), a)]
             }
             Loc::Computed(e) => {
@@ -194,7 +220,12 @@ impl<'a> Den<'a> {
             Kind::Fence => &[Mode::Rel, Mode::Acq, Mode::Ra, Mode::Sc],
         };
         let mut out = vec![mode];
-        out.extend(legal.iter().copied().filter(|m| *m != mode && mode.below(*m)));
+        out.extend(
+            legal
+                .iter()
+                .copied()
+                .filter(|m| *m != mode && mode.below(*m)),
+        );
         out
     }
 
@@ -319,7 +350,12 @@ impl<'a> Den<'a> {
     }
 
     /// FENCE (F1-F5).
-    pub fn fence(&mut self, mode: Mode, scope: Scope, alpha: ThreadId) -> Result<Vec<Pomset>, Stop> {
+    pub fn fence(
+        &mut self,
+        mode: Mode,
+        scope: Scope,
+        alpha: ThreadId,
+    ) -> Result<Vec<Pomset>, Stop> {
         let id = self.fresh()?;
         let tt = self.l.tt();
         let mut out = Vec::new();
@@ -327,7 +363,11 @@ impl<'a> Den<'a> {
             // F3: κ = tt; F4: τ = identity; F5a: ✓ = tt.
             let mut p = Pomset::empty(identity(), tt);
             let label = Action::fence(alpha, m, s);
-            p.events.push(Event { id, label, kappa: tt });
+            p.events.push(Event {
+                id,
+                label,
+                kappa: tt,
+            });
             out.push(p);
         }
         // F5b: no event, ✓ = ff.
@@ -355,7 +395,9 @@ impl<'a> Den<'a> {
         let r = Box::new(Expr::Reg(reg));
         let arg = |i: usize| Box::new(args.get(i).cloned().unwrap_or(Expr::Int(0)));
         let writes = match op {
-            RmwOp::Fadd => self.write(loc, &Expr::Binary(BinOp::Add, r, arg(0)), nu, scope, alpha)?,
+            RmwOp::Fadd => {
+                self.write(loc, &Expr::Binary(BinOp::Add, r, arg(0)), nu, scope, alpha)?
+            }
             RmwOp::Exchg => self.write(loc, &arg(0), nu, scope, alpha)?,
             RmwOp::Cas => {
                 let phi = expr::truth(&mut self.l, &Expr::Binary(BinOp::Eq, r, arg(0)));
@@ -422,7 +464,11 @@ impl<'a> Den<'a> {
                 // s3c: κ1(e) ∨ κ2'(e).
                 Some(x) => x.kappa = self.l.or(x.kappa, kappa2),
                 // s3b: κ2'(e).
-                None => p.events.push(Event { id: e.id, label: e.label, kappa: kappa2 }),
+                None => p.events.push(Event {
+                    id: e.id,
+                    label: e.label,
+                    kappa: kappa2,
+                }),
             }
             for d in &p1.events {
                 if d.id != e.id {
@@ -431,7 +477,8 @@ impl<'a> Den<'a> {
             }
         }
         for &(e, down) in downs {
-            p.dep.extend((0..MAX_EVENTS).filter(|&d| member(down, d)).map(|d| (d, e)));
+            p.dep
+                .extend((0..MAX_EVENTS).filter(|&d| member(down, d)).map(|d| (d, e)));
         }
         for (thread, f) in &p2.forks {
             p.forks.push((*thread, compose(p1.tau.clone(), f.clone())));
@@ -443,13 +490,21 @@ impl<'a> Den<'a> {
     fn kappa2_prime(&mut self, p1: &Pomset, e: &Event, downs: &[(EventId, Events)]) -> FormulaId {
         let d = match e.label.kind {
             Kind::Read => ALL,
-            _ => downs.iter().find(|(x, _)| *x == e.id).map_or(0, |(_, d)| *d),
+            _ => downs
+                .iter()
+                .find(|(x, _)| *x == e.id)
+                .map_or(0, |(_, d)| *d),
         };
         (p1.tau)(&mut self.l, d, e.kappa)
     }
 
     /// IF (I1-I9): every pair, every coalescing of equal labels.
-    pub fn if_(&mut self, phi: FormulaId, left: &[Pomset], right: &[Pomset]) -> Result<Vec<Pomset>, Stop> {
+    pub fn if_(
+        &mut self,
+        phi: FormulaId,
+        left: &[Pomset],
+        right: &[Pomset],
+    ) -> Result<Vec<Pomset>, Stop> {
         let not_phi = self.l.not(phi);
         let mut out = Vec::new();
         for p1 in left {
@@ -487,7 +542,11 @@ impl<'a> Den<'a> {
         // I3a: φ ∧ κ1(e).
         for e in &p1.events {
             let kappa = self.l.and(phi, e.kappa);
-            p.events.push(Event { id: e.id, label: e.label, kappa });
+            p.events.push(Event {
+                id: e.id,
+                label: e.label,
+                kappa,
+            });
         }
         for e in &p2.events {
             let kappa = self.l.and(not_phi, e.kappa);
@@ -495,21 +554,32 @@ impl<'a> Den<'a> {
                 // I3c: (φ ∧ κ1(e)) ∨ (¬φ ∧ κ2(e)).
                 Some(x) => x.kappa = self.l.or(x.kappa, kappa),
                 // I3b: ¬φ ∧ κ2(e).
-                None => p.events.push(Event { id: e.id, label: e.label, kappa }),
+                None => p.events.push(Event {
+                    id: e.id,
+                    label: e.label,
+                    kappa,
+                }),
             }
         }
         // A thread forked in one branch ran only if that branch was taken.
         for (t, f) in &p1.forks {
-            p.forks.push((*t, branch_tau(phi, not_phi, f.clone(), identity())));
+            p.forks
+                .push((*t, branch_tau(phi, not_phi, f.clone(), identity())));
         }
         for (t, f) in &p2.forks {
-            p.forks.push((*t, branch_tau(phi, not_phi, identity(), f.clone())));
+            p.forks
+                .push((*t, branch_tau(phi, not_phi, identity(), f.clone())));
         }
         p
     }
 
     /// PAR (P1-P9): `left` is the forked thread `child`; τ = τ2 (P4).
-    pub fn par(&mut self, child: ThreadId, left: &[Pomset], right: &[Pomset]) -> Result<Vec<Pomset>, Stop> {
+    pub fn par(
+        &mut self,
+        child: ThreadId,
+        left: &[Pomset],
+        right: &[Pomset],
+    ) -> Result<Vec<Pomset>, Stop> {
         let mut out = Vec::new();
         for p1 in left {
             for p2 in right {
@@ -600,8 +670,16 @@ fn write_tau(a: Addr, m: Value, quiescent: FormulaId, guard: Option<FormulaId>) 
 /// U1 as the project reads it: a write exists only with its read, on the
 /// same location, and (read, write) ∈ rmw.
 fn u1(mut p: Pomset) -> Option<Pomset> {
-    let read = p.events.iter().find(|e| e.label.kind == Kind::Read).map(|e| (e.id, e.label.loc));
-    let write = p.events.iter().find(|e| e.label.kind == Kind::Write).map(|e| (e.id, e.label.loc));
+    let read = p
+        .events
+        .iter()
+        .find(|e| e.label.kind == Kind::Read)
+        .map(|e| (e.id, e.label.loc));
+    let write = p
+        .events
+        .iter()
+        .find(|e| e.label.kind == Kind::Write)
+        .map(|e| (e.id, e.label.loc));
     match (read, write) {
         (_, None) => Some(p),
         (Some((r, rl)), Some((w, wl))) if rl == wl => {

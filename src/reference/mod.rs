@@ -96,11 +96,13 @@ struct ProgramGroups<'a>(&'a Program);
 impl Groups for ProgramGroups<'_> {
     fn same_cta(&self, a: ThreadId, b: ThreadId) -> bool {
         let t = &self.0.threads;
-        a == b || matches!((t.get(a as usize), t.get(b as usize)), (Some(x), Some(y)) if x.cta == y.cta)
+        a == b
+            || matches!((t.get(a as usize), t.get(b as usize)), (Some(x), Some(y)) if x.cta == y.cta)
     }
     fn same_gpu(&self, a: ThreadId, b: ThreadId) -> bool {
         let t = &self.0.threads;
-        a == b || matches!((t.get(a as usize), t.get(b as usize)), (Some(x), Some(y)) if x.gpu == y.gpu)
+        a == b
+            || matches!((t.get(a as usize), t.get(b as usize)), (Some(x), Some(y)) if x.gpu == y.gpu)
     }
 }
 
@@ -181,7 +183,14 @@ fn observer(den: &mut Den) -> Result<Vec<Pomset>, Stop> {
     let mut acc = vec![den.skip()];
     for i in 0..p.locs.len() {
         let reg = (p.regs.len() + i) as u32;
-        let r = den.read(reg, &Loc::Named(i as u32), Mode::Rlx, Scope::Sys, thread, false)?;
+        let r = den.read(
+            reg,
+            &Loc::Named(i as u32),
+            Mode::Rlx,
+            Scope::Sys,
+            thread,
+            false,
+        )?;
         acc = den.seq(&acc, &r)?;
     }
     Ok(acc)
@@ -189,7 +198,12 @@ fn observer(den: &mut Den) -> Result<Vec<Pomset>, Stop> {
 
 /// c5, c3, then every total rf (c2a, c2b) that is a candidate, with its
 /// final states.
-fn decide(den: &mut Den, groups: &ProgramGroups, p: &Pomset, out: &mut Outcomes) -> Result<(), Stop> {
+fn decide(
+    den: &mut Den,
+    groups: &ProgramGroups,
+    p: &Pomset,
+    out: &mut Outcomes,
+) -> Result<(), Stop> {
     if !den.l.tautology(p.check) {
         return Ok(());
     }
@@ -225,7 +239,10 @@ fn decide(den: &mut Den, groups: &ProgramGroups, p: &Pomset, out: &mut Outcomes)
         };
         for mem in memories {
             out.witnesses += 1;
-            let state = State { regs: regs.clone(), mem };
+            let state = State {
+                regs: regs.clone(),
+                mem,
+            };
             *out.states.entry(state).or_insert(0) += 1;
         }
     }
@@ -242,13 +259,20 @@ type Memory = Vec<(String, Option<i64>)>;
 /// it is feasible when some valid orders put each picked write ⊑-above every
 /// other write to its location. The memories are those of the maximal
 /// feasible choices (no ⊥ can be replaced by a write), ⊥ printed as None.
-fn loc_max(den: &Den, frame: &Frame, rf: &[Option<usize>], give_up: &dyn Fn() -> bool) -> Result<Vec<Memory>, Stop> {
+fn loc_max(
+    den: &Den,
+    frame: &Frame,
+    rf: &[Option<usize>],
+    give_up: &dyn Fn() -> bool,
+) -> Result<Vec<Memory>, Stop> {
     let p = den.p;
     let writes: Vec<Vec<usize>> = (0..p.locs.len())
         .map(|i| {
             let loc = den.label_loc(den.addr[i]);
             (0..frame.labels.len())
-                .filter(|&k| frame.labels[k].kind == Kind::Write && Some(frame.labels[k].loc) == loc)
+                .filter(|&k| {
+                    frame.labels[k].kind == Kind::Write && Some(frame.labels[k].loc) == loc
+                })
                 .collect()
         })
         .collect();
@@ -262,7 +286,10 @@ fn loc_max(den: &Den, frame: &Frame, rf: &[Option<usize>], give_up: &dyn Fn() ->
             .filter(|(_, &k)| k > 0)
             .flat_map(|(i, &k)| {
                 let top = writes[i][k - 1];
-                writes[i].iter().filter(move |&&o| o != top).map(move |&o| (LOC, o, top))
+                writes[i]
+                    .iter()
+                    .filter(move |&&o| o != top)
+                    .map(move |&o| (LOC, o, top))
             })
             .collect();
         match frame.feasible(rf, &extra, give_up) {
@@ -277,9 +304,10 @@ fn loc_max(den: &Den, frame: &Frame, rf: &[Option<usize>], give_up: &dyn Fn() ->
         }
     }
     let maximal = feasible.iter().filter(|c| {
-        !feasible
-            .iter()
-            .any(|d| (0..c.len()).any(|i| c[i] == 0 && d[i] != 0 && (0..c.len()).all(|j| j == i || c[j] == d[j])))
+        !feasible.iter().any(|d| {
+            (0..c.len())
+                .any(|i| c[i] == 0 && d[i] != 0 && (0..c.len()).all(|j| j == i || c[j] == d[j]))
+        })
     });
     let mut out: Vec<Memory> = Vec::new();
     for c in maximal {
@@ -320,7 +348,9 @@ fn observed(den: &Den, p: &Pomset) -> Memory {
             let v = p
                 .events
                 .iter()
-                .find(|e| e.label.thread == obs && e.label.kind == Kind::Read && Some(e.label.loc) == loc)
+                .find(|e| {
+                    e.label.thread == obs && e.label.kind == Kind::Read && Some(e.label.loc) == loc
+                })
                 .map(|e| e.label.value);
             (den.p.locs[i].name.clone(), v)
         })
@@ -337,7 +367,9 @@ fn registers(den: &mut Den, p: &Pomset) -> Vec<(String, Option<i64>)> {
         .events
         .iter()
         .filter(|e| e.label.kind == Kind::Read)
-        .fold(Assignment::new(), |a, e| a.with(Var::Read(e.id), e.label.value));
+        .fold(Assignment::new(), |a, e| {
+            a.with(Var::Read(e.id), e.label.value)
+        });
     let mut order = Vec::new();
     for (tid, body) in &prog.main {
         order.push(*tid);
@@ -345,7 +377,11 @@ fn registers(den: &mut Den, p: &Pomset) -> Vec<(String, Option<i64>)> {
     }
     let mut out = Vec::new();
     for t in order {
-        let tau = p.forks.iter().find(|(u, _)| *u == t).map(|(_, f)| f.clone());
+        let tau = p
+            .forks
+            .iter()
+            .find(|(u, _)| *u == t)
+            .map(|(_, f)| f.clone());
         for (r, info) in prog.regs.iter().enumerate() {
             if info.thread != t || info.fresh {
                 continue;
@@ -363,7 +399,11 @@ fn registers(den: &mut Den, p: &Pomset) -> Vec<(String, Option<i64>)> {
 /// The threads forked in `s`, in the order PAR, SEQ and IF collect them.
 fn forks_in(s: &Stmt, out: &mut Vec<ThreadId>) {
     match s {
-        Stmt::Par { thread, left, right } => {
+        Stmt::Par {
+            thread,
+            left,
+            right,
+        } => {
             forks_in(left, out);
             forks_in(right, out);
             out.push(*thread);
@@ -381,7 +421,14 @@ fn forks_in(s: &Stmt, out: &mut Vec<ThreadId>) {
 /// V, so candidates come from a probe: τ(r = p) for a fresh register p, its
 /// atoms t = p evaluated under θ_λ; each candidate is then checked by the
 /// entailment, which alone decides.
-fn register(l: &mut Logic, tau: &Tau, r: u32, theta: FormulaId, env: &Assignment, values: &[i64]) -> Option<i64> {
+fn register(
+    l: &mut Logic,
+    tau: &Tau,
+    r: u32,
+    theta: FormulaId,
+    env: &Assignment,
+    values: &[i64],
+) -> Option<i64> {
     let probe = Var::Reg(u32::MAX);
     let (rv, pv) = (l.reg(r), l.var(probe));
     let atom = l.eq(rv, pv);

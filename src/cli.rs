@@ -129,6 +129,10 @@ limit is named; it is never a wrong answer.")]
         /// only the states without `?` and counts the rest).
         #[arg(long)]
         all_states: bool,
+        /// Which engine decides: the fast one; the literal reference engine
+        /// (tiny tests only); or sc, sequential consistency by interleaving.
+        #[arg(long, value_enum, default_value_t = Engine::Fast)]
+        engine: Engine,
     },
     /// List the complete (or candidate) pomsets of a test in the note's notation.
     #[command(after_help = "\
@@ -343,13 +347,14 @@ pub fn run(cli: Cli) -> ExitCode {
             stats,
             draw,
             all_states,
+            engine,
         } => run_tests(
             &paths,
             &set,
             json,
             (max_pomsets, timeout),
             (stats, draw, all_states),
-            color,
+            (color, engine),
         ),
         Command::Pomsets {
             path,
@@ -441,6 +446,14 @@ pub fn run(cli: Cli) -> ExitCode {
     }
 }
 
+/// `run --engine`: `semantics::decide`, `reference`, or `interleaving` (SC).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Engine {
+    Fast,
+    Reference,
+    Sc,
+}
+
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum DrawFormat {
     Text,
@@ -479,7 +492,7 @@ fn run_tests(
     json: bool,
     (max_pomsets, timeout): (usize, Option<f64>),
     (stats, draw, all_states): (bool, Option<PathBuf>, bool),
-    color: bool,
+    (color, engine): (bool, Engine),
 ) -> Result<bool, String> {
     use crate::report::Report;
     use crate::semantics::decide::{outcomes, Limits, Unsupported};
@@ -503,7 +516,33 @@ fn run_tests(
             deadline,
             ..Limits::default()
         };
-        let report = match outcomes(p, &model, limits) {
+        let decided = match engine {
+            Engine::Fast => outcomes(p, &model, limits),
+            Engine::Reference => crate::reference::outcomes(
+                p,
+                &model,
+                crate::reference::Limits {
+                    max_pomsets,
+                    deadline: deadline.map(|d| d.0),
+                },
+            ),
+            // Modes, scopes and model options mean nothing under SC.
+            Engine::Sc => match crate::interleaving::outcomes(
+                p,
+                crate::interleaving::Limits {
+                    max_states: max_pomsets,
+                },
+            ) {
+                Ok(o) => Ok(o),
+                Err(why) => {
+                    println!("Test {} Unsupported {why}\n", p.name);
+                    tally.0 += 1;
+                    tally.2 += 1;
+                    return true;
+                }
+            },
+        };
+        let report = match decided {
             Ok(o) => Report::new(p, &model, &o, start.elapsed()),
             Err(Unsupported::Option(k, v)) => Report::unsupported(
                 p,

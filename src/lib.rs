@@ -6,6 +6,7 @@ pub mod interleaving;
 pub mod logic;
 pub mod model;
 pub mod pomset;
+pub mod reference;
 pub mod refinement;
 pub mod render;
 pub mod repl;

@@ -186,7 +186,11 @@ impl Report {
         let cut = !all_states && self.states.len() > SHOWN_STATES;
         let determined = |s: &&StateCount| s.values.iter().all(|(_, v)| v.is_some());
         let listed: Vec<&StateCount> = if cut {
-            self.states.iter().filter(determined).take(SHOWN_STATES).collect()
+            self.states
+                .iter()
+                .filter(determined)
+                .take(SHOWN_STATES)
+                .collect()
         } else {
             self.states.iter().collect()
         };

@@ -60,7 +60,10 @@ exists (P2:r = 2 /\\ [x] = 1)
     let all = states(src);
     for r in ["?", "0", "1", "2"] {
         for x in ["1", "2"] {
-            assert!(all.contains(&format!("P2:r={r} [x]={x}")), "P2:r={r} [x]={x} in {all:?}");
+            assert!(
+                all.contains(&format!("P2:r={r} [x]={x}")),
+                "P2:r={r} [x]={x} in {all:?}"
+            );
         }
     }
 }

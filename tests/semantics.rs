@@ -412,7 +412,9 @@ fn run_speaks_json_stats_and_a_summary() {
     // C21 differs from the note and its file says so (`disputed`).
     assert_eq!(code, Some(0), "{all}");
     assert!(
-        all.contains("Expected forbidden: disputed (allowed under the defaults; only acyclic_union = on"),
+        all.contains(
+            "Expected forbidden: disputed (allowed under the defaults; only acyclic_union = on"
+        ),
         "{all}"
     );
     assert!(

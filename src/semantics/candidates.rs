@@ -18,9 +18,7 @@
 use std::collections::HashMap;
 
 use super::construct::{Limit, Sem};
-use super::decide::{
-    finish, init_prefix, skeleton, Completed, Limits, ThreadGroups, Unsupported,
-};
+use super::decide::{finish, init_prefix, skeleton, Completed, Limits, ThreadGroups, Unsupported};
 use super::tau::Events;
 use crate::action::{Kind, ThreadId};
 use crate::check::{candidates_counted, RfMode, Witness};

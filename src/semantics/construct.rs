@@ -159,7 +159,11 @@ impl<'a> Sem<'a> {
             complete_only: true,
             if_depth: 0,
             max_pomsets,
-            unbounded: program.main.iter().flat_map(|(_, b)| let_targets(b)).collect(),
+            unbounded: program
+                .main
+                .iter()
+                .flat_map(|(_, b)| let_targets(b))
+                .collect(),
             outside_v: Vec::new(),
         };
         for i in 0..program.locs.len() {

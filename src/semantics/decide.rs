@@ -761,7 +761,10 @@ pub(super) fn final_registers(
                 continue;
             }
             let name = format!("{}:{}", p.thread_name(thread), info.name);
-            out.push((name, register_value(sem, c, init, tau, r, theta, &env, &fallback)));
+            out.push((
+                name,
+                register_value(sem, c, init, tau, r, theta, &env, &fallback),
+            ));
         }
     }
     out
@@ -858,9 +861,10 @@ pub(super) fn final_memory(
         Ok(least) => writes
             .into_iter()
             .map(|all| {
-                let top = all.iter().copied().find(|&m| {
-                    all.iter().all(|&o| o == m || least.loc.has(o, m))
-                });
+                let top = all
+                    .iter()
+                    .copied()
+                    .find(|&m| all.iter().all(|&o| o == m || least.loc.has(o, m)));
                 top.map_or(all, |m| vec![m])
             })
             .collect(),

@@ -1041,8 +1041,7 @@ impl Checker {
                 // A value compared with a final memory value must lie in V;
                 // register arithmetic is exact, so a register may end outside V.
                 for (lit, other) in [(a, &tb), (b, &ta)] {
-                    if let (ast::CondTerm::Int(v, s), core::Term::Mem(_)) = (lit, other)
-                    {
+                    if let (ast::CondTerm::Int(v, s), core::Term::Mem(_)) = (lit, other) {
                         self.literals.push((*v, *s, Use::Stored));
                     }
                 }

@@ -1,0 +1,802 @@
+//! Fig. 1, one function per construct, each returning *every* pomset of
+//! its construct: every value v ∈ V, present and absent events, every way
+//! equal-labelled events coalesce (s1, I1), every dependency set ↓e (s3b),
+//! and, with `monotonicity`, every stronger mode and scope (§2). §1.5's
+//! computed addresses and §1.7's RMWs are here too.
+//!
+//! The one pruning: a pomset some κ(e) of which is λ-inconsistent is not a
+//! pomset (M3a) and is dropped. A SEQ whose ⊴ would not be a partial order
+//! (M6) is not built either: it is not a pomset.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::time::Instant;
+
+use super::expr::{self, Value};
+use super::pomset::{member, rename, single, Event, EventId, Events, Pomset, Tau, ALL, MAX_EVENTS};
+use crate::action::{Action, Kind, Mode, Scope, ThreadId};
+use crate::logic::{Addr, FormulaId, Logic, Subst, Var};
+use crate::model::{Model, Monotonicity};
+use crate::syntax::ast::{BinOp, RmwOp};
+use crate::syntax::core::{Expr, Loc, Program, Stmt};
+
+/// Why the engine stopped: a stated limit, reported, never a wrong answer.
+#[derive(Clone, Debug)]
+pub struct Stop(pub String);
+
+/// Named locations without a declared address get one of their own, far
+/// from every value so that no computed address reaches it; the same
+/// addressing as the fast engine (`semantics::construct::Sem::new`).
+const PRIVATE_ADDRESSES: Addr = i64::MIN / 2;
+
+/// What the constructs share for one litmus test.
+pub struct Den<'a> {
+    pub p: &'a Program,
+    pub model: &'a Model,
+    pub l: Logic,
+    next_id: EventId,
+    /// Each named location's address.
+    pub addr: Vec<Addr>,
+    /// Address → the location number in labels.
+    dense: HashMap<Addr, u32>,
+    max_pomsets: usize,
+    deadline: Option<Instant>,
+}
+
+impl<'a> Den<'a> {
+    pub fn new(
+        p: &'a Program,
+        model: &'a Model,
+        max_pomsets: usize,
+        deadline: Option<Instant>,
+    ) -> Self {
+        let addr: Vec<Addr> = p
+            .locs
+            .iter()
+            .enumerate()
+            .map(|(i, loc)| loc.address.unwrap_or(PRIVATE_ADDRESSES + i as Addr))
+            .collect();
+        let mut den = Den {
+            p,
+            model,
+            l: Logic::new(&p.values),
+            next_id: 0,
+            addr: addr.clone(),
+            dense: HashMap::new(),
+            max_pomsets,
+            deadline,
+        };
+        for a in addr {
+            den.loc_of(a);
+        }
+        den
+    }
+
+    /// The label location of an address.
+    pub fn loc_of(&mut self, a: Addr) -> u32 {
+        let n = self.dense.len() as u32;
+        *self.dense.entry(a).or_insert(n)
+    }
+
+    /// The label location of an address, if some access uses it.
+    pub fn label_loc(&self, a: Addr) -> Option<u32> {
+        self.dense.get(&a).copied()
+    }
+
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// A fresh event id (one per access statement and implicit access).
+    pub fn fresh(&mut self) -> Result<EventId, Stop> {
+        if self.next_id >= MAX_EVENTS {
+            return Err(Stop(format!("reference: more than {MAX_EVENTS} accesses")));
+        }
+        self.next_id += 1;
+        Ok(self.next_id - 1)
+    }
+
+    /// The stated limits: too many pomsets, or past the deadline.
+    pub fn within_limits(&self, count: usize) -> Result<(), Stop> {
+        if count > self.max_pomsets {
+            return Err(Stop(format!(
+                "reference: more than {} pomsets",
+                self.max_pomsets
+            )));
+        }
+        if self.deadline.is_some_and(|d| Instant::now() > d) {
+            return Err(Stop("reference: deadline".to_string()));
+        }
+        Ok(())
+    }
+
+    fn done(&self, out: Vec<Pomset>) -> Result<Vec<Pomset>, Stop> {
+        self.within_limits(out.len())?;
+        Ok(out)
+    }
+
+    /// ⟦S⟧_α (Fig. 1, bottom).
+    pub fn stmt(&mut self, s: &Stmt, alpha: ThreadId) -> Result<Vec<Pomset>, Stop> {
+        match s {
+            Stmt::Skip => Ok(vec![self.skip()]),
+            Stmt::Let { reg, expr } => Ok(vec![self.let_(*reg, expr)]),
+            Stmt::Read {
+                reg,
+                loc,
+                mode,
+                scope,
+            } => self.read(*reg, loc, *mode, *scope, alpha, false),
+            Stmt::Write {
+                loc,
+                expr,
+                mode,
+                scope,
+            } => self.write(loc, expr, *mode, *scope, alpha),
+            Stmt::Fence { mode, scope } => self.fence(*mode, *scope, alpha),
+            Stmt::Rmw {
+                reg,
+                op,
+                read_mode,
+                write_mode,
+                scope,
+                loc,
+                args,
+            } => {
+                let modes = (*read_mode, *write_mode);
+                self.rmw(*reg, *op, modes, *scope, loc, args, alpha)
+            }
+            Stmt::If { cond, then, els } => {
+                let phi = expr::truth(&mut self.l, cond);
+                let (a, b) = (self.stmt(then, alpha)?, self.stmt(els, alpha)?);
+                self.if_(phi, &a, &b)
+            }
+            Stmt::Seq(parts) => {
+                let mut acc = vec![self.skip()];
+                for part in parts {
+                    let next = self.stmt(part, alpha)?;
+                    acc = self.seq(&acc, &next)?;
+                }
+                Ok(acc)
+            }
+            Stmt::Par {
+                thread,
+                left,
+                right,
+            } => {
+                let (a, b) = (self.stmt(left, *thread)?, self.stmt(right, alpha)?);
+                self.par(*thread, &a, &b)
+            }
+        }
+    }
+
+    /// SKIP: E = ∅, τ^D(ψ) = ψ, ✓ = tt.
+    pub fn skip(&mut self) -> Pomset {
+        Pomset::empty(identity(), self.l.tt())
+    }
+
+    /// LET(r, M): E = ∅, τ^D(ψ) = ψ[M/r], ✓ = tt.
+    pub fn let_(&mut self, reg: u32, m: &Expr) -> Pomset {
+        let m = expr::value(&mut self.l, m);
+        let tau: Tau =
+            Rc::new(move |l, _d, psi| expr::substitute(l, psi, Var::Reg(reg), &m, &Subst::new()));
+        Pomset::empty(tau, self.l.tt())
+    }
+
+    /// Where an access goes, with its guard: a named location's address
+    /// under tt, or (§1.5) each ℓ ∈ V under L = ℓ.
+    fn places(&mut self, loc: &Loc) -> Vec<(FormulaId, Addr)> {
+        match loc {
+            Loc::Named(x) => {
+                let a = self
+                    .addr
+                    .get(*x as usize)
+                    .copied()
+                    .unwrap_or(PRIVATE_ADDRESSES);
+                vec![(self.l.tt(), a)]
+            }
+            Loc::Computed(e) => {
+                let lv = expr::value(&mut self.l, e);
+                let values = self.p.values.clone();
+                values
+                    .into_iter()
+                    .map(|v| {
+                        let t = self.l.value(v);
+                        (expr::equals(&mut self.l, &lv, t), v)
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// §2 monotonicity: the modes an event may carry (as written, or with
+    /// `monotonicity` any stronger mode its kind allows).
+    fn modes(&self, kind: Kind, mode: Mode) -> Vec<Mode> {
+        if self.model.monotonicity == Monotonicity::Off {
+            return vec![mode];
+        }
+        let legal: &[Mode] = match kind {
+            Kind::Read => &[Mode::Wk, Mode::Rlx, Mode::Acq, Mode::Sc],
+            Kind::Write => &[Mode::Wk, Mode::Rlx, Mode::Rel, Mode::Sc],
+            Kind::Fence => &[Mode::Rel, Mode::Acq, Mode::Ra, Mode::Sc],
+        };
+        let mut out = vec![mode];
+        out.extend(
+            legal
+                .iter()
+                .copied()
+                .filter(|m| *m != mode && mode.below(*m)),
+        );
+        out
+    }
+
+    /// §2 "One could do the same for scopes": with `modes_scopes`, any wider scope.
+    fn scopes(&self, scope: Scope) -> Vec<Scope> {
+        if self.model.monotonicity != Monotonicity::ModesScopes {
+            return vec![scope];
+        }
+        Scope::ALL.into_iter().filter(|s| *s >= scope).collect()
+    }
+
+    /// Every label of one access: each allowed mode and scope.
+    fn labels(&self, kind: Kind, mode: Mode, scope: Scope) -> Vec<(Mode, Scope)> {
+        let mut out = Vec::new();
+        for m in self.modes(kind, mode) {
+            for s in self.scopes(scope) {
+                out.push((m, s));
+            }
+        }
+        out
+    }
+
+    /// READ (R1-R5; Def. 1.8 without if-closure for `[L]`), and READ' (R4d)
+    /// when `rmw`.
+    pub fn read(
+        &mut self,
+        reg: u32,
+        loc: &Loc,
+        mode: Mode,
+        scope: Scope,
+        alpha: ThreadId,
+        rmw: bool,
+    ) -> Result<Vec<Pomset>, Stop> {
+        let id = self.fresh()?;
+        let mut out = Vec::new();
+        for (guard, a) in self.places(loc) {
+            let dloc = self.loc_of(a);
+            // R3: κ(e) = (L = ℓ) ∧ Q_[ℓ].
+            let q = self.l.quiescent(a);
+            let kappa = self.l.and(guard, q);
+            for v in self.p.values.clone() {
+                let tau = read_tau(id, reg, guard, a, v, rmw);
+                for (m, s) in self.labels(Kind::Read, mode, scope) {
+                    // R5a: ✓ = tt.
+                    let mut p = Pomset::empty(tau.clone(), self.l.tt());
+                    let label = Action::read(alpha, m, s, dloc, v);
+                    p.events.push(Event { id, label, kappa });
+                    if rmw {
+                        p.atomic.push(id);
+                    }
+                    if p.lambda_consistent(&mut self.l) {
+                        out.push(p);
+                    }
+                }
+            }
+        }
+        out.push(self.absent_read(id, reg, mode));
+        self.done(out)
+    }
+
+    /// R4c, R5a/R5b: no event; τ^D(ψ) = ψ[s/r] for a fresh s (the symbol of
+    /// this statement's id, which names no event here); ✓ = ff for ⊒ acq.
+    /// For READ' too: R4d's "E ∩ D = ∅" with E = ∅ would ask ψ ≡ ψ[s/r] for
+    /// every ψ, which no τ satisfies; we read R4d as the case e ∉ D only.
+    fn absent_read(&mut self, id: EventId, reg: u32, mode: Mode) -> Pomset {
+        let tau: Tau = Rc::new(move |l, _d, psi| {
+            let s = l.read(id);
+            l.subst_var(psi, Var::Reg(reg), s)
+        });
+        let check = self.l.constant(mode.below(Mode::Rlx));
+        Pomset::empty(tau, check)
+    }
+
+    /// WRITE (w1-w5; Def. 1.6 for `[L]`).
+    pub fn write(
+        &mut self,
+        loc: &Loc,
+        m: &Expr,
+        mode: Mode,
+        scope: Scope,
+        alpha: ThreadId,
+    ) -> Result<Vec<Pomset>, Stop> {
+        let id = self.fresh()?;
+        let m = expr::value(&mut self.l, m);
+        let computed = matches!(loc, Loc::Computed(_));
+        let places = self.places(loc);
+        let mut out = Vec::new();
+        for &(guard, a) in &places {
+            let dloc = self.loc_of(a);
+            for v in self.p.values.clone() {
+                let vt = self.l.value(v);
+                let eq = expr::equals(&mut self.l, &m, vt);
+                // w3: κ(e) = (L = ℓ) ∧ (M = v); w5a: ✓ the same.
+                let kappa = self.l.and(guard, eq);
+                let tau = write_tau(a, m.clone(), eq, computed.then_some(guard));
+                for (md, s) in self.labels(Kind::Write, mode, scope) {
+                    let mut p = Pomset::empty(tau.clone(), kappa);
+                    let label = Action::write(alpha, md, s, dloc, v);
+                    p.events.push(Event { id, label, kappa });
+                    if p.lambda_consistent(&mut self.l) {
+                        out.push(p);
+                    }
+                }
+            }
+        }
+        // w4b, w5b: no event; (∀k) (L = k) ⇒ ψ[M/[k]][ff/Q_[k]]; ✓ = ff.
+        let ff = self.l.ff();
+        let parts: Vec<Tau> = places
+            .iter()
+            .map(|&(g, a)| write_tau(a, m.clone(), ff, computed.then_some(g)))
+            .collect();
+        let tau: Tau = Rc::new(move |l, d, psi| {
+            let mut all = l.tt();
+            for t in &parts {
+                let f = t(l, d, psi);
+                all = l.and(all, f);
+            }
+            all
+        });
+        out.push(Pomset::empty(tau, ff));
+        self.done(out)
+    }
+
+    /// FENCE (F1-F5).
+    pub fn fence(
+        &mut self,
+        mode: Mode,
+        scope: Scope,
+        alpha: ThreadId,
+    ) -> Result<Vec<Pomset>, Stop> {
+        let id = self.fresh()?;
+        let tt = self.l.tt();
+        let mut out = Vec::new();
+        for (m, s) in self.labels(Kind::Fence, mode, scope) {
+            // F3: κ = tt; F4: τ = identity; F5a: ✓ = tt.
+            let mut p = Pomset::empty(identity(), tt);
+            let label = Action::fence(alpha, m, s);
+            p.events.push(Event {
+                id,
+                label,
+                kappa: tt,
+            });
+            out.push(p);
+        }
+        // F5b: no event, ✓ = ff.
+        let ff = self.l.ff();
+        out.push(Pomset::empty(identity(), ff));
+        self.done(out)
+    }
+
+    /// §1.7: FADD = SEQ(READ', WRITE(L, r+M)), EXCHG = SEQ(READ', WRITE(L, M)),
+    /// CAS = SEQ(READ', IF(r = M, WRITE(L, N), SKIP)), each with U1 as the
+    /// project reads it: the write exists only with its read, on the same
+    /// location, and the two form the rmw pair.
+    #[allow(clippy::too_many_arguments)]
+    pub fn rmw(
+        &mut self,
+        reg: u32,
+        op: RmwOp,
+        (mu, nu): (Mode, Mode),
+        scope: Scope,
+        loc: &Loc,
+        args: &[Expr],
+        alpha: ThreadId,
+    ) -> Result<Vec<Pomset>, Stop> {
+        let reads = self.read(reg, loc, mu, scope, alpha, true)?;
+        let r = Box::new(Expr::Reg(reg));
+        let arg = |i: usize| Box::new(args.get(i).cloned().unwrap_or(Expr::Int(0)));
+        let writes = match op {
+            RmwOp::Fadd => {
+                self.write(loc, &Expr::Binary(BinOp::Add, r, arg(0)), nu, scope, alpha)?
+            }
+            RmwOp::Exchg => self.write(loc, &arg(0), nu, scope, alpha)?,
+            RmwOp::Cas => {
+                let phi = expr::truth(&mut self.l, &Expr::Binary(BinOp::Eq, r, arg(0)));
+                let w = self.write(loc, &arg(1), nu, scope, alpha)?;
+                let skip = vec![self.skip()];
+                self.if_(phi, &w, &skip)?
+            }
+        };
+        let mut out = Vec::new();
+        for p in self.seq(&reads, &writes)? {
+            if let Some(p) = u1(p) {
+                out.push(p);
+            }
+        }
+        self.done(out)
+    }
+
+    /// SEQ (s1-s9): every pair, every coalescing, every choice of ↓e.
+    pub fn seq(&mut self, left: &[Pomset], right: &[Pomset]) -> Result<Vec<Pomset>, Stop> {
+        let mut out = Vec::new();
+        for p1 in left {
+            for p2 in right {
+                for pairs in coalescings(p1, p2) {
+                    let p2 = rename(&mut self.l, p2, &pairs);
+                    for downs in dependency_choices(p1, &p2) {
+                        let p = self.seq_one(p1, &p2, &downs);
+                        if p.lambda_consistent(&mut self.l) {
+                            out.push(p);
+                        }
+                    }
+                }
+                self.within_limits(out.len())?;
+            }
+        }
+        Ok(out)
+    }
+
+    /// SEQ of one pair, after coalescing (p2 renamed) and with ↓e chosen for
+    /// each non-read event of E2.
+    fn seq_one(&mut self, p1: &Pomset, p2: &Pomset, downs: &[(EventId, Events)]) -> Pomset {
+        let t1 = p1.tau.clone();
+        let t2 = p2.tau.clone();
+        // s4: τ^D = τ1^D ∘ τ2^D.
+        let tau: Tau = Rc::new(move |l, d, psi| {
+            let inner = t2(l, d, psi);
+            t1(l, d, inner)
+        });
+        // s5: ✓ = ✓1 ∧ τ1(✓2).
+        let after = (p1.tau)(&mut self.l, ALL, p2.check);
+        let check = self.l.and(p1.check, after);
+        let mut p = Pomset {
+            events: p1.events.clone(),
+            tau,
+            check,
+            dep: [p1.dep.clone(), p2.dep.clone()].concat(),
+            po: [p1.po.clone(), p2.po.clone()].concat(),
+            rmw: [p1.rmw.clone(), p2.rmw.clone()].concat(),
+            atomic: [p1.atomic.clone(), p2.atomic.clone()].concat(),
+            forks: p1.forks.clone(),
+        };
+        for e in &p2.events {
+            let kappa2 = self.kappa2_prime(p1, e, downs);
+            match p.events.iter_mut().find(|x| x.id == e.id) {
+                // s3c: κ1(e) ∨ κ2'(e).
+                Some(x) => x.kappa = self.l.or(x.kappa, kappa2),
+                // s3b: κ2'(e).
+                None => p.events.push(Event {
+                    id: e.id,
+                    label: e.label,
+                    kappa: kappa2,
+                }),
+            }
+            for d in &p1.events {
+                if d.id != e.id {
+                    p.po.push((d.id, e.id));
+                }
+            }
+        }
+        for &(e, down) in downs {
+            p.dep
+                .extend((0..MAX_EVENTS).filter(|&d| member(down, d)).map(|d| (d, e)));
+        }
+        for (thread, f) in &p2.forks {
+            p.forks.push((*thread, compose(p1.tau.clone(), f.clone())));
+        }
+        p
+    }
+
+    /// s3b: κ2'(e) = τ1(κ2(e)) for a read, τ1^{↓e}(κ2(e)) otherwise.
+    fn kappa2_prime(&mut self, p1: &Pomset, e: &Event, downs: &[(EventId, Events)]) -> FormulaId {
+        let d = match e.label.kind {
+            Kind::Read => ALL,
+            _ => downs
+                .iter()
+                .find(|(x, _)| *x == e.id)
+                .map_or(0, |(_, d)| *d),
+        };
+        (p1.tau)(&mut self.l, d, e.kappa)
+    }
+
+    /// IF (I1-I9): every pair, every coalescing of equal labels.
+    pub fn if_(
+        &mut self,
+        phi: FormulaId,
+        left: &[Pomset],
+        right: &[Pomset],
+    ) -> Result<Vec<Pomset>, Stop> {
+        let not_phi = self.l.not(phi);
+        let mut out = Vec::new();
+        for p1 in left {
+            for p2 in right {
+                for pairs in coalescings(p1, p2) {
+                    let p2 = rename(&mut self.l, p2, &pairs);
+                    let p = self.if_one(phi, not_phi, p1, &p2);
+                    if p.lambda_consistent(&mut self.l) {
+                        out.push(p);
+                    }
+                }
+                self.within_limits(out.len())?;
+            }
+        }
+        Ok(out)
+    }
+
+    fn if_one(&mut self, phi: FormulaId, not_phi: FormulaId, p1: &Pomset, p2: &Pomset) -> Pomset {
+        // I4: τ^D(ψ) = (φ ∧ τ1^D(ψ)) ∨ (¬φ ∧ τ2^D(ψ)).
+        let tau = branch_tau(phi, not_phi, p1.tau.clone(), p2.tau.clone());
+        // I5: ✓ = (φ ∧ ✓1) ∨ (¬φ ∧ ✓2).
+        let yes = self.l.and(phi, p1.check);
+        let no = self.l.and(not_phi, p2.check);
+        let check = self.l.or(yes, no);
+        let mut p = Pomset {
+            events: Vec::new(),
+            tau,
+            check,
+            dep: [p1.dep.clone(), p2.dep.clone()].concat(),
+            po: [p1.po.clone(), p2.po.clone()].concat(),
+            rmw: [p1.rmw.clone(), p2.rmw.clone()].concat(),
+            atomic: [p1.atomic.clone(), p2.atomic.clone()].concat(),
+            forks: Vec::new(),
+        };
+        // I3a: φ ∧ κ1(e).
+        for e in &p1.events {
+            let kappa = self.l.and(phi, e.kappa);
+            p.events.push(Event {
+                id: e.id,
+                label: e.label,
+                kappa,
+            });
+        }
+        for e in &p2.events {
+            let kappa = self.l.and(not_phi, e.kappa);
+            match p.events.iter_mut().find(|x| x.id == e.id) {
+                // I3c: (φ ∧ κ1(e)) ∨ (¬φ ∧ κ2(e)).
+                Some(x) => x.kappa = self.l.or(x.kappa, kappa),
+                // I3b: ¬φ ∧ κ2(e).
+                None => p.events.push(Event {
+                    id: e.id,
+                    label: e.label,
+                    kappa,
+                }),
+            }
+        }
+        // A thread forked in one branch ran only if that branch was taken.
+        for (t, f) in &p1.forks {
+            p.forks
+                .push((*t, branch_tau(phi, not_phi, f.clone(), identity())));
+        }
+        for (t, f) in &p2.forks {
+            p.forks
+                .push((*t, branch_tau(phi, not_phi, identity(), f.clone())));
+        }
+        p
+    }
+
+    /// PAR (P1-P9): `left` is the forked thread `child`; τ = τ2 (P4).
+    pub fn par(
+        &mut self,
+        child: ThreadId,
+        left: &[Pomset],
+        right: &[Pomset],
+    ) -> Result<Vec<Pomset>, Stop> {
+        let mut out = Vec::new();
+        for p1 in left {
+            for p2 in right {
+                let check = self.l.and(p1.check, p2.check);
+                let mut forks = [p1.forks.clone(), p2.forks.clone()].concat();
+                forks.push((child, p1.tau.clone()));
+                let p = Pomset {
+                    events: [p1.events.clone(), p2.events.clone()].concat(),
+                    tau: p2.tau.clone(),
+                    check,
+                    dep: [p1.dep.clone(), p2.dep.clone()].concat(),
+                    po: [p1.po.clone(), p2.po.clone()].concat(),
+                    rmw: [p1.rmw.clone(), p2.rmw.clone()].concat(),
+                    atomic: [p1.atomic.clone(), p2.atomic.clone()].concat(),
+                    forks,
+                };
+                if p.lambda_consistent(&mut self.l) {
+                    out.push(p);
+                }
+            }
+            self.within_limits(out.len())?;
+        }
+        Ok(out)
+    }
+}
+
+/// τ^D(ψ) = ψ.
+pub fn identity() -> Tau {
+    Rc::new(|_l, _d, psi| psi)
+}
+
+/// (τ1 ∘ τ2)^D = τ1^D ∘ τ2^D.
+pub fn compose(t1: Tau, t2: Tau) -> Tau {
+    Rc::new(move |l, d, psi| {
+        let inner = t2(l, d, psi);
+        t1(l, d, inner)
+    })
+}
+
+/// (φ ∧ τ1^D(ψ)) ∨ (¬φ ∧ τ2^D(ψ)).
+fn branch_tau(phi: FormulaId, not_phi: FormulaId, t1: Tau, t2: Tau) -> Tau {
+    Rc::new(move |l, d, psi| {
+        let a = t1(l, d, psi);
+        let b = t2(l, d, psi);
+        let yes = l.and(phi, a);
+        let no = l.and(not_phi, b);
+        l.or(yes, no)
+    })
+}
+
+/// R4a (e ∈ D): ((L = ℓ) ⇒ v = s_e) ⇒ ψ[s_e/r];
+/// R4b (e ∉ D): (((L = ℓ) ⇒ v = s_e) ∨ ((L = ℓ) ⇒ [ℓ] = s_e)) ⇒ ψ[s_e/r];
+/// R4d (READ', e ∉ D): ψ. For a named location the guard L = ℓ is tt.
+fn read_tau(id: EventId, reg: u32, guard: FormulaId, a: Addr, v: i64, rmw: bool) -> Tau {
+    Rc::new(move |l, d, psi| {
+        let inside = member(d, id);
+        if rmw && !inside {
+            return psi;
+        }
+        let s = l.read(id);
+        let body = l.subst_var(psi, Var::Reg(reg), s);
+        let vt = l.value(v);
+        let v_is = l.eq(vt, s);
+        let mut hyp = l.implies(guard, v_is);
+        if !inside {
+            let x = l.loc(a);
+            let x_is = l.eq(x, s);
+            let x_is = l.implies(guard, x_is);
+            hyp = l.or(hyp, x_is);
+        }
+        l.implies(hyp, body)
+    })
+}
+
+/// w4a: ψ[M/x][(M = v)/Q_x] (`quiescent` = M = v), or w4b with
+/// `quiescent` = ff; for `[L]`, guarded by L = ℓ (Def. 1.6).
+fn write_tau(a: Addr, m: Value, quiescent: FormulaId, guard: Option<FormulaId>) -> Tau {
+    Rc::new(move |l, _d, psi| {
+        let rest = Subst::new().quiescent(a, quiescent);
+        let body = expr::substitute(l, psi, Var::Loc(a), &m, &rest);
+        match guard {
+            Some(g) => l.implies(g, body),
+            None => body,
+        }
+    })
+}
+
+/// U1 as the project reads it: a write exists only with its read, on the
+/// same location, and (read, write) ∈ rmw.
+fn u1(mut p: Pomset) -> Option<Pomset> {
+    let read = p
+        .events
+        .iter()
+        .find(|e| e.label.kind == Kind::Read)
+        .map(|e| (e.id, e.label.loc));
+    let write = p
+        .events
+        .iter()
+        .find(|e| e.label.kind == Kind::Write)
+        .map(|e| (e.id, e.label.loc));
+    match (read, write) {
+        (_, None) => Some(p),
+        (Some((r, rl)), Some((w, wl))) if rl == wl => {
+            p.rmw.push((r, w));
+            p.atomic.push(w);
+            Some(p)
+        }
+        _ => None,
+    }
+}
+
+/// s1, I1: every way some right-hand events are left-hand events with the
+/// same label (an injective partial matching), as (right, left) pairs.
+/// Events of an RMW never coalesce (the project's reading of U1).
+fn coalescings(p1: &Pomset, p2: &Pomset) -> Vec<Vec<(EventId, EventId)>> {
+    let mut out: Vec<Vec<(EventId, EventId)>> = vec![vec![]];
+    for b in p2.events.iter().filter(|b| !p2.atomic.contains(&b.id)) {
+        let mut next = Vec::new();
+        for m in &out {
+            next.push(m.clone());
+            for a in &p1.events {
+                let free = !m.iter().any(|(_, x)| *x == a.id) && !p1.atomic.contains(&a.id);
+                if free && a.label == b.label {
+                    let mut with = m.clone();
+                    with.push((b.id, a.id));
+                    next.push(with);
+                }
+            }
+        }
+        out = next;
+    }
+    out
+}
+
+/// s3b's ↓e for every non-read event e of E2: any set of reads of E1
+/// (only reads matter: τ^D inspects D only through R4a/R4b/R4d), kept when
+/// it is exactly what the resulting ⊴ puts below e, so that each order is
+/// built once and transitivity through ⊴1 and ⊴2 is respected (M6).
+fn dependency_choices(p1: &Pomset, p2: &Pomset) -> Vec<Vec<(EventId, Events)>> {
+    let reads: Vec<EventId> = p1
+        .events
+        .iter()
+        .filter(|e| e.label.kind == Kind::Read)
+        .map(|e| e.id)
+        .collect();
+    let targets: Vec<EventId> = p2
+        .events
+        .iter()
+        .filter(|e| e.label.kind != Kind::Read)
+        .map(|e| e.id)
+        .collect();
+    let subsets: Vec<Events> = (0u64..1 << reads.len())
+        .map(|bits| {
+            reads
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| bits >> i & 1 == 1)
+                .fold(0, |d, (_, &r)| d | single(r))
+        })
+        .collect();
+    let mut out: Vec<Vec<(EventId, Events)>> = vec![vec![]];
+    for &e in &targets {
+        let mut next = Vec::new();
+        for partial in &out {
+            for &d in subsets.iter().filter(|&&d| !member(d, e)) {
+                let mut with = partial.clone();
+                with.push((e, d));
+                next.push(with);
+            }
+        }
+        out = next;
+    }
+    let read_set = reads.iter().fold(0, |d, &r| d | single(r));
+    out.into_iter()
+        .filter(|downs| closed_choice(p1, p2, downs, read_set))
+        .collect()
+}
+
+/// Whether ⊴1 ∪ ⊴2 ∪ {(d, e) | d ∈ ↓e} is acyclic (M6) and puts below each
+/// chosen e exactly its chosen reads of E1.
+fn closed_choice(p1: &Pomset, p2: &Pomset, downs: &[(EventId, Events)], reads1: Events) -> bool {
+    let mut edges: Vec<(EventId, EventId)> = [p1.dep.clone(), p2.dep.clone()].concat();
+    for &(e, d) in downs {
+        edges.extend((0..MAX_EVENTS).filter(|&x| member(d, x)).map(|x| (x, e)));
+    }
+    let below = predecessors(&edges);
+    let strictly_below = |e: EventId| below.get(&e).copied().unwrap_or(0);
+    if below.iter().any(|(&e, &d)| member(d, e)) {
+        return false;
+    }
+    downs.iter().all(|&(e, d)| strictly_below(e) & reads1 == d)
+}
+
+/// For each event, the set of events strictly below it in the transitive
+/// closure of `edges`.
+fn predecessors(edges: &[(EventId, EventId)]) -> HashMap<EventId, Events> {
+    let mut below: HashMap<EventId, Events> = HashMap::new();
+    for &(d, e) in edges {
+        *below.entry(e).or_insert(0) |= single(d);
+    }
+    loop {
+        let mut changed = false;
+        let snapshot = below.clone();
+        for (_, set) in below.iter_mut() {
+            let mut grown = *set;
+            for (&d, &ds) in &snapshot {
+                if member(*set, d) {
+                    grown |= ds;
+                }
+            }
+            if grown != *set {
+                *set = grown;
+                changed = true;
+            }
+        }
+        if !changed {
+            return below;
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! The pomset of §1.3 as the reference engine holds it: plain data, each
+//! order as the list of edges the constructs put in (closure and the
+//! candidate rules come later, in `complete`).
+
+use std::rc::Rc;
+
+use crate::action::{Action, Kind, ThreadId};
+use crate::logic::{FormulaId, Logic, Subst, Var};
+
+/// An event: the id of the access statement (or implicit write) it comes from.
+pub type EventId = u32;
+
+/// A set of events D, one bit per id.
+pub type Events = u128;
+
+/// Ids must fit in [`Events`].
+pub const MAX_EVENTS: u32 = 128;
+
+/// Every event: τ = τ^E (the note's abbreviation) is τ^D with D = all.
+pub const ALL: Events = u128::MAX;
+
+pub fn member(d: Events, e: EventId) -> bool {
+    d >> e & 1 == 1
+}
+
+pub fn single(e: EventId) -> Events {
+    1u128 << e
+}
+
+/// M4: a family of predicate transformers, τ^D for each D, applied on demand.
+pub type Tau = Rc<dyn Fn(&mut Logic, Events, FormulaId) -> FormulaId>;
+
+/// M1-M3: an event with its label λ(e) and precondition κ(e).
+#[derive(Clone, Debug)]
+pub struct Event {
+    pub id: EventId,
+    pub label: Action,
+    pub kappa: FormulaId,
+}
+
+/// A pomset (M1-M9) as built by Fig. 1, before rf.
+#[derive(Clone)]
+pub struct Pomset {
+    pub events: Vec<Event>,
+    /// M4: τ^D.
+    pub tau: Tau,
+    /// M5: ✓.
+    pub check: FormulaId,
+    /// M6: the ⊴ edges s3 chose (d ∈ ↓e); the order is their closure.
+    pub dep: Vec<(EventId, EventId)>,
+    /// Every (d, e) ∈ E1 × E2 of some SEQ: where s7a and s8a apply.
+    pub po: Vec<(EventId, EventId)>,
+    /// M9: rmw, from an RMW's read to its write (U1).
+    pub rmw: Vec<(EventId, EventId)>,
+    /// Events of an RMW (either half): they never coalesce (the project's U1).
+    pub atomic: Vec<EventId>,
+    /// For each thread forked inside, and each top-level thread, the
+    /// transformer its registers end under.
+    pub forks: Vec<(ThreadId, Tau)>,
+}
+
+impl Pomset {
+    /// No events, the given transformer and ✓.
+    pub fn empty(tau: Tau, check: FormulaId) -> Pomset {
+        Pomset {
+            events: vec![],
+            tau,
+            check,
+            dep: vec![],
+            po: vec![],
+            rmw: vec![],
+            atomic: vec![],
+            forks: vec![],
+        }
+    }
+
+    /// Definition 1.2: θ_λ = ∧ (s_e = v) over the reads e labelled R v.
+    pub fn theta(&self, l: &mut Logic) -> FormulaId {
+        let reads: Vec<(u32, i64)> = self
+            .events
+            .iter()
+            .filter(|e| e.label.kind == Kind::Read)
+            .map(|e| (e.id, e.label.value))
+            .collect();
+        l.theta(&reads)
+    }
+
+    /// M3a: every κ(e) is λ-consistent. The only reason the reference
+    /// engine ever drops a pomset a construct built.
+    pub fn lambda_consistent(&self, l: &mut Logic) -> bool {
+        let theta = self.theta(l);
+        self.events
+            .iter()
+            .all(|e| l.consistent_with(e.kappa, theta))
+    }
+}
+
+/// τ after renaming events: right-hand event b *is* left-hand event a
+/// (coalescing in s1 or I1), so τ^D asks about b when a ∈ D and its
+/// result speaks of s_a where it spoke of s_b.
+pub fn renamed_tau(tau: Tau, pairs: Rc<Vec<(EventId, EventId)>>) -> Tau {
+    Rc::new(move |l, d, psi| {
+        let mut inner = d;
+        for &(b, a) in pairs.iter() {
+            inner &= !single(b);
+            if member(d, a) {
+                inner |= single(b);
+            }
+        }
+        let out = tau(l, inner, psi);
+        let sigma = rename_subst(l, &pairs);
+        l.subst(out, &sigma)
+    })
+}
+
+/// `[s_a/s_b]` for each coalesced pair (b, a).
+pub fn rename_subst(l: &mut Logic, pairs: &[(EventId, EventId)]) -> Subst {
+    pairs.iter().fold(Subst::new(), |s, &(b, a)| {
+        let s_a = l.read(a);
+        s.term(Var::Read(b), s_a)
+    })
+}
+
+/// The pomset with each right-hand event b of `pairs` renamed to a.
+pub fn rename(l: &mut Logic, p: &Pomset, pairs: &[(EventId, EventId)]) -> Pomset {
+    if pairs.is_empty() {
+        return p.clone();
+    }
+    let to = |id: EventId| pairs.iter().find(|(b, _)| *b == id).map_or(id, |(_, a)| *a);
+    let sigma = rename_subst(l, pairs);
+    let shared = Rc::new(pairs.to_vec());
+    let map = |edges: &[(EventId, EventId)]| edges.iter().map(|&(x, y)| (to(x), to(y))).collect();
+    Pomset {
+        events: p
+            .events
+            .iter()
+            .map(|e| Event {
+                id: to(e.id),
+                label: e.label,
+                kappa: l.subst(e.kappa, &sigma),
+            })
+            .collect(),
+        tau: renamed_tau(p.tau.clone(), shared.clone()),
+        check: l.subst(p.check, &sigma),
+        dep: map(&p.dep),
+        po: map(&p.po),
+        rmw: map(&p.rmw),
+        atomic: p.atomic.iter().map(|&x| to(x)).collect(),
+        forks: p
+            .forks
+            .iter()
+            .map(|(t, f)| (*t, renamed_tau(f.clone(), shared.clone())))
+            .collect(),
+    }
+}

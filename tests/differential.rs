@@ -1,0 +1,139 @@
+//! Differential testing: the fast engine (`semantics::decide`) and the
+//! literal reference engine (`reference`) must find the same set of final
+//! states for every random program, under the default model and under
+//! sampled option settings. The reference is a deliberately naive reading
+//! of Fig. 1 (no pruning but M3a), so a disagreement is a bug in one of
+//! them, and the failure prints the program as `pomset run` reads it.
+//!
+//! `PROPTEST_CASES=N` sets the number of programs (default 200);
+//! `DIFF_MODELS=default` keeps to the default model.
+
+mod gen;
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use pomset::model::Model;
+use pomset::reference;
+use pomset::semantics::decide::{self, Outcomes, State};
+use pomset::syntax::{self, core::Program};
+use proptest::prelude::*;
+use proptest::test_runner::{Config as RunnerConfig, TestCaseError, TestRunner};
+
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+fn show(s: &State) -> String {
+    let v = |v: &Option<i64>| v.map_or("?".to_string(), |v| v.to_string());
+    let regs = s.regs.iter().map(|(n, x)| format!("{n}={}", v(x)));
+    let mem = s.mem.iter().map(|(n, x)| format!("[{n}]={}", v(x)));
+    regs.chain(mem).collect::<Vec<_>>().join("; ")
+}
+
+/// The option values both engines decide: every value of every option but
+/// those `run` refuses and `merge`, which the reference does not model.
+fn settings() -> Vec<(&'static str, &'static [&'static str])> {
+    Model::OPTIONS
+        .iter()
+        .filter(|o| !matches!(o.name, "merge" | "merge_read" | "if_closure"))
+        .map(|o| (o.name, o.values))
+        .collect()
+}
+
+/// A model with each option drawn at random (about half stay default).
+fn model() -> impl Strategy<Value = Model> {
+    let picks: Vec<_> = settings()
+        .into_iter()
+        .map(|(name, values)| (Just(name), prop::option::weighted(0.3, 0..values.len())))
+        .collect();
+    picks.prop_map(|choices| {
+        let mut m = Model::default();
+        for (name, pick) in choices {
+            if let Some(k) = pick {
+                let values = Model::OPTIONS.iter().find(|o| o.name == name).map(|o| o.values);
+                if let Some(v) = values.and_then(|vs| vs.get(k)) {
+                    let _ = m.set(name, v);
+                }
+            }
+        }
+        m
+    })
+}
+
+fn states(o: &Outcomes) -> BTreeSet<String> {
+    o.states.keys().map(show).collect()
+}
+
+/// Compares the two engines on one program; skipped (Ok(false)) when
+/// either reaches a limit.
+fn agree(t: &gen::Test, model: &Model) -> Result<bool, TestCaseError> {
+    let text = t.text();
+    let p: Program = syntax::parse(&text)
+        .map_err(|d| TestCaseError::fail(d.render("gen", &text)))?
+        .program;
+    let fast = match decide::outcomes(&p, model, decide::Limits::default()) {
+        Ok(o) if o.limit.is_none() => o,
+        _ => return Ok(false),
+    };
+    let limits = reference::Limits {
+        max_pomsets: 200_000,
+        deadline: Some(Instant::now() + Duration::from_secs(20)),
+    };
+    let slow = match reference::outcomes(&p, model, limits) {
+        Ok(o) if o.limit.is_none() => o,
+        _ => return Ok(false),
+    };
+    let (a, b) = (states(&fast), states(&slow));
+    if a != b {
+        let only = |x: &BTreeSet<String>, y: &BTreeSet<String>| {
+            x.difference(y).cloned().collect::<Vec<_>>().join("\n    ")
+        };
+        return Err(TestCaseError::fail(format!(
+            "the engines disagree under {model:?}\n--- program ---\n{text}\n--- only fast ---\n    {}\n--- only reference ---\n    {}",
+            only(&a, &b),
+            only(&b, &a)
+        )));
+    }
+    Ok(true)
+}
+
+/// Runs `agree` over random tiny programs, each under a model from `models`;
+/// returns (compared, skipped at a limit).
+fn run(n: u32, models: BoxedStrategy<Model>) -> (u32, u32) {
+    let mut runner = TestRunner::new(RunnerConfig {
+        cases: n,
+        failure_persistence: None,
+        ..RunnerConfig::default()
+    });
+    let counts = std::cell::Cell::new((0u32, 0u32));
+    let result = runner.run(&(gen::tiny(), models), |(t, model)| {
+        let (c, s) = counts.get();
+        counts.set(if agree(&t, &model)? { (c + 1, s) } else { (c, s + 1) });
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    counts.get()
+}
+
+#[test]
+fn the_engines_agree_on_random_programs_under_the_default_model() {
+    let (compared, skipped) = run(cases(150), Just(Model::default()).boxed());
+    eprintln!("default model: {compared} programs compared, {skipped} skipped at a limit");
+    assert!(compared > 4 * skipped, "too many programs hit a limit");
+}
+
+#[test]
+fn the_engines_agree_on_random_programs_under_sampled_options() {
+    if std::env::var("DIFF_MODELS").is_ok_and(|m| m == "default") {
+        return;
+    }
+    let (compared, skipped) = run(cases(150), model().boxed());
+    eprintln!("sampled options: {compared} programs compared, {skipped} skipped at a limit");
+    assert!(compared > 4 * skipped, "too many programs hit a limit");
+}

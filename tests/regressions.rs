@@ -237,3 +237,37 @@ exists (r1 = 1)
     let all = report.text_listing(&t.program, true);
     assert_eq!(all.lines().filter(|l| l.contains(":>")).count(), total);
 }
+
+/// The same FADD in both branches of an IF is one pair of events (I1: the
+/// branches' events with equal labels are shared, and rmw stays a partial
+/// function, M9), so, as with plain accesses (LB with a false dependency),
+/// its write does not depend on the condition's read.
+#[test]
+fn an_rmw_in_both_branches_coalesces_like_plain_accesses() {
+    let rmw = "litmus U1IF
+r := y; if (r = 1) { s := FADD(x, 1); } else { s := FADD(x, 1); }
+|| t := x; y := t;
+exists (P0:r = 1 /\\ P1:t = 1)
+";
+    let plain = "litmus LBIF
+r := y; if (r = 1) { s := x; x := s + 1; } else { s := x; x := s + 1; }
+|| t := x; y := t;
+exists (P0:r = 1 /\\ P1:t = 1)
+";
+    assert_eq!(observations(rmw), vec![Sometimes]);
+    assert_eq!(observations(plain), vec![Sometimes]);
+}
+
+/// Two FADDs in sequence never share their read: coalescing the reads
+/// without the writes would make rmw no function (M9), and coalescing both
+/// closes a ⊑ cycle (s8a, M9b). No update is lost within one thread.
+#[test]
+fn sequential_fadds_do_not_share_a_read() {
+    let src = "litmus FADD2
+values {0, 1, 2}
+r := FADD(x, 1); s := FADD(x, 1);
+exists (r = 0 /\\ s = 0)
+exists ([x] = 1)
+";
+    assert_eq!(observations(src), vec![Never, Never]);
+}

@@ -273,9 +273,6 @@ impl<'a> Den<'a> {
                     let mut p = Pomset::empty(tau.clone(), self.l.tt());
                     let label = Action::read(alpha, m, s, dloc, v);
                     p.events.push(Event { id, label, kappa });
-                    if rmw {
-                        p.atomic.push(id);
-                    }
                     if p.lambda_consistent(&mut self.l) {
                         out.push(p);
                     }
@@ -424,7 +421,7 @@ impl<'a> Den<'a> {
                     let p2 = rename(&mut self.l, p2, &pairs);
                     for downs in dependency_choices(p1, &p2) {
                         let p = self.seq_one(p1, &p2, &downs);
-                        if p.lambda_consistent(&mut self.l) {
+                        if p.rmw_is_function() && p.lambda_consistent(&mut self.l) {
                             out.push(p);
                         }
                     }
@@ -455,7 +452,6 @@ impl<'a> Den<'a> {
             dep: [p1.dep.clone(), p2.dep.clone()].concat(),
             po: [p1.po.clone(), p2.po.clone()].concat(),
             rmw: [p1.rmw.clone(), p2.rmw.clone()].concat(),
-            atomic: [p1.atomic.clone(), p2.atomic.clone()].concat(),
             forks: p1.forks.clone(),
         };
         for e in &p2.events {
@@ -512,7 +508,7 @@ impl<'a> Den<'a> {
                 for pairs in coalescings(p1, p2) {
                     let p2 = rename(&mut self.l, p2, &pairs);
                     let p = self.if_one(phi, not_phi, p1, &p2);
-                    if p.lambda_consistent(&mut self.l) {
+                    if p.rmw_is_function() && p.lambda_consistent(&mut self.l) {
                         out.push(p);
                     }
                 }
@@ -536,7 +532,6 @@ impl<'a> Den<'a> {
             dep: [p1.dep.clone(), p2.dep.clone()].concat(),
             po: [p1.po.clone(), p2.po.clone()].concat(),
             rmw: [p1.rmw.clone(), p2.rmw.clone()].concat(),
-            atomic: [p1.atomic.clone(), p2.atomic.clone()].concat(),
             forks: Vec::new(),
         };
         // I3a: φ ∧ κ1(e).
@@ -593,8 +588,7 @@ impl<'a> Den<'a> {
                     dep: [p1.dep.clone(), p2.dep.clone()].concat(),
                     po: [p1.po.clone(), p2.po.clone()].concat(),
                     rmw: [p1.rmw.clone(), p2.rmw.clone()].concat(),
-                    atomic: [p1.atomic.clone(), p2.atomic.clone()].concat(),
-                    forks,
+                            forks,
                 };
                 if p.lambda_consistent(&mut self.l) {
                     out.push(p);
@@ -684,7 +678,6 @@ fn u1(mut p: Pomset) -> Option<Pomset> {
         (_, None) => Some(p),
         (Some((r, rl)), Some((w, wl))) if rl == wl => {
             p.rmw.push((r, w));
-            p.atomic.push(w);
             Some(p)
         }
         _ => None,
@@ -692,16 +685,17 @@ fn u1(mut p: Pomset) -> Option<Pomset> {
 }
 
 /// s1, I1: every way some right-hand events are left-hand events with the
-/// same label (an injective partial matching), as (right, left) pairs.
-/// Events of an RMW never coalesce (the project's reading of U1).
+/// same label (an injective partial matching), as (right, left) pairs. An
+/// RMW's events coalesce like any other (E1 ∪ E2); the result must keep rmw a
+/// partial function (M9), which `Pomset::rmw_is_function` checks.
 fn coalescings(p1: &Pomset, p2: &Pomset) -> Vec<Vec<(EventId, EventId)>> {
     let mut out: Vec<Vec<(EventId, EventId)>> = vec![vec![]];
-    for b in p2.events.iter().filter(|b| !p2.atomic.contains(&b.id)) {
+    for b in &p2.events {
         let mut next = Vec::new();
         for m in &out {
             next.push(m.clone());
             for a in &p1.events {
-                let free = !m.iter().any(|(_, x)| *x == a.id) && !p1.atomic.contains(&a.id);
+                let free = !m.iter().any(|(_, x)| *x == a.id);
                 if free && a.label == b.label {
                     let mut with = m.clone();
                     with.push((b.id, a.id));

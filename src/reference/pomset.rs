@@ -52,8 +52,6 @@ pub struct Pomset {
     pub po: Vec<(EventId, EventId)>,
     /// M9: rmw, from an RMW's read to its write (U1).
     pub rmw: Vec<(EventId, EventId)>,
-    /// Events of an RMW (either half): they never coalesce (the project's U1).
-    pub atomic: Vec<EventId>,
     /// For each thread forked inside, and each top-level thread, the
     /// transformer its registers end under.
     pub forks: Vec<(ThreadId, Tau)>,
@@ -69,9 +67,16 @@ impl Pomset {
             dep: vec![],
             po: vec![],
             rmw: vec![],
-            atomic: vec![],
             forks: vec![],
         }
+    }
+
+    /// M9: rmw is a partial function, from each read to at most one write.
+    /// Coalescing in SEQ or IF may join two RMWs' reads but not their writes.
+    pub fn rmw_is_function(&self) -> bool {
+        self.rmw
+            .iter()
+            .all(|&(r, w)| self.rmw.iter().all(|&(r2, w2)| r2 != r || w2 == w))
     }
 
     /// Definition 1.2: θ_λ = ∧ (s_e = v) over the reads e labelled R v.
@@ -145,7 +150,6 @@ pub fn rename(l: &mut Logic, p: &Pomset, pairs: &[(EventId, EventId)]) -> Pomset
         dep: map(&p.dep),
         po: map(&p.po),
         rmw: map(&p.rmw),
-        atomic: p.atomic.iter().map(|&x| to(x)).collect(),
         forks: p
             .forks
             .iter()

@@ -693,7 +693,7 @@ impl<'a> Sem<'a> {
             keep_seq_labels(&mut f, a, b, &canon);
         }
         rename_coalesced(&mut f, pairing);
-        if self.keep(&f) {
+        if self.keep(&f) && rmw_is_function(&f) {
             vec![f]
         } else {
             vec![]
@@ -769,7 +769,7 @@ impl<'a> Sem<'a> {
                         self.absorb(&mut f, e, k, into);
                     }
                     rename_coalesced(&mut f, &pairing);
-                    if self.keep(&f) {
+                    if self.keep(&f) && rmw_is_function(&f) {
                         out.push(f);
                     }
                 }
@@ -863,6 +863,12 @@ fn mentions_any(e: &Expr, regs: &[core::RegId]) -> bool {
     }
 }
 
+/// M9: rmw is a partial function. Coalescing may join two RMWs' reads (equal
+/// labels, E1 ∪ E2) without joining their writes; that is no pomset.
+fn rmw_is_function(f: &Frag) -> bool {
+    f.rmw.windows(2).all(|w| w[0].0 != w[1].0)
+}
+
 /// Renames each right-hand event of `pairing` to the left-hand event it
 /// coalesced with, in po and rmw; a po pair that becomes (e, e) goes.
 fn rename_coalesced(f: &mut Frag, pairing: &[(u32, u32)]) {
@@ -878,6 +884,8 @@ fn rename_coalesced(f: &mut Frag, pairing: &[(u32, u32)]) {
             .filter(|(x, y)| x != y)
             .collect();
     f.rmw = f.rmw.iter().map(|&(x, y)| (canon(x), canon(y))).collect();
+    f.rmw.sort_unstable();
+    f.rmw.dedup();
     f.seq_labels = f
         .seq_labels
         .iter()

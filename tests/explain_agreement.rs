@@ -16,7 +16,7 @@ use pomset::semantics::explain::explain;
 use pomset::semantics::verdict::{self, Observation};
 use pomset::syntax::{
     self,
-    core::{Program, Prop, Term},
+    core::Program,
 };
 use proptest::prelude::*;
 
@@ -52,11 +52,6 @@ fn agree(p: &Program, model: &Model, text: &str) -> Result<usize, String> {
         let Some(obs) = verdict::judge(p, c, &o, model).observation else {
             continue;
         };
-        // Triage only (`EXPLAIN_NO_MEMORY=1`): leave out conditions on final
-        // memory (issue 13's bug 1 empties explain's reasons there).
-        if std::env::var_os("EXPLAIN_NO_MEMORY").is_some() && mentions_memory(&c.prop) {
-            continue;
-        }
         let e = explain(p, model, &c.prop).map_err(|u| format!("explain refused: {u:?}"))?;
         if e.lines.iter().any(|l| l.contains("search limit")) {
             continue;
@@ -80,15 +75,6 @@ fn agree(p: &Program, model: &Model, text: &str) -> Result<usize, String> {
         }
     }
     Ok(compared)
-}
-
-fn mentions_memory(p: &Prop) -> bool {
-    match p {
-        Prop::Cmp(a, _, b) => matches!(a, Term::Mem(_)) || matches!(b, Term::Mem(_)),
-        Prop::Not(a) => mentions_memory(a),
-        Prop::And(a, b) | Prop::Or(a, b) => mentions_memory(a) || mentions_memory(b),
-        Prop::True | Prop::False => false,
-    }
 }
 
 fn examples(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -8,10 +8,8 @@
 //! value of each option, how many programs violate inclusion (a survey, not a
 //! pass/fail test).
 //!
-//! Triage knobs, for stepping around known bugs while looking for new ones
-//! (never set in `cargo test`): `SC_REGS_ONLY=1` compares registers only;
-//! `SC_MEMORY_ONLY_IGNORED=1` ignores a missing state whose registers some
-//! pomset state has; the generator's `GEN_*` variables (tests/gen/mod.rs).
+//! The generator's `GEN_*` variables (tests/gen/mod.rs) narrow the programs
+//! when hunting a failure; `cargo test` never sets them.
 
 mod gen;
 
@@ -87,21 +85,10 @@ fn included(t: &gen::Test, model: &Model) -> Result<Checked, TestCaseError> {
         Ok(o) if o.limit.is_none() => o,
         _ => return Ok(Checked::Skipped),
     };
-    // Triage only (`SC_REGS_ONLY=1`): compare registers, not final memory.
-    let project = |s: &State| {
-        let mut s = s.clone();
-        if std::env::var_os("SC_REGS_ONLY").is_some() {
-            s.mem.clear();
-        }
-        s
-    };
-    let have: std::collections::BTreeSet<State> = fast.states.keys().map(project).collect();
-    let missing: Vec<State> = sc
+    let missing: Vec<&State> = sc
         .states
         .keys()
-        .map(project)
-        .filter(|s| !have.contains(s))
-        .filter(|s| !(memory_only() && have.iter().any(|h| h.regs == s.regs)))
+        .filter(|s| !fast.states.contains_key(s))
         .collect();
     if let Some(first) = missing.first() {
         let got: Vec<String> = fast.states.keys().take(12).map(show).collect();
@@ -117,12 +104,6 @@ fn included(t: &gen::Test, model: &Model) -> Result<Checked, TestCaseError> {
         )));
     }
     Ok(Checked::Yes)
-}
-
-/// Triage only (`SC_MEMORY_ONLY_IGNORED=1`): ignore a missing state whose
-/// registers some pomset state has (issue 13's bug 1 loses final memory).
-fn memory_only() -> bool {
-    std::env::var_os("SC_MEMORY_ONLY_IGNORED").is_some()
 }
 
 fn model_text(m: &Model) -> String {
@@ -165,12 +146,10 @@ fn run(model: &Model, n: u32, cfg: gen::Config) -> Result<(u32, u32), String> {
 }
 
 /// The settings, besides the defaults, under which the note's model is
-/// weaker than SC, found by `every_option_value_against_sc` over programs
-/// without forks and (for `loc_max`) comparing registers only, so as to
-/// step around issue 13's known bugs 1 and 6. Every value qualifies but
-/// `init = none`: without initial writes a read of an initial value has no
-/// source (c2b), so `r := x` alone has no complete pomset. `merge = multi`
-/// and `if_closure = on` are refused (`decide::refused`).
+/// weaker than SC, found by `every_option_value_against_sc`: every value
+/// qualifies but `init = none`: without initial writes a read of an initial
+/// value has no source (c2b), so `r := x` alone has no complete pomset.
+/// `merge = multi` and `if_closure = on` are refused (`decide::refused`).
 const WEAKER_THAN_SC: &[(&str, &str)] = &[
     ("orders", "single"),
     ("c7a", "direct"),

@@ -271,3 +271,29 @@ exists ([x] = 1)
 ";
     assert_eq!(observations(src), vec![Never, Never]);
 }
+
+/// Found by the differential test: with `monotonicity`, a weak read may
+/// carry rlx and so be one event with a later rlx read of the same cell
+/// (s1's coalescing needs equal labels). Strengthening adds constraints to
+/// the candidate rules but can add states through coalescing, so the fast
+/// engine may not prune it away.
+#[test]
+fn monotonicity_lets_strengthened_events_coalesce() {
+    let src = "litmus MONO
+values {0, 1}
+locations { x @ 0 }
+init { x = 1 }
+( r0 := x.wk.gpu; r1 := [r0].rlx.gpu; || skip; )
+exists (P1:r0 = 1 /\\ P1:r1 = 1)
+";
+    let t = parse(src);
+    let p = &t.program;
+    let judge_under = |m: &Model| {
+        let o = outcomes(p, m, Limits::default()).expect("decidable");
+        judge(p, &p.conditions[0], &o, m).observation
+    };
+    assert_eq!(judge_under(&Model::default()), Some(Never));
+    let mut mono = Model::default();
+    mono.set("monotonicity", "modes").expect("an option");
+    assert_eq!(judge_under(&mono), Some(Sometimes));
+}

@@ -23,7 +23,7 @@ use super::tau::Events;
 use crate::action::{Kind, ThreadId};
 use crate::check::{candidates_counted, RfMode, Witness};
 use crate::logic::{FormulaId, Notation};
-use crate::model::{Model, Monotonicity};
+use crate::model::Model;
 use crate::pomset::Skeleton;
 use crate::syntax::core::Program;
 
@@ -61,12 +61,6 @@ pub fn candidates_visiting(
     visit: &mut dyn FnMut(&Sem, &Candidate),
 ) -> Result<Listing, Unsupported> {
     super::decide::refused(model)?;
-    // As in `decide`: stronger labels (monotonicity) add no candidates worth
-    // listing separately; the labels are those written.
-    let model = &Model {
-        monotonicity: Monotonicity::Off,
-        ..*model
-    };
     let mut sem = Sem::new(p, model, limits.max_pomsets);
     sem.complete_only = false;
     let mut listing = Listing::default();

@@ -325,26 +325,21 @@ impl<'a> Sem<'a> {
         }
     }
 
-    /// The modes an event may carry: as written, or with `monotonicity`
-    /// anything stronger that the access allows (§2).
-    fn modes(&self, kind: Kind, mode: Mode) -> Vec<Mode> {
-        if self.model.monotonicity == Monotonicity::Off {
-            return vec![mode];
-        }
-        let legal: &[Mode] = match kind {
-            Kind::Read => &[Mode::Wk, Mode::Rlx, Mode::Acq, Mode::Sc],
-            Kind::Write => &[Mode::Wk, Mode::Rlx, Mode::Rel, Mode::Sc],
-            Kind::Fence => &[Mode::Rel, Mode::Acq, Mode::Ra, Mode::Sc],
-        };
-        legal.iter().copied().filter(|m| mode.below(*m)).collect()
+    /// The modes an event is built with: as written. With `monotonicity`
+    /// (§2) an event may carry any stronger mode (and scope), but stronger
+    /// labels only add constraints to every candidate rule, so the one place
+    /// strengthening matters is coalescing: two events whose labels differ
+    /// only in mode (and scope) may be one event with a common upper bound,
+    /// and the least one constrains least. SEQ and IF do that (`joined`);
+    /// the reference engine enumerates the stronger labels literally and the
+    /// differential test holds the two to the same states.
+    fn modes(&self, _kind: Kind, mode: Mode) -> Vec<Mode> {
+        vec![mode]
     }
 
-    /// The scopes an event may carry: with `monotonicity = modes_scopes`, any wider.
+    /// The scopes an event is built with: as written (see `modes`).
     fn scopes(&self, scope: Scope) -> Vec<Scope> {
-        if self.model.monotonicity != Monotonicity::ModesScopes {
-            return vec![scope];
-        }
-        Scope::ALL.into_iter().filter(|s| *s >= scope).collect()
+        vec![scope]
     }
 
     /// READ (R1-R5), and READ' (R4d) for an RMW.
@@ -593,14 +588,18 @@ impl<'a> Sem<'a> {
         for a in left {
             for b in right {
                 let model = self.model;
-                let pairs = |x: &Action, y: &Action| x == y || merge(model, x, y).is_some();
+                let pairs = |x: &Action, y: &Action| {
+                    joined(model, x, y).is_some() || merge(model, x, y).is_some()
+                };
                 for pairing in matchings_by(&a.events, &b.events, pairs) {
                     // An RMW's halves keep their labels (U1): no merge touches them.
                     let label =
                         |f: &Frag, id: u32| f.events.iter().find(|e| e.id == id).map(|e| e.label);
                     let in_rmw = |f: &Frag, id: u32| f.rmw.iter().any(|&(r, w)| r == id || w == id);
                     let breaks_rmw = pairing.iter().any(|&(l, r)| {
-                        label(a, l) != label(b, r) && (in_rmw(a, l) || in_rmw(b, r))
+                        let (x, y) = (label(a, l), label(b, r));
+                        let join = matches!((x, y), (Some(x), Some(y)) if joined(model, &x, &y).is_some());
+                        !join && (in_rmw(a, l) || in_rmw(b, r))
                     });
                     if !breaks_rmw {
                         out.extend(self.seq_with(a, b, &pairing));
@@ -650,6 +649,15 @@ impl<'a> Sem<'a> {
                     .iter()
                     .find(|x| x.id == l)
                     .map(|x| (x.label, x.kappa));
+                let differ = left.filter(|(label, _)| *label != e.label);
+                if let Some(to) = differ.and_then(|(label, _)| joined(self.model, &label, &e.label)) {
+                    // §2 monotonicity: one event with the least common upper bound.
+                    if let Some(ev) = f.events.iter_mut().find(|x| x.id == l) {
+                        ev.label = to;
+                    }
+                    self.absorb(&mut f, e, k2, Some(l));
+                    continue;
+                }
                 if let Some((label, k1)) = left.filter(|(label, _)| *label != e.label) {
                     // §2 s2c/s3c with merge: different labels coalesce only
                     // when κ1(e) ≡ κ2'(e), tested for ↓e = ∅ and ↓e = all.
@@ -738,7 +746,9 @@ impl<'a> Sem<'a> {
         let mut out = Vec::new();
         for a in left {
             for b in right {
-                for pairing in matchings(&a.events, &b.events) {
+                let model = self.model;
+                let pairs = |x: &Action, y: &Action| joined(model, x, y).is_some();
+                for pairing in matchings_by(&a.events, &b.events, pairs) {
                     let tau = self.trees.tau(TauNode::If(phi, a.tau, b.tau));
                     let yes = self.l.and(phi, a.check);
                     let no = self.l.and(nphi, b.check);
@@ -767,6 +777,12 @@ impl<'a> Sem<'a> {
                         // I3c: an event in both branches has the disjunction.
                         let into = pairing.iter().find(|(_, r)| *r == e.id).map(|(l, _)| *l);
                         self.absorb(&mut f, e, k, into);
+                        // §2 monotonicity: the shared event carries the join.
+                        if let Some(ev) = into.and_then(|l| f.events.iter_mut().find(|x| x.id == l)) {
+                            if let Some(to) = joined(self.model, &ev.label, &e.label) {
+                                ev.label = to;
+                            }
+                        }
                     }
                     rename_coalesced(&mut f, &pairing);
                     if self.keep(&f) && rmw_is_function(&f) {
@@ -943,10 +959,37 @@ pub fn merge(model: &Model, a: &Action, b: &Action) -> Option<Action> {
     }
 }
 
-/// Every set of disjoint pairs (a, b) with equal labels: the ways the two
-/// sides may share events (s1 and I1 take E1 ∪ E2).
-fn matchings(left: &[Ev], right: &[Ev]) -> Vec<Vec<(u32, u32)>> {
-    matchings_by(left, right, |a, b| a == b)
+/// The label two events share when they coalesce: their common label, or,
+/// with `monotonicity` (§2), when they differ only in mode (and, with
+/// `modes_scopes`, scope), the least upper bound that the access allows.
+pub fn joined(model: &Model, a: &Action, b: &Action) -> Option<Action> {
+    if a == b {
+        return Some(*a);
+    }
+    let same_but_strength = a.kind == b.kind
+        && a.thread == b.thread
+        && a.loc == b.loc
+        && a.value == b.value;
+    let scopes_ok = a.scope == b.scope || model.monotonicity == Monotonicity::ModesScopes;
+    if model.monotonicity == Monotonicity::Off || !same_but_strength || !scopes_ok {
+        return None;
+    }
+    let legal: &[Mode] = match a.kind {
+        Kind::Read => &[Mode::Wk, Mode::Rlx, Mode::Acq, Mode::Sc],
+        Kind::Write => &[Mode::Wk, Mode::Rlx, Mode::Rel, Mode::Sc],
+        Kind::Fence => &[Mode::Rel, Mode::Acq, Mode::Ra, Mode::Sc],
+    };
+    let j = a.mode.join(b.mode);
+    let mode = if legal.contains(&j) || j == a.mode || j == b.mode {
+        j
+    } else {
+        legal.iter().copied().find(|&m| j.below(m)).unwrap_or(Mode::Sc)
+    };
+    Some(Action {
+        mode,
+        scope: a.scope.max(b.scope),
+        ..*a
+    })
 }
 
 /// Every set of disjoint pairs (a, b) whose labels `pairs` accepts.

@@ -123,16 +123,11 @@ pub fn outcomes_visiting<'v>(
     visit: Option<&'v mut Visit<'v>>,
 ) -> Result<Outcomes, Unsupported> {
     refused(model)?;
-    // Pruning rule (monotonicity, §2): every rule that reads a mode or scope
-    // (sync-delays, co-delays, strongly-overlaps/-fences/-matches, c7a, c7b,
-    // c8a/c8b's ⊑̇, §10, §11, footnote 1) only adds constraints as modes and
-    // scopes strengthen, so a pomset with strengthened labels reaches no final
-    // state that its syntactic twin does not. States and verdicts are those
-    // of the labels as written; witness counts leave the stronger copies out.
-    let model = &Model {
-        monotonicity: crate::model::Monotonicity::Off,
-        ..*model
-    };
+    // No pruning for `monotonicity` (§2): stronger labels only add
+    // constraints to the candidate rules, but a strengthened label can equal
+    // another event's and so coalesce with it (s1, I1), which can reach new
+    // states (the reference engine found one). The stronger labels are
+    // enumerated like every other existential choice.
     let mut sem = Sem::new(p, model, limits.max_pomsets);
     let mut out = Outcomes {
         states: BTreeMap::new(),

@@ -27,10 +27,6 @@ const SHOWN: usize = 6;
 
 pub fn explain(p: &Program, model: &Model, prop: &Prop) -> Result<Explanation, Unsupported> {
     decide::refused(model)?;
-    let model = &Model {
-        monotonicity: crate::model::Monotonicity::Off,
-        ..*model
-    };
     let mut sem = Sem::new(p, model, 200_000);
     let mut lines = Vec::new();
     match walk(&mut sem, p, model, prop, &mut lines) {

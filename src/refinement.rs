@@ -387,6 +387,8 @@ pub fn refine(
     let p = &req.program;
     let mut sem = Sem::new(p, model, limits.max_pomsets);
     sem.complete_only = false;
+    // Refinement compares pomsets: with `monotonicity`, every stronger label.
+    sem.strengthen = true;
     let thread = p.main.first().map_or(0, |(t, _)| *t);
     let denoted = sem
         .stmt(&req.source, thread)

@@ -297,3 +297,18 @@ exists (P1:r0 = 1 /\\ P1:r1 = 1)
     mono.set("monotonicity", "modes").expect("an option");
     assert_eq!(judge_under(&mono), Some(Sometimes));
 }
+
+/// Found by the differential test: M3a holds of every pomset, the inner ones
+/// too. `r1 := [r0 + 1]` with r0 = 1 reads from no cell of V; its event on
+/// x has κ = ff after the LET, so that inner pomset does not exist, and the
+/// read of x in the condition cannot revive it by coalescing (κ1 ∨ ff).
+#[test]
+fn an_inconsistent_event_is_not_revived_by_coalescing() {
+    let src = "litmus ADDR2
+values {0, 1}
+locations { x @ 0 }
+if (x.rlx + 1) { r0 := 1; r1 := [r0 + 1].rlx.sys; } else { skip; }
+exists (P0:r1 = 0)
+";
+    assert_eq!(observations(src), vec![Never]);
+}

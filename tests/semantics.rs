@@ -460,7 +460,7 @@ fn candidates_list_incomplete_pomsets_too() {
         out.lines().last().unwrap_or_default().to_string()
     };
     for (file, candidates, complete) in [
-        ("lb+datas", 239, 4),
+        ("lb+datas", 134, 4),
         ("mp+rel+acq", 80, 5),
         ("sb", 81, 9),
         ("iriw+acqs", 1681, 16),

@@ -299,3 +299,31 @@ impl Logic {
         out
     }
 }
+
+impl Logic {
+    /// The registers `f` mentions.
+    pub fn registers(&mut self, f: FormulaId) -> Vec<u32> {
+        self.support(&[f])
+            .vars
+            .into_iter()
+            .filter_map(|v| match v {
+                Var::Reg(r) => Some(r),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// M3a with registers that may leave V: `f` is λ-consistent, or it
+    /// mentions a register in `unbounded` (one some LET assigns, whose value
+    /// may lie outside V, where satisfiability over V says nothing), so it
+    /// is kept. The relaxation only keeps pomsets; it never drops one.
+    pub fn consistent_or_unbounded(
+        &mut self,
+        f: FormulaId,
+        theta: FormulaId,
+        unbounded: &[u32],
+    ) -> bool {
+        self.consistent_with(f, theta)
+            || (!unbounded.is_empty() && self.registers(f).iter().any(|r| unbounded.contains(r)))
+    }
+}

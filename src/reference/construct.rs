@@ -41,6 +41,8 @@ pub struct Den<'a> {
     dense: HashMap<Addr, u32>,
     max_pomsets: usize,
     deadline: Option<Instant>,
+    /// Registers some LET assigns: M3a cannot judge them over V.
+    unbounded: Vec<u32>,
 }
 
 impl<'a> Den<'a> {
@@ -65,6 +67,7 @@ impl<'a> Den<'a> {
             dense: HashMap::new(),
             max_pomsets,
             deadline,
+            unbounded: p.main.iter().flat_map(|(_, s)| lets(s)).collect(),
         };
         for a in addr {
             den.loc_of(a);
@@ -273,7 +276,7 @@ impl<'a> Den<'a> {
                     let mut p = Pomset::empty(tau.clone(), self.l.tt());
                     let label = Action::read(alpha, m, s, dloc, v);
                     p.events.push(Event { id, label, kappa });
-                    if p.lambda_consistent(&mut self.l) {
+                    if p.lambda_consistent(&mut self.l, &self.unbounded) {
                         out.push(p);
                     }
                 }
@@ -322,7 +325,7 @@ impl<'a> Den<'a> {
                     let mut p = Pomset::empty(tau.clone(), kappa);
                     let label = Action::write(alpha, md, s, dloc, v);
                     p.events.push(Event { id, label, kappa });
-                    if p.lambda_consistent(&mut self.l) {
+                    if p.lambda_consistent(&mut self.l, &self.unbounded) {
                         out.push(p);
                     }
                 }
@@ -421,7 +424,7 @@ impl<'a> Den<'a> {
                     let p2 = rename(&mut self.l, p2, &pairs);
                     for downs in dependency_choices(p1, &p2) {
                         let p = self.seq_one(p1, &p2, &downs);
-                        if p.rmw_is_function() && p.lambda_consistent(&mut self.l) {
+                        if p.rmw_is_function() && p.lambda_consistent(&mut self.l, &self.unbounded) {
                             out.push(p);
                         }
                     }
@@ -508,7 +511,7 @@ impl<'a> Den<'a> {
                 for pairs in coalescings(p1, p2) {
                     let p2 = rename(&mut self.l, p2, &pairs);
                     let p = self.if_one(phi, not_phi, p1, &p2);
-                    if p.rmw_is_function() && p.lambda_consistent(&mut self.l) {
+                    if p.rmw_is_function() && p.lambda_consistent(&mut self.l, &self.unbounded) {
                         out.push(p);
                     }
                 }
@@ -590,7 +593,7 @@ impl<'a> Den<'a> {
                     rmw: [p1.rmw.clone(), p2.rmw.clone()].concat(),
                             forks,
                 };
-                if p.lambda_consistent(&mut self.l) {
+                if p.lambda_consistent(&mut self.l, &self.unbounded) {
                     out.push(p);
                 }
             }
@@ -659,6 +662,17 @@ fn write_tau(a: Addr, m: Value, quiescent: FormulaId, guard: Option<FormulaId>) 
             None => body,
         }
     })
+}
+
+/// The registers a LET assigns in `s`.
+fn lets(s: &Stmt) -> Vec<u32> {
+    match s {
+        Stmt::Let { reg, .. } => vec![*reg],
+        Stmt::If { then, els, .. } => [lets(then), lets(els)].concat(),
+        Stmt::Seq(parts) => parts.iter().flat_map(lets).collect(),
+        Stmt::Par { left, right, .. } => [lets(left), lets(right)].concat(),
+        _ => vec![],
+    }
 }
 
 /// U1 as the project reads it: a write exists only with its read, on the

@@ -92,11 +92,13 @@ impl Pomset {
 
     /// M3a: every κ(e) is λ-consistent. The only reason the reference
     /// engine ever drops a pomset a construct built.
-    pub fn lambda_consistent(&self, l: &mut Logic) -> bool {
+    /// A κ mentioning a register some LET assigns (`unbounded`) is kept: the
+    /// register may leave V, where satisfiability over V says nothing.
+    pub fn lambda_consistent(&self, l: &mut Logic, unbounded: &[u32]) -> bool {
         let theta = self.theta(l);
         self.events
             .iter()
-            .all(|e| l.consistent_with(e.kappa, theta))
+            .all(|e| l.consistent_or_unbounded(e.kappa, theta, unbounded))
     }
 }
 

@@ -127,6 +127,9 @@ pub struct Sem<'a> {
     /// How many IFs enclose the statement being denoted.
     if_depth: u32,
     pub max_pomsets: usize,
+    /// With `monotonicity`, build every stronger label literally (refinement)
+    /// rather than only joining labels where events coalesce (outcomes).
+    pub strengthen: bool,
     /// Registers some LET assigns: their values may lie outside V (`r := 1 + 1`
     /// with V = {0, 1}), which the logic, ranging over V, cannot see.
     unbounded: Vec<core::RegId>,
@@ -159,6 +162,7 @@ impl<'a> Sem<'a> {
             complete_only: true,
             if_depth: 0,
             max_pomsets,
+            strengthen: false,
             unbounded: program
                 .main
                 .iter()
@@ -333,13 +337,28 @@ impl<'a> Sem<'a> {
     /// and the least one constrains least. SEQ and IF do that (`joined`);
     /// the reference engine enumerates the stronger labels literally and the
     /// differential test holds the two to the same states.
-    fn modes(&self, _kind: Kind, mode: Mode) -> Vec<Mode> {
-        vec![mode]
+    /// Refinement compares pomset sets, not outcomes, so it asks for every
+    /// stronger label literally (`strengthen`).
+    fn modes(&self, kind: Kind, mode: Mode) -> Vec<Mode> {
+        if !self.strengthen || self.model.monotonicity == Monotonicity::Off {
+            return vec![mode];
+        }
+        let legal: &[Mode] = match kind {
+            Kind::Read => &[Mode::Wk, Mode::Rlx, Mode::Acq, Mode::Sc],
+            Kind::Write => &[Mode::Wk, Mode::Rlx, Mode::Rel, Mode::Sc],
+            Kind::Fence => &[Mode::Rel, Mode::Acq, Mode::Ra, Mode::Sc],
+        };
+        let stronger = legal.iter().copied().filter(|&m| m != mode && mode.below(m));
+        std::iter::once(mode).chain(stronger).collect()
     }
 
-    /// The scopes an event is built with: as written (see `modes`).
+    /// The scopes an event is built with: as written, or with `strengthen`
+    /// and `monotonicity = modes_scopes` any wider (see `modes`).
     fn scopes(&self, scope: Scope) -> Vec<Scope> {
-        vec![scope]
+        if !self.strengthen || self.model.monotonicity != Monotonicity::ModesScopes {
+            return vec![scope];
+        }
+        Scope::ALL.into_iter().filter(|s| *s >= scope).collect()
     }
 
     /// READ (R1-R5), and READ' (R4d) for an RMW.
@@ -701,7 +720,8 @@ impl<'a> Sem<'a> {
             keep_seq_labels(&mut f, a, b, &canon);
         }
         rename_coalesced(&mut f, pairing);
-        if self.keep(&f) && rmw_is_function(&f) {
+        let right: Vec<u32> = b.events.iter().map(|e| canon(e.id)).collect();
+        if self.keep(&f) && rmw_is_function(&f) && self.m3a(&f, &right) {
             vec![f]
         } else {
             vec![]
@@ -716,6 +736,32 @@ impl<'a> Sem<'a> {
             let b = self.trees.eval(&mut self.l, k2, d);
             self.l.equivalent(a, b)
         })
+    }
+
+    /// M3a for the events `ids` of `f`: each κ(e) is λ-consistent (θ_λ of
+    /// f's reads). It is checked wherever κ changes (SEQ's κ2', IF's guard),
+    /// because an event whose κ is inconsistent makes no pomset at all, even
+    /// where a later coalescing (κ1 ∨ κ2') would make the disjunction
+    /// consistent. κ of a non-read is taken with ↓e = every read, the weakest
+    /// (Definition 1.4). A κ mentioning a register some LET assigns is kept
+    /// (`Logic::consistent_or_unbounded`).
+    fn m3a(&mut self, f: &Frag, ids: &[u32]) -> bool {
+        let reads: Vec<(u32, i64)> = f
+            .events
+            .iter()
+            .filter(|e| e.label.kind == Kind::Read)
+            .map(|e| (e.id, e.label.value))
+            .collect();
+        let theta = self.l.theta(&reads);
+        let sigma = f.renaming(&mut self.l);
+        for e in f.events.iter().filter(|e| ids.contains(&e.id)) {
+            let k = self.trees.eval(&mut self.l, e.kappa, u64::MAX);
+            let k = self.l.subst(k, &sigma);
+            if !self.l.consistent_or_unbounded(k, theta, &self.unbounded) {
+                return false;
+            }
+        }
+        true
     }
 
     /// Adds right-hand event `e` with precondition `kappa` to `f`, or, when it
@@ -785,7 +831,8 @@ impl<'a> Sem<'a> {
                         }
                     }
                     rename_coalesced(&mut f, &pairing);
-                    if self.keep(&f) && rmw_is_function(&f) {
+                    let all: Vec<u32> = f.events.iter().map(|e| e.id).collect();
+                    if self.keep(&f) && rmw_is_function(&f) && self.m3a(&f, &all) {
                         out.push(f);
                     }
                 }

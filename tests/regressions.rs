@@ -312,3 +312,19 @@ exists (P0:r1 = 0)
 ";
     assert_eq!(observations(src), vec![Never]);
 }
+
+/// Found by the differential test: M3a over V for a computed address. With
+/// r0 read from memory (so in V = {0, 1}), `[r0 + 1]` can name no cell of V
+/// but [1]; an event on x = [0] has guard r0 + 1 = 0, unsatisfiable, so it
+/// exists in no pomset and cannot coalesce with the read of x.
+#[test]
+fn an_unsatisfiable_address_guard_makes_no_event() {
+    let src = "litmus ACQ2
+values {0, 1}
+locations { x @ 0 }
+init { x = 1 }
+r0 := x.rlx; r1 := [r0 + 1].rlx;
+exists (P0:r0 = 1 /\\ P0:r1 = 1)
+";
+    assert_eq!(observations(src), vec![Never]);
+}

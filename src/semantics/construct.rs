@@ -317,12 +317,16 @@ impl<'a> Sem<'a> {
             Loc::Computed(e) => {
                 let l_cases = expr::cases(&mut self.l, e);
                 let values = self.program.values.clone();
+                // M3a: an event whose guard L = ℓ is unsatisfiable has an
+                // inconsistent κ, unless L mentions a LET-assigned register.
+                let bounded = !mentions_any(e, &self.unbounded);
                 values
                     .into_iter()
                     .filter_map(|v| {
                         let t = self.l.value(v);
                         let g = expr::equals(&mut self.l, &l_cases, t);
-                        (g != self.l.ff()).then_some((g, v))
+                        let dead = g == self.l.ff() || (bounded && !self.l.satisfiable(g));
+                        (!dead).then_some((g, v))
                     })
                     .collect()
             }

@@ -67,7 +67,7 @@ impl<'a> Den<'a> {
             dense: HashMap::new(),
             max_pomsets,
             deadline,
-            unbounded: p.main.iter().flat_map(|(_, s)| lets(s)).collect(),
+            unbounded: p.main.iter().flat_map(|(_, s)| s.let_targets()).collect(),
         };
         for a in addr {
             den.loc_of(a);
@@ -662,17 +662,6 @@ fn write_tau(a: Addr, m: Value, quiescent: FormulaId, guard: Option<FormulaId>) 
             None => body,
         }
     })
-}
-
-/// The registers a LET assigns in `s`.
-fn lets(s: &Stmt) -> Vec<u32> {
-    match s {
-        Stmt::Let { reg, .. } => vec![*reg],
-        Stmt::If { then, els, .. } => [lets(then), lets(els)].concat(),
-        Stmt::Seq(parts) => parts.iter().flat_map(lets).collect(),
-        Stmt::Par { left, right, .. } => [lets(left), lets(right)].concat(),
-        _ => vec![],
-    }
 }
 
 /// U1 as the project reads it: a write exists only with its read, on the

@@ -163,11 +163,7 @@ impl<'a> Sem<'a> {
             if_depth: 0,
             max_pomsets,
             strengthen: false,
-            unbounded: program
-                .main
-                .iter()
-                .flat_map(|(_, b)| let_targets(b))
-                .collect(),
+            unbounded: program.main.iter().flat_map(|(_, b)| b.let_targets()).collect(),
             outside_v: Vec::new(),
         };
         for i in 0..program.locs.len() {
@@ -906,17 +902,6 @@ impl<'a> Sem<'a> {
         (0..self.program.regs.len() as u32)
             .filter(|&r| self.program.regs[r as usize].thread == t)
             .collect()
-    }
-}
-
-/// The registers a LET assigns anywhere in `s`.
-fn let_targets(s: &Stmt) -> Vec<core::RegId> {
-    match s {
-        Stmt::Let { reg, .. } => vec![*reg],
-        Stmt::If { then, els, .. } => [let_targets(then), let_targets(els)].concat(),
-        Stmt::Seq(parts) => parts.iter().flat_map(let_targets).collect(),
-        Stmt::Par { left, right, .. } => [let_targets(left), let_targets(right)].concat(),
-        _ => vec![],
     }
 }
 

@@ -114,6 +114,21 @@ pub enum Stmt {
     },
 }
 
+impl Stmt {
+    /// The registers a LET assigns anywhere in this statement. Their values
+    /// may leave V (`r := 1 + 1` with V = {0, 1}), unlike those of registers
+    /// that only reads assign.
+    pub fn let_targets(&self) -> Vec<RegId> {
+        match self {
+            Stmt::Let { reg, .. } => vec![*reg],
+            Stmt::If { then, els, .. } => [then.let_targets(), els.let_targets()].concat(),
+            Stmt::Seq(parts) => parts.iter().flat_map(Stmt::let_targets).collect(),
+            Stmt::Par { left, right, .. } => [left.let_targets(), right.let_targets()].concat(),
+            _ => vec![],
+        }
+    }
+}
+
 /// A final-state term in a condition.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Term {

@@ -113,12 +113,12 @@ limit is named; it is never a wrong answer.")]
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
-        /// Give up (verdict unknown) beyond this many local pomsets.
-        #[arg(long, default_value_t = 200_000)]
-        max_pomsets: usize,
-        /// Give up (verdict unknown) after this many seconds per test.
-        #[arg(long, value_name = "SECONDS")]
-        timeout: Option<f64>,
+        #[command(flatten)]
+        limits: LimitArgs,
+        /// Exit 0 even when a limit leaves a stated expectation undecided
+        /// (by default an Unknown against an `expect` or allow/forbid fails the run).
+        #[arg(long)]
+        allow_unknown: bool,
         /// Print the logic layer's counters (queries, cache hits, SAT calls) per test.
         #[arg(long)]
         stats: bool,
@@ -170,9 +170,8 @@ are listed; larger ones add order only.")]
         /// Print at most this many pomsets.
         #[arg(long, default_value_t = 20)]
         limit: usize,
-        /// Stop enumerating beyond this many pomsets (the list says so).
-        #[arg(long, default_value_t = 200_000)]
-        max_pomsets: usize,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
     /// Draw complete or candidate pomsets: text for the terminal, SVG, TikZ or DOT.
     #[command(after_help = "\
@@ -220,6 +219,12 @@ pdflatex (--snippet for the tikzpicture alone).")]
         init: bool,
         #[arg(long = "set", value_name = "OPTION=VALUE")]
         set: Vec<String>,
+        /// Draw at most this many pictures (complete, candidates, all); the
+        /// rest are counted on standard error.
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
     /// Say why an outcome is forbidden: the rule that fails for each way to reach it.
     #[command(after_help = "\
@@ -342,8 +347,8 @@ pub fn run(cli: Cli) -> ExitCode {
             paths,
             set,
             json,
-            max_pomsets,
-            timeout,
+            limits,
+            allow_unknown,
             stats,
             draw,
             all_states,
@@ -351,8 +356,8 @@ pub fn run(cli: Cli) -> ExitCode {
         } => run_tests(
             &paths,
             &set,
-            json,
-            (max_pomsets, timeout),
+            (json, allow_unknown),
+            limits,
             (stats, draw, all_states),
             (color, engine),
         ),
@@ -362,16 +367,16 @@ pub fn run(cli: Cli) -> ExitCode {
             candidates,
             set,
             limit,
-            max_pomsets,
+            limits,
             ..
         } => {
             if candidates {
                 if outcome.is_some() {
                     return usage("--outcome selects complete pomsets by their final state, which a candidate need not have; drop --outcome or --candidates");
                 }
-                candidate_pomsets(&path, &set, (limit, max_pomsets), color)
+                candidate_pomsets(&path, &set, (limit, limits), color)
             } else {
-                pomsets(&path, outcome.as_deref(), &set, (limit, max_pomsets), color)
+                pomsets(&path, outcome.as_deref(), &set, (limit, limits), color)
             }
         }
         Command::Draw {
@@ -386,6 +391,8 @@ pub fn run(cli: Cli) -> ExitCode {
             snippet,
             init,
             set,
+            limit,
+            limits,
         } => {
             let opts = DrawArgs {
                 which,
@@ -394,6 +401,8 @@ pub fn run(cli: Cli) -> ExitCode {
                 legend: (legend || no_legend).then_some(legend),
                 snippet,
                 init,
+                limit,
+                limits: limits.limits(),
             };
             crate::render::draw::command(
                 &path,
@@ -471,6 +480,45 @@ pub struct DrawArgs {
     pub legend: Option<bool>,
     pub snippet: bool,
     pub init: bool,
+    /// At most this many pictures.
+    pub limit: usize,
+    pub limits: crate::semantics::decide::Limits,
+}
+
+/// The limits of `run`, `pomsets` and `draw`: reaching one makes the answer
+/// Unknown with the limit named, never wrong, and no search outgrows memory.
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct LimitArgs {
+    /// Give up (verdict unknown) beyond this many local pomsets.
+    #[arg(long, default_value_t = 200_000)]
+    pub max_pomsets: usize,
+    /// Give up (verdict unknown) beyond this many final states, or complete
+    /// pomsets of one rf search held at once (what bounds memory).
+    #[arg(long, default_value_t = crate::semantics::decide::MAX_STATES)]
+    pub max_states: usize,
+    /// Give up (verdict unknown) after this many steps of the rf searches.
+    #[arg(long, default_value_t = 50_000_000)]
+    pub max_steps: u64,
+    /// Give up (verdict unknown) after this many seconds per test.
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+}
+
+impl LimitArgs {
+    /// The limits, with the deadline counted from now.
+    pub fn limits(&self) -> crate::semantics::decide::Limits {
+        let deadline = self.timeout.map(|t| {
+            let secs = std::time::Duration::from_secs_f64(t.clamp(0.0, 1e9));
+            (std::time::Instant::now() + secs, t)
+        });
+        crate::semantics::decide::Limits {
+            max_pomsets: self.max_pomsets,
+            max_steps: self.max_steps,
+            max_states: self.max_states,
+            deadline,
+            cancel: None,
+        }
+    }
 }
 
 /// Applies `--set name=value` overrides to a model.
@@ -489,13 +537,13 @@ pub fn apply_sets(model: &mut Model, sets: &[String]) -> Result<(), String> {
 fn run_tests(
     paths: &[PathBuf],
     sets: &[String],
-    json: bool,
-    (max_pomsets, timeout): (usize, Option<f64>),
+    (json, allow_unknown): (bool, bool),
+    limit_args: LimitArgs,
     (stats, draw, all_states): (bool, Option<PathBuf>, bool),
     (color, engine): (bool, Engine),
 ) -> Result<bool, String> {
     use crate::report::Report;
-    use crate::semantics::decide::{outcomes, Limits, Unsupported};
+    use crate::semantics::decide::{outcomes, Unsupported};
     // Reject a bad --set before reading any file.
     apply_sets(&mut Model::default(), sets)?;
     let mut ok = true;
@@ -510,12 +558,8 @@ fn run_tests(
             return false;
         }
         let start = std::time::Instant::now();
-        let deadline = timeout.map(|t| (start + std::time::Duration::from_secs_f64(t.max(0.0)), t));
-        let limits = Limits {
-            max_pomsets,
-            deadline,
-            ..Limits::default()
-        };
+        let limits = limit_args.limits();
+        let (max_pomsets, deadline) = (limits.max_pomsets, limits.deadline);
         let decided = match engine {
             Engine::Fast => outcomes(p, &model, limits),
             Engine::Reference => crate::reference::outcomes(
@@ -551,6 +595,13 @@ fn run_tests(
             ),
         };
         let met = report.expectations_met();
+        let undecided = report.undecided() && !allow_unknown;
+        if undecided {
+            eprintln!(
+                "error: {}: a limit left a stated expectation undecided (--allow-unknown accepts this)",
+                p.name
+            );
+        }
         tally.0 += 1;
         tally.1 += usize::from(!met);
         tally.2 += usize::from(report.limit.is_some() || report.unsupported.is_some());
@@ -565,9 +616,9 @@ fn run_tests(
             }
             println!("{text}");
         }
-        ok &= met;
+        ok &= met && !undecided;
         if let Some(dir) = &draw {
-            match crate::render::draw::witnesses(test, &model, dir) {
+            match crate::render::draw::witnesses(test, &model, limit_args.limits(), dir) {
                 Ok(files) => files.iter().for_each(|f| eprintln!("drew {}", f.display())),
                 Err(e) => eprintln!("error: {e}"),
             }
@@ -634,10 +685,9 @@ fn pomsets(
     path: &Path,
     outcome: Option<&str>,
     sets: &[String],
-    (limit, max_pomsets): (usize, usize),
+    (limit, limit_args): (usize, LimitArgs),
     color: bool,
 ) -> Result<bool, String> {
-    use crate::semantics::decide::Limits;
     let Some((test, model)) = load(path, outcome, sets, color)? else {
         return Ok(false);
     };
@@ -645,10 +695,7 @@ fn pomsets(
     let filter = outcome
         .and_then(|_| p.conditions.last())
         .map(|c| c.prop.clone());
-    let limits = Limits {
-        max_pomsets,
-        ..Limits::default()
-    };
+    let limits = limit_args.limits();
     let listing = pomset_listing(p, &model, filter.as_ref(), limits);
     if let Some(option) = &listing.unsupported {
         return Err(unsupported_text(option));
@@ -673,13 +720,13 @@ pub struct Listing {
 }
 
 impl Listing {
-    /// "N complete pomset(s)", with how many are shown and any limit.
+    /// "N complete pomsets", with how many are shown and any limit.
     pub fn summary(&self, shown: usize) -> String {
         if let Some(option) = &self.unsupported {
             return unsupported_text(option);
         }
         let n = self.pomsets.len();
-        let mut out = format!("{n} complete pomset(s)");
+        let mut out = crate::report::count(n, "complete pomset");
         if shown < n {
             out.push_str(&format!(", {shown} shown"));
         }
@@ -741,11 +788,10 @@ pub fn unsupported_text(option: &str) -> String {
 fn candidate_pomsets(
     path: &Path,
     sets: &[String],
-    (limit, max_pomsets): (usize, usize),
+    (limit, limit_args): (usize, LimitArgs),
     color: bool,
 ) -> Result<bool, String> {
     use crate::semantics::candidates::candidates_visiting;
-    use crate::semantics::decide::Limits;
     let Some((test, model)) = load(path, None, sets, color)? else {
         return Ok(false);
     };
@@ -758,10 +804,7 @@ fn candidate_pomsets(
             println!("{}", crate::render::text::candidate(sem, p, shown, c));
         }
     };
-    let limits = Limits {
-        max_pomsets,
-        ..Limits::default()
-    };
+    let limits = limit_args.limits();
     match candidates_visiting(p, &model, limits, &mut visit) {
         Ok(l) => {
             let more = if shown < l.candidates {
@@ -770,8 +813,9 @@ fn candidate_pomsets(
                 String::new()
             };
             println!(
-                "{} candidate pomset(s), {} complete{more}",
-                l.candidates, l.complete
+                "{}, {} complete{more}",
+                crate::report::count(l.candidates, "candidate pomset"),
+                l.complete
             );
             if let Some(l) = l.limit {
                 println!("Limit reached: {l} (the list is incomplete)");

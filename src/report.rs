@@ -148,6 +148,14 @@ impl Report {
         self.conditions.iter().all(ConditionReport::passes)
     }
 
+    /// Whether a limit left a stated expectation (other than `expect
+    /// unknown`) undecided: `run` fails on it unless `--allow-unknown`.
+    pub fn undecided(&self) -> bool {
+        self.conditions
+            .iter()
+            .any(|c| c.met.is_none() && c.expected.is_some_and(|e| e != "unknown"))
+    }
+
     /// The `--stats` line.
     pub fn stats_line(&self) -> Option<String> {
         let s = self.stats?;
@@ -206,8 +214,8 @@ impl Report {
             let open = self.states.iter().filter(|s| !determined(s)).count();
             let _ = writeln!(
                 out,
-                "…    {} more state(s) not listed ({open} with an undetermined value `?`); --all-states lists every one",
-                self.states.len() - listed.len()
+                "…    {} not listed ({open} with an undetermined value `?`); --all-states lists every one",
+                count(self.states.len() - listed.len(), "more state")
             );
         }
         for c in &self.conditions {
@@ -256,6 +264,16 @@ impl Report {
         }
         let _ = writeln!(out, "Time {} {:.3}", self.name, self.seconds);
         out
+    }
+}
+
+/// `n` and a noun in the number `n` asks for: "1 complete pomset",
+/// "2 complete pomsets" (the noun's plural is its last word with an `s`).
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }
 

@@ -61,6 +61,10 @@ pub struct DrawOptions {
     pub snippet: bool,
     /// Draw the initialising writes as a thread of their own.
     pub init: bool,
+    /// The search's limits, as `run`'s (`--max-pomsets`, `--max-states`, ...).
+    pub limits: Limits,
+    /// At most this many pictures (`None`: every one); the rest are counted.
+    pub max_pictures: Option<usize>,
 }
 
 /// Why nothing was drawn, as one line for the user.
@@ -69,8 +73,12 @@ pub enum DrawError {
     /// `--outcome` with `--which candidates` or `all`: a candidate need not
     /// have a final state.
     OutcomeOfCandidates,
-    /// No complete pomset (with that outcome, or with that number).
-    Nothing { matching: usize, wanted: Which },
+    /// No complete pomset (with that outcome if `outcome`, or with that number).
+    Nothing {
+        matching: usize,
+        wanted: Which,
+        outcome: bool,
+    },
     /// The model has an option the semantics does not implement.
     Unsupported(String),
     /// The search stopped at a limit before finding the pomset.
@@ -87,22 +95,32 @@ impl std::fmt::Display for DrawError {
             DrawError::Nothing {
                 matching,
                 wanted: Which::Candidates,
-            } => write!(f, "all {matching} candidate pomset(s) are complete"),
+                ..
+            } => match matching {
+                1 => write!(f, "the one candidate pomset is complete"),
+                _ => write!(f, "all {matching} candidate pomsets are complete"),
+            },
             DrawError::Nothing {
                 wanted: Which::All, ..
             } => write!(f, "there is no candidate pomset"),
-            DrawError::Nothing { matching: 0, .. } => {
-                write!(f, "no complete pomset ends in that outcome")
-            }
-            DrawError::Nothing { matching, wanted } => {
+            DrawError::Nothing {
+                matching: 0,
+                outcome: true,
+                ..
+            } => write!(f, "no complete pomset ends in that outcome"),
+            DrawError::Nothing { matching: 0, .. } => write!(f, "the test has no complete pomset"),
+            DrawError::Nothing {
+                matching, wanted, ..
+            } => {
                 let n = match wanted {
                     Which::Nth(n) => *n,
                     _ => 0,
                 };
-                write!(
-                    f,
-                    "there are {matching} complete pomset(s), so there is no pomset {n}"
-                )
+                let there = match matching {
+                    1 => "there is 1 complete pomset".to_string(),
+                    m => format!("there are {m} complete pomsets"),
+                };
+                write!(f, "{there}, so there is no pomset {n}")
             }
             DrawError::Unsupported(o) => write!(f, "{o} is not implemented by the semantics yet"),
             DrawError::Limit(l) => write!(f, "the search stopped at a limit ({l}) before drawing"),
@@ -114,7 +132,7 @@ impl std::error::Error for DrawError {}
 
 /// Draws the chosen complete pomsets of a test in one format.
 pub fn draw(lit: &Litmus, model: &Model, opts: &DrawOptions) -> Result<String, DrawError> {
-    let pics = pictures(lit, model, opts)?;
+    let (pics, _) = pictures_counted(lit, model, opts)?;
     Ok(render(&pics, opts))
 }
 
@@ -153,6 +171,16 @@ pub fn pictures(
     model: &Model,
     opts: &DrawOptions,
 ) -> Result<Vec<Picture>, DrawError> {
+    pictures_counted(lit, model, opts).map(|(pics, _)| pics)
+}
+
+/// As `pictures`, at most `opts.max_pictures` of them, with how many there
+/// were in all.
+pub fn pictures_counted(
+    lit: &Litmus,
+    model: &Model,
+    opts: &DrawOptions,
+) -> Result<(Vec<Picture>, usize), DrawError> {
     let p = &lit.program;
     let shown = Shown {
         all_edges: opts.all_edges,
@@ -162,8 +190,10 @@ pub fn pictures(
         if opts.outcome.is_some() {
             return Err(DrawError::OutcomeOfCandidates);
         }
-        return candidate_pictures(lit, model, opts.which, shown);
+        return candidate_pictures(lit, model, opts, shown);
     }
+    let room = opts.max_pictures.unwrap_or(usize::MAX);
+    let mut wanted_in_all = 0usize;
     let mut pics = Vec::new();
     let mut matching = 0usize;
     let mut visit = |sem: &crate::semantics::construct::Sem,
@@ -178,11 +208,12 @@ pub fn pictures(
             Which::Nth(n) => n == matching,
             _ => true,
         };
-        if wanted {
+        wanted_in_all += usize::from(wanted);
+        if wanted && pics.len() < room {
             pics.push(picture::complete(sem, p, sk, w, state, shown));
         }
     };
-    let found = outcomes_visiting(p, model, Limits::default(), Some(&mut visit));
+    let found = outcomes_visiting(p, model, opts.limits, Some(&mut visit));
     let o = found.map_err(|crate::semantics::decide::Unsupported::Option(k, v)| {
         DrawError::Unsupported(format!("{k} = {v}"))
     })?;
@@ -193,29 +224,36 @@ pub fn pictures(
         return Err(DrawError::Nothing {
             matching,
             wanted: opts.which,
+            outcome: opts.outcome.is_some(),
         });
     }
-    Ok(pics)
+    Ok((pics, wanted_in_all))
 }
 
 /// Candidate pomsets: every one (`All`) or those that are not complete.
 fn candidate_pictures(
     lit: &Litmus,
     model: &Model,
-    which: Which,
+    opts: &DrawOptions,
     shown: Shown,
-) -> Result<Vec<Picture>, DrawError> {
+) -> Result<(Vec<Picture>, usize), DrawError> {
     use crate::semantics::candidates::{candidates_visiting, Candidate};
     let p = &lit.program;
+    let which = opts.which;
+    let room = opts.max_pictures.unwrap_or(usize::MAX);
     let mut pics = Vec::new();
     let mut n = 0usize;
+    let mut wanted_in_all = 0usize;
     let mut visit = |sem: &crate::semantics::construct::Sem, c: &Candidate| {
         n += 1;
         if which == Which::All || !c.complete {
-            pics.push(picture::candidate(sem, p, n, c, shown));
+            wanted_in_all += 1;
+            if pics.len() < room {
+                pics.push(picture::candidate(sem, p, n, c, shown));
+            }
         }
     };
-    let listing = candidates_visiting(p, model, Limits::default(), &mut visit).map_err(
+    let listing = candidates_visiting(p, model, opts.limits, &mut visit).map_err(
         |crate::semantics::decide::Unsupported::Option(k, v)| {
             DrawError::Unsupported(format!("{k} = {v}"))
         },
@@ -227,9 +265,10 @@ fn candidate_pictures(
         return Err(DrawError::Nothing {
             matching: listing.candidates,
             wanted: which,
+            outcome: false,
         });
     }
-    Ok(pics)
+    Ok((pics, wanted_in_all))
 }
 
 /// `pomset draw FILE`: parses, draws, and prints or writes the result.
@@ -271,8 +310,18 @@ pub fn command(
         legend: args.legend,
         snippet: args.snippet,
         init: args.init,
+        limits: args.limits,
+        max_pictures: Some(args.limit),
     };
-    let text = draw(&test, &model, &opts).map_err(|e| e.to_string())?;
+    let (pics, in_all) = pictures_counted(&test, &model, &opts).map_err(|e| e.to_string())?;
+    if in_all > pics.len() {
+        eprintln!(
+            "drew {} of {in_all} pomsets (--limit {} draws more)",
+            pics.len(),
+            args.limit
+        );
+    }
+    let text = render(&pics, &opts);
     match output {
         Some(o) => {
             std::fs::write(o, text).map_err(|e| format!("cannot write {}: {e}", o.display()))?
@@ -288,6 +337,7 @@ pub fn command(
 pub fn witnesses(
     lit: &Litmus,
     model: &Model,
+    limits: Limits,
     dir: &std::path::Path,
 ) -> Result<Vec<std::path::PathBuf>, String> {
     let p = &lit.program;
@@ -308,6 +358,7 @@ pub fn witnesses(
         let opts = DrawOptions {
             format: Format::Svg,
             outcome: Some(c.prop.clone()),
+            limits,
             ..DrawOptions::default()
         };
         let svg = match draw(lit, model, &opts) {

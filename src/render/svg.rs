@@ -82,14 +82,8 @@ fn width(n: &super::picture::Node) -> f64 {
 
 /// One SVG document holding every picture, stacked.
 pub fn document(pics: &[Picture], legend: bool) -> String {
-    let mut body = String::new();
-    let (mut w, mut h) = (0.0f64, 0.0f64);
-    for pic in pics {
-        let (pw, ph, g) = picture(pic, legend);
-        let _ = writeln!(body, "<g transform=\"translate(0,{h})\">\n{g}</g>");
-        w = w.max(pw);
-        h += ph;
-    }
+    let drawn: Vec<(f64, f64, String)> = pics.iter().map(|p| picture(p, legend)).collect();
+    let (w, h, body) = grid(&drawn);
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -100,6 +94,29 @@ pub fn document(pics: &[Picture], legend: bool) -> String {
     out.push_str(&body);
     out.push_str("</svg>\n");
     out
+}
+
+/// Many pictures as a grid of about √n columns, never one endless strip:
+/// each cell is as wide as the widest picture, each row as tall as its
+/// tallest. The document's width, height and body.
+fn grid(drawn: &[(f64, f64, String)]) -> (f64, f64, String) {
+    let columns = grid_columns(drawn.len());
+    let cell = drawn.iter().map(|d| d.0).fold(0.0f64, f64::max);
+    let mut body = String::new();
+    let mut h = 0.0f64;
+    for row in drawn.chunks(columns) {
+        for (k, (_, _, g)) in row.iter().enumerate() {
+            let x = k as f64 * cell;
+            let _ = writeln!(body, "<g transform=\"translate({x},{h})\">\n{g}</g>");
+        }
+        h += row.iter().map(|d| d.1).fold(0.0f64, f64::max);
+    }
+    (cell * columns.min(drawn.len()) as f64, h, body)
+}
+
+/// The columns of the grid for `n` pictures: ⌈√n⌉, at least one.
+pub fn grid_columns(n: usize) -> usize {
+    (1..=n.max(1)).find(|c| c * c >= n).unwrap_or(1)
 }
 
 fn markers() -> String {

@@ -324,10 +324,10 @@ impl Session {
         };
         let p = &test.program;
         out.plain(format!(
-            "Loaded {} from {name}: {} thread(s), {} condition(s)",
+            "Loaded {} from {name}: {}, {}",
             p.name,
-            p.threads.len(),
-            p.conditions.len()
+            crate::report::count(p.threads.len(), "thread"),
+            crate::report::count(p.conditions.len(), "condition")
         ));
         self.listing.clear();
         self.current = Some(Current {
@@ -577,8 +577,9 @@ impl Session {
                 out.push(
                     Tone::Heading,
                     format!(
-                        "{} candidate pomset(s), {} complete{more}",
-                        l.candidates, l.complete
+                        "{}, {} complete{more}",
+                        crate::report::count(l.candidates, "candidate pomset"),
+                        l.complete
                     ),
                 );
                 if let Some(limit) = l.limit {
@@ -920,6 +921,7 @@ impl Session {
                 .listing_outcome
                 .as_ref()
                 .and_then(|_| test.program.conditions.last().map(|c| c.prop.clone())),
+            limits: self.limits(),
             ..DrawOptions::default()
         };
         let text = match draw(&test, &self.model(), &opts) {

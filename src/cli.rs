@@ -283,6 +283,10 @@ target allows and the source forbids; that test runs with `pomset run`.")]
         /// Give up (verdict unknown) beyond this many local pomsets per fragment.
         #[arg(long, default_value_t = 20_000)]
         max_pomsets: usize,
+        /// Stop the contextual search after this many seconds per refinement
+        /// (the verdict found so far stands; an unknown one stays unknown).
+        #[arg(long, value_name = "SECONDS")]
+        timeout: Option<f64>,
     },
     /// Parse and check litmus files, printing errors and warnings.
     Check {
@@ -425,11 +429,12 @@ pub fn run(cli: Cli) -> ExitCode {
             set,
             max_contexts,
             max_pomsets,
+            timeout,
         } => crate::refinement::cli(
             &paths,
             from.zip(to),
             &set,
-            (max_contexts, max_pomsets),
+            (max_contexts, max_pomsets, timeout),
             color,
         ),
         Command::Options => {

@@ -177,6 +177,13 @@ impl Report {
     /// relaxed reads multiply the states by |V| + 1 per register (IRIW with
     /// six readers has 3^12), which no one reads.
     pub fn text_listing(&self, p: &Program, all_states: bool) -> String {
+        let shown = if all_states { usize::MAX } else { SHOWN_STATES };
+        self.text_cut(p, shown, "--all-states lists every one")
+    }
+
+    /// As `text_listing`, cutting the list past `shown` states; `more` says
+    /// how to see the rest. The REPL shows a few after Ctrl-C.
+    pub fn text_cut(&self, p: &Program, shown: usize, more: &str) -> String {
         let mut out = String::new();
         let kind = match p.conditions.first().map(|c| c.quantifier) {
             Some(Quantifier::Forall) => "Required",
@@ -191,13 +198,13 @@ impl Report {
             return out;
         }
         let _ = writeln!(out, "States {}", self.states.len());
-        let cut = !all_states && self.states.len() > SHOWN_STATES;
+        let cut = self.states.len() > shown;
         let determined = |s: &&StateCount| s.values.iter().all(|(_, v)| v.is_some());
         let listed: Vec<&StateCount> = if cut {
             self.states
                 .iter()
                 .filter(determined)
-                .take(SHOWN_STATES)
+                .take(shown)
                 .collect()
         } else {
             self.states.iter().collect()
@@ -214,7 +221,7 @@ impl Report {
             let open = self.states.iter().filter(|s| !determined(s)).count();
             let _ = writeln!(
                 out,
-                "…    {} not listed ({open} with an undetermined value `?`); --all-states lists every one",
+                "…    {} not listed ({open} with an undetermined value `?`); {more}",
                 count(self.states.len() - listed.len(), "more state")
             );
         }

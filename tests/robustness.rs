@@ -136,3 +136,163 @@ fn the_binary_refuses_long_chains_with_a_location() {
     let out = pomset(&["fmt", "--check", path]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
 }
+
+/// IRIW with `n` readers, each reading x then y, expecting the outcome allowed.
+fn iriw(n: usize) -> String {
+    let mut threads = vec!["x := 1;".to_string(), "y := 1;".to_string()];
+    threads.extend((0..n).map(|i| format!("r{i} := x; s{i} := y;")));
+    format!(
+        "litmus IRIW{n}\n{}\nexists (r0 = 1 /\\ s0 = 0)\n  expect allowed\n",
+        threads.join("\n|| ")
+    )
+}
+
+/// IRIW with ten readers ran out of memory; `--max-states` stops it first,
+/// with the limit named, and the stated expectation left undecided fails
+/// the run unless `--allow-unknown`.
+#[test]
+fn many_states_end_unknown_with_the_limit_named() {
+    let test = syntax::parse(&iriw(10)).expect("IRIW10 parses");
+    let limits = pomset::semantics::decide::Limits {
+        max_states: 50,
+        ..Default::default()
+    };
+    let o = pomset::semantics::decide::outcomes(&test.program, &test.program.model, limits)
+        .expect("supported");
+    let limit = o.limit.expect("a limit stops IRIW10 at 50 states");
+    assert!(limit.starts_with("--max-states 50"), "{limit}");
+    assert!(o.states.len() <= 51, "{}", o.states.len());
+
+    let path = temp_file("iriw10.litmus", &iriw(10));
+    let path = path.to_str().expect("a UTF-8 temp path");
+    let out = pomset(&["run", "--max-states", "50", path]);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("Limit reached: --max-states 50"), "{stdout}");
+    assert!(stdout.contains("Expected allowed: undecided"), "{stdout}");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("--allow-unknown"));
+    let out = pomset(&["run", "--max-states", "50", "--allow-unknown", path]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // `expect unknown` is not an expectation a limit can leave undecided.
+    let unknown = iriw(1).replace("expect allowed", "expect unknown");
+    let path = temp_file("iriw1.litmus", &unknown);
+    let out = pomset(&["run", "--max-states", "1", path.to_str().expect("UTF-8")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+}
+
+/// The candidate listing holds at most `--max-states` candidates of one rf search.
+#[test]
+fn candidates_are_bounded_too() {
+    let out = pomset(&[
+        "pomsets",
+        "--candidates",
+        "--max-states",
+        "2",
+        "examples/classic/iriw.litmus",
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("Limit reached: --max-states 2 (candidates of one rf search)"),
+        "{stdout}"
+    );
+}
+
+/// Every limit a message names is a flag of the command that printed it.
+#[test]
+fn limit_messages_name_real_flags() {
+    let out = pomset(&["run", "--max-steps", "1", "examples/classic/mp.litmus"]);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("Limit reached: --max-steps 1"), "{stdout}");
+    let help = text(&pomset(&["run", "--help"]).stdout);
+    for flag in ["--max-steps", "--max-states", "--max-pomsets", "--timeout", "--allow-unknown"] {
+        assert!(help.contains(flag), "run --help lacks {flag}");
+    }
+    let help = text(&pomset(&["draw", "--help"]).stdout);
+    for flag in ["--max-steps", "--max-states", "--max-pomsets", "--timeout", "--limit"] {
+        assert!(help.contains(flag), "draw --help lacks {flag}");
+    }
+}
+
+/// A refinement whose fragments are too large to enumerate stops at the
+/// first generated test a limit stops, not hundreds later, and says why
+/// instead of "target 0 pomsets, source 0".
+#[test]
+fn refine_stops_once_the_verdict_is_unknown() {
+    let writes = vec!["x := 1"; 10].join("; ");
+    let from = format!("{writes}; r := x");
+    let to = format!("{writes}; r := 1");
+    let out = pomset(&["refine", "--from", &from, "--to", &to]);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("unknown (the local pomsets were not all enumerated)"), "{stdout}");
+    assert!(!stdout.contains("target 0 pomsets"), "{stdout}");
+    assert!(stdout.contains("among 1 context\n"), "{stdout}");
+    assert!(stdout.contains("a generated test's bound (max pomsets"), "{stdout}");
+    // --timeout stops the contextual search of an unsound pair.
+    let out = pomset(&[
+        "refine",
+        "--timeout",
+        "0",
+        "--from",
+        "x := 1; x := 2",
+        "--to",
+        "x := 2",
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("Stopped by the limit --timeout 0"), "{stdout}");
+}
+
+/// `draw` takes run's limits and a picture limit, and lays many pictures
+/// out as a grid.
+#[test]
+fn draw_is_bounded_and_laid_out_as_a_grid() {
+    let out = pomset(&[
+        "draw",
+        "--which",
+        "candidates",
+        "--limit",
+        "9",
+        "--format",
+        "svg",
+        "examples/classic/lb+datas.litmus",
+    ]);
+    let svg = text(&out.stdout);
+    let err = text(&out.stderr);
+    assert!(err.contains("drew 9 of "), "{err}");
+    assert_eq!(svg.matches("<g transform=\"translate(").count(), 9);
+    let number = |attr: &str| -> f64 {
+        let start = svg.find(&format!("{attr}=\"")).expect("attribute") + attr.len() + 2;
+        let end = start + svg[start..].find('"').expect("closing quote");
+        svg[start..end].parse().expect("a number")
+    };
+    let (w, h) = (number("width"), number("height"));
+    // Three columns of three: neither a strip down nor a strip across.
+    assert!(h < 3.0 * w && w < 3.0 * h, "{w} x {h}");
+    let out = pomset(&["draw", "--max-states", "1", "--which", "complete", "examples/classic/iriw.litmus"]);
+    assert!(text(&out.stderr).contains("--max-states 1"), "{}", text(&out.stderr));
+}
+
+/// Ctrl-C during `:run` prints the count and a few states, not all of them.
+#[test]
+fn ctrl_c_prints_a_count_and_a_few_states() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static CANCELLED: AtomicBool = AtomicBool::new(false);
+    let mut s = Session::new().with_cancel(&CANCELLED);
+    let loaded = s.eval(&iriw(6)).output.render(false);
+    assert!(!loaded.contains("error"), "{loaded}");
+    let timer = std::thread::spawn(|| {
+        std::thread::sleep(std::time::Duration::from_secs(3));
+        CANCELLED.store(true, Ordering::Relaxed);
+    });
+    let run = s.eval(":run").output.render(false);
+    timer.join().expect("the timer thread");
+    assert!(run.contains("interrupted (Ctrl-C)"), "{run}");
+    let listed = run.lines().filter(|l| l.contains(" :> ")).count();
+    assert!(listed <= pomset::repl::session::INTERRUPTED_STATES, "{run}");
+    let states: usize = run
+        .lines()
+        .find_map(|l| l.strip_prefix("States "))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("a States line");
+    assert!(states > 10, "3 s of IRIW with six readers finds more than 10 states: {run}");
+    assert!(run.contains("not listed"), "{run}");
+}

@@ -132,8 +132,7 @@ impl std::error::Error for DrawError {}
 
 /// Draws the chosen complete pomsets of a test in one format.
 pub fn draw(lit: &Litmus, model: &Model, opts: &DrawOptions) -> Result<String, DrawError> {
-    let (pics, _) = pictures_counted(lit, model, opts)?;
-    Ok(render(&pics, opts))
+    Ok(render(&pictures_counted(lit, model, opts)?.pictures, opts))
 }
 
 /// Renders pictures already built.
@@ -171,7 +170,15 @@ pub fn pictures(
     model: &Model,
     opts: &DrawOptions,
 ) -> Result<Vec<Picture>, DrawError> {
-    pictures_counted(lit, model, opts).map(|(pics, _)| pics)
+    pictures_counted(lit, model, opts).map(|d| d.pictures)
+}
+
+/// The pictures drawn, how many there were in all, and the limit that
+/// stopped the search after some were found.
+pub struct Drawn {
+    pub pictures: Vec<Picture>,
+    pub in_all: usize,
+    pub limit: Option<String>,
 }
 
 /// As `pictures`, at most `opts.max_pictures` of them, with how many there
@@ -180,7 +187,7 @@ pub fn pictures_counted(
     lit: &Litmus,
     model: &Model,
     opts: &DrawOptions,
-) -> Result<(Vec<Picture>, usize), DrawError> {
+) -> Result<Drawn, DrawError> {
     let p = &lit.program;
     let shown = Shown {
         all_edges: opts.all_edges,
@@ -227,7 +234,11 @@ pub fn pictures_counted(
             outcome: opts.outcome.is_some(),
         });
     }
-    Ok((pics, wanted_in_all))
+    Ok(Drawn {
+        pictures: pics,
+        in_all: wanted_in_all,
+        limit: o.limit,
+    })
 }
 
 /// Candidate pomsets: every one (`All`) or those that are not complete.
@@ -236,7 +247,7 @@ fn candidate_pictures(
     model: &Model,
     opts: &DrawOptions,
     shown: Shown,
-) -> Result<(Vec<Picture>, usize), DrawError> {
+) -> Result<Drawn, DrawError> {
     use crate::semantics::candidates::{candidates_visiting, Candidate};
     let p = &lit.program;
     let which = opts.which;
@@ -268,7 +279,11 @@ fn candidate_pictures(
             outcome: false,
         });
     }
-    Ok((pics, wanted_in_all))
+    Ok(Drawn {
+        pictures: pics,
+        in_all: wanted_in_all,
+        limit: listing.limit,
+    })
 }
 
 /// `pomset draw FILE`: parses, draws, and prints or writes the result.
@@ -313,13 +328,18 @@ pub fn command(
         limits: args.limits,
         max_pictures: Some(args.limit),
     };
-    let (pics, in_all) = pictures_counted(&test, &model, &opts).map_err(|e| e.to_string())?;
-    if in_all > pics.len() {
+    let drawn = pictures_counted(&test, &model, &opts).map_err(|e| e.to_string())?;
+    let pics = drawn.pictures;
+    if drawn.in_all > pics.len() {
         eprintln!(
-            "drew {} of {in_all} pomsets (--limit {} draws more)",
+            "drew {} of {} pomsets (--limit {} draws more)",
             pics.len(),
+            drawn.in_all,
             args.limit
         );
+    }
+    if let Some(l) = drawn.limit {
+        eprintln!("Limit reached: {l} (there may be more pomsets)");
     }
     let text = render(&pics, &opts);
     match output {

@@ -170,6 +170,9 @@ pub struct Session {
     cancel: Option<&'static AtomicBool>,
 }
 
+/// How many states `:run` lists after Ctrl-C.
+pub const INTERRUPTED_STATES: usize = 10;
+
 impl Session {
     pub fn new() -> Session {
         Session::default()
@@ -634,6 +637,7 @@ impl Session {
         }
     }
 
+    /// `:run`: the test's report, as `pomset run` prints it.
     fn run(&self, out: &mut Output) {
         let Some(cur) = self.current(out) else {
             return;
@@ -649,7 +653,15 @@ impl Session {
                 format!("{k} = {v} is not implemented by `run` yet"),
             ),
         };
-        for line in report.text(p).lines() {
+        // Ctrl-C leaves a partial list, possibly of tens of thousands of
+        // states: a count and the first few say enough.
+        let text = match &report.limit {
+            Some(l) if l.starts_with("interrupted") => {
+                report.text_cut(p, INTERRUPTED_STATES, "the search was interrupted")
+            }
+            _ => report.text(p),
+        };
+        for line in text.lines() {
             // Timings differ from run to run; the REPL leaves them to `pomset run`.
             if line.starts_with("Time ") {
                 continue;

@@ -29,19 +29,17 @@ or the condition into several conditions";
 /// Refuses an expression or condition longer than `MAX_RUN` tokens, before parsing.
 pub fn check_runs(src: &str) -> Result<(), Diagnostic> {
     let mut run = 0usize;
-    let mut first = Span::new(0, 0);
     for (start, tok, end) in lexer::tokens(src).flatten() {
         match tok {
             Tok::Semi | Tok::Comma | Tok::LBrace | Tok::RBrace => run = 0,
-            _ if run == 0 => (run, first) = (1, Span::new(start, end)),
             _ => run += 1,
         }
         if run > MAX_RUN {
             return Err(Diagnostic::error(
                 format!("an expression or condition is longer than {MAX_RUN} tokens"),
-                first,
+                Span::new(start, end),
             )
-            .with_label(format!("the {}th token from here is one too many", MAX_RUN + 1))
+            .with_label("one token too many since the last `;`, `,`, `{` or `}`")
             .with_hint(HINT));
         }
     }

@@ -82,7 +82,7 @@ rather than drop them.")]
     /// extended expressions as reads into fresh registers, threads labelled.
     #[command(after_help = "\
 Example:
-  $ pomset parse examples/classic/lb-data.litmus
+  $ pomset parse examples/classic/lb+datas.litmus
 The output is itself a litmus file: `pomset parse` of it prints it again.")]
     Parse {
         #[arg(required = true)]
@@ -180,7 +180,7 @@ Examples:
   pomset draw examples/classic/mp+rel+acq.litmus --format svg -o mp.svg
   pomset draw examples/classic/lb+datas.litmus --outcome 'P0:r = 1 /\\ P1:s = 0' --format tikz
   pomset draw examples/classic/sb.litmus --which complete --format text
-  pomset draw examples/classic/coww.litmus --which candidates
+  pomset draw examples/classic/coww.litmus --which incomplete
 
 Threads are columns, events sit in program order and read `κ | label` (`tt |`
 omitted). Each arrow's style says why it is there: dependency (s3),
@@ -194,7 +194,7 @@ pdflatex (--snippet for the tikzpicture alone).")]
         /// Only pomsets whose final state satisfies this proposition.
         #[arg(long, value_name = "CONDITION")]
         outcome: Option<String>,
-        /// complete | candidates (those not complete) | all (every candidate) | N (the N-th complete pomset).
+        /// complete | candidates (every candidate, complete or not, as pomsets --candidates) | incomplete (the candidates not complete) | N (the N-th complete pomset).
         #[arg(long, default_value = "1", value_name = "WHICH")]
         which: String,
         #[arg(long, value_enum, default_value_t = DrawFormat::Text)]
@@ -300,8 +300,9 @@ target allows and the source forbids; that test runs with `pomset run`.")]
     #[command(after_help = "\
 Examples:
   pomset repl                         the line editor: history, Tab completion, :help
-  pomset repl < session.txt           run a session from a pipe and print the transcript
-  pomset repl book/repl/tour.session  the same from a file
+  pomset repl < book/repl/1-fragments.session
+                                      run a session from a pipe and print the transcript
+  pomset repl book/repl/2-lb.session  the same from a file
 
 At the prompt, type a fragment such as `r := x; y := r` (threads separated by
 `||`) to see its complete pomsets, or a command: :load FILE, :run, :pomsets,
@@ -670,6 +671,7 @@ pub(crate) fn load(
     color: bool,
 ) -> Result<Option<(syntax::Litmus, Model)>, String> {
     let mut src = read(path)?;
+    let at = src.len() + "\nexists (".len();
     if let Some(c) = condition {
         src.push_str(&format!("\nexists ({c})\n"));
     }
@@ -680,7 +682,11 @@ pub(crate) fn load(
             Ok(Some((t, model)))
         }
         Err(d) => {
-            d.emit_stderr(&path.display().to_string(), &src, color);
+            // An error in the condition is shown in the argument as typed.
+            match condition.and_then(|c| Some((c, d.within(at, c.len())?))) {
+                Some((c, moved)) => moved.emit_stderr("<condition>", c, color),
+                None => d.emit_stderr(&path.display().to_string(), &src, color),
+            }
             Ok(None)
         }
     }

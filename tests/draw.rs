@@ -90,7 +90,7 @@ fn rf_without_order_and_all_edges() {
 fn candidates_and_missing_pomsets_are_one_line_errors() {
     let test = load("classic/mp");
     let mut o = opts(Format::Text);
-    o.which = Which::Candidates;
+    o.which = Which::Incomplete;
     o.outcome = test.program.conditions.last().map(|c| c.prop.clone());
     let e = draw(&test, &test.program.model, &o).expect_err("no final state");
     assert!(e.to_string().contains("drop --outcome"), "{e}");
@@ -99,7 +99,7 @@ fn candidates_and_missing_pomsets_are_one_line_errors() {
     let e = draw(&test, &test.program.model, &o).expect_err("too few pomsets");
     assert_eq!(
         e.to_string(),
-        "there are 9 complete pomset(s), so there is no pomset 1000"
+        "there are 9 complete pomsets, so there is no pomset 1000"
     );
 }
 
@@ -179,10 +179,10 @@ fn rf_between_threads_points_down_unless_it_closes_a_cycle() {
 fn candidates_draw_with_their_preconditions() {
     let test = load("classic/coww");
     let mut o = opts(Format::Text);
-    o.which = Which::Candidates;
+    o.which = Which::Incomplete;
     let text = draw(&test, &test.program.model, &o).expect("three incomplete candidates");
     insta::assert_snapshot!(text);
-    o.which = Which::All;
+    o.which = Which::Candidates;
     let all = pictures(&test, &test.program.model, &o).expect("four candidates");
     assert_eq!(all.len(), 4);
     assert!(all[0].title.ends_with("candidate 1 (complete)"));

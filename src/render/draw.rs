@@ -27,15 +27,16 @@ pub enum Format {
     Text,
 }
 
-/// Which pomsets to draw.
+/// Which pomsets to draw. "Candidates" means what it means in the note
+/// (§1.3) and in `pomset pomsets --candidates`: every candidate, complete or not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Which {
     /// Every candidate pomset (§1.3), complete or not.
-    All,
+    Candidates,
     /// Every complete pomset (that satisfies the outcome).
     Complete,
     /// The candidate pomsets that are not complete.
-    Candidates,
+    Incomplete,
     /// The n-th complete pomset, from 1.
     Nth(usize),
 }
@@ -94,14 +95,15 @@ impl std::fmt::Display for DrawError {
             ),
             DrawError::Nothing {
                 matching,
-                wanted: Which::Candidates,
+                wanted: Which::Incomplete,
                 ..
             } => match matching {
                 1 => write!(f, "the one candidate pomset is complete"),
                 _ => write!(f, "all {matching} candidate pomsets are complete"),
             },
             DrawError::Nothing {
-                wanted: Which::All, ..
+                wanted: Which::Candidates,
+                ..
             } => write!(f, "there is no candidate pomset"),
             DrawError::Nothing {
                 matching: 0,
@@ -193,7 +195,7 @@ pub fn pictures_counted(
         all_edges: opts.all_edges,
         init: opts.init,
     };
-    if matches!(opts.which, Which::All | Which::Candidates) {
+    if matches!(opts.which, Which::Candidates | Which::Incomplete) {
         if opts.outcome.is_some() {
             return Err(DrawError::OutcomeOfCandidates);
         }
@@ -241,7 +243,7 @@ pub fn pictures_counted(
     })
 }
 
-/// Candidate pomsets: every one (`All`) or those that are not complete.
+/// Candidate pomsets: every one, or those that are not complete.
 fn candidate_pictures(
     lit: &Litmus,
     model: &Model,
@@ -257,7 +259,7 @@ fn candidate_pictures(
     let mut wanted_in_all = 0usize;
     let mut visit = |sem: &crate::semantics::construct::Sem, c: &Candidate| {
         n += 1;
-        if which == Which::All || !c.complete {
+        if which == Which::Candidates || !c.complete {
             wanted_in_all += 1;
             if pics.len() < room {
                 pics.push(picture::candidate(sem, p, n, c, shown));
@@ -297,14 +299,14 @@ pub fn command(
 ) -> Result<bool, String> {
     use crate::cli::DrawFormat;
     let which = match args.which.as_str() {
-        "all" => Which::All,
         "complete" => Which::Complete,
         "candidates" => Which::Candidates,
+        "incomplete" => Which::Incomplete,
         n => match n.parse::<usize>() {
             Ok(n) if n >= 1 => Which::Nth(n),
             _ => {
                 return Err(format!(
-                    "--which takes all, complete, candidates or a number from 1, not `{n}`"
+                    "--which takes complete, candidates (every candidate, complete or not), incomplete or a number from 1, not `{n}`"
                 ))
             }
         },

@@ -1023,31 +1023,10 @@ fn set_text(slot: &mut Option<String>, what: &str, args: &str, out: &mut Output)
 /// user typed, which starts at byte `at`, when they all point into that part;
 /// otherwise against the whole of `src`.
 fn render_within(d: &syntax::Diagnostics, src: &str, at: usize, typed: &str, name: &str) -> String {
-    let end = at + typed.len();
-    // A span may start just past the typed text (an operand missing at its
-    // end); it is then shown at the end of the line.
-    let inside = |sp: &syntax::Span| sp.start >= at && sp.start <= end;
-    let moved = |sp: syntax::Span| syntax::Span::new(sp.start - at, sp.end.min(end) - at);
-    let all_inside = d
-        .iter()
-        .all(|d| inside(&d.span) && d.also.iter().all(|(sp, _)| inside(sp)));
-    if !all_inside {
-        return d.render(name, src);
+    match d.within(at, typed.len()) {
+        Some(moved) => moved.render(name, typed),
+        None => d.render(name, src),
     }
-    let moved = syntax::Diagnostics(
-        d.iter()
-            .map(|d| syntax::Diagnostic {
-                span: moved(d.span),
-                also: d
-                    .also
-                    .iter()
-                    .map(|(sp, l)| (moved(*sp), l.clone()))
-                    .collect(),
-                ..d.clone()
-            })
-            .collect(),
-    );
-    moved.render(name, typed)
 }
 
 /// Parses a litmus text, rendering diagnostics (warnings too) into `out`.

@@ -152,9 +152,9 @@ fn repl_reads_a_script_and_no_arguments_without_a_terminal_prints_help() {
         transcript.starts_with("pomset> r := x; y := r\n"),
         "{transcript}"
     );
-    assert!(transcript.contains("1 complete pomset(s)"), "{transcript}");
+    assert!(transcript.contains("1 complete pomset\n"), "{transcript}");
     let help = pomset(&["repl", "--help"]);
-    assert!(text(&help.stdout).contains("pomset repl < session.txt"));
+    assert!(text(&help.stdout).contains("pomset repl < book/repl/1-fragments.session"));
 }
 
 #[test]

@@ -264,13 +264,16 @@ fn arrow(pic: &Picture, l: &Layout, i: usize, a: &Arrow) -> String {
     };
     let len = (dx * dx + dy * dy).sqrt().max(1.0);
     let (px, py) = (-dy / len, dx / len);
-    let (cx, cy) = if same_column && gap > 1 {
+    let (cx, cy, (ux, uy)) = if same_column && gap > 1 {
         // Curve right of the column, clear of the events in between.
         let right = l.half[a.from].max(l.half[a.to]) + 16.0 + 10.0 * gap as f64 + fan.abs();
-        (x1 + right, (y1 + y2) / 2.0)
+        (x1 + right, (y1 + y2) / 2.0, (1.0, 0.0))
     } else {
-        ((x1 + x2) / 2.0 + px * fan, (y1 + y2) / 2.0 + py * fan)
+        let side = if fan < 0.0 { -1.0 } else { 1.0 };
+        let mid = ((x1 + x2) / 2.0 + px * fan, (y1 + y2) / 2.0 + py * fan);
+        (mid.0, mid.1, (px * side, py * side))
     };
+    let (cx, cy) = route(l, a, (cx, cy), (ux, uy));
     let (sx, sy) = clip(x1, y1, l.half[a.from], cx, cy);
     let (ex, ey) = clip(x2, y2, l.half[a.to], cx, cy);
     let (colour, dash) = a.class.style();
@@ -287,6 +290,85 @@ fn arrow(pic: &Picture, l: &Layout, i: usize, a: &Arrow) -> String {
 }
 
 /// Where the segment from a box's centre towards (tx, ty) leaves the box.
+/// The control point of an arrow's curve, routed around the boxes of
+/// every other event: an arrow behind a box reads as an edge to it (the
+/// Diagrams chapter promises none). The preferred point if its curve is
+/// clear; else the nearest one along `away` (perpendicular to the chord, or
+/// rightwards for an arc within a column), first that way, then the other.
+fn route(l: &Layout, a: &Arrow, preferred: (f64, f64), away: (f64, f64)) -> (f64, f64) {
+    let at = |d: f64| (preferred.0 + away.0 * d, preferred.1 + away.1 * d);
+    let steps = (1..=ROUTE_TRIES).flat_map(|k| {
+        let d = k as f64 * ROUTE_STEP;
+        [d, -d]
+    });
+    std::iter::once(0.0)
+        .chain(steps)
+        .map(at)
+        .find(|&c| clear(l, a, c))
+        .unwrap_or(preferred)
+}
+
+/// How many steps of `ROUTE_STEP` px `route` tries each way.
+const ROUTE_TRIES: usize = 40;
+const ROUTE_STEP: f64 = 8.0;
+
+/// Whether the curve through control point `c` misses every box but its ends'.
+fn clear(l: &Layout, a: &Arrow, c: (f64, f64)) -> bool {
+    let (x1, y1, x2, y2) = (l.x[a.from], l.y[a.from], l.x[a.to], l.y[a.to]);
+    let s = clip(x1, y1, l.half[a.from], c.0, c.1);
+    let e = clip(x2, y2, l.half[a.to], c.0, c.1);
+    let points: Vec<(f64, f64)> = (0..=CURVE_SAMPLES)
+        .map(|k| quadratic(s, c, e, k as f64 / CURVE_SAMPLES as f64))
+        .collect();
+    (0..l.x.len())
+        .filter(|&j| j != a.from && j != a.to)
+        .all(|j| {
+            let (hw, hh) = (l.half[j] + 3.0, BOX_H / 2.0 + 3.0);
+            let bx = (l.x[j] - hw, l.y[j] - hh, l.x[j] + hw, l.y[j] + hh);
+            points.windows(2).all(|w| !segment_meets_box(w[0], w[1], bx))
+        })
+}
+
+const CURVE_SAMPLES: usize = 48;
+
+/// The point at `t` of the quadratic Bézier curve from `s` through `c` to `e`.
+fn quadratic(s: (f64, f64), c: (f64, f64), e: (f64, f64), t: f64) -> (f64, f64) {
+    let u = 1.0 - t;
+    (
+        u * u * s.0 + 2.0 * u * t * c.0 + t * t * e.0,
+        u * u * s.1 + 2.0 * u * t * c.1 + t * t * e.1,
+    )
+}
+
+/// Whether segment p-q meets the box (x0, y0, x1, y1) (Liang–Barsky clipping).
+fn segment_meets_box(p: (f64, f64), q: (f64, f64), b: (f64, f64, f64, f64)) -> bool {
+    let (dx, dy) = (q.0 - p.0, q.1 - p.1);
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    for (den, num) in [
+        (-dx, p.0 - b.0),
+        (dx, b.2 - p.0),
+        (-dy, p.1 - b.1),
+        (dy, b.3 - p.1),
+    ] {
+        if den.abs() < 1e-12 {
+            if num < 0.0 {
+                return false;
+            }
+            continue;
+        }
+        let t = num / den;
+        if den < 0.0 {
+            t0 = t0.max(t);
+        } else {
+            t1 = t1.min(t);
+        }
+        if t0 > t1 {
+            return false;
+        }
+    }
+    true
+}
+
 fn clip(x: f64, y: f64, half: f64, tx: f64, ty: f64) -> (f64, f64) {
     let (dx, dy) = (tx - x, ty - y);
     let hh = BOX_H / 2.0 + 2.0;

@@ -296,20 +296,44 @@ fn arrow(pic: &Picture, l: &Layout, i: usize, a: &Arrow) -> String {
 /// clear; else the nearest one along `away` (perpendicular to the chord, or
 /// rightwards for an arc within a column), first that way, then the other.
 fn route(l: &Layout, a: &Arrow, preferred: (f64, f64), away: (f64, f64)) -> (f64, f64) {
-    let at = |d: f64| (preferred.0 + away.0 * d, preferred.1 + away.1 * d);
-    let steps = (1..=ROUTE_TRIES).flat_map(|k| {
+    // Along the chord, for curves that must cross a column between two rows.
+    let (chord_x, chord_y) = (l.x[a.to] - l.x[a.from], l.y[a.to] - l.y[a.from]);
+    let offsets = std::iter::once(0.0).chain((1..=ROUTE_TRIES).flat_map(|k| {
         let d = k as f64 * ROUTE_STEP;
         [d, -d]
-    });
-    std::iter::once(0.0)
-        .chain(steps)
-        .map(at)
+    }));
+    offsets
+        .flat_map(|d| {
+            ROUTE_ALONG.iter().map(move |&f| {
+                (
+                    preferred.0 + away.0 * d + chord_x * f,
+                    preferred.1 + away.1 * d + chord_y * f,
+                )
+            })
+        })
         .find(|&c| clear(l, a, c))
+        .or_else(|| anywhere(l, a, preferred))
         .unwrap_or(preferred)
 }
 
+/// The clear control point nearest `preferred` on a grid over the picture,
+/// for arrows no small detour frees (an arrow from under one event to above
+/// another, across a column of them).
+fn anywhere(l: &Layout, a: &Arrow, preferred: (f64, f64)) -> Option<(f64, f64)> {
+    let columns = (l.width / ROUTE_STEP) as usize;
+    let rows = (l.height / ROUTE_STEP) as usize;
+    let mut grid: Vec<(f64, f64)> = (0..=columns)
+        .flat_map(|i| (0..=rows).map(move |j| (i as f64 * ROUTE_STEP, j as f64 * ROUTE_STEP)))
+        .collect();
+    let distance = |c: &(f64, f64)| (c.0 - preferred.0).hypot(c.1 - preferred.1);
+    grid.sort_by(|p, q| distance(p).total_cmp(&distance(q)));
+    grid.into_iter().find(|&c| clear(l, a, c))
+}
+
+/// Shifts of the control point along the chord, as fractions of it.
+const ROUTE_ALONG: [f64; 5] = [0.0, 0.15, -0.15, 0.3, -0.3];
 /// How many steps of `ROUTE_STEP` px `route` tries each way.
-const ROUTE_TRIES: usize = 40;
+const ROUTE_TRIES: usize = 60;
 const ROUTE_STEP: f64 = 8.0;
 
 /// Whether the curve through control point `c` misses every box but its ends'.

@@ -201,11 +201,7 @@ impl Report {
         let cut = self.states.len() > shown;
         let determined = |s: &&StateCount| s.values.iter().all(|(_, v)| v.is_some());
         let listed: Vec<&StateCount> = if cut {
-            self.states
-                .iter()
-                .filter(determined)
-                .take(shown)
-                .collect()
+            self.states.iter().filter(determined).take(shown).collect()
         } else {
             self.states.iter().collect()
         };

@@ -239,7 +239,11 @@ fn every_path_in_every_help_exists() {
         "fmt", "parse", "run", "pomsets", "draw", "explain", "refine", "check", "options", "repl",
     ];
     let mut helps = vec![text(&pomset(&["--help"]).stdout)];
-    helps.extend(commands.iter().map(|c| text(&pomset(&[c, "--help"]).stdout)));
+    helps.extend(
+        commands
+            .iter()
+            .map(|c| text(&pomset(&[c, "--help"]).stdout)),
+    );
     let mut checked = 0;
     for help in &helps {
         for word in help.split(|c: char| c.is_whitespace() || "'\"`()".contains(c)) {
@@ -255,7 +259,10 @@ fn every_path_in_every_help_exists() {
             checked += 1;
         }
     }
-    assert!(checked >= 20, "only {checked} paths found in the help texts");
+    assert!(
+        checked >= 20,
+        "only {checked} paths found in the help texts"
+    );
 }
 
 /// An error in a command-line condition is located in the argument, not at
@@ -263,8 +270,18 @@ fn every_path_in_every_help_exists() {
 #[test]
 fn condition_errors_are_located_in_the_argument() {
     for args in [
-        ["pomsets", "examples/classic/mp+rel+acq.litmus", "--outcome", "P1:r = 1 /\\ P1:q = 0"],
-        ["draw", "examples/classic/mp+rel+acq.litmus", "--outcome", "P1:r = 1 /\\"],
+        [
+            "pomsets",
+            "examples/classic/mp+rel+acq.litmus",
+            "--outcome",
+            "P1:r = 1 /\\ P1:q = 0",
+        ],
+        [
+            "draw",
+            "examples/classic/mp+rel+acq.litmus",
+            "--outcome",
+            "P1:r = 1 /\\",
+        ],
     ] {
         let out = pomset(&args);
         let err = text(&out.stderr);
@@ -272,6 +289,14 @@ fn condition_errors_are_located_in_the_argument() {
         assert!(err.contains("<condition>:1:"), "{err}");
         assert!(!err.contains("mp+rel+acq.litmus:"), "{err}");
     }
-    let out = pomset(&["explain", "examples/classic/mp+rel+acq.litmus", "P1:r = = 1"]);
-    assert!(text(&out.stderr).contains("<condition>:1:"), "{}", text(&out.stderr));
+    let out = pomset(&[
+        "explain",
+        "examples/classic/mp+rel+acq.litmus",
+        "P1:r = = 1",
+    ]);
+    assert!(
+        text(&out.stderr).contains("<condition>:1:"),
+        "{}",
+        text(&out.stderr)
+    );
 }

@@ -219,15 +219,18 @@ fn boxes(svg: &str) -> Vec<(String, (f64, f64, f64, f64))> {
     out
 }
 
+/// An arrow's two ends' names and the points of its curve.
+type Curve = (String, String, Vec<(f64, f64)>);
+
 /// Each arrow of one SVG picture: its two ends' names and the points of its
 /// curve (`M s Q c e`, a quadratic Bézier), finely sampled.
-fn curves(svg: &str) -> Vec<(String, String, Vec<(f64, f64)>)> {
+fn curves(svg: &str) -> Vec<Curve> {
     let mut out = Vec::new();
     for part in svg.split("<path class=\"edge ").skip(1) {
         let d = part.split(" d=\"").nth(1).and_then(|r| r.split('"').next());
         let d = d.expect("a path has d");
         let nums: Vec<f64> = d
-            .split(|c: char| c == ' ' || c == ',' || c == 'M' || c == 'Q')
+            .split([' ', ',', 'M', 'Q'])
             .filter(|t| !t.is_empty())
             .map(|t| t.parse().expect("a coordinate"))
             .collect();
@@ -252,7 +255,12 @@ fn curves(svg: &str) -> Vec<(String, String, Vec<(f64, f64)>)> {
 fn meets(p: (f64, f64), q: (f64, f64), b: (f64, f64, f64, f64)) -> bool {
     let (mut t0, mut t1) = (0.0f64, 1.0f64);
     let (dx, dy) = (q.0 - p.0, q.1 - p.1);
-    for (den, num) in [(-dx, p.0 - b.0), (dx, b.2 - p.0), (-dy, p.1 - b.1), (dy, b.3 - p.1)] {
+    for (den, num) in [
+        (-dx, p.0 - b.0),
+        (dx, b.2 - p.0),
+        (-dy, p.1 - b.1),
+        (dy, b.3 - p.1),
+    ] {
         if den == 0.0 {
             if num < 0.0 {
                 return false;
@@ -291,7 +299,10 @@ fn arrows_never_pass_behind_other_events() {
             for (from, to, points) in curves(&svg) {
                 for (id, b) in boxes.iter().filter(|(id, _)| *id != from && *id != to) {
                     let hit = points.windows(2).any(|w| meets(w[0], w[1], *b));
-                    assert!(!hit, "{name} pomset {n}: the arrow {from} → {to} passes behind {id}");
+                    assert!(
+                        !hit,
+                        "{name} pomset {n}: the arrow {from} → {to} passes behind {id}"
+                    );
                 }
                 checked += 1;
             }

@@ -58,12 +58,17 @@ fn long_operator_chains_are_refused_not_overflowed() {
             .collect();
         inputs.push(("conjuncts", litmus("r := 1", &conjuncts(n))));
         for (what, src) in inputs {
-            let err = syntax::parse(&src).expect_err(what).render("deep.litmus", &src);
+            let err = syntax::parse(&src)
+                .expect_err(what)
+                .render("deep.litmus", &src);
             assert!(
                 err.contains("nest more than 256 deep") || err.contains("longer than 4096 tokens"),
                 "{what} at {n}: {err}"
             );
-            assert!(err.contains("deep.litmus:"), "{what} at {n} is located: {err}");
+            assert!(
+                err.contains("deep.litmus:"),
+                "{what} at {n} is located: {err}"
+            );
             assert!(err.contains("hint:"), "{what} at {n}: {err}");
             assert!(syntax::format(&src).is_err(), "{what} at {n}");
         }
@@ -81,12 +86,9 @@ fn chains_within_the_bound_still_parse() {
     // `- - ... 1` with an even number of minus signs is 1; `!!...1` too.
     let test = syntax::parse(&litmus(&format!("r := {}1", "- ".repeat(100)), "r = 1"))
         .expect("100 minus signs parse");
-    let states = pomset::semantics::decide::outcomes(
-        &test.program,
-        &test.program.model,
-        Default::default(),
-    )
-    .expect("supported");
+    let states =
+        pomset::semantics::decide::outcomes(&test.program, &test.program.model, Default::default())
+            .expect("supported");
     let report = pomset::report::Report::new(
         &test.program,
         &test.program.model,
@@ -167,7 +169,10 @@ fn many_states_end_unknown_with_the_limit_named() {
     let path = path.to_str().expect("a UTF-8 temp path");
     let out = pomset(&["run", "--max-states", "50", path]);
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("Limit reached: --max-states 50"), "{stdout}");
+    assert!(
+        stdout.contains("Limit reached: --max-states 50"),
+        "{stdout}"
+    );
     assert!(stdout.contains("Expected allowed: undecided"), "{stdout}");
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("--allow-unknown"));
@@ -204,11 +209,23 @@ fn limit_messages_name_real_flags() {
     let stdout = text(&out.stdout);
     assert!(stdout.contains("Limit reached: --max-steps 1"), "{stdout}");
     let help = text(&pomset(&["run", "--help"]).stdout);
-    for flag in ["--max-steps", "--max-states", "--max-pomsets", "--timeout", "--allow-unknown"] {
+    for flag in [
+        "--max-steps",
+        "--max-states",
+        "--max-pomsets",
+        "--timeout",
+        "--allow-unknown",
+    ] {
         assert!(help.contains(flag), "run --help lacks {flag}");
     }
     let help = text(&pomset(&["draw", "--help"]).stdout);
-    for flag in ["--max-steps", "--max-states", "--max-pomsets", "--timeout", "--limit"] {
+    for flag in [
+        "--max-steps",
+        "--max-states",
+        "--max-pomsets",
+        "--timeout",
+        "--limit",
+    ] {
         assert!(help.contains(flag), "draw --help lacks {flag}");
     }
 }
@@ -218,15 +235,21 @@ fn limit_messages_name_real_flags() {
 /// instead of "target 0 pomsets, source 0".
 #[test]
 fn refine_stops_once_the_verdict_is_unknown() {
-    let writes = vec!["x := 1"; 10].join("; ");
+    let writes = ["x := 1"; 10].join("; ");
     let from = format!("{writes}; r := x");
     let to = format!("{writes}; r := 1");
     let out = pomset(&["refine", "--from", &from, "--to", &to]);
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("unknown (the local pomsets were not all enumerated)"), "{stdout}");
+    assert!(
+        stdout.contains("unknown (the local pomsets were not all enumerated)"),
+        "{stdout}"
+    );
     assert!(!stdout.contains("target 0 pomsets"), "{stdout}");
     assert!(stdout.contains("among 1 context\n"), "{stdout}");
-    assert!(stdout.contains("a generated test's bound (max pomsets"), "{stdout}");
+    assert!(
+        stdout.contains("a generated test's bound (max pomsets"),
+        "{stdout}"
+    );
     // --timeout stops the contextual search of an unsound pair.
     let out = pomset(&[
         "refine",
@@ -238,7 +261,10 @@ fn refine_stops_once_the_verdict_is_unknown() {
         "x := 2",
     ]);
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("Stopped by the limit --timeout 0"), "{stdout}");
+    assert!(
+        stdout.contains("Stopped by the limit --timeout 0"),
+        "{stdout}"
+    );
 }
 
 /// `draw` takes run's limits and a picture limit, and lays many pictures
@@ -267,8 +293,19 @@ fn draw_is_bounded_and_laid_out_as_a_grid() {
     let (w, h) = (number("width"), number("height"));
     // Three columns of three: neither a strip down nor a strip across.
     assert!(h < 3.0 * w && w < 3.0 * h, "{w} x {h}");
-    let out = pomset(&["draw", "--max-states", "1", "--which", "complete", "examples/classic/iriw.litmus"]);
-    assert!(text(&out.stderr).contains("--max-states 1"), "{}", text(&out.stderr));
+    let out = pomset(&[
+        "draw",
+        "--max-states",
+        "1",
+        "--which",
+        "complete",
+        "examples/classic/iriw.litmus",
+    ]);
+    assert!(
+        text(&out.stderr).contains("--max-states 1"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 /// Ctrl-C during `:run` prints the count and a few states, not all of them.
@@ -293,6 +330,9 @@ fn ctrl_c_prints_a_count_and_a_few_states() {
         .find_map(|l| l.strip_prefix("States "))
         .and_then(|n| n.trim().parse().ok())
         .expect("a States line");
-    assert!(states > 10, "3 s of IRIW with six readers finds more than 10 states: {run}");
+    assert!(
+        states > 10,
+        "3 s of IRIW with six readers finds more than 10 states: {run}"
+    );
     assert!(run.contains("not listed"), "{run}");
 }

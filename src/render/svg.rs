@@ -349,7 +349,9 @@ fn clear(l: &Layout, a: &Arrow, c: (f64, f64)) -> bool {
         .all(|j| {
             let (hw, hh) = (l.half[j] + 3.0, BOX_H / 2.0 + 3.0);
             let bx = (l.x[j] - hw, l.y[j] - hh, l.x[j] + hw, l.y[j] + hh);
-            points.windows(2).all(|w| !segment_meets_box(w[0], w[1], bx))
+            points
+                .windows(2)
+                .all(|w| !segment_meets_box(w[0], w[1], bx))
         })
 }
 

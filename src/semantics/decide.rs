@@ -539,7 +539,9 @@ impl Product<'_, '_> {
         match found {
             Ok(w) => Some(w),
             Err(_) if capped => {
-                out.limit = Some(format!("--max-states {cap} (complete pomsets of one rf search)"));
+                out.limit = Some(format!(
+                    "--max-states {cap} (complete pomsets of one rf search)"
+                ));
                 None
             }
             Err(_) => {

@@ -108,7 +108,11 @@ impl Diagnostics {
         let moved = |sp: Span| Span::new(sp.start - at, sp.end.clamp(sp.start, end) - at);
         let moved = self.0.iter().map(|d| Diagnostic {
             span: moved(d.span),
-            also: d.also.iter().map(|(sp, l)| (moved(*sp), l.clone())).collect(),
+            also: d
+                .also
+                .iter()
+                .map(|(sp, l)| (moved(*sp), l.clone()))
+                .collect(),
             ..d.clone()
         });
         Some(Diagnostics(moved.collect()))

@@ -314,10 +314,10 @@ fn ctrl_c_prints_a_count_and_a_few_states() {
     use std::sync::atomic::{AtomicBool, Ordering};
     static CANCELLED: AtomicBool = AtomicBool::new(false);
     let mut s = Session::new().with_cancel(&CANCELLED);
-    let loaded = s.eval(&iriw(6)).output.render(false);
+    let loaded = s.eval(&iriw(8)).output.render(false);
     assert!(!loaded.contains("error"), "{loaded}");
     let timer = std::thread::spawn(|| {
-        std::thread::sleep(std::time::Duration::from_secs(3));
+        std::thread::sleep(std::time::Duration::from_secs(2));
         CANCELLED.store(true, Ordering::Relaxed);
     });
     let run = s.eval(":run").output.render(false);
@@ -332,7 +332,7 @@ fn ctrl_c_prints_a_count_and_a_few_states() {
         .expect("a States line");
     assert!(
         states > 10,
-        "3 s of IRIW with six readers finds more than 10 states: {run}"
+        "2 s of IRIW with eight readers finds more than 10 states: {run}"
     );
     assert!(run.contains("not listed"), "{run}");
 }

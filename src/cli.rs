@@ -82,7 +82,7 @@ rather than drop them.")]
     /// extended expressions as reads into fresh registers, threads labelled.
     #[command(after_help = "\
 Example:
-  $ pomset parse examples/classic/lb-data.litmus
+  $ pomset parse examples/classic/lb+datas.litmus
 The output is itself a litmus file: `pomset parse` of it prints it again.")]
     Parse {
         #[arg(required = true)]
@@ -113,12 +113,12 @@ limit is named; it is never a wrong answer.")]
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
-        /// Give up (verdict unknown) beyond this many local pomsets.
-        #[arg(long, default_value_t = 200_000)]
-        max_pomsets: usize,
-        /// Give up (verdict unknown) after this many seconds per test.
-        #[arg(long, value_name = "SECONDS")]
-        timeout: Option<f64>,
+        #[command(flatten)]
+        limits: LimitArgs,
+        /// Exit 0 even when a limit leaves a stated expectation undecided
+        /// (by default an Unknown against an `expect` or allow/forbid fails the run).
+        #[arg(long)]
+        allow_unknown: bool,
         /// Print the logic layer's counters (queries, cache hits, SAT calls) per test.
         #[arg(long)]
         stats: bool,
@@ -170,9 +170,8 @@ are listed; larger ones add order only.")]
         /// Print at most this many pomsets.
         #[arg(long, default_value_t = 20)]
         limit: usize,
-        /// Stop enumerating beyond this many pomsets (the list says so).
-        #[arg(long, default_value_t = 200_000)]
-        max_pomsets: usize,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
     /// Draw complete or candidate pomsets: text for the terminal, SVG, TikZ or DOT.
     #[command(after_help = "\
@@ -181,7 +180,7 @@ Examples:
   pomset draw examples/classic/mp+rel+acq.litmus --format svg -o mp.svg
   pomset draw examples/classic/lb+datas.litmus --outcome 'P0:r = 1 /\\ P1:s = 0' --format tikz
   pomset draw examples/classic/sb.litmus --which complete --format text
-  pomset draw examples/classic/coww.litmus --which candidates
+  pomset draw examples/classic/coww.litmus --which incomplete
 
 Threads are columns, events sit in program order and read `κ | label` (`tt |`
 omitted). Each arrow's style says why it is there: dependency (s3),
@@ -195,7 +194,7 @@ pdflatex (--snippet for the tikzpicture alone).")]
         /// Only pomsets whose final state satisfies this proposition.
         #[arg(long, value_name = "CONDITION")]
         outcome: Option<String>,
-        /// complete | candidates (those not complete) | all (every candidate) | N (the N-th complete pomset).
+        /// complete | candidates (every candidate, complete or not, as pomsets --candidates) | incomplete (the candidates not complete) | N (the N-th complete pomset).
         #[arg(long, default_value = "1", value_name = "WHICH")]
         which: String,
         #[arg(long, value_enum, default_value_t = DrawFormat::Text)]
@@ -220,6 +219,12 @@ pdflatex (--snippet for the tikzpicture alone).")]
         init: bool,
         #[arg(long = "set", value_name = "OPTION=VALUE")]
         set: Vec<String>,
+        /// Draw at most this many pictures (complete, candidates, all); the
+        /// rest are counted on standard error.
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
     /// Say why an outcome is forbidden: the rule that fails for each way to reach it.
     #[command(after_help = "\
@@ -278,6 +283,10 @@ target allows and the source forbids; that test runs with `pomset run`.")]
         /// Give up (verdict unknown) beyond this many local pomsets per fragment.
         #[arg(long, default_value_t = 20_000)]
         max_pomsets: usize,
+        /// Stop the contextual search after this many seconds per refinement
+        /// (the verdict found so far stands; an unknown one stays unknown).
+        #[arg(long, value_name = "SECONDS")]
+        timeout: Option<f64>,
     },
     /// Parse and check litmus files, printing errors and warnings.
     Check {
@@ -291,8 +300,9 @@ target allows and the source forbids; that test runs with `pomset run`.")]
     #[command(after_help = "\
 Examples:
   pomset repl                         the line editor: history, Tab completion, :help
-  pomset repl < session.txt           run a session from a pipe and print the transcript
-  pomset repl book/repl/tour.session  the same from a file
+  pomset repl < book/repl/1-fragments.session
+                                      run a session from a pipe and print the transcript
+  pomset repl book/repl/2-lb.session  the same from a file
 
 At the prompt, type a fragment such as `r := x; y := r` (threads separated by
 `||`) to see its complete pomsets, or a command: :load FILE, :run, :pomsets,
@@ -342,8 +352,8 @@ pub fn run(cli: Cli) -> ExitCode {
             paths,
             set,
             json,
-            max_pomsets,
-            timeout,
+            limits,
+            allow_unknown,
             stats,
             draw,
             all_states,
@@ -351,8 +361,8 @@ pub fn run(cli: Cli) -> ExitCode {
         } => run_tests(
             &paths,
             &set,
-            json,
-            (max_pomsets, timeout),
+            (json, allow_unknown),
+            limits,
             (stats, draw, all_states),
             (color, engine),
         ),
@@ -362,16 +372,16 @@ pub fn run(cli: Cli) -> ExitCode {
             candidates,
             set,
             limit,
-            max_pomsets,
+            limits,
             ..
         } => {
             if candidates {
                 if outcome.is_some() {
                     return usage("--outcome selects complete pomsets by their final state, which a candidate need not have; drop --outcome or --candidates");
                 }
-                candidate_pomsets(&path, &set, (limit, max_pomsets), color)
+                candidate_pomsets(&path, &set, (limit, limits), color)
             } else {
-                pomsets(&path, outcome.as_deref(), &set, (limit, max_pomsets), color)
+                pomsets(&path, outcome.as_deref(), &set, (limit, limits), color)
             }
         }
         Command::Draw {
@@ -386,6 +396,8 @@ pub fn run(cli: Cli) -> ExitCode {
             snippet,
             init,
             set,
+            limit,
+            limits,
         } => {
             let opts = DrawArgs {
                 which,
@@ -394,6 +406,8 @@ pub fn run(cli: Cli) -> ExitCode {
                 legend: (legend || no_legend).then_some(legend),
                 snippet,
                 init,
+                limit,
+                limits: limits.limits(),
             };
             crate::render::draw::command(
                 &path,
@@ -416,11 +430,12 @@ pub fn run(cli: Cli) -> ExitCode {
             set,
             max_contexts,
             max_pomsets,
+            timeout,
         } => crate::refinement::cli(
             &paths,
             from.zip(to),
             &set,
-            (max_contexts, max_pomsets),
+            (max_contexts, max_pomsets, timeout),
             color,
         ),
         Command::Options => {
@@ -471,6 +486,45 @@ pub struct DrawArgs {
     pub legend: Option<bool>,
     pub snippet: bool,
     pub init: bool,
+    /// At most this many pictures.
+    pub limit: usize,
+    pub limits: crate::semantics::decide::Limits,
+}
+
+/// The limits of `run`, `pomsets` and `draw`: reaching one makes the answer
+/// Unknown with the limit named, never wrong, and no search outgrows memory.
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct LimitArgs {
+    /// Give up (verdict unknown) beyond this many local pomsets.
+    #[arg(long, default_value_t = 200_000)]
+    pub max_pomsets: usize,
+    /// Give up (verdict unknown) beyond this many final states, or complete
+    /// pomsets of one rf search held at once (what bounds memory).
+    #[arg(long, default_value_t = crate::semantics::decide::MAX_STATES)]
+    pub max_states: usize,
+    /// Give up (verdict unknown) after this many steps of the rf searches.
+    #[arg(long, default_value_t = 50_000_000)]
+    pub max_steps: u64,
+    /// Give up (verdict unknown) after this many seconds per test.
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+}
+
+impl LimitArgs {
+    /// The limits, with the deadline counted from now.
+    pub fn limits(&self) -> crate::semantics::decide::Limits {
+        let deadline = self.timeout.map(|t| {
+            let secs = std::time::Duration::from_secs_f64(t.clamp(0.0, 1e9));
+            (std::time::Instant::now() + secs, t)
+        });
+        crate::semantics::decide::Limits {
+            max_pomsets: self.max_pomsets,
+            max_steps: self.max_steps,
+            max_states: self.max_states,
+            deadline,
+            cancel: None,
+        }
+    }
 }
 
 /// Applies `--set name=value` overrides to a model.
@@ -489,13 +543,13 @@ pub fn apply_sets(model: &mut Model, sets: &[String]) -> Result<(), String> {
 fn run_tests(
     paths: &[PathBuf],
     sets: &[String],
-    json: bool,
-    (max_pomsets, timeout): (usize, Option<f64>),
+    (json, allow_unknown): (bool, bool),
+    limit_args: LimitArgs,
     (stats, draw, all_states): (bool, Option<PathBuf>, bool),
     (color, engine): (bool, Engine),
 ) -> Result<bool, String> {
     use crate::report::Report;
-    use crate::semantics::decide::{outcomes, Limits, Unsupported};
+    use crate::semantics::decide::{outcomes, Unsupported};
     // Reject a bad --set before reading any file.
     apply_sets(&mut Model::default(), sets)?;
     let mut ok = true;
@@ -510,12 +564,8 @@ fn run_tests(
             return false;
         }
         let start = std::time::Instant::now();
-        let deadline = timeout.map(|t| (start + std::time::Duration::from_secs_f64(t.max(0.0)), t));
-        let limits = Limits {
-            max_pomsets,
-            deadline,
-            ..Limits::default()
-        };
+        let limits = limit_args.limits();
+        let (max_pomsets, deadline) = (limits.max_pomsets, limits.deadline);
         let decided = match engine {
             Engine::Fast => outcomes(p, &model, limits),
             Engine::Reference => crate::reference::outcomes(
@@ -551,6 +601,13 @@ fn run_tests(
             ),
         };
         let met = report.expectations_met();
+        let undecided = report.undecided() && !allow_unknown;
+        if undecided {
+            eprintln!(
+                "error: {}: a limit left a stated expectation undecided (--allow-unknown accepts this)",
+                p.name
+            );
+        }
         tally.0 += 1;
         tally.1 += usize::from(!met);
         tally.2 += usize::from(report.limit.is_some() || report.unsupported.is_some());
@@ -565,9 +622,9 @@ fn run_tests(
             }
             println!("{text}");
         }
-        ok &= met;
+        ok &= met && !undecided;
         if let Some(dir) = &draw {
-            match crate::render::draw::witnesses(test, &model, dir) {
+            match crate::render::draw::witnesses(test, &model, limit_args.limits(), dir) {
                 Ok(files) => files.iter().for_each(|f| eprintln!("drew {}", f.display())),
                 Err(e) => eprintln!("error: {e}"),
             }
@@ -614,6 +671,7 @@ pub(crate) fn load(
     color: bool,
 ) -> Result<Option<(syntax::Litmus, Model)>, String> {
     let mut src = read(path)?;
+    let at = src.len() + "\nexists (".len();
     if let Some(c) = condition {
         src.push_str(&format!("\nexists ({c})\n"));
     }
@@ -624,7 +682,11 @@ pub(crate) fn load(
             Ok(Some((t, model)))
         }
         Err(d) => {
-            d.emit_stderr(&path.display().to_string(), &src, color);
+            // An error in the condition is shown in the argument as typed.
+            match condition.and_then(|c| Some((c, d.within(at, c.len())?))) {
+                Some((c, moved)) => moved.emit_stderr("<condition>", c, color),
+                None => d.emit_stderr(&path.display().to_string(), &src, color),
+            }
             Ok(None)
         }
     }
@@ -634,10 +696,9 @@ fn pomsets(
     path: &Path,
     outcome: Option<&str>,
     sets: &[String],
-    (limit, max_pomsets): (usize, usize),
+    (limit, limit_args): (usize, LimitArgs),
     color: bool,
 ) -> Result<bool, String> {
-    use crate::semantics::decide::Limits;
     let Some((test, model)) = load(path, outcome, sets, color)? else {
         return Ok(false);
     };
@@ -645,10 +706,7 @@ fn pomsets(
     let filter = outcome
         .and_then(|_| p.conditions.last())
         .map(|c| c.prop.clone());
-    let limits = Limits {
-        max_pomsets,
-        ..Limits::default()
-    };
+    let limits = limit_args.limits();
     let listing = pomset_listing(p, &model, filter.as_ref(), limits);
     if let Some(option) = &listing.unsupported {
         return Err(unsupported_text(option));
@@ -673,13 +731,13 @@ pub struct Listing {
 }
 
 impl Listing {
-    /// "N complete pomset(s)", with how many are shown and any limit.
+    /// "N complete pomsets", with how many are shown and any limit.
     pub fn summary(&self, shown: usize) -> String {
         if let Some(option) = &self.unsupported {
             return unsupported_text(option);
         }
         let n = self.pomsets.len();
-        let mut out = format!("{n} complete pomset(s)");
+        let mut out = crate::report::count(n, "complete pomset");
         if shown < n {
             out.push_str(&format!(", {shown} shown"));
         }
@@ -741,11 +799,10 @@ pub fn unsupported_text(option: &str) -> String {
 fn candidate_pomsets(
     path: &Path,
     sets: &[String],
-    (limit, max_pomsets): (usize, usize),
+    (limit, limit_args): (usize, LimitArgs),
     color: bool,
 ) -> Result<bool, String> {
     use crate::semantics::candidates::candidates_visiting;
-    use crate::semantics::decide::Limits;
     let Some((test, model)) = load(path, None, sets, color)? else {
         return Ok(false);
     };
@@ -758,10 +815,7 @@ fn candidate_pomsets(
             println!("{}", crate::render::text::candidate(sem, p, shown, c));
         }
     };
-    let limits = Limits {
-        max_pomsets,
-        ..Limits::default()
-    };
+    let limits = limit_args.limits();
     match candidates_visiting(p, &model, limits, &mut visit) {
         Ok(l) => {
             let more = if shown < l.candidates {
@@ -770,8 +824,9 @@ fn candidate_pomsets(
                 String::new()
             };
             println!(
-                "{} candidate pomset(s), {} complete{more}",
-                l.candidates, l.complete
+                "{}, {} complete{more}",
+                crate::report::count(l.candidates, "candidate pomset"),
+                l.complete
             );
             if let Some(l) = l.limit {
                 println!("Limit reached: {l} (the list is incomplete)");

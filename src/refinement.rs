@@ -126,6 +126,9 @@ pub struct RefineReport {
     pub contexts_tried: usize,
     pub limit: Option<String>,
     pub expect: Option<Verdict>,
+    /// Whether both fragments' local pomsets were enumerated (the counts
+    /// above mean nothing when a limit stopped that).
+    pub enumerated: bool,
 }
 
 impl RefineReport {
@@ -140,13 +143,20 @@ impl RefineReport {
 
     pub fn text(&self) -> String {
         let mut s = String::new();
+        let counts = if self.enumerated {
+            format!(
+                "target {}, source {}",
+                crate::report::count(self.target_pomsets, "pomset"),
+                self.source_pomsets
+            )
+        } else {
+            "the local pomsets were not all enumerated".to_string()
+        };
         let _ = writeln!(
             s,
-            "Refinement {}: {} (target {} pomsets, source {})",
+            "Refinement {}: {} ({counts})",
             self.name,
             self.verdict.as_str(),
-            self.target_pomsets,
-            self.source_pomsets
         );
         if let Some(u) = &self.unmatched {
             let _ = writeln!(s, "Target pomset with no match in the source:");
@@ -155,19 +165,13 @@ impl RefineReport {
         if self.verdict != Verdict::Sound && (self.contexts_tried > 0 || self.unmatched.is_some()) {
             match &self.counterexample {
                 Some(c) => {
-                    let _ = writeln!(
-                        s,
-                        "Distinguishing test ({} contexts tried):",
-                        self.contexts_tried
-                    );
+                    let tried = crate::report::count(self.contexts_tried, "context");
+                    let _ = writeln!(s, "Distinguishing test ({tried} tried):");
                     s.push_str(c);
                 }
                 None => {
-                    let _ = writeln!(
-                        s,
-                        "No distinguishing test among {} contexts",
-                        self.contexts_tried
-                    );
+                    let tried = crate::report::count(self.contexts_tried, "context");
+                    let _ = writeln!(s, "No distinguishing test among {tried}");
                 }
             }
         }
@@ -383,6 +387,7 @@ pub fn refine(
         contexts_tried: 0,
         limit: None,
         expect: req.expect,
+        enumerated: false,
     };
     let p = &req.program;
     let mut sem = Sem::new(p, model, limits.max_pomsets);
@@ -404,7 +409,7 @@ pub fn refine(
             // A distinguishing test still settles it: its outcomes are decided.
             if limits.max_contexts > 0 {
                 let stopped = report.limit.take();
-                contextual(req, model, limits, &mut report);
+                contextual(req, model, limits, true, &mut report);
                 if report.counterexample.is_some() {
                     report.verdict = Verdict::Unsound;
                 }
@@ -415,6 +420,7 @@ pub fn refine(
     };
     report.source_pomsets = src.len();
     report.target_pomsets = tgt.len();
+    report.enumerated = true;
     let posts = postconditions(&mut sem, thread);
     let mut cx = Cx { sem, posts, model };
     for t in &tgt {
@@ -449,7 +455,7 @@ pub fn refine(
         }
     }
     if report.verdict == Verdict::Unsound && limits.max_contexts > 0 {
-        contextual(req, model, limits, &mut report);
+        contextual(req, model, limits, false, &mut report);
     }
     Ok(report)
 }
@@ -872,8 +878,9 @@ pub fn distinguishing_test(req: &Refinement, model: &Model, limits: Limits) -> O
         contexts_tried: 0,
         limit: None,
         expect: None,
+        enumerated: false,
     };
-    contextual(req, model, limits, &mut report);
+    contextual(req, model, limits, false, &mut report);
     report.counterexample
 }
 
@@ -881,7 +888,18 @@ pub fn distinguishing_test(req: &Refinement, model: &Model, limits: Limits) -> O
 /// allows and the source forbids: thread P0 is the fragment, then the file's
 /// context threads, then up to two generated threads (one first, then pairs)
 /// of reads, writes and fences on the fragment's locations, with values in V.
-fn contextual(req: &Refinement, model: &Model, limits: Limits, report: &mut RefineReport) {
+///
+/// `unknown`: the verdict is already unknown (a limit stopped the
+/// enumeration), so every context carries the same too-large fragment: the
+/// search stops at the first context a limit stops, naming that limit,
+/// rather than trying hundreds more. A deadline (`--timeout`) stops it too.
+fn contextual(
+    req: &Refinement,
+    model: &Model,
+    limits: Limits,
+    unknown: bool,
+    report: &mut RefineReport,
+) {
     let locs: Vec<String> = req.program.locs.iter().map(|l| l.name.clone()).collect();
     let values: Vec<i64> = req
         .program
@@ -921,6 +939,12 @@ fn contextual(req: &Refinement, model: &Model, limits: Limits, report: &mut Refi
             report.limit = Some(format!("--max-contexts {}", limits.max_contexts));
             return;
         }
+        if let Some((at, secs)) = limits.run.deadline {
+            if std::time::Instant::now() > at {
+                report.limit = Some(format!("--timeout {secs}"));
+                return;
+            }
+        }
         report.contexts_tried += 1;
         let threads: Vec<String> = req.context.iter().cloned().chain(ctx).collect();
         let text = |body: &str, cond: &str| {
@@ -946,7 +970,13 @@ fn contextual(req: &Refinement, model: &Model, limits: Limits, report: &mut Refi
         ) else {
             return;
         };
-        if so.limit.is_some() || to.limit.is_some() {
+        if let Some(l) = so.limit.as_ref().or(to.limit.as_ref()) {
+            if unknown || l.starts_with("--timeout") {
+                // The generated tests' bounds are not refine's flags; say so.
+                let bound = l.trim_start_matches("--").replacen('-', " ", 1);
+                report.limit = Some(format!("a generated test's bound ({bound})"));
+                return;
+            }
             continue;
         }
         // Compare on the registers and locations both tests have, in one order.
@@ -1055,7 +1085,7 @@ pub fn cli(
     paths: &[std::path::PathBuf],
     quick_pair: Option<(String, String)>,
     sets: &[String],
-    (max_contexts, max_pomsets): (usize, usize),
+    (max_contexts, max_pomsets, timeout): (usize, usize, Option<f64>),
     color: bool,
 ) -> Result<bool, String> {
     let mut inputs: Vec<(String, String)> = Vec::new();
@@ -1083,11 +1113,15 @@ pub fn cli(
         };
         let mut model = req.program.model;
         crate::cli::apply_sets(&mut model, sets)?;
-        let limits = Limits {
+        let mut limits = Limits {
             max_contexts,
             max_pomsets,
             ..Limits::default()
         };
+        limits.run.deadline = timeout.map(|t| {
+            let secs = std::time::Duration::from_secs_f64(t.clamp(0.0, 1e9));
+            (std::time::Instant::now() + secs, t)
+        });
         match refine(&req, &model, limits) {
             Ok(report) => {
                 print!("{}", report.text());

@@ -148,6 +148,14 @@ impl Report {
         self.conditions.iter().all(ConditionReport::passes)
     }
 
+    /// Whether a limit left a stated expectation (other than `expect
+    /// unknown`) undecided: `run` fails on it unless `--allow-unknown`.
+    pub fn undecided(&self) -> bool {
+        self.conditions
+            .iter()
+            .any(|c| c.met.is_none() && c.expected.is_some_and(|e| e != "unknown"))
+    }
+
     /// The `--stats` line.
     pub fn stats_line(&self) -> Option<String> {
         let s = self.stats?;
@@ -169,6 +177,13 @@ impl Report {
     /// relaxed reads multiply the states by |V| + 1 per register (IRIW with
     /// six readers has 3^12), which no one reads.
     pub fn text_listing(&self, p: &Program, all_states: bool) -> String {
+        let shown = if all_states { usize::MAX } else { SHOWN_STATES };
+        self.text_cut(p, shown, "--all-states lists every one")
+    }
+
+    /// As `text_listing`, cutting the list past `shown` states; `more` says
+    /// how to see the rest. The REPL shows a few after Ctrl-C.
+    pub fn text_cut(&self, p: &Program, shown: usize, more: &str) -> String {
         let mut out = String::new();
         let kind = match p.conditions.first().map(|c| c.quantifier) {
             Some(Quantifier::Forall) => "Required",
@@ -183,14 +198,10 @@ impl Report {
             return out;
         }
         let _ = writeln!(out, "States {}", self.states.len());
-        let cut = !all_states && self.states.len() > SHOWN_STATES;
+        let cut = self.states.len() > shown;
         let determined = |s: &&StateCount| s.values.iter().all(|(_, v)| v.is_some());
         let listed: Vec<&StateCount> = if cut {
-            self.states
-                .iter()
-                .filter(determined)
-                .take(SHOWN_STATES)
-                .collect()
+            self.states.iter().filter(determined).take(shown).collect()
         } else {
             self.states.iter().collect()
         };
@@ -206,8 +217,8 @@ impl Report {
             let open = self.states.iter().filter(|s| !determined(s)).count();
             let _ = writeln!(
                 out,
-                "…    {} more state(s) not listed ({open} with an undetermined value `?`); --all-states lists every one",
-                self.states.len() - listed.len()
+                "…    {} not listed ({open} with an undetermined value `?`); {more}",
+                count(self.states.len() - listed.len(), "more state")
             );
         }
         for c in &self.conditions {
@@ -256,6 +267,16 @@ impl Report {
         }
         let _ = writeln!(out, "Time {} {:.3}", self.name, self.seconds);
         out
+    }
+}
+
+/// `n` and a noun in the number `n` asks for: "1 complete pomset",
+/// "2 complete pomsets" (the noun's plural is its last word with an `s`).
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }
 

@@ -152,9 +152,9 @@ fn repl_reads_a_script_and_no_arguments_without_a_terminal_prints_help() {
         transcript.starts_with("pomset> r := x; y := r\n"),
         "{transcript}"
     );
-    assert!(transcript.contains("1 complete pomset(s)"), "{transcript}");
+    assert!(transcript.contains("1 complete pomset\n"), "{transcript}");
     let help = pomset(&["repl", "--help"]);
-    assert!(text(&help.stdout).contains("pomset repl < session.txt"));
+    assert!(text(&help.stdout).contains("pomset repl < book/repl/1-fragments.session"));
 }
 
 #[test]
@@ -229,4 +229,74 @@ fn every_command_refuses_if_closure_on() {
         "skip;",
     ]);
     assert!(text(&out.stdout).contains("unsupported: if_closure = on"));
+}
+
+/// Every repository path an example in a `--help` names exists, so that a
+/// new user can paste it.
+#[test]
+fn every_path_in_every_help_exists() {
+    let commands = [
+        "fmt", "parse", "run", "pomsets", "draw", "explain", "refine", "check", "options", "repl",
+    ];
+    let mut helps = vec![text(&pomset(&["--help"]).stdout)];
+    helps.extend(
+        commands
+            .iter()
+            .map(|c| text(&pomset(&[c, "--help"]).stdout)),
+    );
+    let mut checked = 0;
+    for help in &helps {
+        for word in help.split(|c: char| c.is_whitespace() || "'\"`()".contains(c)) {
+            let word = word.trim_end_matches([',', '.', ':', ';']);
+            if !["examples/", "book/", "tests/", "src/"]
+                .iter()
+                .any(|dir| word.starts_with(dir))
+            {
+                continue;
+            }
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(word);
+            assert!(path.exists(), "a --help names {word}, which does not exist");
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 20,
+        "only {checked} paths found in the help texts"
+    );
+}
+
+/// An error in a command-line condition is located in the argument, not at
+/// a line past the end of the litmus file.
+#[test]
+fn condition_errors_are_located_in_the_argument() {
+    for args in [
+        [
+            "pomsets",
+            "examples/classic/mp+rel+acq.litmus",
+            "--outcome",
+            "P1:r = 1 /\\ P1:q = 0",
+        ],
+        [
+            "draw",
+            "examples/classic/mp+rel+acq.litmus",
+            "--outcome",
+            "P1:r = 1 /\\",
+        ],
+    ] {
+        let out = pomset(&args);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.contains("<condition>:1:"), "{err}");
+        assert!(!err.contains("mp+rel+acq.litmus:"), "{err}");
+    }
+    let out = pomset(&[
+        "explain",
+        "examples/classic/mp+rel+acq.litmus",
+        "P1:r = = 1",
+    ]);
+    assert!(
+        text(&out.stderr).contains("<condition>:1:"),
+        "{}",
+        text(&out.stderr)
+    );
 }

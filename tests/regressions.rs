@@ -232,7 +232,7 @@ exists (r1 = 1)
     let rows = text.lines().filter(|l| l.contains(":>")).count();
     assert_eq!(rows, determined);
     assert!(text.lines().all(|l| !l.contains(":>") || !l.contains('?')));
-    let more = format!("{} more state(s) not listed", total - determined);
+    let more = format!("{} more states not listed", total - determined);
     assert!(text.contains(&more), "{text}");
     let all = report.text_listing(&t.program, true);
     assert_eq!(all.lines().filter(|l| l.contains(":>")).count(), total);

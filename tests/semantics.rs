@@ -360,11 +360,11 @@ fn pomsets_lists_events_rf_and_orders_with_their_rules() {
     ]);
     insta::assert_snapshot!("pomsets_lb_false_dep", lb);
     let (_, all) = run(&["examples/classic/sb.litmus", "--limit", "2"]);
-    assert!(all.ends_with("9 complete pomset(s), 2 shown\n"), "{all}");
+    assert!(all.ends_with("9 complete pomsets, 2 shown\n"), "{all}");
     let (code, some) = run(&["examples/classic/sb.litmus", "--candidates", "--limit", "1"]);
     assert_eq!(code, Some(0));
     assert!(
-        some.ends_with("81 candidate pomset(s), 9 complete, 1 shown\n"),
+        some.ends_with("81 candidate pomsets, 9 complete, 1 shown\n"),
         "{some}"
     );
 }
@@ -468,12 +468,12 @@ fn candidates_list_incomplete_pomsets_too() {
         let path = format!("examples/classic/{file}.litmus");
         assert_eq!(
             count(&["pomsets", "--candidates", "--limit", "0", &path]),
-            format!("{candidates} candidate pomset(s), {complete} complete, 0 shown"),
+            format!("{candidates} candidate pomsets, {complete} complete, 0 shown"),
             "{file}"
         );
         assert_eq!(
             count(&["pomsets", "--limit", "0", &path]),
-            format!("{complete} complete pomset(s), 0 shown"),
+            format!("{complete} complete pomsets, 0 shown"),
             "{file}"
         );
     }

@@ -259,15 +259,33 @@ pub fn candidates_counted(
     mode: RfMode,
     budget: u64,
 ) -> (Result<Vec<Witness>, Vec<Witness>>, u64) {
+    let (found, used, _) = candidates_capped(sk, model, groups, mode, budget, usize::MAX);
+    (found, used)
+}
+
+/// As `candidates_counted`, holding at most `cap` witnesses: the search stops
+/// (`Err`, and the last value true) once it has found that many, so that one
+/// skeleton with a million rfs cannot exhaust memory.
+pub fn candidates_capped(
+    sk: &Skeleton,
+    model: &Model,
+    groups: &dyn Groups,
+    mode: RfMode,
+    budget: u64,
+    cap: usize,
+) -> (Result<Vec<Witness>, Vec<Witness>>, u64, bool) {
     let mut search = Search::new(sk, model, groups, budget);
     let mut found = Vec::new();
     let complete = search.each_rf(mode, &mut |s, rf| {
-        if let Ok(w) = s.decide(rf) {
+        if found.len() >= cap {
+            s.budget = 0;
+        } else if let Ok(w) = s.decide(rf) {
             found.push(w);
         }
     });
     let used = budget.saturating_sub(search.budget);
-    (if complete { Ok(found) } else { Err(found) }, used)
+    let capped = found.len() >= cap && !complete;
+    (if complete { Ok(found) } else { Err(found) }, used, capped)
 }
 
 impl<'a> Search<'a> {

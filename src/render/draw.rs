@@ -27,15 +27,16 @@ pub enum Format {
     Text,
 }
 
-/// Which pomsets to draw.
+/// Which pomsets to draw. "Candidates" means what it means in the note
+/// (§1.3) and in `pomset pomsets --candidates`: every candidate, complete or not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Which {
     /// Every candidate pomset (§1.3), complete or not.
-    All,
+    Candidates,
     /// Every complete pomset (that satisfies the outcome).
     Complete,
     /// The candidate pomsets that are not complete.
-    Candidates,
+    Incomplete,
     /// The n-th complete pomset, from 1.
     Nth(usize),
 }
@@ -61,6 +62,10 @@ pub struct DrawOptions {
     pub snippet: bool,
     /// Draw the initialising writes as a thread of their own.
     pub init: bool,
+    /// The search's limits, as `run`'s (`--max-pomsets`, `--max-states`, ...).
+    pub limits: Limits,
+    /// At most this many pictures (`None`: every one); the rest are counted.
+    pub max_pictures: Option<usize>,
 }
 
 /// Why nothing was drawn, as one line for the user.
@@ -69,8 +74,12 @@ pub enum DrawError {
     /// `--outcome` with `--which candidates` or `all`: a candidate need not
     /// have a final state.
     OutcomeOfCandidates,
-    /// No complete pomset (with that outcome, or with that number).
-    Nothing { matching: usize, wanted: Which },
+    /// No complete pomset (with that outcome if `outcome`, or with that number).
+    Nothing {
+        matching: usize,
+        wanted: Which,
+        outcome: bool,
+    },
     /// The model has an option the semantics does not implement.
     Unsupported(String),
     /// The search stopped at a limit before finding the pomset.
@@ -86,23 +95,34 @@ impl std::fmt::Display for DrawError {
             ),
             DrawError::Nothing {
                 matching,
-                wanted: Which::Candidates,
-            } => write!(f, "all {matching} candidate pomset(s) are complete"),
+                wanted: Which::Incomplete,
+                ..
+            } => match matching {
+                1 => write!(f, "the one candidate pomset is complete"),
+                _ => write!(f, "all {matching} candidate pomsets are complete"),
+            },
             DrawError::Nothing {
-                wanted: Which::All, ..
+                wanted: Which::Candidates,
+                ..
             } => write!(f, "there is no candidate pomset"),
-            DrawError::Nothing { matching: 0, .. } => {
-                write!(f, "no complete pomset ends in that outcome")
-            }
-            DrawError::Nothing { matching, wanted } => {
+            DrawError::Nothing {
+                matching: 0,
+                outcome: true,
+                ..
+            } => write!(f, "no complete pomset ends in that outcome"),
+            DrawError::Nothing { matching: 0, .. } => write!(f, "the test has no complete pomset"),
+            DrawError::Nothing {
+                matching, wanted, ..
+            } => {
                 let n = match wanted {
                     Which::Nth(n) => *n,
                     _ => 0,
                 };
-                write!(
-                    f,
-                    "there are {matching} complete pomset(s), so there is no pomset {n}"
-                )
+                let there = match matching {
+                    1 => "there is 1 complete pomset".to_string(),
+                    m => format!("there are {m} complete pomsets"),
+                };
+                write!(f, "{there}, so there is no pomset {n}")
             }
             DrawError::Unsupported(o) => write!(f, "{o} is not implemented by the semantics yet"),
             DrawError::Limit(l) => write!(f, "the search stopped at a limit ({l}) before drawing"),
@@ -114,8 +134,7 @@ impl std::error::Error for DrawError {}
 
 /// Draws the chosen complete pomsets of a test in one format.
 pub fn draw(lit: &Litmus, model: &Model, opts: &DrawOptions) -> Result<String, DrawError> {
-    let pics = pictures(lit, model, opts)?;
-    Ok(render(&pics, opts))
+    Ok(render(&pictures_counted(lit, model, opts)?.pictures, opts))
 }
 
 /// Renders pictures already built.
@@ -153,17 +172,37 @@ pub fn pictures(
     model: &Model,
     opts: &DrawOptions,
 ) -> Result<Vec<Picture>, DrawError> {
+    pictures_counted(lit, model, opts).map(|d| d.pictures)
+}
+
+/// The pictures drawn, how many there were in all, and the limit that
+/// stopped the search after some were found.
+pub struct Drawn {
+    pub pictures: Vec<Picture>,
+    pub in_all: usize,
+    pub limit: Option<String>,
+}
+
+/// As `pictures`, at most `opts.max_pictures` of them, with how many there
+/// were in all.
+pub fn pictures_counted(
+    lit: &Litmus,
+    model: &Model,
+    opts: &DrawOptions,
+) -> Result<Drawn, DrawError> {
     let p = &lit.program;
     let shown = Shown {
         all_edges: opts.all_edges,
         init: opts.init,
     };
-    if matches!(opts.which, Which::All | Which::Candidates) {
+    if matches!(opts.which, Which::Candidates | Which::Incomplete) {
         if opts.outcome.is_some() {
             return Err(DrawError::OutcomeOfCandidates);
         }
-        return candidate_pictures(lit, model, opts.which, shown);
+        return candidate_pictures(lit, model, opts, shown);
     }
+    let room = opts.max_pictures.unwrap_or(usize::MAX);
+    let mut wanted_in_all = 0usize;
     let mut pics = Vec::new();
     let mut matching = 0usize;
     let mut visit = |sem: &crate::semantics::construct::Sem,
@@ -178,11 +217,12 @@ pub fn pictures(
             Which::Nth(n) => n == matching,
             _ => true,
         };
-        if wanted {
+        wanted_in_all += usize::from(wanted);
+        if wanted && pics.len() < room {
             pics.push(picture::complete(sem, p, sk, w, state, shown));
         }
     };
-    let found = outcomes_visiting(p, model, Limits::default(), Some(&mut visit));
+    let found = outcomes_visiting(p, model, opts.limits, Some(&mut visit));
     let o = found.map_err(|crate::semantics::decide::Unsupported::Option(k, v)| {
         DrawError::Unsupported(format!("{k} = {v}"))
     })?;
@@ -193,29 +233,40 @@ pub fn pictures(
         return Err(DrawError::Nothing {
             matching,
             wanted: opts.which,
+            outcome: opts.outcome.is_some(),
         });
     }
-    Ok(pics)
+    Ok(Drawn {
+        pictures: pics,
+        in_all: wanted_in_all,
+        limit: o.limit,
+    })
 }
 
-/// Candidate pomsets: every one (`All`) or those that are not complete.
+/// Candidate pomsets: every one, or those that are not complete.
 fn candidate_pictures(
     lit: &Litmus,
     model: &Model,
-    which: Which,
+    opts: &DrawOptions,
     shown: Shown,
-) -> Result<Vec<Picture>, DrawError> {
+) -> Result<Drawn, DrawError> {
     use crate::semantics::candidates::{candidates_visiting, Candidate};
     let p = &lit.program;
+    let which = opts.which;
+    let room = opts.max_pictures.unwrap_or(usize::MAX);
     let mut pics = Vec::new();
     let mut n = 0usize;
+    let mut wanted_in_all = 0usize;
     let mut visit = |sem: &crate::semantics::construct::Sem, c: &Candidate| {
         n += 1;
-        if which == Which::All || !c.complete {
-            pics.push(picture::candidate(sem, p, n, c, shown));
+        if which == Which::Candidates || !c.complete {
+            wanted_in_all += 1;
+            if pics.len() < room {
+                pics.push(picture::candidate(sem, p, n, c, shown));
+            }
         }
     };
-    let listing = candidates_visiting(p, model, Limits::default(), &mut visit).map_err(
+    let listing = candidates_visiting(p, model, opts.limits, &mut visit).map_err(
         |crate::semantics::decide::Unsupported::Option(k, v)| {
             DrawError::Unsupported(format!("{k} = {v}"))
         },
@@ -227,9 +278,14 @@ fn candidate_pictures(
         return Err(DrawError::Nothing {
             matching: listing.candidates,
             wanted: which,
+            outcome: false,
         });
     }
-    Ok(pics)
+    Ok(Drawn {
+        pictures: pics,
+        in_all: wanted_in_all,
+        limit: listing.limit,
+    })
 }
 
 /// `pomset draw FILE`: parses, draws, and prints or writes the result.
@@ -243,14 +299,14 @@ pub fn command(
 ) -> Result<bool, String> {
     use crate::cli::DrawFormat;
     let which = match args.which.as_str() {
-        "all" => Which::All,
         "complete" => Which::Complete,
         "candidates" => Which::Candidates,
+        "incomplete" => Which::Incomplete,
         n => match n.parse::<usize>() {
             Ok(n) if n >= 1 => Which::Nth(n),
             _ => {
                 return Err(format!(
-                    "--which takes all, complete, candidates or a number from 1, not `{n}`"
+                    "--which takes complete, candidates (every candidate, complete or not), incomplete or a number from 1, not `{n}`"
                 ))
             }
         },
@@ -271,8 +327,23 @@ pub fn command(
         legend: args.legend,
         snippet: args.snippet,
         init: args.init,
+        limits: args.limits,
+        max_pictures: Some(args.limit),
     };
-    let text = draw(&test, &model, &opts).map_err(|e| e.to_string())?;
+    let drawn = pictures_counted(&test, &model, &opts).map_err(|e| e.to_string())?;
+    let pics = drawn.pictures;
+    if drawn.in_all > pics.len() {
+        eprintln!(
+            "drew {} of {} pomsets (--limit {} draws more)",
+            pics.len(),
+            drawn.in_all,
+            args.limit
+        );
+    }
+    if let Some(l) = drawn.limit {
+        eprintln!("Limit reached: {l} (there may be more pomsets)");
+    }
+    let text = render(&pics, &opts);
     match output {
         Some(o) => {
             std::fs::write(o, text).map_err(|e| format!("cannot write {}: {e}", o.display()))?
@@ -288,6 +359,7 @@ pub fn command(
 pub fn witnesses(
     lit: &Litmus,
     model: &Model,
+    limits: Limits,
     dir: &std::path::Path,
 ) -> Result<Vec<std::path::PathBuf>, String> {
     let p = &lit.program;
@@ -308,6 +380,7 @@ pub fn witnesses(
         let opts = DrawOptions {
             format: Format::Svg,
             outcome: Some(c.prop.clone()),
+            limits,
             ..DrawOptions::default()
         };
         let svg = match draw(lit, model, &opts) {

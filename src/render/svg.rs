@@ -82,14 +82,8 @@ fn width(n: &super::picture::Node) -> f64 {
 
 /// One SVG document holding every picture, stacked.
 pub fn document(pics: &[Picture], legend: bool) -> String {
-    let mut body = String::new();
-    let (mut w, mut h) = (0.0f64, 0.0f64);
-    for pic in pics {
-        let (pw, ph, g) = picture(pic, legend);
-        let _ = writeln!(body, "<g transform=\"translate(0,{h})\">\n{g}</g>");
-        w = w.max(pw);
-        h += ph;
-    }
+    let drawn: Vec<(f64, f64, String)> = pics.iter().map(|p| picture(p, legend)).collect();
+    let (w, h, body) = grid(&drawn);
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -100,6 +94,29 @@ pub fn document(pics: &[Picture], legend: bool) -> String {
     out.push_str(&body);
     out.push_str("</svg>\n");
     out
+}
+
+/// Many pictures as a grid of about √n columns, never one endless strip:
+/// each cell is as wide as the widest picture, each row as tall as its
+/// tallest. The document's width, height and body.
+fn grid(drawn: &[(f64, f64, String)]) -> (f64, f64, String) {
+    let columns = grid_columns(drawn.len());
+    let cell = drawn.iter().map(|d| d.0).fold(0.0f64, f64::max);
+    let mut body = String::new();
+    let mut h = 0.0f64;
+    for row in drawn.chunks(columns) {
+        for (k, (_, _, g)) in row.iter().enumerate() {
+            let x = k as f64 * cell;
+            let _ = writeln!(body, "<g transform=\"translate({x},{h})\">\n{g}</g>");
+        }
+        h += row.iter().map(|d| d.1).fold(0.0f64, f64::max);
+    }
+    (cell * columns.min(drawn.len()) as f64, h, body)
+}
+
+/// The columns of the grid for `n` pictures: ⌈√n⌉, at least one.
+pub fn grid_columns(n: usize) -> usize {
+    (1..=n.max(1)).find(|c| c * c >= n).unwrap_or(1)
 }
 
 fn markers() -> String {
@@ -247,13 +264,16 @@ fn arrow(pic: &Picture, l: &Layout, i: usize, a: &Arrow) -> String {
     };
     let len = (dx * dx + dy * dy).sqrt().max(1.0);
     let (px, py) = (-dy / len, dx / len);
-    let (cx, cy) = if same_column && gap > 1 {
+    let (cx, cy, (ux, uy)) = if same_column && gap > 1 {
         // Curve right of the column, clear of the events in between.
         let right = l.half[a.from].max(l.half[a.to]) + 16.0 + 10.0 * gap as f64 + fan.abs();
-        (x1 + right, (y1 + y2) / 2.0)
+        (x1 + right, (y1 + y2) / 2.0, (1.0, 0.0))
     } else {
-        ((x1 + x2) / 2.0 + px * fan, (y1 + y2) / 2.0 + py * fan)
+        let side = if fan < 0.0 { -1.0 } else { 1.0 };
+        let mid = ((x1 + x2) / 2.0 + px * fan, (y1 + y2) / 2.0 + py * fan);
+        (mid.0, mid.1, (px * side, py * side))
     };
+    let (cx, cy) = route(l, a, (cx, cy), (ux, uy));
     let (sx, sy) = clip(x1, y1, l.half[a.from], cx, cy);
     let (ex, ey) = clip(x2, y2, l.half[a.to], cx, cy);
     let (colour, dash) = a.class.style();
@@ -270,6 +290,111 @@ fn arrow(pic: &Picture, l: &Layout, i: usize, a: &Arrow) -> String {
 }
 
 /// Where the segment from a box's centre towards (tx, ty) leaves the box.
+/// The control point of an arrow's curve, routed around the boxes of
+/// every other event: an arrow behind a box reads as an edge to it (the
+/// Diagrams chapter promises none). The preferred point if its curve is
+/// clear; else the nearest one along `away` (perpendicular to the chord, or
+/// rightwards for an arc within a column), first that way, then the other.
+fn route(l: &Layout, a: &Arrow, preferred: (f64, f64), away: (f64, f64)) -> (f64, f64) {
+    // Along the chord, for curves that must cross a column between two rows.
+    let (chord_x, chord_y) = (l.x[a.to] - l.x[a.from], l.y[a.to] - l.y[a.from]);
+    let offsets = std::iter::once(0.0).chain((1..=ROUTE_TRIES).flat_map(|k| {
+        let d = k as f64 * ROUTE_STEP;
+        [d, -d]
+    }));
+    offsets
+        .flat_map(|d| {
+            ROUTE_ALONG.iter().map(move |&f| {
+                (
+                    preferred.0 + away.0 * d + chord_x * f,
+                    preferred.1 + away.1 * d + chord_y * f,
+                )
+            })
+        })
+        .find(|&c| clear(l, a, c))
+        .or_else(|| anywhere(l, a, preferred))
+        .unwrap_or(preferred)
+}
+
+/// The clear control point nearest `preferred` on a grid over the picture,
+/// for arrows no small detour frees (an arrow from under one event to above
+/// another, across a column of them).
+fn anywhere(l: &Layout, a: &Arrow, preferred: (f64, f64)) -> Option<(f64, f64)> {
+    let columns = (l.width / ROUTE_STEP) as usize;
+    let rows = (l.height / ROUTE_STEP) as usize;
+    let mut grid: Vec<(f64, f64)> = (0..=columns)
+        .flat_map(|i| (0..=rows).map(move |j| (i as f64 * ROUTE_STEP, j as f64 * ROUTE_STEP)))
+        .collect();
+    let distance = |c: &(f64, f64)| (c.0 - preferred.0).hypot(c.1 - preferred.1);
+    grid.sort_by(|p, q| distance(p).total_cmp(&distance(q)));
+    grid.into_iter().find(|&c| clear(l, a, c))
+}
+
+/// Shifts of the control point along the chord, as fractions of it.
+const ROUTE_ALONG: [f64; 5] = [0.0, 0.15, -0.15, 0.3, -0.3];
+/// How many steps of `ROUTE_STEP` px `route` tries each way.
+const ROUTE_TRIES: usize = 60;
+const ROUTE_STEP: f64 = 8.0;
+
+/// Whether the curve through control point `c` misses every box but its ends'.
+fn clear(l: &Layout, a: &Arrow, c: (f64, f64)) -> bool {
+    let (x1, y1, x2, y2) = (l.x[a.from], l.y[a.from], l.x[a.to], l.y[a.to]);
+    let s = clip(x1, y1, l.half[a.from], c.0, c.1);
+    let e = clip(x2, y2, l.half[a.to], c.0, c.1);
+    let points: Vec<(f64, f64)> = (0..=CURVE_SAMPLES)
+        .map(|k| quadratic(s, c, e, k as f64 / CURVE_SAMPLES as f64))
+        .collect();
+    (0..l.x.len())
+        .filter(|&j| j != a.from && j != a.to)
+        .all(|j| {
+            let (hw, hh) = (l.half[j] + 3.0, BOX_H / 2.0 + 3.0);
+            let bx = (l.x[j] - hw, l.y[j] - hh, l.x[j] + hw, l.y[j] + hh);
+            points
+                .windows(2)
+                .all(|w| !segment_meets_box(w[0], w[1], bx))
+        })
+}
+
+const CURVE_SAMPLES: usize = 48;
+
+/// The point at `t` of the quadratic Bézier curve from `s` through `c` to `e`.
+fn quadratic(s: (f64, f64), c: (f64, f64), e: (f64, f64), t: f64) -> (f64, f64) {
+    let u = 1.0 - t;
+    (
+        u * u * s.0 + 2.0 * u * t * c.0 + t * t * e.0,
+        u * u * s.1 + 2.0 * u * t * c.1 + t * t * e.1,
+    )
+}
+
+/// Whether segment p-q meets the box (x0, y0, x1, y1) (Liang–Barsky clipping).
+fn segment_meets_box(p: (f64, f64), q: (f64, f64), b: (f64, f64, f64, f64)) -> bool {
+    let (dx, dy) = (q.0 - p.0, q.1 - p.1);
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    for (den, num) in [
+        (-dx, p.0 - b.0),
+        (dx, b.2 - p.0),
+        (-dy, p.1 - b.1),
+        (dy, b.3 - p.1),
+    ] {
+        if den.abs() < 1e-12 {
+            if num < 0.0 {
+                return false;
+            }
+            continue;
+        }
+        let t = num / den;
+        if den < 0.0 {
+            t0 = t0.max(t);
+        } else {
+            t1 = t1.min(t);
+        }
+        if t0 > t1 {
+            return false;
+        }
+    }
+    true
+}
+
 fn clip(x: f64, y: f64, half: f64, tx: f64, ty: f64) -> (f64, f64) {
     let (dx, dy) = (tx - x, ty - y);
     let hh = BOX_H / 2.0 + 2.0;

@@ -170,6 +170,9 @@ pub struct Session {
     cancel: Option<&'static AtomicBool>,
 }
 
+/// How many states `:run` lists after Ctrl-C.
+pub const INTERRUPTED_STATES: usize = 10;
+
 impl Session {
     pub fn new() -> Session {
         Session::default()
@@ -324,10 +327,10 @@ impl Session {
         };
         let p = &test.program;
         out.plain(format!(
-            "Loaded {} from {name}: {} thread(s), {} condition(s)",
+            "Loaded {} from {name}: {}, {}",
             p.name,
-            p.threads.len(),
-            p.conditions.len()
+            crate::report::count(p.threads.len(), "thread"),
+            crate::report::count(p.conditions.len(), "condition")
         ));
         self.listing.clear();
         self.current = Some(Current {
@@ -577,8 +580,9 @@ impl Session {
                 out.push(
                     Tone::Heading,
                     format!(
-                        "{} candidate pomset(s), {} complete{more}",
-                        l.candidates, l.complete
+                        "{}, {} complete{more}",
+                        crate::report::count(l.candidates, "candidate pomset"),
+                        l.complete
                     ),
                 );
                 if let Some(limit) = l.limit {
@@ -633,6 +637,7 @@ impl Session {
         }
     }
 
+    /// `:run`: the test's report, as `pomset run` prints it.
     fn run(&self, out: &mut Output) {
         let Some(cur) = self.current(out) else {
             return;
@@ -648,7 +653,15 @@ impl Session {
                 format!("{k} = {v} is not implemented by `run` yet"),
             ),
         };
-        for line in report.text(p).lines() {
+        // Ctrl-C leaves a partial list, possibly of tens of thousands of
+        // states: a count and the first few say enough.
+        let text = match &report.limit {
+            Some(l) if l.starts_with("interrupted") => {
+                report.text_cut(p, INTERRUPTED_STATES, "the search was interrupted")
+            }
+            _ => report.text(p),
+        };
+        for line in text.lines() {
             // Timings differ from run to run; the REPL leaves them to `pomset run`.
             if line.starts_with("Time ") {
                 continue;
@@ -920,6 +933,7 @@ impl Session {
                 .listing_outcome
                 .as_ref()
                 .and_then(|_| test.program.conditions.last().map(|c| c.prop.clone())),
+            limits: self.limits(),
             ..DrawOptions::default()
         };
         let text = match draw(&test, &self.model(), &opts) {
@@ -1009,31 +1023,10 @@ fn set_text(slot: &mut Option<String>, what: &str, args: &str, out: &mut Output)
 /// user typed, which starts at byte `at`, when they all point into that part;
 /// otherwise against the whole of `src`.
 fn render_within(d: &syntax::Diagnostics, src: &str, at: usize, typed: &str, name: &str) -> String {
-    let end = at + typed.len();
-    // A span may start just past the typed text (an operand missing at its
-    // end); it is then shown at the end of the line.
-    let inside = |sp: &syntax::Span| sp.start >= at && sp.start <= end;
-    let moved = |sp: syntax::Span| syntax::Span::new(sp.start - at, sp.end.min(end) - at);
-    let all_inside = d
-        .iter()
-        .all(|d| inside(&d.span) && d.also.iter().all(|(sp, _)| inside(sp)));
-    if !all_inside {
-        return d.render(name, src);
+    match d.within(at, typed.len()) {
+        Some(moved) => moved.render(name, typed),
+        None => d.render(name, src),
     }
-    let moved = syntax::Diagnostics(
-        d.iter()
-            .map(|d| syntax::Diagnostic {
-                span: moved(d.span),
-                also: d
-                    .also
-                    .iter()
-                    .map(|(sp, l)| (moved(*sp), l.clone()))
-                    .collect(),
-                ..d.clone()
-            })
-            .collect(),
-    );
-    moved.render(name, typed)
 }
 
 /// Parses a litmus text, rendering diagnostics (warnings too) into `out`.

@@ -21,7 +21,7 @@ use super::construct::{Limit, Sem};
 use super::decide::{finish, init_prefix, skeleton, Completed, Limits, ThreadGroups, Unsupported};
 use super::tau::Events;
 use crate::action::{Kind, ThreadId};
-use crate::check::{candidates_counted, RfMode, Witness};
+use crate::check::{candidates_capped, RfMode, Witness};
 use crate::logic::{FormulaId, Notation};
 use crate::model::Model;
 use crate::pomset::Skeleton;
@@ -174,12 +174,20 @@ fn list(
             .collect();
         let kappa_tt = open_kappa.is_empty();
         let budget = steps.min(1_000_000);
-        let (found, used) = candidates_counted(&sk, model, &groups, RfMode::Partial, budget);
+        let cap = limits.max_states;
+        let (found, used, capped) =
+            candidates_capped(&sk, model, &groups, RfMode::Partial, budget, cap);
         steps = steps.saturating_sub(used.max(1));
         let witnesses = match found {
             Ok(w) => w,
+            Err(w) if capped => {
+                let held = "candidates of one rf search";
+                listing.limit = Some(format!("--max-states {cap} ({held})"));
+                w
+            }
             Err(w) => {
-                listing.limit = Some("--max-steps (the rf search)".to_string());
+                let given = limits.max_steps;
+                listing.limit = Some(format!("--max-steps {given} (the rf search)"));
                 w
             }
         };
@@ -208,7 +216,7 @@ fn list(
         if listing.limit.is_some() || steps == 0 {
             listing
                 .limit
-                .get_or_insert_with(|| "--max-steps".to_string());
+                .get_or_insert_with(|| format!("--max-steps {}", limits.max_steps));
             return Ok(());
         }
         if !super::decide::next_choice(&mut choice, |i| threads[i].len()) {

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use super::construct::{Ev, Frag, Limit, Sem};
 use super::tau::{Events, KappaNode, Tau, TauNode};
 use crate::action::{self, Action, Groups, Kind, Mode, Scope, ThreadId};
-use crate::check::{candidates_counted, Edge, OrderKind, Reason, RfMode, Search, Witness};
+use crate::check::{candidates_capped, Edge, OrderKind, Reason, RfMode, Search, Witness};
 use crate::logic::{Assignment, FormulaId, Var};
 use crate::model::{Final, IfClosure, Init, Merge, Model};
 use crate::pomset::{Event, Skeleton};
@@ -23,17 +23,26 @@ use crate::syntax::core::{self, Loc, Program, Stmt, Term};
 pub struct Limits {
     pub max_pomsets: usize,
     pub max_steps: u64,
+    /// Final states kept, and complete pomsets one rf search may hold at
+    /// once (`--max-states`): the bound that keeps memory finite when a test
+    /// has millions of them (IRIW with ten readers).
+    pub max_states: usize,
     /// Wall-clock deadline (`--timeout`).
     pub deadline: Option<(std::time::Instant, f64)>,
     /// Set from outside (the REPL's Ctrl-C) to stop the search as a deadline would.
     pub cancel: Option<&'static std::sync::atomic::AtomicBool>,
 }
 
+/// The default of `--max-states`: about 100 MB of states at twenty
+/// registers, or a few hundred MB of witnesses.
+pub const MAX_STATES: usize = 100_000;
+
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
             max_pomsets: 200_000,
             max_steps: 50_000_000,
+            max_states: MAX_STATES,
             deadline: None,
             cancel: None,
         }
@@ -199,6 +208,8 @@ fn run<'v>(
         threads: &per_thread,
         later_writes: later_writes(&init_events, &per_thread),
         steps: limits.max_steps,
+        steps_given: limits.max_steps,
+        max_states: limits.max_states,
         deadline: limits.deadline,
         cancel: limits.cancel,
         visit,
@@ -402,6 +413,8 @@ struct Product<'a, 'v> {
     threads: &'a [Vec<Completed>],
     later_writes: Vec<Vec<(action::Loc, i64)>>,
     steps: u64,
+    steps_given: u64,
+    max_states: usize,
     deadline: Option<(std::time::Instant, f64)>,
     cancel: Option<&'static std::sync::atomic::AtomicBool>,
     visit: Option<&'v mut Visit<'v>>,
@@ -511,15 +524,23 @@ impl Product<'_, '_> {
     /// the limit recorded, when the budget runs out.
     fn search(&mut self, sk: &Skeleton, out: &mut Outcomes) -> Option<Vec<Witness>> {
         let budget = self.steps.min(1_000_000);
-        let (found, used) = candidates_counted(sk, self.model, self.groups, RfMode::Total, budget);
+        let cap = self.max_states;
+        let (found, used, capped) =
+            candidates_capped(sk, self.model, self.groups, RfMode::Total, budget, cap);
         self.steps = self.steps.saturating_sub(used.max(1));
         if self.steps == 0 {
-            out.limit = Some("--max-steps".to_string());
+            out.limit = Some(format!("--max-steps {}", self.steps_given));
         }
         match found {
             Ok(w) => Some(w),
+            Err(_) if capped => {
+                out.limit = Some(format!(
+                    "--max-states {cap} (complete pomsets of one rf search)"
+                ));
+                None
+            }
             Err(_) => {
-                out.limit = Some("--max-steps (the rf search)".to_string());
+                out.limit = Some(format!("--max-steps {} (the rf search)", self.steps_given));
                 None
             }
         }
@@ -532,6 +553,9 @@ impl Product<'_, '_> {
             visit(sem, sk, w, &state);
         }
         *out.states.entry(state).or_insert(0) += 1;
+        if out.states.len() > self.max_states && out.limit.is_none() {
+            out.limit = Some(format!("--max-states {} (final states)", self.max_states));
+        }
     }
 
     /// `final = observer` (A19): SEQ(SEQ(INIT, PAR(threads)), OBS), where OBS

@@ -91,6 +91,33 @@ impl Diagnostics {
         self.0.iter().any(Diagnostic::is_error)
     }
 
+    /// The diagnostics moved into a piece of the text, `len` bytes from
+    /// `at` (a condition typed on the command line or at the prompt, parsed
+    /// inside a file), if every span lies there. A span may start just past
+    /// the piece (an operand missing at its end); it is then shown at its end.
+    pub fn within(&self, at: usize, len: usize) -> Option<Diagnostics> {
+        let end = at + len;
+        let inside = |sp: &Span| sp.start >= at && sp.start <= end;
+        let all_inside = self
+            .0
+            .iter()
+            .all(|d| inside(&d.span) && d.also.iter().all(|(sp, _)| inside(sp)));
+        if !all_inside {
+            return None;
+        }
+        let moved = |sp: Span| Span::new(sp.start - at, sp.end.clamp(sp.start, end) - at);
+        let moved = self.0.iter().map(|d| Diagnostic {
+            span: moved(d.span),
+            also: d
+                .also
+                .iter()
+                .map(|(sp, l)| (moved(*sp), l.clone()))
+                .collect(),
+            ..d.clone()
+        });
+        Some(Diagnostics(moved.collect()))
+    }
+
     pub fn push(&mut self, d: Diagnostic) {
         self.0.push(d);
     }

@@ -12,6 +12,7 @@ pub mod ast;
 pub(crate) mod build;
 pub mod check;
 pub mod core;
+pub mod depth;
 pub mod diagnostic;
 pub mod lexer;
 pub mod parse;

@@ -4,6 +4,7 @@
 use lalrpop_util::ParseError;
 
 use super::ast::File;
+use super::depth;
 use super::diagnostic::Diagnostic;
 use super::lexer::{self, Tok};
 use super::span::Span;
@@ -16,9 +17,12 @@ pub const MAX_NESTING: usize = 256;
 /// Parses a litmus file into its surface tree (sugar kept).
 pub fn parse_file(src: &str) -> Result<File, Diagnostic> {
     check_nesting(src)?;
-    grammar::FileParser::new()
+    depth::check_runs(src)?;
+    let file = grammar::FileParser::new()
         .parse(lexer::tokens(src))
-        .map_err(|e| to_diagnostic(src, e))
+        .map_err(|e| to_diagnostic(src, e))?;
+    depth::check_depth(&file)?;
+    Ok(file)
 }
 
 fn check_nesting(src: &str) -> Result<(), Diagnostic> {

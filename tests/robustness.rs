@@ -1,0 +1,338 @@
+//! What a new user trips over (issue 20): long input refused with a located
+//! error instead of a stack overflow, limits that stop every search before it
+//! exhausts memory, and exit codes that do not hide an undecided expectation.
+//! The long inputs are generated here, not checked in.
+
+use std::process::{Command, Output};
+
+use pomset::repl::Session;
+use pomset::syntax;
+
+fn pomset(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pomset"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the pomset binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn temp_file(name: &str, contents: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("pomset-robust-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, contents).expect("write temp file");
+    path
+}
+
+/// The fragments of issue 20 that overflowed the stack, at `n` operators.
+fn chains(n: usize) -> Vec<(&'static str, String)> {
+    let ors = vec!["r = 1"; n].join(" || ");
+    vec![
+        ("minus", format!("r := {}1", "- ".repeat(n))),
+        ("not", format!("r := {}1", "!".repeat(n))),
+        ("plus", format!("r := 1{}", " + 0".repeat(n))),
+        ("or in if", format!("r := x; if ({ors}) {{ y := 1 }}")),
+    ]
+}
+
+fn litmus(fragment: &str, condition: &str) -> String {
+    format!("litmus DEEP\n{fragment};\nexists ({condition})\n")
+}
+
+fn conjuncts(n: usize) -> String {
+    vec!["r = 1"; n].join(" /\\ ")
+}
+
+/// Every long chain is refused by parse, check and fmt, with the limit named.
+#[test]
+fn long_operator_chains_are_refused_not_overflowed() {
+    // 300 is past the depth bound, 11,000 past the length bound (issue 20's size).
+    for n in [300, 11_000] {
+        let mut inputs: Vec<(&str, String)> = chains(n)
+            .into_iter()
+            .map(|(what, f)| (what, litmus(&f, "r = 1")))
+            .collect();
+        inputs.push(("conjuncts", litmus("r := 1", &conjuncts(n))));
+        for (what, src) in inputs {
+            let err = syntax::parse(&src)
+                .expect_err(what)
+                .render("deep.litmus", &src);
+            assert!(
+                err.contains("nest more than 256 deep") || err.contains("longer than 4096 tokens"),
+                "{what} at {n}: {err}"
+            );
+            assert!(
+                err.contains("deep.litmus:"),
+                "{what} at {n} is located: {err}"
+            );
+            assert!(err.contains("hint:"), "{what} at {n}: {err}");
+            assert!(syntax::format(&src).is_err(), "{what} at {n}");
+        }
+    }
+}
+
+/// Chains within the bounds still parse and mean what they say.
+#[test]
+fn chains_within_the_bound_still_parse() {
+    for (what, fragment) in chains(100) {
+        let src = litmus(&fragment, &conjuncts(100));
+        assert!(syntax::parse(&src).is_ok(), "{what}: {src}");
+        assert!(syntax::format(&src).is_ok(), "{what}");
+    }
+    // `- - ... 1` with an even number of minus signs is 1; `!!...1` too.
+    let test = syntax::parse(&litmus(&format!("r := {}1", "- ".repeat(100)), "r = 1"))
+        .expect("100 minus signs parse");
+    let states =
+        pomset::semantics::decide::outcomes(&test.program, &test.program.model, Default::default())
+            .expect("supported");
+    let report = pomset::report::Report::new(
+        &test.program,
+        &test.program.model,
+        &states,
+        std::time::Duration::ZERO,
+    );
+    assert!(
+        report.text_listing(&test.program, false).contains("Ok"),
+        "{}",
+        report.text_listing(&test.program, false)
+    );
+}
+
+/// The REPL answers a long chain with an error and keeps the session.
+#[test]
+fn the_repl_survives_long_chains() {
+    let mut s = Session::new();
+    for (what, fragment) in chains(11_000) {
+        let reply = s.eval(&fragment).output.render(false);
+        assert!(reply.contains("error"), "{what}: {reply}");
+    }
+    let reply = s.eval("r := x; y := r").output.render(false);
+    assert!(reply.contains("complete pomset"), "{reply}");
+}
+
+/// `refine --from` goes through the same guard.
+#[test]
+fn refine_from_refuses_long_chains() {
+    for (what, fragment) in chains(11_000) {
+        let r = pomset::refinement::quick(&fragment, "r := 1");
+        assert!(r.is_err(), "{what}");
+    }
+}
+
+/// The binary, on a file: exit 1 and a file:line:col location, for every command.
+#[test]
+fn the_binary_refuses_long_chains_with_a_location() {
+    let src = litmus(&format!("r := {}1", "- ".repeat(11_000)), "r = 1");
+    let path = temp_file("minus.litmus", &src);
+    let path = path.to_str().expect("a UTF-8 temp path");
+    for command in ["check", "run", "parse"] {
+        let out = pomset(&[command, path]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{command}: {err}");
+        assert!(err.contains("minus.litmus:2:"), "{command}: {err}");
+    }
+    let out = pomset(&["fmt", "--check", path]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+}
+
+/// IRIW with `n` readers, each reading x then y, expecting the outcome allowed.
+fn iriw(n: usize) -> String {
+    let mut threads = vec!["x := 1;".to_string(), "y := 1;".to_string()];
+    threads.extend((0..n).map(|i| format!("r{i} := x; s{i} := y;")));
+    format!(
+        "litmus IRIW{n}\n{}\nexists (r0 = 1 /\\ s0 = 0)\n  expect allowed\n",
+        threads.join("\n|| ")
+    )
+}
+
+/// IRIW with ten readers ran out of memory; `--max-states` stops it first,
+/// with the limit named, and the stated expectation left undecided fails
+/// the run unless `--allow-unknown`.
+#[test]
+fn many_states_end_unknown_with_the_limit_named() {
+    let test = syntax::parse(&iriw(10)).expect("IRIW10 parses");
+    let limits = pomset::semantics::decide::Limits {
+        max_states: 50,
+        ..Default::default()
+    };
+    let o = pomset::semantics::decide::outcomes(&test.program, &test.program.model, limits)
+        .expect("supported");
+    let limit = o.limit.expect("a limit stops IRIW10 at 50 states");
+    assert!(limit.starts_with("--max-states 50"), "{limit}");
+    assert!(o.states.len() <= 51, "{}", o.states.len());
+
+    let path = temp_file("iriw10.litmus", &iriw(10));
+    let path = path.to_str().expect("a UTF-8 temp path");
+    let out = pomset(&["run", "--max-states", "50", path]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("Limit reached: --max-states 50"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Expected allowed: undecided"), "{stdout}");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("--allow-unknown"));
+    let out = pomset(&["run", "--max-states", "50", "--allow-unknown", path]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // `expect unknown` is not an expectation a limit can leave undecided.
+    let unknown = iriw(1).replace("expect allowed", "expect unknown");
+    let path = temp_file("iriw1.litmus", &unknown);
+    let out = pomset(&["run", "--max-states", "1", path.to_str().expect("UTF-8")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+}
+
+/// The candidate listing holds at most `--max-states` candidates of one rf search.
+#[test]
+fn candidates_are_bounded_too() {
+    let out = pomset(&[
+        "pomsets",
+        "--candidates",
+        "--max-states",
+        "2",
+        "examples/classic/iriw.litmus",
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("Limit reached: --max-states 2 (candidates of one rf search)"),
+        "{stdout}"
+    );
+}
+
+/// Every limit a message names is a flag of the command that printed it.
+#[test]
+fn limit_messages_name_real_flags() {
+    let out = pomset(&["run", "--max-steps", "1", "examples/classic/mp.litmus"]);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("Limit reached: --max-steps 1"), "{stdout}");
+    let help = text(&pomset(&["run", "--help"]).stdout);
+    for flag in [
+        "--max-steps",
+        "--max-states",
+        "--max-pomsets",
+        "--timeout",
+        "--allow-unknown",
+    ] {
+        assert!(help.contains(flag), "run --help lacks {flag}");
+    }
+    let help = text(&pomset(&["draw", "--help"]).stdout);
+    for flag in [
+        "--max-steps",
+        "--max-states",
+        "--max-pomsets",
+        "--timeout",
+        "--limit",
+    ] {
+        assert!(help.contains(flag), "draw --help lacks {flag}");
+    }
+}
+
+/// A refinement whose fragments are too large to enumerate stops at the
+/// first generated test a limit stops, not hundreds later, and says why
+/// instead of "target 0 pomsets, source 0".
+#[test]
+fn refine_stops_once_the_verdict_is_unknown() {
+    let writes = ["x := 1"; 10].join("; ");
+    let from = format!("{writes}; r := x");
+    let to = format!("{writes}; r := 1");
+    let out = pomset(&["refine", "--from", &from, "--to", &to]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("unknown (the local pomsets were not all enumerated)"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("target 0 pomsets"), "{stdout}");
+    assert!(stdout.contains("among 1 context\n"), "{stdout}");
+    assert!(
+        stdout.contains("a generated test's bound (max pomsets"),
+        "{stdout}"
+    );
+    // --timeout stops the contextual search of an unsound pair.
+    let out = pomset(&[
+        "refine",
+        "--timeout",
+        "0",
+        "--from",
+        "x := 1; x := 2",
+        "--to",
+        "x := 2",
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("Stopped by the limit --timeout 0"),
+        "{stdout}"
+    );
+}
+
+/// `draw` takes run's limits and a picture limit, and lays many pictures
+/// out as a grid.
+#[test]
+fn draw_is_bounded_and_laid_out_as_a_grid() {
+    let out = pomset(&[
+        "draw",
+        "--which",
+        "candidates",
+        "--limit",
+        "9",
+        "--format",
+        "svg",
+        "examples/classic/lb+datas.litmus",
+    ]);
+    let svg = text(&out.stdout);
+    let err = text(&out.stderr);
+    assert!(err.contains("drew 9 of "), "{err}");
+    assert_eq!(svg.matches("<g transform=\"translate(").count(), 9);
+    let number = |attr: &str| -> f64 {
+        let start = svg.find(&format!("{attr}=\"")).expect("attribute") + attr.len() + 2;
+        let end = start + svg[start..].find('"').expect("closing quote");
+        svg[start..end].parse().expect("a number")
+    };
+    let (w, h) = (number("width"), number("height"));
+    // Three columns of three: neither a strip down nor a strip across.
+    assert!(h < 3.0 * w && w < 3.0 * h, "{w} x {h}");
+    let out = pomset(&[
+        "draw",
+        "--max-states",
+        "1",
+        "--which",
+        "complete",
+        "examples/classic/iriw.litmus",
+    ]);
+    assert!(
+        text(&out.stderr).contains("--max-states 1"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// Ctrl-C during `:run` prints the count and a few states, not all of them.
+#[test]
+fn ctrl_c_prints_a_count_and_a_few_states() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static CANCELLED: AtomicBool = AtomicBool::new(false);
+    let mut s = Session::new().with_cancel(&CANCELLED);
+    let loaded = s.eval(&iriw(8)).output.render(false);
+    assert!(!loaded.contains("error"), "{loaded}");
+    let timer = std::thread::spawn(|| {
+        std::thread::sleep(std::time::Duration::from_secs(2));
+        CANCELLED.store(true, Ordering::Relaxed);
+    });
+    let run = s.eval(":run").output.render(false);
+    timer.join().expect("the timer thread");
+    assert!(run.contains("interrupted (Ctrl-C)"), "{run}");
+    let listed = run.lines().filter(|l| l.contains(" :> ")).count();
+    assert!(listed <= pomset::repl::session::INTERRUPTED_STATES, "{run}");
+    let states: usize = run
+        .lines()
+        .find_map(|l| l.strip_prefix("States "))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("a States line");
+    assert!(
+        states > 10,
+        "2 s of IRIW with eight readers finds more than 10 states: {run}"
+    );
+    assert!(run.contains("not listed"), "{run}");
+}

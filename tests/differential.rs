@@ -56,7 +56,10 @@ fn model() -> impl Strategy<Value = Model> {
         let mut m = Model::default();
         for (name, pick) in choices {
             if let Some(k) = pick {
-                let values = Model::OPTIONS.iter().find(|o| o.name == name).map(|o| o.values);
+                let values = Model::OPTIONS
+                    .iter()
+                    .find(|o| o.name == name)
+                    .map(|o| o.values);
                 if let Some(v) = values.and_then(|vs| vs.get(k)) {
                     let _ = m.set(name, v);
                 }
@@ -114,7 +117,11 @@ fn run(n: u32, models: BoxedStrategy<Model>) -> (u32, u32) {
     let counts = std::cell::Cell::new((0u32, 0u32));
     let result = runner.run(&(gen::tiny(), models), |(t, model)| {
         let (c, s) = counts.get();
-        counts.set(if agree(&t, &model)? { (c + 1, s) } else { (c, s + 1) });
+        counts.set(if agree(&t, &model)? {
+            (c + 1, s)
+        } else {
+            (c, s + 1)
+        });
         Ok(())
     });
     if let Err(e) = result {

@@ -14,10 +14,7 @@ use pomset::model::Model;
 use pomset::semantics::decide;
 use pomset::semantics::explain::explain;
 use pomset::semantics::verdict::{self, Observation};
-use pomset::syntax::{
-    self,
-    core::Program,
-};
+use pomset::syntax::{self, core::Program};
 use proptest::prelude::*;
 
 fn cases(default: u32) -> u32 {

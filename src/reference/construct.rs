@@ -424,7 +424,8 @@ impl<'a> Den<'a> {
                     let p2 = rename(&mut self.l, p2, &pairs);
                     for downs in dependency_choices(p1, &p2) {
                         let p = self.seq_one(p1, &p2, &downs);
-                        if p.rmw_is_function() && p.lambda_consistent(&mut self.l, &self.unbounded) {
+                        if p.rmw_is_function() && p.lambda_consistent(&mut self.l, &self.unbounded)
+                        {
                             out.push(p);
                         }
                     }
@@ -591,7 +592,7 @@ impl<'a> Den<'a> {
                     dep: [p1.dep.clone(), p2.dep.clone()].concat(),
                     po: [p1.po.clone(), p2.po.clone()].concat(),
                     rmw: [p1.rmw.clone(), p2.rmw.clone()].concat(),
-                            forks,
+                    forks,
                 };
                 if p.lambda_consistent(&mut self.l, &self.unbounded) {
                     out.push(p);

@@ -163,7 +163,11 @@ impl<'a> Sem<'a> {
             if_depth: 0,
             max_pomsets,
             strengthen: false,
-            unbounded: program.main.iter().flat_map(|(_, b)| b.let_targets()).collect(),
+            unbounded: program
+                .main
+                .iter()
+                .flat_map(|(_, b)| b.let_targets())
+                .collect(),
             outside_v: Vec::new(),
         };
         for i in 0..program.locs.len() {
@@ -348,7 +352,10 @@ impl<'a> Sem<'a> {
             Kind::Write => &[Mode::Wk, Mode::Rlx, Mode::Rel, Mode::Sc],
             Kind::Fence => &[Mode::Rel, Mode::Acq, Mode::Ra, Mode::Sc],
         };
-        let stronger = legal.iter().copied().filter(|&m| m != mode && mode.below(m));
+        let stronger = legal
+            .iter()
+            .copied()
+            .filter(|&m| m != mode && mode.below(m));
         std::iter::once(mode).chain(stronger).collect()
     }
 
@@ -617,7 +624,8 @@ impl<'a> Sem<'a> {
                     let in_rmw = |f: &Frag, id: u32| f.rmw.iter().any(|&(r, w)| r == id || w == id);
                     let breaks_rmw = pairing.iter().any(|&(l, r)| {
                         let (x, y) = (label(a, l), label(b, r));
-                        let join = matches!((x, y), (Some(x), Some(y)) if joined(model, &x, &y).is_some());
+                        let join =
+                            matches!((x, y), (Some(x), Some(y)) if joined(model, &x, &y).is_some());
                         !join && (in_rmw(a, l) || in_rmw(b, r))
                     });
                     if !breaks_rmw {
@@ -669,7 +677,8 @@ impl<'a> Sem<'a> {
                     .find(|x| x.id == l)
                     .map(|x| (x.label, x.kappa));
                 let differ = left.filter(|(label, _)| *label != e.label);
-                if let Some(to) = differ.and_then(|(label, _)| joined(self.model, &label, &e.label)) {
+                if let Some(to) = differ.and_then(|(label, _)| joined(self.model, &label, &e.label))
+                {
                     // §2 monotonicity: one event with the least common upper bound.
                     if let Some(ev) = f.events.iter_mut().find(|x| x.id == l) {
                         ev.label = to;
@@ -824,7 +833,8 @@ impl<'a> Sem<'a> {
                         let into = pairing.iter().find(|(_, r)| *r == e.id).map(|(l, _)| *l);
                         self.absorb(&mut f, e, k, into);
                         // §2 monotonicity: the shared event carries the join.
-                        if let Some(ev) = into.and_then(|l| f.events.iter_mut().find(|x| x.id == l)) {
+                        if let Some(ev) = into.and_then(|l| f.events.iter_mut().find(|x| x.id == l))
+                        {
                             if let Some(to) = joined(self.model, &ev.label, &e.label) {
                                 ev.label = to;
                             }
@@ -1002,10 +1012,8 @@ pub fn joined(model: &Model, a: &Action, b: &Action) -> Option<Action> {
     if a == b {
         return Some(*a);
     }
-    let same_but_strength = a.kind == b.kind
-        && a.thread == b.thread
-        && a.loc == b.loc
-        && a.value == b.value;
+    let same_but_strength =
+        a.kind == b.kind && a.thread == b.thread && a.loc == b.loc && a.value == b.value;
     let scopes_ok = a.scope == b.scope || model.monotonicity == Monotonicity::ModesScopes;
     if model.monotonicity == Monotonicity::Off || !same_but_strength || !scopes_ok {
         return None;
@@ -1019,7 +1027,11 @@ pub fn joined(model: &Model, a: &Action, b: &Action) -> Option<Action> {
     let mode = if legal.contains(&j) || j == a.mode || j == b.mode {
         j
     } else {
-        legal.iter().copied().find(|&m| j.below(m)).unwrap_or(Mode::Sc)
+        legal
+            .iter()
+            .copied()
+            .find(|&m| j.below(m))
+            .unwrap_or(Mode::Sc)
     };
     Some(Action {
         mode,

@@ -274,10 +274,25 @@ pub fn candidates_capped(
     budget: u64,
     cap: usize,
 ) -> (Result<Vec<Witness>, Vec<Witness>>, u64, bool) {
+    candidates_interruptible(sk, model, groups, mode, (budget, cap), &|| false)
+}
+
+/// As `candidates_capped`, also asking `stop` (a deadline, Ctrl-C) every
+/// 256 rf choices, so that one long search does not outlive its caller's limit.
+pub fn candidates_interruptible(
+    sk: &Skeleton,
+    model: &Model,
+    groups: &dyn Groups,
+    mode: RfMode,
+    (budget, cap): (u64, usize),
+    stop: &dyn Fn() -> bool,
+) -> (Result<Vec<Witness>, Vec<Witness>>, u64, bool) {
     let mut search = Search::new(sk, model, groups, budget);
     let mut found = Vec::new();
+    let mut seen = 0u32;
     let complete = search.each_rf(mode, &mut |s, rf| {
-        if found.len() >= cap {
+        seen = seen.wrapping_add(1);
+        if found.len() >= cap || (seen % 256 == 0 && stop()) {
             s.budget = 0;
         } else if let Ok(w) = s.decide(rf) {
             found.push(w);

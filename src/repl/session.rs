@@ -129,6 +129,9 @@ fn details(name: &str) -> &'static str {
 /// How many pomsets a listing prints before `:show N` takes over.
 pub const FIRST_FEW: usize = 3;
 
+/// How many complete pomsets a listing in the REPL enumerates at most.
+const LISTED_STATES: usize = 10_000;
+
 /// Where the current test came from.
 #[derive(Clone, Debug)]
 enum Origin {
@@ -486,7 +489,13 @@ impl Session {
             Some((p, prop)) => (p, Some(prop)),
             None => (&cur.test.program, None),
         };
-        let listing = pomset_listing(p, &model, prop, self.limits());
+        // A preview: enumerating a big test's pomsets in full only to count
+        // them would keep the prompt waiting; `:run` has the full limits.
+        let limits = Limits {
+            max_states: LISTED_STATES,
+            ..self.limits()
+        };
+        let listing = pomset_listing(p, &model, prop, limits);
         for shown in listing.pomsets.iter().take(FIRST_FEW) {
             out.plain(shown);
             out.plain("");

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use super::construct::{Ev, Frag, Limit, Sem};
 use super::tau::{Events, KappaNode, Tau, TauNode};
 use crate::action::{self, Action, Groups, Kind, Mode, Scope, ThreadId};
-use crate::check::{candidates_capped, Edge, OrderKind, Reason, RfMode, Search, Witness};
+use crate::check::{candidates_interruptible, Edge, OrderKind, Reason, RfMode, Search, Witness};
 use crate::logic::{Assignment, FormulaId, Var};
 use crate::model::{Final, IfClosure, Init, Merge, Model};
 use crate::pomset::{Event, Skeleton};
@@ -33,9 +33,10 @@ pub struct Limits {
     pub cancel: Option<&'static std::sync::atomic::AtomicBool>,
 }
 
-/// The default of `--max-states`: about 100 MB of states at twenty
-/// registers, or a few hundred MB of witnesses.
-pub const MAX_STATES: usize = 100_000;
+/// The default of `--max-states`: high enough to decide IRIW with six
+/// relaxed readers (531 441 states, 1.4 GB), low enough that memory stays
+/// within a few GB before the limit stops the search.
+pub const MAX_STATES: usize = 1_000_000;
 
 impl Default for Limits {
     fn default() -> Limits {
@@ -431,17 +432,8 @@ impl Product<'_, '_> {
         writes: &mut Vec<(action::Loc, i64)>,
         out: &mut Outcomes,
     ) -> Result<(), Limit> {
-        if let Some((at, secs)) = self.deadline {
-            if std::time::Instant::now() > at {
-                out.limit = Some(format!("--timeout {secs}"));
-                return Ok(());
-            }
-        }
-        if self
-            .cancel
-            .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
-        {
-            out.limit = Some("interrupted (Ctrl-C)".to_string());
+        if let Some(why) = interrupted(self.deadline, self.cancel) {
+            out.limit = Some(why);
             return Ok(());
         }
         if i == self.threads.len() {
@@ -525,14 +517,26 @@ impl Product<'_, '_> {
     fn search(&mut self, sk: &Skeleton, out: &mut Outcomes) -> Option<Vec<Witness>> {
         let budget = self.steps.min(1_000_000);
         let cap = self.max_states;
-        let (found, used, capped) =
-            candidates_capped(sk, self.model, self.groups, RfMode::Total, budget, cap);
+        let (deadline, cancel) = (self.deadline, self.cancel);
+        let stop = || interrupted(deadline, cancel).is_some();
+        let (found, used, capped) = candidates_interruptible(
+            sk,
+            self.model,
+            self.groups,
+            RfMode::Total,
+            (budget, cap),
+            &stop,
+        );
         self.steps = self.steps.saturating_sub(used.max(1));
         if self.steps == 0 {
             out.limit = Some(format!("--max-steps {}", self.steps_given));
         }
         match found {
             Ok(w) => Some(w),
+            Err(_) if interrupted(deadline, cancel).is_some() => {
+                out.limit = interrupted(deadline, cancel);
+                None
+            }
             Err(_) if capped => {
                 out.limit = Some(format!(
                     "--max-states {cap} (complete pomsets of one rf search)"
@@ -641,6 +645,22 @@ impl Product<'_, '_> {
             }
         }
     }
+}
+
+/// The limit that stops a search from outside, if one has: the deadline
+/// (`--timeout`) or Ctrl-C in the REPL.
+fn interrupted(
+    deadline: Option<(std::time::Instant, f64)>,
+    cancel: Option<&'static std::sync::atomic::AtomicBool>,
+) -> Option<String> {
+    if let Some((at, secs)) = deadline {
+        if std::time::Instant::now() > at {
+            return Some(format!("--timeout {secs}"));
+        }
+    }
+    cancel
+        .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+        .then(|| "interrupted (Ctrl-C)".to_string())
 }
 
 /// Advances `pick` to the next choice, odometer style, where position i

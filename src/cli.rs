@@ -318,6 +318,8 @@ the REPL\" is a guided tour.")]
 
 /// Runs a command; the exit code is 0 on success, 1 when a check fails.
 pub fn run(cli: Cli) -> ExitCode {
+    // Every command stops at the memory budget; `--max-memory` overrides it.
+    crate::memory::set_budget_mb(crate::memory::default_budget_mb());
     let color = match cli.color {
         Color::Always => true,
         Color::Never => false,
@@ -505,14 +507,21 @@ pub struct LimitArgs {
     /// Give up (verdict unknown) after this many steps of the rf searches.
     #[arg(long, default_value_t = 50_000_000)]
     pub max_steps: u64,
+    /// Give up (verdict unknown) once the heap passes this many megabytes
+    /// [default: three quarters of the machine's memory].
+    #[arg(long, value_name = "MB")]
+    pub max_memory: Option<usize>,
     /// Give up (verdict unknown) after this many seconds per test.
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
 }
 
 impl LimitArgs {
-    /// The limits, with the deadline counted from now.
+    /// The limits, with the deadline counted from now; sets the memory budget.
     pub fn limits(&self) -> crate::semantics::decide::Limits {
+        if let Some(mb) = self.max_memory {
+            crate::memory::set_budget_mb(mb);
+        }
         let deadline = self.timeout.map(|t| {
             let secs = std::time::Duration::from_secs_f64(t.clamp(0.0, 1e9));
             (std::time::Instant::now() + secs, t)

@@ -4,6 +4,7 @@ pub mod check;
 pub mod cli;
 pub mod interleaving;
 pub mod logic;
+pub mod memory;
 pub mod model;
 pub mod pomset;
 pub mod reference;

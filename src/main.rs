@@ -4,6 +4,10 @@ use clap::Parser;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
+/// Counts heap bytes so that searches stop at `--max-memory` (`pomset::memory`).
+#[global_allocator]
+static ALLOCATOR: pomset::memory::Counting = pomset::memory::Counting;
+
 fn main() -> ExitCode {
     // Rust ignores SIGPIPE, so printing into a closed pipe (`| head`) would
     // panic; the default action ends the process quietly, as a Unix tool does.

@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 use crate::action::{self, Kind};
 use crate::logic::{Addr, FormulaId, Names, Notation, Subst, Var};
 use crate::model::Model;
-use crate::semantics::construct::{Frag, Limit, Sem};
+use crate::semantics::construct::{Frag, Sem};
 use crate::semantics::{decide, verdict};
 use crate::syntax::core::{Program, Stmt};
 use crate::syntax::lexer::{self, Tok};
@@ -402,10 +402,7 @@ pub fn refine(
         Ok(x) => x,
         Err(stop) => {
             report.verdict = Verdict::Unknown;
-            report.limit = Some(match stop {
-                Limit::Pomsets(n) => format!("--max-pomsets {n}"),
-                Limit::Accesses => "at most 64 accesses".into(),
-            });
+            report.limit = Some(stop.text());
             // A distinguishing test still settles it: its outcomes are decided.
             if limits.max_contexts > 0 {
                 let stopped = report.limit.take();

@@ -185,6 +185,27 @@ fn many_states_end_unknown_with_the_limit_named() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
 }
 
+/// Raising `--max-states` does not bring the abort back: the binary counts
+/// its heap, and `--max-memory` (by default three quarters of the machine)
+/// stops the search with the limit named.
+#[test]
+fn the_memory_budget_stops_a_search_whatever_the_other_limits() {
+    let path = temp_file("iriw8-memory.litmus", &iriw(8));
+    let path = path.to_str().expect("a UTF-8 temp path");
+    let out = pomset(&[
+        "run",
+        "--max-states",
+        "100000000",
+        "--max-memory",
+        "20",
+        "--allow-unknown",
+        path,
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("Limit reached: --max-memory 20"), "{stdout}");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
 /// The candidate listing holds at most `--max-states` candidates of one rf search.
 #[test]
 fn candidates_are_bounded_too() {

@@ -65,10 +65,7 @@ pub fn candidates_visiting(
     sem.complete_only = false;
     let mut listing = Listing::default();
     if let Err(l) = list(&mut sem, p, model, limits, visit, &mut listing) {
-        listing.limit = Some(match l {
-            Limit::Pomsets(n) => format!("--max-pomsets {n}"),
-            Limit::Accesses => "at most 64 accesses per test".to_string(),
-        });
+        listing.limit = Some(l.text());
     }
     Ok(listing)
 }

@@ -102,12 +102,25 @@ impl Frag {
 }
 
 /// A search that grew past a stated limit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Limit {
     /// More local pomsets than `max_pomsets`.
     Pomsets(usize),
     /// More than 64 access statements.
     Accesses,
+    /// More heap than `--max-memory` (`crate::memory`).
+    Memory(String),
+}
+
+impl Limit {
+    /// How a report names the limit.
+    pub fn text(&self) -> String {
+        match self {
+            Limit::Pomsets(n) => format!("--max-pomsets {n}"),
+            Limit::Accesses => "at most 64 accesses per test".to_string(),
+            Limit::Memory(why) => why.clone(),
+        }
+    }
 }
 
 /// What the constructs share for one litmus test.
@@ -226,6 +239,9 @@ impl<'a> Sem<'a> {
     fn limit(&self, frags: Vec<Frag>) -> Result<Vec<Frag>, Limit> {
         if frags.len() > self.max_pomsets {
             return Err(Limit::Pomsets(self.max_pomsets));
+        }
+        if let Some(why) = crate::memory::over_budget() {
+            return Err(Limit::Memory(why));
         }
         Ok(frags)
     }

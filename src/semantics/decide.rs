@@ -148,8 +148,7 @@ pub fn outcomes_visiting<'v>(
     };
     match run(&mut sem, p, model, limits, visit, &mut out) {
         Ok(()) => {}
-        Err(Limit::Pomsets(n)) => out.limit = Some(format!("--max-pomsets {n}")),
-        Err(Limit::Accesses) => out.limit = Some("at most 64 accesses per test".to_string()),
+        Err(l) => out.limit = Some(l.text()),
     }
     out.stats = sem.l.stats();
     out.notes = outside_v_notes(&sem, p);
@@ -494,6 +493,9 @@ impl Product<'_, '_> {
         let regs: Vec<(String, Option<i64>)> =
             parts.iter().flat_map(|c| c.regs.iter().cloned()).collect();
         for w in found {
+            if out.limit.is_some() {
+                break;
+            }
             for mem in final_memory(sem, p, self.model, self.groups, &sk, &w) {
                 self.record(
                     sem,
@@ -559,6 +561,9 @@ impl Product<'_, '_> {
         *out.states.entry(state).or_insert(0) += 1;
         if out.states.len() > self.max_states && out.limit.is_none() {
             out.limit = Some(format!("--max-states {} (final states)", self.max_states));
+        }
+        if out.limit.is_none() {
+            out.limit = crate::memory::over_budget();
         }
     }
 
@@ -658,9 +663,10 @@ fn interrupted(
             return Some(format!("--timeout {secs}"));
         }
     }
-    cancel
-        .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
-        .then(|| "interrupted (Ctrl-C)".to_string())
+    if cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+        return Some("interrupted (Ctrl-C)".to_string());
+    }
+    crate::memory::over_budget()
 }
 
 /// Advances `pick` to the next choice, odometer style, where position i

@@ -202,7 +202,10 @@ fn the_memory_budget_stops_a_search_whatever_the_other_limits() {
         path,
     ]);
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("Limit reached: --max-memory 20"), "{stdout}");
+    assert!(
+        stdout.contains("Limit reached: --max-memory 20"),
+        "{stdout}"
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }
 

@@ -363,11 +363,7 @@ impl<'a> Sem<'a> {
         if !self.strengthen || self.model.monotonicity == Monotonicity::Off {
             return vec![mode];
         }
-        let legal: &[Mode] = match kind {
-            Kind::Read => &[Mode::Wk, Mode::Rlx, Mode::Acq, Mode::Sc],
-            Kind::Write => &[Mode::Wk, Mode::Rlx, Mode::Rel, Mode::Sc],
-            Kind::Fence => &[Mode::Rel, Mode::Acq, Mode::Ra, Mode::Sc],
-        };
+        let legal = legal_modes(kind);
         let stronger = legal
             .iter()
             .copied()
@@ -1021,6 +1017,15 @@ pub fn merge(model: &Model, a: &Action, b: &Action) -> Option<Action> {
     }
 }
 
+/// §1.1: the modes an access of this kind may carry.
+fn legal_modes(kind: Kind) -> &'static [Mode] {
+    match kind {
+        Kind::Read => &[Mode::Wk, Mode::Rlx, Mode::Acq, Mode::Sc],
+        Kind::Write => &[Mode::Wk, Mode::Rlx, Mode::Rel, Mode::Sc],
+        Kind::Fence => &[Mode::Rel, Mode::Acq, Mode::Ra, Mode::Sc],
+    }
+}
+
 /// The label two events share when they coalesce: their common label, or,
 /// with `monotonicity` (§2), when they differ only in mode (and, with
 /// `modes_scopes`, scope), the least upper bound that the access allows.
@@ -1034,11 +1039,7 @@ pub fn joined(model: &Model, a: &Action, b: &Action) -> Option<Action> {
     if model.monotonicity == Monotonicity::Off || !same_but_strength || !scopes_ok {
         return None;
     }
-    let legal: &[Mode] = match a.kind {
-        Kind::Read => &[Mode::Wk, Mode::Rlx, Mode::Acq, Mode::Sc],
-        Kind::Write => &[Mode::Wk, Mode::Rlx, Mode::Rel, Mode::Sc],
-        Kind::Fence => &[Mode::Rel, Mode::Acq, Mode::Ra, Mode::Sc],
-    };
+    let legal = legal_modes(a.kind);
     let j = a.mode.join(b.mode);
     let mode = if legal.contains(&j) || j == a.mode || j == b.mode {
         j

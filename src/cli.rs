@@ -6,8 +6,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use std::collections::BTreeMap;
+
 use crate::model::Model;
 use crate::syntax;
+use crate::syntax::core::Program;
 
 const ABOUT: &str =
     "A workbench for relaxed-memory semantics: litmus tests, pomsets with predicate \
@@ -133,6 +136,12 @@ limit is named; it is never a wrong answer.")]
         /// (tiny tests only); or sc, sequential consistency by interleaving.
         #[arg(long, value_enum, default_value_t = Engine::Fast)]
         engine: Engine,
+        /// Decide only each condition's verdict (herd7's -speedcheck fast): search
+        /// for one state that makes it true and one that does not, pruning
+        /// by the condition, and stop at each first one. Much faster on big
+        /// tests; the states listed are just those found.
+        #[arg(long)]
+        verdict_only: bool,
     },
     /// List the complete (or candidate) pomsets of a test in the note's notation.
     #[command(after_help = "\
@@ -360,13 +369,21 @@ pub fn run(cli: Cli) -> ExitCode {
             draw,
             all_states,
             engine,
+            verdict_only,
         } => run_tests(
             &paths,
-            &set,
-            (json, allow_unknown),
-            limits,
-            (stats, draw, all_states),
-            (color, engine),
+            &RunOptions {
+                sets: set,
+                json,
+                allow_unknown,
+                limits,
+                stats,
+                draw,
+                all_states,
+                color,
+                engine,
+                verdict_only,
+            },
         ),
         Command::Pomsets {
             path,
@@ -549,121 +566,223 @@ pub fn apply_sets(model: &mut Model, sets: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-fn run_tests(
-    paths: &[PathBuf],
-    sets: &[String],
-    (json, allow_unknown): (bool, bool),
-    limit_args: LimitArgs,
-    (stats, draw, all_states): (bool, Option<PathBuf>, bool),
-    (color, engine): (bool, Engine),
-) -> Result<bool, String> {
-    use crate::report::Report;
-    use crate::semantics::decide::{outcomes, Unsupported};
+/// What `pomset run` was asked for, beyond the files.
+struct RunOptions {
+    sets: Vec<String>,
+    json: bool,
+    allow_unknown: bool,
+    limits: LimitArgs,
+    stats: bool,
+    draw: Option<PathBuf>,
+    all_states: bool,
+    color: bool,
+    engine: Engine,
+    verdict_only: bool,
+}
+
+/// One test decided: its report, or the line saying why it could not be.
+enum Decided {
+    Report(crate::report::Report),
+    Unsupported(String),
+    /// `--set` named an option the model rejects (already reported).
+    BadSet,
+}
+
+/// `pomset run`: tests are decided in parallel, one per core, and reported
+/// in the order of the files, each as soon as those before it are.
+fn run_tests(paths: &[PathBuf], o: &RunOptions) -> Result<bool, String> {
     // Reject a bad --set before reading any file.
-    apply_sets(&mut Model::default(), sets)?;
+    apply_sets(&mut Model::default(), &o.sets)?;
+    let files = litmus_files(paths)?;
+    let mut parsed = Vec::new();
+    for path in files {
+        let src = read(&path)?;
+        parsed.push((path, src));
+    }
+    let (send, receive) = std::sync::mpsc::channel();
+    let tests: Vec<(PathBuf, String, Result<syntax::Litmus, _>)> = parsed
+        .into_iter()
+        .map(|(path, src)| {
+            let test = syntax::parse(&src);
+            (path, src, test)
+        })
+        .collect();
+    let tests = std::sync::Arc::new(tests);
+    for k in 0..tests.len() {
+        let (tests, send) = (tests.clone(), send.clone());
+        let (sets, limits, engine, verdict_only) =
+            (o.sets.clone(), o.limits.clone(), o.engine, o.verdict_only);
+        rayon::spawn(move || {
+            let decided = match &tests[k].2 {
+                Ok(test) => decide_one(&test.program, &sets, &limits, engine, verdict_only),
+                Err(_) => Decided::BadSet,
+            };
+            let _ = send.send((k, decided));
+        });
+    }
+    drop(send);
     let mut ok = true;
     let mut reports = Vec::new();
     // Tests run, expectations not met, tests left unknown, tests whose
     // verdict differs from the note's as the file says it does.
     let mut tally = (0usize, 0usize, 0usize, 0usize);
-    for_each(paths, color, |_, test| {
-        let p = &test.program;
-        let mut model = p.model;
-        if apply_sets(&mut model, sets).is_err() {
-            return false;
-        }
-        let start = std::time::Instant::now();
-        let limits = limit_args.limits();
-        let (max_pomsets, deadline) = (limits.max_pomsets, limits.deadline);
-        let decided = match engine {
-            Engine::Fast => outcomes(p, &model, limits),
-            Engine::Reference => crate::reference::outcomes(
-                p,
-                &model,
-                crate::reference::Limits {
-                    max_pomsets,
-                    deadline: deadline.map(|d| d.0),
-                },
-            ),
-            // Modes, scopes and model options mean nothing under SC.
-            Engine::Sc => match crate::interleaving::outcomes(
-                p,
-                crate::interleaving::Limits {
-                    max_states: max_pomsets,
-                },
-            ) {
-                Ok(o) => Ok(o),
-                Err(why) => {
-                    println!("Test {} Unsupported {why}\n", p.name);
-                    tally.0 += 1;
-                    tally.2 += 1;
-                    return true;
+    let mut waiting = BTreeMap::new();
+    let mut next = 0;
+    for (k, decided) in receive {
+        waiting.insert(k, decided);
+        while let Some(decided) = waiting.remove(&next) {
+            let (path, src, test) = &tests[next];
+            next += 1;
+            let name = path.display().to_string();
+            let test = match test {
+                Ok(test) => test,
+                Err(diags) => {
+                    diags.emit_stderr(&name, src, o.color);
+                    ok = false;
+                    continue;
                 }
+            };
+            test.warnings.emit_stderr(&name, src, o.color);
+            ok &= report_one(test, decided, o, &mut tally, &mut reports);
+        }
+    }
+    if !o.json && tally.0 > 1 {
+        let disputed = match tally.3 {
+            0 => String::new(),
+            n => format!(" ({n} disputed)"),
+        };
+        println!(
+            "{} tests: {} as expected{disputed}, {} not as expected, {} unknown (limit or unsupported)",
+            tally.0,
+            tally.0 - tally.1 - tally.2,
+            tally.1,
+            tally.2
+        );
+    }
+    if o.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&reports).unwrap_or_default()
+        );
+    }
+    Ok(ok)
+}
+
+/// Decides one test with the chosen engine (on a worker thread).
+fn decide_one(
+    p: &Program,
+    sets: &[String],
+    limit_args: &LimitArgs,
+    engine: Engine,
+    verdict_only: bool,
+) -> Decided {
+    use crate::report::Report;
+    use crate::semantics::decide::{outcomes, settle_conditions, Unsupported};
+    let mut model = p.model;
+    if apply_sets(&mut model, sets).is_err() {
+        return Decided::BadSet;
+    }
+    let start = std::time::Instant::now();
+    let limits = limit_args.limits();
+    let (max_pomsets, deadline) = (limits.max_pomsets, limits.deadline);
+    let unsupported = |Unsupported::Option(k, v)| {
+        Decided::Report(Report::unsupported(
+            p,
+            &model,
+            format!("{k} = {v} is not implemented by `run` yet"),
+        ))
+    };
+    if verdict_only && engine == Engine::Fast {
+        return match settle_conditions(p, &model, limits) {
+            Ok(found) => Decided::Report(Report::settled(p, &model, &found, start.elapsed())),
+            Err(u) => unsupported(u),
+        };
+    }
+    let decided = match engine {
+        Engine::Fast => outcomes(p, &model, limits),
+        Engine::Reference => crate::reference::outcomes(
+            p,
+            &model,
+            crate::reference::Limits {
+                max_pomsets,
+                deadline: deadline.map(|d| d.0),
             },
-        };
-        let report = match decided {
-            // A file's expectations are the note's verdicts, not SC's.
-            Ok(o) if engine == Engine::Sc => Report::new(p, &model, &o, start.elapsed()).without_expectations(),
-            Ok(o) => Report::new(p, &model, &o, start.elapsed()),
-            Err(Unsupported::Option(k, v)) => Report::unsupported(
-                p,
-                &model,
-                format!("{k} = {v} is not implemented by `run` yet"),
-            ),
-        };
-        let met = report.expectations_met();
-        let undecided = report.undecided() && !allow_unknown;
-        if undecided {
-            eprintln!(
-                "error: {}: a limit left a stated expectation undecided (--allow-unknown accepts this)",
-                p.name
-            );
-        }
-        tally.0 += 1;
-        tally.1 += usize::from(!met);
-        tally.2 += usize::from(report.limit.is_some() || report.unsupported.is_some());
-        tally.3 += usize::from(met && report.conditions.iter().any(|c| c.is_disputed()));
-        if json {
-            reports.push(report);
-        } else {
-            let mut text = report.text_listing(p, all_states);
-            if let Some(line) = report.stats_line().filter(|_| stats) {
-                text.push_str(&line);
-                text.push('\n');
+        ),
+        // Modes, scopes and model options mean nothing under SC.
+        Engine::Sc => match crate::interleaving::outcomes(
+            p,
+            crate::interleaving::Limits {
+                max_states: max_pomsets,
+            },
+        ) {
+            Ok(o) => Ok(o),
+            Err(why) => {
+                return Decided::Unsupported(format!("Test {} Unsupported {why}\n", p.name))
             }
-            println!("{text}");
+        },
+    };
+    match decided {
+        // A file's expectations are the note's verdicts, not SC's.
+        Ok(o) if engine == Engine::Sc => {
+            Decided::Report(Report::new(p, &model, &o, start.elapsed()).without_expectations())
         }
-        ok &= met && !undecided;
-        if let Some(dir) = &draw {
-            match crate::render::draw::witnesses(test, &model, limit_args.limits(), dir) {
+        Ok(o) => Decided::Report(Report::new(p, &model, &o, start.elapsed())),
+        Err(u) => unsupported(u),
+    }
+}
+
+/// Prints one decided test (in file order) and counts it; false when it
+/// fails the run.
+fn report_one(
+    test: &syntax::Litmus,
+    decided: Decided,
+    o: &RunOptions,
+    tally: &mut (usize, usize, usize, usize),
+    reports: &mut Vec<crate::report::Report>,
+) -> bool {
+    let p = &test.program;
+    let report = match decided {
+        Decided::Report(r) => r,
+        Decided::Unsupported(line) => {
+            println!("{line}");
+            tally.0 += 1;
+            tally.2 += 1;
+            return true;
+        }
+        Decided::BadSet => return false,
+    };
+    let met = report.expectations_met();
+    let undecided = report.undecided() && !o.allow_unknown;
+    if undecided {
+        eprintln!(
+            "error: {}: a limit left a stated expectation undecided (--allow-unknown accepts this)",
+            p.name
+        );
+    }
+    tally.0 += 1;
+    tally.1 += usize::from(!met);
+    tally.2 += usize::from(report.limit.is_some() || report.unsupported.is_some());
+    tally.3 += usize::from(met && report.conditions.iter().any(|c| c.is_disputed()));
+    if o.json {
+        reports.push(report);
+    } else {
+        let mut text = report.text_listing(p, o.all_states);
+        if let Some(line) = report.stats_line().filter(|_| o.stats) {
+            text.push_str(&line);
+            text.push('\n');
+        }
+        println!("{text}");
+    }
+    if let Some(dir) = &o.draw {
+        let mut model = p.model;
+        if apply_sets(&mut model, &o.sets).is_ok() {
+            match crate::render::draw::witnesses(test, &model, o.limits.limits(), dir) {
                 Ok(files) => files.iter().for_each(|f| eprintln!("drew {}", f.display())),
                 Err(e) => eprintln!("error: {e}"),
             }
         }
-        true
-    })
-    .map(|parsed| {
-        if !json && tally.0 > 1 {
-            let disputed = match tally.3 {
-                0 => String::new(),
-                n => format!(" ({n} disputed)"),
-            };
-            println!(
-                "{} tests: {} as expected{disputed}, {} not as expected, {} unknown (limit or unsupported)",
-                tally.0,
-                tally.0 - tally.1 - tally.2,
-                tally.1,
-                tally.2
-            );
-        }
-        if json {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&reports).unwrap_or_default()
-            );
-        }
-        parsed && ok
-    })
+    }
+    met && !undecided
 }
 
 fn usage(message: &str) -> ExitCode {

@@ -10,10 +10,12 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::model::Model;
-use crate::semantics::decide::{Outcomes, State};
-use crate::semantics::verdict::{judge, Judgement};
+use std::collections::BTreeMap;
+
+use crate::semantics::decide::{Outcomes, Settled, State};
+use crate::semantics::verdict::{judge, judge_settled, Judgement};
 use crate::syntax::ast::Quantifier;
-use crate::syntax::core::Program;
+use crate::syntax::core::{Condition, Program};
 use crate::syntax::print;
 
 /// One test's report.
@@ -34,6 +36,10 @@ pub struct Report {
     /// What the states leave out (writes whose value may leave V), one sentence each.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// `run --verdict-only`: `states` holds only the states the searches
+    /// stopped at, and `positive`/`negative` count those, not every state.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub verdict_only: bool,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -88,31 +94,7 @@ impl Report {
             .conditions
             .iter()
             .zip(&surface.conditions)
-            .map(|(c, shown)| {
-                let Judgement {
-                    positive,
-                    negative,
-                    ok,
-                    observation,
-                    expected,
-                    met,
-                    disputed,
-                } = judge(p, c, o, model);
-                ConditionReport {
-                    text: format!(
-                        "{} ({})",
-                        c.quantifier.as_str(),
-                        print::prop(&shown.prop, 0)
-                    ),
-                    ok,
-                    positive,
-                    negative,
-                    observation: observation.map(|x| x.as_str()),
-                    expected: expected.map(|v| v.as_str()),
-                    met,
-                    disputed,
-                }
-            })
+            .map(|(c, shown)| condition_report(c, shown, judge(p, c, o, model)))
             .collect();
         Report {
             name: p.name.clone(),
@@ -125,6 +107,66 @@ impl Report {
             seconds: elapsed.as_secs_f64(),
             stats: Some(o.stats),
             warnings: o.notes.clone(),
+            verdict_only: false,
+        }
+    }
+
+    /// The report of `run --verdict-only`: per condition, the state found
+    /// that makes it true and the one found that does not, if any.
+    pub fn settled(
+        p: &Program,
+        model: &Model,
+        found: &[[Settled; 2]],
+        elapsed: Duration,
+    ) -> Report {
+        let surface = print::core_to_ast(p);
+        let mut states: BTreeMap<&State, usize> = BTreeMap::new();
+        let mut conditions = Vec::new();
+        let mut limit = None;
+        let mut witnesses = 0;
+        let mut stats = crate::logic::Stats::default();
+        let mut warnings: Vec<String> = Vec::new();
+        for ((c, shown), [holds, fails]) in p.conditions.iter().zip(&surface.conditions).zip(found)
+        {
+            let answer = |s: &Settled| match (&s.found, &s.limit) {
+                (Some(_), _) => Some(true),
+                (None, None) => Some(false),
+                (None, Some(_)) => None,
+            };
+            for s in [holds, fails] {
+                if let Some(state) = &s.found {
+                    *states.entry(state).or_insert(0) += 1;
+                }
+                limit = limit.or(s.limit.clone());
+                witnesses += s.witnesses;
+                stats = stats.plus(s.stats);
+                for n in &s.notes {
+                    if !warnings.contains(n) {
+                        warnings.push(n.clone());
+                    }
+                }
+            }
+            let j = judge_settled(c, answer(holds), answer(fails), model);
+            conditions.push(condition_report(c, shown, j));
+        }
+        Report {
+            name: p.name.clone(),
+            model: model.non_defaults(),
+            states: states
+                .into_iter()
+                .map(|(s, n)| StateCount {
+                    values: flatten(s),
+                    count: n,
+                })
+                .collect(),
+            witnesses,
+            conditions,
+            limit,
+            unsupported: None,
+            seconds: elapsed.as_secs_f64(),
+            stats: Some(stats),
+            warnings,
+            verdict_only: true,
         }
     }
 
@@ -140,6 +182,7 @@ impl Report {
             seconds: 0.0,
             stats: None,
             warnings: vec![],
+            verdict_only: false,
         }
     }
 
@@ -207,6 +250,12 @@ impl Report {
         if let Some(why) = &self.unsupported {
             let _ = writeln!(out, "Unsupported {why}");
             return out;
+        }
+        if self.verdict_only {
+            let _ = writeln!(
+                out,
+                "Verdict only: the states below are where the searches stopped, not every state"
+            );
         }
         let _ = writeln!(out, "States {}", self.states.len());
         let cut = self.states.len() > shown;
@@ -278,6 +327,37 @@ impl Report {
         }
         let _ = writeln!(out, "Time {} {:.3}", self.name, self.seconds);
         out
+    }
+}
+
+/// A condition's verdict as reported; `shown` is its surface form.
+fn condition_report(
+    c: &Condition,
+    shown: &crate::syntax::ast::Condition,
+    j: Judgement,
+) -> ConditionReport {
+    let Judgement {
+        positive,
+        negative,
+        ok,
+        observation,
+        expected,
+        met,
+        disputed,
+    } = j;
+    ConditionReport {
+        text: format!(
+            "{} ({})",
+            c.quantifier.as_str(),
+            print::prop(&shown.prop, 0)
+        ),
+        ok,
+        positive,
+        negative,
+        observation: observation.map(|x| x.as_str()),
+        expected: expected.map(|v| v.as_str()),
+        met,
+        disputed,
     }
 }
 

@@ -30,6 +30,21 @@ pub struct Stats {
     pub sat_clauses: u64,
 }
 
+impl Stats {
+    /// The counters of two runs added up.
+    pub fn plus(self, o: Stats) -> Stats {
+        Stats {
+            queries: self.queries + o.queries,
+            fast_path: self.fast_path + o.fast_path,
+            cache_hits: self.cache_hits + o.cache_hits,
+            enumerated: self.enumerated + o.enumerated,
+            sat_calls: self.sat_calls + o.sat_calls,
+            sat_vars: self.sat_vars + o.sat_vars,
+            sat_clauses: self.sat_clauses + o.sat_clauses,
+        }
+    }
+}
+
 /// The result cache: satisfiability per formula id (V is fixed per [`Logic`]).
 pub(crate) struct Cache {
     results: FxMap<FormulaId, bool>,

@@ -149,6 +149,10 @@ pub struct Sem<'a> {
     /// Writes whose value may leave V (thread, location), whose executions
     /// then have no write event: reported, never dropped silently.
     pub outside_v: Vec<(ThreadId, String)>,
+    /// Condition-directed search (`goal.rs`, pruning 1): the final values,
+    /// `None` for a dropped read, that a read into each listed register may
+    /// take. Empty (every value) except under `run --verdict-only`.
+    pub pinned: HashMap<core::RegId, Vec<Option<i64>>>,
 }
 
 /// Named locations without a declared address get addresses from here, far
@@ -182,6 +186,7 @@ impl<'a> Sem<'a> {
                 .flat_map(|(_, b)| b.let_targets())
                 .collect(),
             outside_v: Vec::new(),
+            pinned: HashMap::new(),
         };
         for i in 0..program.locs.len() {
             let addr = sem.loc_addr[i];
@@ -398,6 +403,9 @@ impl<'a> Sem<'a> {
             let kappa_f = self.l.and(guard, q);
             let kappa = self.trees.kappa(KappaNode::Base(kappa_f));
             for v in self.program.values.clone() {
+                if !rmw && !self.may_read(reg, Some(v)) {
+                    continue;
+                }
                 let tau = self.trees.tau(TauNode::Read {
                     event: id,
                     reg,
@@ -421,10 +429,18 @@ impl<'a> Sem<'a> {
         let tau = self.trees.tau(TauNode::ReadAbsent { reg, fresh: id });
         let check = self.l.constant(mode.below(Mode::Rlx));
         let absent = self.empty(tau, check);
-        if self.keep(&absent) {
+        if self.keep(&absent) && (rmw || self.may_read(reg, None)) {
             out.push(absent);
         }
         self.limit(out)
+    }
+
+    /// Whether a read into `reg` may end with `value` (`None`: dropped) under
+    /// the goal of a condition-directed search (`Sem::pinned`).
+    fn may_read(&self, reg: u32, value: Option<i64>) -> bool {
+        self.pinned
+            .get(&reg)
+            .is_none_or(|allowed| allowed.contains(&value))
     }
 
     /// WRITE (w1-w5), with computed addresses (§1.5, Definition 1.6).

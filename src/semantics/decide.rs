@@ -10,6 +10,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::construct::{Ev, Frag, Limit, Sem};
+use super::goal::{self, Goal};
 use super::tau::{Events, KappaNode, Tau, TauNode};
 use crate::action::{self, Action, Groups, Kind, Mode, Scope, ThreadId};
 use crate::check::{candidates_interruptible, Edge, OrderKind, Reason, RfMode, Search, Witness};
@@ -139,15 +140,9 @@ pub fn outcomes_visiting<'v>(
     // states (the reference engine found one). The stronger labels are
     // enumerated like every other existential choice.
     let mut sem = Sem::new(p, model, limits.max_pomsets);
-    let mut out = Outcomes {
-        states: BTreeMap::new(),
-        witnesses: 0,
-        limit: None,
-        stats: crate::logic::Stats::default(),
-        notes: Vec::new(),
-    };
-    match run(&mut sem, p, model, limits, visit, &mut out) {
-        Ok(()) => {}
+    let mut out = empty_outcomes();
+    match run(&mut sem, p, model, limits, visit, None, &mut out) {
+        Ok(_) => {}
         Err(l) => out.limit = Some(l.text()),
     }
     out.stats = sem.l.stats();
@@ -155,14 +150,87 @@ pub fn outcomes_visiting<'v>(
     Ok(out)
 }
 
+fn empty_outcomes() -> Outcomes {
+    Outcomes {
+        states: BTreeMap::new(),
+        witnesses: 0,
+        limit: None,
+        stats: crate::logic::Stats::default(),
+        notes: Vec::new(),
+    }
+}
+
+/// What a condition-directed search (`goal.rs`) found.
+#[derive(Clone, Debug)]
+pub struct Settled {
+    /// The first final state found that meets the goal; `None` when no
+    /// complete pomset ends in one (unless `limit` says the search stopped).
+    pub found: Option<State>,
+    /// Complete pomsets visited before the search stopped.
+    pub witnesses: usize,
+    pub limit: Option<String>,
+    pub stats: crate::logic::Stats,
+    pub notes: Vec<String>,
+}
+
+/// Searches for one final state that meets `goal`, pruning what cannot
+/// (`goal.rs` argues each pruning), and stops at the first one found.
+pub fn settle(
+    p: &Program,
+    model: &Model,
+    limits: Limits,
+    goal: Goal,
+) -> Result<Settled, Unsupported> {
+    refused(model)?;
+    let mut sem = Sem::new(p, model, limits.max_pomsets);
+    sem.pinned = goal::pinned(p, &goal);
+    let mut out = empty_outcomes();
+    let found = match run(&mut sem, p, model, limits, None, Some(goal), &mut out) {
+        Ok(found) => found,
+        Err(l) => {
+            out.limit = Some(l.text());
+            None
+        }
+    };
+    Ok(Settled {
+        limit: if found.is_some() { None } else { out.limit },
+        found,
+        witnesses: out.witnesses,
+        stats: sem.l.stats(),
+        notes: outside_v_notes(&sem, p),
+    })
+}
+
+/// `run --verdict-only`: for each condition, one search for a state making
+/// it true and one for a state not making it true (`goal::goals`).
+pub fn settle_conditions(
+    p: &Program,
+    model: &Model,
+    limits: Limits,
+) -> Result<Vec<[Settled; 2]>, Unsupported> {
+    p.conditions
+        .iter()
+        .map(|c| {
+            let [holds, fails] = goal::goals(c);
+            Ok([
+                settle(p, model, limits, holds)?,
+                settle(p, model, limits, fails)?,
+            ])
+        })
+        .collect()
+}
+
+/// Decides the test, or with a goal searches for one state meeting it
+/// (returned).
 fn run<'v>(
     sem: &mut Sem,
     p: &Program,
     model: &Model,
     limits: Limits,
     visit: Option<&'v mut Visit<'v>>,
+    goal: Option<Goal>,
     out: &mut Outcomes,
-) -> Result<(), Limit> {
+) -> Result<Option<State>, Limit> {
     let init_thread = p.threads.len() as ThreadId;
     let (init_events, init_tau) = init_prefix(sem, p, model, init_thread)?;
     let mut per_thread: Vec<Vec<Completed>> = Vec::new();
@@ -213,8 +281,11 @@ fn run<'v>(
         deadline: limits.deadline,
         cancel: limits.cancel,
         visit,
+        goal,
+        found: None,
     };
-    search.run(sem, p, 0, &mut choice, &mut Vec::new(), out)
+    search.run(sem, p, 0, &mut choice, &mut Vec::new(), out)?;
+    Ok(search.found)
 }
 
 /// The implicit initial writes (option `init`), as a top-level prefix.
@@ -418,6 +489,9 @@ struct Product<'a, 'v> {
     deadline: Option<(std::time::Instant, f64)>,
     cancel: Option<&'static std::sync::atomic::AtomicBool>,
     visit: Option<&'v mut Visit<'v>>,
+    /// Condition-directed search: the goal, and the first state meeting it.
+    goal: Option<Goal<'a>>,
+    found: Option<State>,
 }
 
 impl Product<'_, '_> {
@@ -443,11 +517,11 @@ impl Product<'_, '_> {
             let mark = writes.len();
             writes.extend(writes_of(&c.frag.events));
             choice[i] = k;
-            if self.sourced(i, choice, writes) {
+            if self.sourced(i, choice, writes) && self.promising(i, choice) {
                 self.run(sem, p, i + 1, choice, writes, out)?;
             }
             writes.truncate(mark);
-            if out.limit.is_some() {
+            if out.limit.is_some() || self.found.is_some() {
                 return Ok(());
             }
         }
@@ -468,6 +542,33 @@ impl Product<'_, '_> {
                     writes.contains(&w) || later.binary_search(&w).is_ok()
                 })
         })
+    }
+
+    /// Pruning 2 of `goal.rs`: whether the goal can still be met given the
+    /// final registers of threads 0..=i (the rest free).
+    fn promising(&self, i: usize, choice: &[usize]) -> bool {
+        let Some(goal) = self.goal else {
+            return true;
+        };
+        let p = self.groups.p;
+        let chosen = |name: &str| {
+            (0..=i).find_map(|t| {
+                self.threads[t][choice[t]]
+                    .regs
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, v)| *v)
+            })
+        };
+        let lookup = |t: &Term| match t {
+            Term::Reg(r) => {
+                let info = &p.regs[*r as usize];
+                let name = format!("{}:{}", p.thread_name(info.thread), info.name);
+                chosen(&name).map_or(goal::Known::Free, goal::Known::Value)
+            }
+            _ => goal::Known::Free,
+        };
+        goal.admits(goal::possible(goal.prop, &lookup))
     }
 
     fn leaf(
@@ -493,7 +594,7 @@ impl Product<'_, '_> {
         let regs: Vec<(String, Option<i64>)> =
             parts.iter().flat_map(|c| c.regs.iter().cloned()).collect();
         for w in found {
-            if out.limit.is_some() {
+            if out.limit.is_some() || self.found.is_some() {
                 break;
             }
             for mem in final_memory(sem, p, self.model, self.groups, &sk, &w) {
@@ -557,6 +658,11 @@ impl Product<'_, '_> {
         out.witnesses += 1;
         if let Some(visit) = self.visit.as_mut() {
             visit(sem, sk, w, &state);
+        }
+        if let Some(goal) = self.goal {
+            if goal.met_by(self.groups.p, &state) {
+                self.found = Some(state.clone());
+            }
         }
         *out.states.entry(state).or_insert(0) += 1;
         if out.states.len() > self.max_states && out.limit.is_none() {
@@ -644,6 +750,9 @@ impl Product<'_, '_> {
                     mem: mem.clone(),
                 };
                 self.record(sem, &sk, &w, state, out);
+            }
+            if self.found.is_some() {
+                return Ok(());
             }
             if !next_choice(&mut pick, |i| options[i].len()) {
                 return Ok(());

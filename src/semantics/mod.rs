@@ -6,5 +6,6 @@ pub mod construct;
 pub mod decide;
 pub mod explain;
 pub mod expr;
+pub mod goal;
 pub mod tau;
 pub mod verdict;

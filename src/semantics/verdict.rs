@@ -100,7 +100,59 @@ pub fn judge(p: &Program, c: &Condition, o: &Outcomes, model: &crate::model::Mod
             negative += n;
         }
     }
-    let observation = if o.limit.is_some() {
+    let known = o.limit.is_none();
+    judgement(c, (positive, negative), (known, known), model)
+}
+
+/// A condition's verdict from a condition-directed search (`goal.rs`):
+/// whether a state making it true was found, and whether one not making it
+/// true was (`None`: a limit stopped that search). Either answer alone
+/// settles herd7's Ok/No for its quantifier; both settle the observation.
+pub fn judge_settled(
+    c: &Condition,
+    positive: Option<bool>,
+    negative: Option<bool>,
+    model: &crate::model::Model,
+) -> Judgement {
+    let count = |found: Option<bool>| usize::from(found == Some(true));
+    let mut j = judgement(
+        c,
+        (count(positive), count(negative)),
+        (positive.is_some(), negative.is_some()),
+        model,
+    );
+    if positive == Some(false) && j.observation.is_none() {
+        // No state makes it true: Never, whatever the other search found.
+        j = judgement(c, (0, count(negative)), (true, true), model);
+    }
+    if j.met.is_none() {
+        j.met = match (j.expected, positive) {
+            (Some(Verdict::Allowed), Some(pos)) => Some(pos),
+            (Some(Verdict::Forbidden | Verdict::Never), Some(pos)) => Some(!pos),
+            _ => None,
+        };
+    }
+    if j.ok.is_none() {
+        // One search may settle Ok/No even when the other was stopped.
+        j.ok = match (c.quantifier, positive, negative) {
+            (Quantifier::Exists | Quantifier::Allow, Some(pos), _) => Some(pos),
+            (Quantifier::NotExists | Quantifier::Forbid, Some(pos), _) => Some(!pos),
+            (Quantifier::Forall, _, Some(neg)) => Some(!neg),
+            _ => None,
+        };
+    }
+    j
+}
+
+/// The verdict from the numbers of complete pomsets whose state makes the
+/// proposition true and not true; each number is trusted only when `known`.
+fn judgement(
+    c: &Condition,
+    (positive, negative): (usize, usize),
+    known: (bool, bool),
+    model: &crate::model::Model,
+) -> Judgement {
+    let observation = if !(known.0 && known.1) {
         None
     } else if negative == 0 && positive > 0 {
         Some(Observation::Always)

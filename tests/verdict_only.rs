@@ -1,0 +1,123 @@
+//! `run --verdict-only` against full enumeration: the condition-directed
+//! searches (`semantics/goal.rs`) prune by the condition and stop at the
+//! first state found, so each of their verdicts must equal the verdict read
+//! off every final state: herd7's Ok/No, the observation and whether the
+//! expectation is met, for every condition of every random program and of
+//! every bundled example.
+//!
+//! `PROPTEST_CASES=N` sets the number of random programs (default 1500).
+
+mod gen;
+
+use pomset::model::Model;
+use pomset::semantics::decide::{self, Limits};
+use pomset::semantics::verdict::{judge, judge_settled, Judgement};
+use pomset::syntax::{self, core::Program};
+use proptest::test_runner::{Config as RunnerConfig, TestCaseError, TestRunner};
+
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+fn verdict(j: &Judgement) -> (Option<bool>, Option<&'static str>, Option<bool>) {
+    (j.ok, j.observation.map(|o| o.as_str()), j.met)
+}
+
+/// Compares the two ways of deciding `p`; `None` when a limit stopped
+/// either, else the number of conditions compared.
+fn compare(p: &Program, model: &Model) -> Result<Option<usize>, String> {
+    let full = decide::outcomes(p, model, Limits::default()).map_err(|u| format!("{u:?}"))?;
+    let settled =
+        decide::settle_conditions(p, model, Limits::default()).map_err(|u| format!("{u:?}"))?;
+    if full.limit.is_some() || settled.iter().flatten().any(|s| s.limit.is_some()) {
+        return Ok(None);
+    }
+    for (c, [holds, fails]) in p.conditions.iter().zip(&settled) {
+        let a = judge(p, c, &full, model);
+        let b = judge_settled(
+            c,
+            Some(holds.found.is_some()),
+            Some(fails.found.is_some()),
+            model,
+        );
+        if verdict(&a) != verdict(&b) {
+            return Err(format!(
+                "full enumeration says {:?}, verdict-only says {:?}",
+                verdict(&a),
+                verdict(&b)
+            ));
+        }
+        // What the searches found are real final states of the right kind.
+        for (s, want) in [(&holds.found, true), (&fails.found, false)] {
+            if let Some(s) = s {
+                if !full.states.contains_key(s) {
+                    return Err(format!(
+                        "verdict-only found a state full enumeration lacks: {s:?}"
+                    ));
+                }
+                if pomset::semantics::verdict::holds(p, s, &c.prop) != want {
+                    return Err(format!("a state of the wrong kind: {s:?}"));
+                }
+            }
+        }
+    }
+    Ok(Some(p.conditions.len()))
+}
+
+#[test]
+fn verdict_only_agrees_with_full_enumeration_on_random_programs() {
+    let mut runner = TestRunner::new(RunnerConfig {
+        cases: cases(1500),
+        failure_persistence: None,
+        ..RunnerConfig::default()
+    });
+    let compared = std::cell::Cell::new(0usize);
+    let result = runner.run(&gen::tiny(), |t| {
+        let text = t.text();
+        let p = syntax::parse(&text)
+            .map_err(|d| TestCaseError::fail(d.render("gen", &text)))?
+            .program;
+        match compare(&p, &Model::default()) {
+            Ok(n) => compared.set(compared.get() + n.unwrap_or(0)),
+            Err(why) => {
+                return Err(TestCaseError::fail(format!(
+                    "{why}\n--- program ---\n{text}"
+                )))
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    assert!(
+        compared.get() > 500,
+        "too few conditions compared: {}",
+        compared.get()
+    );
+}
+
+#[test]
+fn verdict_only_agrees_with_full_enumeration_on_every_example() {
+    let mut compared = 0;
+    for dir in ["examples/classic", "examples/catalogue"] {
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .expect("examples")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
+            .collect();
+        files.sort();
+        for f in files {
+            let text = std::fs::read_to_string(&f).expect("readable");
+            let p = syntax::parse(&text).expect("examples parse").program;
+            match compare(&p, &p.model) {
+                Ok(n) => compared += n.unwrap_or(0),
+                Err(why) => panic!("{}: {why}", f.display()),
+            }
+        }
+    }
+    assert!(compared > 70, "{compared} conditions compared");
+}

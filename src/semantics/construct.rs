@@ -110,6 +110,8 @@ pub enum Limit {
     Accesses,
     /// More heap than `--max-memory` (`crate::memory`).
     Memory(String),
+    /// The deadline (`--timeout`) passed or Ctrl-C was pressed.
+    Interrupted(String),
 }
 
 impl Limit {
@@ -118,7 +120,7 @@ impl Limit {
         match self {
             Limit::Pomsets(n) => format!("--max-pomsets {n}"),
             Limit::Accesses => "at most 64 accesses per test".to_string(),
-            Limit::Memory(why) => why.clone(),
+            Limit::Memory(why) | Limit::Interrupted(why) => why.clone(),
         }
     }
 }
@@ -153,6 +155,10 @@ pub struct Sem<'a> {
     /// `None` for a dropped read, that a read into each listed register may
     /// take. Empty (every value) except under `run --verdict-only`.
     pub pinned: HashMap<core::RegId, Vec<Option<i64>>>,
+    /// The deadline (`--timeout`) and Ctrl-C flag, checked at every
+    /// construct so that building a thread's pomsets stops in time too.
+    pub deadline: Option<(std::time::Instant, f64)>,
+    pub cancel: Option<&'static std::sync::atomic::AtomicBool>,
 }
 
 /// Named locations without a declared address get addresses from here, far
@@ -187,6 +193,8 @@ impl<'a> Sem<'a> {
                 .collect(),
             outside_v: Vec::new(),
             pinned: HashMap::new(),
+            deadline: None,
+            cancel: None,
         };
         for i in 0..program.locs.len() {
             let addr = sem.loc_addr[i];
@@ -248,7 +256,16 @@ impl<'a> Sem<'a> {
         if let Some(why) = crate::memory::over_budget() {
             return Err(Limit::Memory(why));
         }
+        self.interrupted()?;
         Ok(frags)
+    }
+
+    /// `Err` once the deadline has passed or Ctrl-C was pressed.
+    pub fn interrupted(&self) -> Result<(), Limit> {
+        match super::decide::interrupted(self.deadline, self.cancel) {
+            Some(why) => Err(Limit::Interrupted(why)),
+            None => Ok(()),
+        }
     }
 
     /// ⟦S⟧_α.
@@ -664,8 +681,9 @@ impl<'a> Sem<'a> {
                     return Err(Limit::Pomsets(self.max_pomsets));
                 }
             }
+            self.interrupted()?;
         }
-        Ok(out)
+        self.limit(out)
     }
 
     /// SEQ of one pair; `pairing` lists (left event, right event) that coalesce.

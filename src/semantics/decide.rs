@@ -174,7 +174,9 @@ pub struct Settled {
 }
 
 /// Searches for one final state that meets `goal`, pruning what cannot
-/// (`goal.rs` argues each pruning), and stops at the first one found.
+/// (`goal.rs` argues each pruning), and stops at the first one found: first
+/// with every once-read register at one value (`goal::first_try`), then,
+/// if that finds nothing, exactly.
 pub fn settle(
     p: &Program,
     model: &Model,
@@ -182,8 +184,25 @@ pub fn settle(
     goal: Goal,
 ) -> Result<Settled, Unsupported> {
     refused(model)?;
+    let tried = settle_with(p, model, limits, goal, goal::first_try(p, &goal));
+    if tried.found.is_some() {
+        return Ok(tried);
+    }
+    let mut exact = settle_with(p, model, limits, goal, goal::pinned(p, &goal));
+    exact.witnesses += tried.witnesses;
+    exact.stats = exact.stats.plus(tried.stats);
+    Ok(exact)
+}
+
+fn settle_with(
+    p: &Program,
+    model: &Model,
+    limits: Limits,
+    goal: Goal,
+    pinned: HashMap<core::RegId, Vec<Option<i64>>>,
+) -> Settled {
     let mut sem = Sem::new(p, model, limits.max_pomsets);
-    sem.pinned = goal::pinned(p, &goal);
+    sem.pinned = pinned;
     let mut out = empty_outcomes();
     let found = match run(&mut sem, p, model, limits, None, Some(goal), &mut out) {
         Ok(found) => found,
@@ -192,13 +211,13 @@ pub fn settle(
             None
         }
     };
-    Ok(Settled {
+    Settled {
         limit: if found.is_some() { None } else { out.limit },
         found,
         witnesses: out.witnesses,
         stats: sem.l.stats(),
         notes: outside_v_notes(&sem, p),
-    })
+    }
 }
 
 /// `run --verdict-only`: for each condition, one search for a state making
@@ -231,6 +250,7 @@ fn run<'v>(
     goal: Option<Goal>,
     out: &mut Outcomes,
 ) -> Result<Option<State>, Limit> {
+    (sem.deadline, sem.cancel) = (limits.deadline, limits.cancel);
     let init_thread = p.threads.len() as ThreadId;
     let (init_events, init_tau) = init_prefix(sem, p, model, init_thread)?;
     let mut per_thread: Vec<Vec<Completed>> = Vec::new();
@@ -238,6 +258,7 @@ fn run<'v>(
         let frags = sem.stmt(body, *tid)?;
         let mut done = Vec::new();
         for f in frags {
+            sem.interrupted()?;
             done.extend(complete(sem, &f, init_tau));
         }
         per_thread.push(done);
@@ -248,6 +269,7 @@ fn run<'v>(
     for (k, t) in per_thread.into_iter().enumerate() {
         let mut variants = Vec::new();
         for mut c in t {
+            sem.interrupted()?;
             let readable = c.frag.events.iter().filter(|e| e.label.kind == Kind::Read);
             if readable.clone().all(|e| {
                 writable
@@ -763,7 +785,7 @@ impl Product<'_, '_> {
 
 /// The limit that stops a search from outside, if one has: the deadline
 /// (`--timeout`) or Ctrl-C in the REPL.
-fn interrupted(
+pub(super) fn interrupted(
     deadline: Option<(std::time::Instant, f64)>,
     cancel: Option<&'static std::sync::atomic::AtomicBool>,
 ) -> Option<String> {

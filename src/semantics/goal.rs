@@ -27,7 +27,7 @@
 use std::collections::HashMap;
 
 use crate::syntax::ast::Quantifier;
-use crate::syntax::core::{Condition, Program, Prop, RegId, Stmt, Term};
+use crate::syntax::core::{Condition, Loc, LocId, Program, Prop, RegId, Stmt, Term};
 
 use super::decide::State;
 
@@ -174,15 +174,8 @@ pub fn deciding(q: Quantifier) -> Want {
 /// assigns, the final values (`None`: the read dropped) with which the goal
 /// can still be met. Registers left out are not restricted.
 pub fn pinned(p: &Program, goal: &Goal) -> HashMap<RegId, Vec<Option<i64>>> {
-    let mut assigned: HashMap<RegId, (usize, bool)> = HashMap::new();
-    for (_, body) in &p.main {
-        count_assignments(body, false, &mut assigned);
-    }
     let mut out = HashMap::new();
-    for (&r, &(n, plain_read)) in &assigned {
-        if n != 1 || !plain_read {
-            continue;
-        }
+    for (r, _) in read_once(p) {
         let candidates = p.values.iter().map(|&v| Some(v)).chain([None]);
         let allowed: Vec<Option<i64>> = candidates
             .filter(|&v| {
@@ -200,17 +193,71 @@ pub fn pinned(p: &Program, goal: &Goal) -> HashMap<RegId, Vec<Option<i64>>> {
     out
 }
 
-/// Counts the statements that assign each register, noting whether the
-/// register is assigned by a READ that no IF encloses.
-fn count_assignments(s: &Stmt, under_if: bool, out: &mut HashMap<RegId, (usize, bool)>) {
-    let mut note = |r: RegId, plain_read: bool| {
-        let e = out.entry(r).or_insert((0, false));
+/// A first try for a goal (`settle`): every register that a single read
+/// outside every `if` assigns takes one value, the initial value of the
+/// location read when the goal admits it (reading the initial value is
+/// rarely inconsistent), else the first value it admits. A state found
+/// this way is a real final state meeting the goal; when none is found the
+/// exact search (`pinned`) follows, so the try changes speed, never a verdict.
+pub fn first_try(p: &Program, goal: &Goal) -> HashMap<RegId, Vec<Option<i64>>> {
+    let exact = pinned(p, goal);
+    let mut out = HashMap::new();
+    for (r, loc) in read_once(p) {
+        let admitted: Vec<Option<i64>> = match exact.get(&r) {
+            Some(vs) => vs.clone(),
+            None => p.values.iter().map(|&v| Some(v)).collect(),
+        };
+        let init = loc.map(|l| Some(p.locs[l as usize].init));
+        let pick = init
+            .filter(|v| admitted.contains(v))
+            .or_else(|| admitted.iter().copied().find(Option::is_some))
+            .or_else(|| admitted.first().copied());
+        if let Some(v) = pick {
+            out.insert(r, vec![v]);
+        }
+    }
+    out
+}
+
+/// The registers assigned exactly once, by a READ that no IF encloses, with
+/// the location read when it is named.
+fn read_once(p: &Program) -> Vec<(RegId, Option<LocId>)> {
+    let mut assigned: HashMap<RegId, (usize, Option<Option<LocId>>)> = HashMap::new();
+    for (_, body) in &p.main {
+        count_assignments(body, false, &mut assigned);
+    }
+    let mut out: Vec<(RegId, Option<LocId>)> = assigned
+        .into_iter()
+        .filter_map(|(r, (n, read))| match (n, read) {
+            (1, Some(loc)) => Some((r, loc)),
+            _ => None,
+        })
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+/// Counts the statements that assign each register, noting the location
+/// when the register is assigned by a READ that no IF encloses.
+fn count_assignments(
+    s: &Stmt,
+    under_if: bool,
+    out: &mut HashMap<RegId, (usize, Option<Option<LocId>>)>,
+) {
+    let mut note = |r: RegId, plain_read: Option<Option<LocId>>| {
+        let e = out.entry(r).or_insert((0, None));
         e.0 += 1;
         e.1 = plain_read;
     };
     match s {
-        Stmt::Read { reg, .. } => note(*reg, !under_if),
-        Stmt::Let { reg, .. } | Stmt::Rmw { reg, .. } => note(*reg, false),
+        Stmt::Read { reg, loc, .. } => {
+            let named = match loc {
+                Loc::Named(l) => Some(*l),
+                Loc::Computed(_) => None,
+            };
+            note(*reg, (!under_if).then_some(named));
+        }
+        Stmt::Let { reg, .. } | Stmt::Rmw { reg, .. } => note(*reg, None),
         Stmt::If { then, els, .. } => {
             count_assignments(then, true, out);
             count_assignments(els, true, out);

@@ -617,7 +617,7 @@ fn run_tests(paths: &[PathBuf], o: &RunOptions) -> Result<bool, String> {
                 Ok(test) => decide_one(&test.program, &sets, &limits, engine, verdict_only),
                 Err(_) => Decided::BadSet,
             };
-            let _ = send.send((k, decided));
+            let _ = send.send((k, (decided, crate::memory::peak_bytes())));
         });
     }
     drop(send);
@@ -628,7 +628,7 @@ fn run_tests(paths: &[PathBuf], o: &RunOptions) -> Result<bool, String> {
     let mut tally = (0usize, 0usize, 0usize, 0usize);
     let mut waiting = BTreeMap::new();
     let mut next = 0;
-    for (k, decided) in receive {
+    for (k, (decided, peak)) in receive {
         waiting.insert(k, decided);
         while let Some(decided) = waiting.remove(&next) {
             let (path, src, test) = &tests[next];
@@ -643,7 +643,7 @@ fn run_tests(paths: &[PathBuf], o: &RunOptions) -> Result<bool, String> {
                 }
             };
             test.warnings.emit_stderr(&name, src, o.color);
-            ok &= report_one(test, decided, o, &mut tally, &mut reports);
+            ok &= report_one(test, (decided, peak), o, &mut tally, &mut reports);
         }
     }
     if !o.json && tally.0 > 1 {
@@ -683,6 +683,7 @@ fn decide_one(
         return Decided::BadSet;
     }
     let start = std::time::Instant::now();
+    crate::memory::reset_peak();
     let limits = limit_args.limits();
     let (max_pomsets, deadline) = (limits.max_pomsets, limits.deadline);
     let unsupported = |Unsupported::Option(k, v)| {
@@ -735,14 +736,17 @@ fn decide_one(
 /// fails the run.
 fn report_one(
     test: &syntax::Litmus,
-    decided: Decided,
+    (decided, peak): (Decided, usize),
     o: &RunOptions,
     tally: &mut (usize, usize, usize, usize),
     reports: &mut Vec<crate::report::Report>,
 ) -> bool {
     let p = &test.program;
     let report = match decided {
-        Decided::Report(r) => r,
+        Decided::Report(mut r) => {
+            r.peak_bytes = Some(peak);
+            r
+        }
         Decided::Unsupported(line) => {
             println!("{line}");
             tally.0 += 1;

@@ -10,6 +10,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static BUDGET: AtomicUsize = AtomicUsize::new(usize::MAX);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+/// Adds `n` bytes to the count and raises the peak.
+fn grow(n: usize) {
+    let now = LIVE.fetch_add(n, Ordering::Relaxed) + n;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
 
 /// The system allocator, counting the bytes it has handed out and not had back.
 pub struct Counting;
@@ -20,7 +27,7 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let p = System.alloc(layout);
         if !p.is_null() {
-            LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+            grow(layout.size());
         }
         p
     }
@@ -28,7 +35,7 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         let p = System.alloc_zeroed(layout);
         if !p.is_null() {
-            LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+            grow(layout.size());
         }
         p
     }
@@ -41,11 +48,22 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let p = System.realloc(ptr, layout, new_size);
         if !p.is_null() {
-            LIVE.fetch_add(new_size, Ordering::Relaxed);
+            grow(new_size);
             LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
         }
         p
     }
+}
+
+/// The most heap held at once since the start or the last `reset_peak`
+/// (0 where the allocator is not `Counting`, as in the library's tests).
+pub fn peak_bytes() -> usize {
+    PEAK.load(Ordering::Relaxed)
+}
+
+/// Starts a new peak from the bytes held now (one test after another).
+pub fn reset_peak() {
+    PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
 }
 
 /// Sets the budget in megabytes (`--max-memory`).

@@ -40,6 +40,9 @@ pub struct Report {
     /// stopped at, and `positive`/`negative` count those, not every state.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub verdict_only: bool,
+    /// The most heap held at once while deciding, in bytes (`--stats`).
+    #[serde(skip)]
+    pub peak_bytes: Option<usize>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -108,6 +111,7 @@ impl Report {
             stats: Some(o.stats),
             warnings: o.notes.clone(),
             verdict_only: false,
+            peak_bytes: None,
         }
     }
 
@@ -167,6 +171,7 @@ impl Report {
             stats: Some(stats),
             warnings,
             verdict_only: true,
+            peak_bytes: None,
         }
     }
 
@@ -183,6 +188,7 @@ impl Report {
             stats: None,
             warnings: vec![],
             verdict_only: false,
+            peak_bytes: None,
         }
     }
 
@@ -210,11 +216,17 @@ impl Report {
             .any(|c| c.met.is_none() && c.expected.is_some_and(|e| e != "unknown"))
     }
 
-    /// The `--stats` line.
+    /// The `--stats` line: the logic layer's counters, and the most heap
+    /// held at once while deciding (when the binary counts it; tests run
+    /// in parallel share one count).
     pub fn stats_line(&self) -> Option<String> {
         let s = self.stats?;
+        let peak = match self.peak_bytes {
+            Some(b) if b > 0 => format!(" peak-heap {:.1}MB", b as f64 / (1u64 << 20) as f64),
+            _ => String::new(),
+        };
         Some(format!(
-            "Stats {} queries {} fast-path {} cache-hits {} enumerated {} sat-calls {}",
+            "Stats {} queries {} fast-path {} cache-hits {} enumerated {} sat-calls {}{peak}",
             self.name, s.queries, s.fast_path, s.cache_hits, s.enumerated, s.sat_calls
         ))
     }

@@ -360,3 +360,58 @@ fn ctrl_c_prints_a_count_and_a_few_states() {
     );
     assert!(run.contains("not listed"), "{run}");
 }
+
+/// CoRR with n writes and n reads: its reading thread alone has (n + 2)^n
+/// pomsets before coalescing.
+fn corr(n: usize) -> String {
+    let writes: Vec<String> = (1..=n).map(|k| format!("x := {k};")).collect();
+    let reads: Vec<String> = (1..=n).map(|k| format!("r{k} := x;")).collect();
+    let cond: Vec<String> = (1..=n).map(|k| format!("r{k} = {}", n + 1 - k)).collect();
+    format!(
+        "litmus CoRR-{n}\n\n{}\n|| {}\n\nexists ({})\n",
+        writes.join(" "),
+        reads.join(" "),
+        cond.join(" /\\ ")
+    )
+}
+
+/// `--timeout` stops the construction of a thread's pomsets too, not only
+/// the rf search (issue 14: CoRR-5 with `--timeout 5` used to take 63 s).
+#[test]
+fn the_timeout_stops_the_construction_of_a_big_thread() {
+    let path = temp_file("corr7.litmus", &corr(7));
+    let path = path.to_string_lossy();
+    let out = pomset(&[
+        "run",
+        "--timeout",
+        "0.3",
+        "--max-pomsets",
+        "100000000",
+        "--allow-unknown",
+        &path,
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("Limit reached: --timeout 0.3"), "{stdout}");
+    assert!(stdout.contains("Observation CoRR-7 Unknown"), "{stdout}");
+}
+
+/// `--verdict-only` decides what full enumeration cannot: CoRR with six
+/// reads (8^6 reader pomsets, past `--max-pomsets`) is Sometimes under the
+/// default model, and the states listed are the two the searches stopped at.
+#[test]
+fn verdict_only_decides_a_test_too_big_to_enumerate() {
+    let path = temp_file("corr6-vo.litmus", &corr(6));
+    let path = path.to_string_lossy();
+    let full = text(&pomset(&["run", "--allow-unknown", "--max-pomsets", "5000", &path]).stdout);
+    assert!(full.contains("Limit reached: --max-pomsets 5000"), "{full}");
+    let out = pomset(&["run", "--verdict-only", "--max-pomsets", "5000", &path]);
+    assert!(text(&out.stdout).contains("Observation CoRR-6 Sometimes 1 1"));
+    let out = pomset(&["run", "--verdict-only", &path]);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("Observation CoRR-6 Sometimes 1 1"), "{stdout}");
+    assert!(stdout.contains("States 2"), "{stdout}");
+    assert!(
+        stdout.contains("P1:r1=6; P1:r2=5; P1:r3=4; P1:r4=3; P1:r5=2; P1:r6=1;"),
+        "{stdout}"
+    );
+}

@@ -202,8 +202,11 @@ fn candidates_draw_with_their_preconditions() {
     );
 }
 
-/// The node boxes of one SVG picture, by event name (`e3`): x0, y0, x1, y1.
-fn boxes(svg: &str) -> Vec<(String, (f64, f64, f64, f64))> {
+/// Event boxes by event name (`e3`): x0, y0, x1, y1.
+type Boxes = Vec<(String, (f64, f64, f64, f64))>;
+
+/// The node boxes of one SVG picture.
+fn boxes(svg: &str) -> Boxes {
     let mut out = Vec::new();
     for part in svg.split("<g class=\"node\" id=\"").skip(1) {
         let id = part.split('"').next().unwrap_or_default().to_string();
@@ -314,7 +317,7 @@ fn arrows_never_pass_behind_other_events() {
 /// The event boxes of one TikZ picture, by event name: x0, y0, x1, y1 (cm,
 /// y downwards), from each node's position and minimum size (the layout's
 /// box, which every label fits inside).
-fn tikz_boxes(tex: &str) -> Vec<(String, (f64, f64, f64, f64))> {
+fn tikz_boxes(tex: &str) -> Boxes {
     let mut out = Vec::new();
     for line in tex.lines().filter(|l| l.contains("\\node[pom event")) {
         let number = |key: &str| -> f64 {
@@ -361,8 +364,14 @@ fn border(b: (f64, f64, f64, f64), t: (f64, f64)) -> (f64, f64) {
 /// Each arrow of one TikZ picture, `(eA) -- (eB)` or
 /// `(eA) .. controls (p) and (q) .. (eB)`, as TikZ draws it: from A's border
 /// towards p to B's border towards q, finely sampled.
-fn tikz_curves(tex: &str, boxes: &[(String, (f64, f64, f64, f64))]) -> Vec<Curve> {
-    let find = |id: &str| boxes.iter().find(|(n, _)| n == id).expect("a drawn event").1;
+fn tikz_curves(tex: &str, boxes: &Boxes) -> Vec<Curve> {
+    let find = |id: &str| {
+        boxes
+            .iter()
+            .find(|(n, _)| n == id)
+            .expect("a drawn event")
+            .1
+    };
     let mut out = Vec::new();
     for line in tex.lines().filter(|l| l.starts_with("  \\draw[pom ")) {
         let path = line.split("] ").nth(1).expect("a path");

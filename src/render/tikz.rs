@@ -4,12 +4,11 @@
 
 use std::fmt::Write;
 
+use super::layout::{layout, BOX_H, HEADER, MARGIN};
 use super::picture::{Class, Label, Picture};
 
-/// Horizontal distance between thread columns, in cm.
-const COLUMN: f64 = 3.4;
-/// Vertical distance between rows, in cm.
-const ROW: f64 = 1.3;
+/// One layout pixel in cm: 2/3 pt, so the layout's 15 px font is 10 pt.
+const PX: f64 = 2.0 / 3.0 * 2.54 / 72.27;
 
 /// The macros and styles: `\providecommand` and `\providecolor`, so a paper
 /// that defines them first keeps its own.
@@ -66,74 +65,72 @@ pub fn document(pics: &[Picture], legend: bool, snippet: bool) -> String {
     )
 }
 
-/// One `tikzpicture`.
+/// One `tikzpicture`, laid out and routed as the SVG is (`layout`):
+/// coordinates in cm, y downwards, each event's box at least as large as
+/// the layout's, so no arrow passes behind an event other than its ends.
 pub fn picture(pic: &Picture, legend: bool) -> String {
+    let l = layout(pic);
     let mut out = String::new();
     let _ = writeln!(out, "% {}", pic.title.replace('\n', " "));
-    let _ = writeln!(out, "\\begin{{tikzpicture}}[x={COLUMN}cm, y=-{ROW}cm]");
+    out.push_str("\\begin{tikzpicture}[y=-1cm]\n");
     for (c, name) in pic.threads.iter().enumerate() {
         let _ = writeln!(
             out,
-            "  \\node[pom thread] at ({c}, -0.7) {{\\pomthread{{{}}}}};",
+            "  \\node[pom thread] at ({}) {{\\pomthread{{{}}}}};",
+            at((l.columns[c], HEADER - 5.0)),
             escape(name)
         );
     }
-    for n in &pic.events {
+    for (i, n) in pic.events.iter().enumerate() {
         let kappa = n.kappa.as_ref().map_or(String::new(), |k| {
             format!("\\texttt{{{}}} \\mid ", escape(k))
         });
         let _ = writeln!(
             out,
-            "  \\node[pom event] (e{}) at ({}, {}) {{${kappa}{}$}};",
+            "  \\node[pom event, minimum width={:.2}cm, minimum height={:.2}cm] (e{}) at ({}) {{${kappa}{}$}};",
+            2.0 * l.half[i] * PX,
+            BOX_H * PX,
             n.id,
-            n.column,
-            n.row,
+            at((l.x[i], l.y[i])),
             label(&n.label)
         );
     }
-    for a in &pic.arrows {
-        let (f, t) = (&pic.events[a.from], &pic.events[a.to]);
-        let parallel = pic
-            .arrows
-            .iter()
-            .filter(|b| (b.from, b.to) == (a.from, a.to) || (b.from, b.to) == (a.to, a.from))
-            .position(|b| std::ptr::eq(b, a))
-            .unwrap_or(0);
-        let bend = if f.column == t.column && f.row.abs_diff(t.row) > 1 {
-            let angle = 35 + 8 * parallel;
-            if f.row < t.row {
-                format!(" to[bend right={angle}]")
-            } else {
-                format!(" to[bend left={angle}]")
-            }
-        } else if parallel > 0 {
-            format!(" to[bend left={}]", 12 * parallel)
+    for (a, c) in pic.arrows.iter().zip(&l.curves) {
+        let path = if c.is_straight() {
+            "--".to_string()
         } else {
-            " to".to_string()
+            let (c1, c2) = c.cubic();
+            format!(".. controls ({}) and ({}) ..", at(c1), at(c2))
         };
         let _ = writeln!(
             out,
-            "  \\draw[pom {}] (e{}){bend} (e{}); % {}",
+            "  \\draw[pom {}] (e{}) {path} (e{}); % {}",
             a.class.key(),
-            f.id,
-            t.id,
+            pic.events[a.from].id,
+            pic.events[a.to].id,
             a.rules.join(", ")
         );
     }
     if legend && !pic.arrows.is_empty() {
-        let top = pic.rows() as f64;
         for (k, c) in pic.classes().iter().enumerate() {
-            let y = top + 0.45 * k as f64;
+            let y = l.height + 4.0 + k as f64 * 20.0;
             let _ = writeln!(
                 out,
-                "  \\draw[pom {}] (-0.15, {y:.2}) -- ++(0.3, 0) node[right, black, font=\\footnotesize] {{{}}};",
+                "  \\draw[pom {}] ({}) -- ++({:.2}, 0) node[right, black, font=\\footnotesize] {{{}}};",
                 c.key(),
+                at((MARGIN, y)),
+                36.0 * PX,
                 escape(c.name())
             );
         }
     }
     out.push_str("\\end{tikzpicture}\n");
     out
+}
+
+/// A layout point (px) as TikZ coordinates (cm).
+fn at(p: (f64, f64)) -> String {
+    format!("{:.2}, {:.2}", p.0 * PX, p.1 * PX)
 }
 
 /// `\pomW^{\pommode{rel}}_{\pomscope{cta}}\,\pomloc{y}1`.
@@ -163,6 +160,13 @@ fn escape(s: &str) -> String {
             '~' => out.push_str("\\textasciitilde{}"),
             '^' => out.push_str("\\textasciicircum{}"),
             '§' => out.push_str("\\S{}"),
+            // κ's connectives, which pdflatex has no glyph for in text.
+            '¬' => out.push_str("$\\neg$"),
+            '∧' => out.push_str("$\\land$"),
+            '∨' => out.push_str("$\\lor$"),
+            '⇒' => out.push_str("$\\Rightarrow$"),
+            '≠' => out.push_str("$\\neq$"),
+            '≤' => out.push_str("$\\leq$"),
             _ => out.push(c),
         }
     }

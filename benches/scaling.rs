@@ -47,11 +47,20 @@ fn iriw(n: usize) -> String {
     let mut threads = vec!["a0 := 1;".to_string(), "a1 := 1;".to_string()];
     let mut cond = Vec::new();
     for i in 0..n {
-        let (first, second) = if i % 2 == 0 { ("a0", "a1") } else { ("a1", "a0") };
+        let (first, second) = if i % 2 == 0 {
+            ("a0", "a1")
+        } else {
+            ("a1", "a0")
+        };
         threads.push(format!("r{i} := {first}; s{i} := {second};"));
         cond.push(format!("r{i} = 1 /\\ s{i} = 0"));
     }
-    test(&format!("IRIW-{n}"), &["a0".into(), "a1".into()], &threads, &cond)
+    test(
+        &format!("IRIW-{n}"),
+        &["a0".into(), "a1".into()],
+        &threads,
+        &cond,
+    )
 }
 
 /// x := 1; ...; x := n against n reads of x, read in reverse order.
@@ -59,7 +68,12 @@ fn corr(n: usize) -> String {
     let writes: Vec<String> = (1..=n).map(|k| format!("x := {k};")).collect();
     let reads: Vec<String> = (1..=n).map(|k| format!("r{k} := x;")).collect();
     let cond: Vec<String> = (1..=n).map(|k| format!("r{k} = {}", n + 1 - k)).collect();
-    test(&format!("CoRR-{n}"), &["x".into()], &[writes.join(" "), reads.join(" ")], &cond)
+    test(
+        &format!("CoRR-{n}"),
+        &["x".into()],
+        &[writes.join(" "), reads.join(" ")],
+        &cond,
+    )
 }
 
 fn ring(n: usize, name: &str, thread: fn(usize, usize) -> String, want: i64) -> String {
@@ -78,7 +92,12 @@ fn lb(n: usize) -> String {
 }
 
 fn lb_data(n: usize) -> String {
-    ring(n, "LB+datas", |i, j| format!("r{i} := a{i}; a{j} := r{i};"), 1)
+    ring(
+        n,
+        "LB+datas",
+        |i, j| format!("r{i} := a{i}; a{j} := r{i};"),
+        1,
+    )
 }
 
 /// Message passing through a chain of n flags.
@@ -141,7 +160,10 @@ fn parse(text: &str) -> Program {
 
 fn limits(seconds: u64) -> Limits {
     Limits {
-        deadline: Some((Instant::now() + Duration::from_secs(seconds), seconds as f64)),
+        deadline: Some((
+            Instant::now() + Duration::from_secs(seconds),
+            seconds as f64,
+        )),
         ..Limits::default()
     }
 }
@@ -181,7 +203,8 @@ fn measure(p: &Program, verdict_only: bool) -> (f64, f64, String) {
                 None => {
                     let j = pomset::semantics::verdict::judge(p, &p.conditions[0], &o, &p.model);
                     let obs = j.observation.map_or("Unknown", |x| x.as_str());
-                    format!("{obs}, {} states", o.states.len())
+                    let n = o.states.len();
+                    format!("{obs}, {n} state{}", if n == 1 { "" } else { "s" })
                 }
             },
             Err(e) => format!("{e:?}"),
@@ -222,7 +245,10 @@ fn scaling(c: &mut Criterion) {
 fn table() {
     pomset::memory::set_budget_mb(4096);
     let mut rows = String::new();
-    let _ = writeln!(rows, "| test | full enumeration | peak heap | verdict only | peak heap |");
+    let _ = writeln!(
+        rows,
+        "| test | full enumeration | peak heap | verdict only | peak heap |"
+    );
     let _ = writeln!(rows, "|---|---|---|---|---|");
     for f in FAMILIES {
         // Once a size ends at a limit, larger ones would too: not run.
@@ -237,10 +263,19 @@ fn table() {
                 }
                 let (secs, mb, verdict) = measure(&p, verdict_only);
                 given_up[k] = verdict.starts_with("Unknown");
-                eprintln!("{} n={n} verdict_only={verdict_only}: {secs:.3} s {mb:.1} MB {verdict}", f.name);
+                eprintln!(
+                    "{} n={n} verdict_only={verdict_only}: {secs:.3} s {mb:.1} MB {verdict}",
+                    f.name
+                );
                 cells.push(format!("{secs:.3} s: {verdict} | {mb:.0} MB"));
             }
-            let _ = writeln!(rows, "| {} (n = {n}: {}) | {} |", f.name, f.what, cells.join(" | "));
+            let _ = writeln!(
+                rows,
+                "| {} (n = {n}: {}) | {} |",
+                f.name,
+                f.what,
+                cells.join(" | ")
+            );
         }
     }
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("book/src/performance.md");

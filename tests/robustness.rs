@@ -408,7 +408,10 @@ fn verdict_only_decides_a_test_too_big_to_enumerate() {
     assert!(text(&out.stdout).contains("Observation CoRR-6 Sometimes 1 1"));
     let out = pomset(&["run", "--verdict-only", &path]);
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("Observation CoRR-6 Sometimes 1 1"), "{stdout}");
+    assert!(
+        stdout.contains("Observation CoRR-6 Sometimes 1 1"),
+        "{stdout}"
+    );
     assert!(stdout.contains("States 2"), "{stdout}");
     assert!(
         stdout.contains("P1:r1=6; P1:r2=5; P1:r3=4; P1:r4=3; P1:r5=2; P1:r6=1;"),

@@ -202,27 +202,46 @@ struct Rows {
 }
 
 impl Rows {
+    /// Computed in O(n) per relation from masks, except strongly-matches,
+    /// asked only of (release, acquire) pairs, the only ones it can hold of.
     fn new(labels: &[Action], model: &Model, groups: &dyn Groups) -> Rows {
         let n = labels.len();
-        let row = |f: &dyn Fn(usize, usize) -> bool| -> Vec<u64> {
-            (0..n)
-                .map(|a| {
-                    (0..n)
-                        .filter(|&b| a != b && f(a, b))
-                        .fold(0, |m, b| m | 1 << b)
-                })
-                .collect()
+        let mask = |f: &dyn Fn(&Action) -> bool| -> u64 {
+            (0..n).filter(|&e| f(&labels[e])).fold(0, |m, e| m | 1 << e)
         };
+        let writes = mask(&|a| a.kind == Kind::Write);
+        let releases = mask(&|a| a.is_release());
+        let acquires = mask(&|a| a.is_acquire());
+        let mut overlaps = vec![0u64; n];
+        let mut conflicts = vec![0u64; n];
+        let mut same_thread = vec![0u64; n];
+        let mut strongly_matches = vec![0u64; n];
+        for a in 0..n {
+            let me = !(1u64 << a);
+            let la = &labels[a];
+            let same_loc = if la.is_access() {
+                mask(&|b| b.is_access() && b.loc == la.loc)
+            } else {
+                0
+            };
+            overlaps[a] = same_loc & me;
+            conflicts[a] = if la.kind == Kind::Write {
+                overlaps[a]
+            } else {
+                overlaps[a] & writes
+            };
+            same_thread[a] = mask(&|b| b.thread == la.thread) & me;
+            if releases >> a & 1 == 1 {
+                strongly_matches[a] = bits(acquires & me)
+                    .filter(|&b| action::strongly_matches(la, &labels[b], model, groups))
+                    .fold(0, |m, b| m | 1 << b);
+            }
+        }
         Rows {
-            overlaps: row(&|a, b| action::overlaps(&labels[a], &labels[b])),
-            conflicts: row(&|a, b| {
-                action::overlaps(&labels[a], &labels[b])
-                    && (labels[a].kind == Kind::Write || labels[b].kind == Kind::Write)
-            }),
-            strongly_matches: row(&|a, b| {
-                action::strongly_matches(&labels[a], &labels[b], model, groups)
-            }),
-            same_thread: row(&|a, b| labels[a].thread == labels[b].thread),
+            overlaps,
+            conflicts,
+            strongly_matches,
+            same_thread,
         }
     }
 }

@@ -67,16 +67,20 @@ impl Order {
 
     /// Transitive closure (Warshall); returns whether anything was added.
     pub fn close(&mut self) -> bool {
-        let before = self.rows.clone();
+        // Rows only grow (each step is an OR), so something was added
+        // exactly when some step changed a row.
+        let mut changed = false;
         for k in 0..self.len() {
             let row_k = self.rows[k];
             for i in 0..self.len() {
-                if self.rows[i] >> k & 1 == 1 {
-                    self.rows[i] |= row_k;
+                let row_i = self.rows[i];
+                if row_i >> k & 1 == 1 && row_i | row_k != row_i {
+                    self.rows[i] = row_i | row_k;
+                    changed = true;
                 }
             }
         }
-        before != self.rows
+        changed
     }
 
     /// For a closed order: no event lies below itself.

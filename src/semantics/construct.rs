@@ -159,6 +159,11 @@ pub struct Sem<'a> {
     /// construct so that building a thread's pomsets stops in time too.
     pub deadline: Option<(std::time::Instant, f64)>,
     pub cancel: Option<&'static std::sync::atomic::AtomicBool>,
+    /// The registers a single READ outside every IF assigns, with that
+    /// read's event id: such a register ends with the read's value
+    /// (`decide::final_registers` reads it off the label).
+    pub read_once: HashMap<core::RegId, u32>,
+    once: Vec<core::RegId>,
 }
 
 /// Named locations without a declared address get addresses from here, far
@@ -195,6 +200,11 @@ impl<'a> Sem<'a> {
             pinned: HashMap::new(),
             deadline: None,
             cancel: None,
+            read_once: HashMap::new(),
+            once: super::goal::read_once(program)
+                .into_iter()
+                .map(|(r, _)| r)
+                .collect(),
         };
         for i in 0..program.locs.len() {
             let addr = sem.loc_addr[i];
@@ -413,6 +423,9 @@ impl<'a> Sem<'a> {
         rmw: bool,
     ) -> Result<Vec<Frag>, Limit> {
         let id = self.new_event()?;
+        if !rmw && self.once.contains(&reg) {
+            self.read_once.insert(reg, id);
+        }
         let mut out = Vec::new();
         for (guard, addr) in self.places(loc) {
             let dloc = self.dense_loc(addr);

@@ -937,13 +937,38 @@ pub(super) fn final_registers(
                 continue;
             }
             let name = format!("{}:{}", p.thread_name(thread), info.name);
-            out.push((
-                name,
-                register_value(sem, c, init, tau, r, theta, &env, &fallback),
-            ));
+            let value = match read_value(sem, p, c, r) {
+                Some(v) => v,
+                None => register_value(sem, c, init, tau, r, theta, &env, &fallback),
+            };
+            out.push((name, value));
         }
     }
     out
+}
+
+/// The final value of a register that a single READ outside every IF
+/// assigns (`Sem::read_once`), without a query: the read's value, read off
+/// its event (or off the write it was merged into, §2); `?` when the read
+/// was dropped, since R4c leaves r as the symbol s_e of an event that θ_λ
+/// does not mention, which no value is entailed for once |V| ≥ 2. `None`
+/// when the register is not such a register (the general computation,
+/// `register_value`, then decides).
+fn read_value(sem: &Sem, p: &Program, c: &Completed, r: core::RegId) -> Option<Option<i64>> {
+    let stmt_id = *sem.read_once.get(&r)?;
+    let id = c.frag.alias_root(stmt_id);
+    if let Some(&(_, v)) = c.frag.merged.iter().find(|(b, _)| *b == id) {
+        return Some(Some(v));
+    }
+    if let Some(e) = c.frag.events.iter().find(|e| e.id == id) {
+        return (e.label.kind == Kind::Read).then_some(Some(e.label.value));
+    }
+    let mentioned = c
+        .frag
+        .alias
+        .iter()
+        .any(|&(b, a)| b == stmt_id || a == stmt_id);
+    (p.values.len() >= 2 && !mentioned).then_some(None)
 }
 
 /// A register never assigned by the program stands in for "the value r has",

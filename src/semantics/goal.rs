@@ -221,7 +221,7 @@ pub fn first_try(p: &Program, goal: &Goal) -> HashMap<RegId, Vec<Option<i64>>> {
 
 /// The registers assigned exactly once, by a READ that no IF encloses, with
 /// the location read when it is named.
-fn read_once(p: &Program) -> Vec<(RegId, Option<LocId>)> {
+pub(crate) fn read_once(p: &Program) -> Vec<(RegId, Option<LocId>)> {
     let mut assigned: HashMap<RegId, (usize, Option<Option<LocId>>)> = HashMap::new();
     for (_, body) in &p.main {
         count_assignments(body, false, &mut assigned);

@@ -582,7 +582,7 @@ struct RunOptions {
 
 /// One test decided: its report, or the line saying why it could not be.
 enum Decided {
-    Report(crate::report::Report),
+    Report(Box<crate::report::Report>),
     Unsupported(String),
     /// `--set` named an option the model rejects (already reported).
     BadSet,
@@ -611,7 +611,7 @@ fn run_tests(paths: &[PathBuf], o: &RunOptions) -> Result<bool, String> {
     for k in 0..tests.len() {
         let (tests, send) = (tests.clone(), send.clone());
         let (sets, limits, engine, verdict_only) =
-            (o.sets.clone(), o.limits.clone(), o.engine, o.verdict_only);
+            (o.sets.clone(), o.limits, o.engine, o.verdict_only);
         rayon::spawn(move || {
             let decided = match &tests[k].2 {
                 Ok(test) => decide_one(&test.program, &sets, &limits, engine, verdict_only),
@@ -687,15 +687,20 @@ fn decide_one(
     let limits = limit_args.limits();
     let (max_pomsets, deadline) = (limits.max_pomsets, limits.deadline);
     let unsupported = |Unsupported::Option(k, v)| {
-        Decided::Report(Report::unsupported(
+        Decided::Report(Box::new(Report::unsupported(
             p,
             &model,
             format!("{k} = {v} is not implemented by `run` yet"),
-        ))
+        )))
     };
     if verdict_only && engine == Engine::Fast {
         return match settle_conditions(p, &model, limits) {
-            Ok(found) => Decided::Report(Report::settled(p, &model, &found, start.elapsed())),
+            Ok(found) => Decided::Report(Box::new(Report::settled(
+                p,
+                &model,
+                &found,
+                start.elapsed(),
+            ))),
             Err(u) => unsupported(u),
         };
     }
@@ -724,10 +729,10 @@ fn decide_one(
     };
     match decided {
         // A file's expectations are the note's verdicts, not SC's.
-        Ok(o) if engine == Engine::Sc => {
-            Decided::Report(Report::new(p, &model, &o, start.elapsed()).without_expectations())
-        }
-        Ok(o) => Decided::Report(Report::new(p, &model, &o, start.elapsed())),
+        Ok(o) if engine == Engine::Sc => Decided::Report(Box::new(
+            Report::new(p, &model, &o, start.elapsed()).without_expectations(),
+        )),
+        Ok(o) => Decided::Report(Box::new(Report::new(p, &model, &o, start.elapsed()))),
         Err(u) => unsupported(u),
     }
 }
@@ -745,7 +750,7 @@ fn report_one(
     let report = match decided {
         Decided::Report(mut r) => {
             r.peak_bytes = Some(peak);
-            r
+            *r
         }
         Decided::Unsupported(line) => {
             println!("{line}");

@@ -311,7 +311,7 @@ pub fn candidates_interruptible(
     let mut seen = 0u32;
     let complete = search.each_rf(mode, &mut |s, rf| {
         seen = seen.wrapping_add(1);
-        if found.len() >= cap || (seen % 256 == 0 && stop()) {
+        if found.len() >= cap || (seen.is_multiple_of(256) && stop()) {
             s.budget = 0;
         } else if let Ok(w) = s.decide(rf) {
             found.push(w);

@@ -133,6 +133,11 @@ limit is named; it is never a wrong answer.")]
         /// (tiny tests only); or sc, sequential consistency by interleaving.
         #[arg(long, value_enum, default_value_t = Engine::Fast)]
         engine: Engine,
+        /// Which model decides: pwt (the pomset semantics), a bundled cat
+        /// model (rc11), or a .cat file. Under a cat model the file's
+        /// expectations (the note's verdicts) are not checked.
+        #[arg(long, default_value = "pwt", value_name = "MODEL")]
+        model: String,
     },
     /// List the complete (or candidate) pomsets of a test in the note's notation.
     #[command(after_help = "\
@@ -360,14 +365,21 @@ pub fn run(cli: Cli) -> ExitCode {
             draw,
             all_states,
             engine,
-        } => run_tests(
-            &paths,
-            &set,
-            (json, allow_unknown),
-            limits,
-            (stats, draw, all_states),
-            (color, engine),
-        ),
+            model,
+        } => match cat_model(&model, color) {
+            Err(why) => Err(why),
+            Ok(_) if model != "pwt" && engine != Engine::Fast => {
+                Err("--engine chooses how the pomset semantics is decided; it does not combine with a cat --model".to_string())
+            }
+            Ok(cat) => run_tests(
+                &paths,
+                &set,
+                (json, allow_unknown),
+                limits,
+                (stats, draw, all_states),
+                (color, engine, cat.as_ref()),
+            ),
+        },
         Command::Pomsets {
             path,
             outcome,
@@ -555,7 +567,7 @@ fn run_tests(
     (json, allow_unknown): (bool, bool),
     limit_args: LimitArgs,
     (stats, draw, all_states): (bool, Option<PathBuf>, bool),
-    (color, engine): (bool, Engine),
+    (color, engine, cat): (bool, Engine, Option<&crate::cat::Model>),
 ) -> Result<bool, String> {
     use crate::report::Report;
     use crate::semantics::decide::{outcomes, Unsupported};
@@ -575,6 +587,24 @@ fn run_tests(
         let start = std::time::Instant::now();
         let limits = limit_args.limits();
         let (max_pomsets, deadline) = (limits.max_pomsets, limits.deadline);
+        if let Some(cat) = cat {
+            let report = match crate::axiomatic::outcomes(p, cat, limits) {
+                Ok(o) => {
+                    let mut r = Report::new(p, &model, &o, start.elapsed()).without_expectations();
+                    r.model = vec![cat.name.clone()];
+                    r
+                }
+                Err(why) => Report::unsupported(p, &model, why),
+            };
+            tally.0 += 1;
+            tally.2 += usize::from(report.limit.is_some() || report.unsupported.is_some());
+            if json {
+                reports.push(report);
+            } else {
+                println!("{}", report.text_listing(p, all_states));
+            }
+            return true;
+        }
         let decided = match engine {
             Engine::Fast => outcomes(p, &model, limits),
             Engine::Reference => crate::reference::outcomes(
@@ -664,6 +694,22 @@ fn run_tests(
         }
         parsed && ok
     })
+}
+
+/// `--model`: `None` for pwt (the pomset semantics), else the cat model,
+/// bundled or from a file. A model with errors has them printed.
+pub(crate) fn cat_model(spec: &str, color: bool) -> Result<Option<crate::cat::Model>, String> {
+    if spec == "pwt" {
+        return Ok(None);
+    }
+    match crate::cat::load(spec) {
+        Ok(m) => Ok(Some(m)),
+        Err(crate::cat::LoadError::Io(why)) => Err(why),
+        Err(crate::cat::LoadError::Cat(e)) => {
+            e.emit_stderr(color);
+            Err(format!("the model `{spec}` has errors"))
+        }
+    }
 }
 
 fn usage(message: &str) -> ExitCode {

@@ -1,5 +1,7 @@
 //! pomset: a workbench for relaxed-memory semantics.
 pub mod action;
+pub mod axiomatic;
+pub mod cat;
 pub mod check;
 pub mod cli;
 pub mod interleaving;

@@ -1,0 +1,262 @@
+//! A compiled model on one candidate execution: the `let`s in order, each
+//! `let rec` by iteration to its fixpoint, and the checks.
+
+use super::builtins::{self, Value};
+use super::compile::{Check, Ir, Model, Step};
+use super::parse::CheckKind;
+use super::{CatError, Ty};
+use crate::axiomatic::execution::{Execution, Kind};
+use crate::axiomatic::relation::{full, Rel};
+use crate::syntax::diagnostic::Diagnostic;
+
+/// Why a check fails (or a flag is raised), as evidence in the execution.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Witness {
+    /// `acyclic r`: a cycle of r, its events in order.
+    Cycle(Vec<usize>),
+    /// `irreflexive r`: an event r relates to itself.
+    Reflexive(usize),
+    /// `empty r`: a pair of r.
+    Pair(usize, usize),
+    /// `empty S`: a member of S.
+    Member(usize),
+    /// A negated check (`~empty r`) that fails because r is empty, acyclic
+    /// or irreflexive.
+    Holds,
+}
+
+/// A model's verdict on one execution.
+#[derive(Clone, Debug, Default)]
+pub struct Judgement {
+    /// The checks that fail, by name, with their evidence (only the first
+    /// unless every failure was asked for).
+    pub failed: Vec<(String, Witness)>,
+    /// The flags raised, by name.
+    pub flags: Vec<String>,
+}
+
+impl Judgement {
+    pub fn consistent(&self) -> bool {
+        self.failed.is_empty()
+    }
+}
+
+struct Ctx<'a> {
+    x: &'a Execution,
+    slots: Vec<Option<Value>>,
+}
+
+impl Model {
+    /// Whether an execution is consistent, stopping at the first failing
+    /// check; flags are reported only for consistent executions.
+    pub fn judge(&self, x: &Execution) -> Result<Judgement, CatError> {
+        self.run(x, false)
+    }
+
+    /// Every failing check, with evidence (for `explain`).
+    pub fn explain(&self, x: &Execution) -> Result<Judgement, CatError> {
+        self.run(x, true)
+    }
+
+    /// The value of each `show`n name (for `draw`), relations only.
+    pub fn shown(&self, x: &Execution) -> Result<Vec<(String, Rel)>, CatError> {
+        let mut ctx = self.context(x)?;
+        Ok(self
+            .shown
+            .iter()
+            .filter_map(|(n, ir)| match ctx.eval(ir) {
+                Value::Rel(r) => Some((n.clone(), r)),
+                Value::Set(s) => Some((n.clone(), Rel::identity(x.len(), s))),
+            })
+            .collect())
+    }
+
+    fn context<'a>(&self, x: &'a Execution) -> Result<Ctx<'a>, CatError> {
+        let mut ctx = Ctx {
+            x,
+            slots: vec![None; self.slots],
+        };
+        for step in &self.steps {
+            self.step(&mut ctx, step)?;
+        }
+        Ok(ctx)
+    }
+
+    fn run(&self, x: &Execution, all: bool) -> Result<Judgement, CatError> {
+        let mut ctx = Ctx {
+            x,
+            slots: vec![None; self.slots],
+        };
+        let mut j = Judgement::default();
+        for step in &self.steps {
+            let Step::Check(c) = step else {
+                self.step(&mut ctx, step)?;
+                continue;
+            };
+            let v = ctx.eval(&c.ir);
+            let passes = test(c.kind, &v) != c.negated;
+            if c.flag {
+                if passes {
+                    j.flags.push(c.name.clone());
+                }
+                continue;
+            }
+            if !passes {
+                j.failed.push((c.name.clone(), witness(c, &v)));
+                if !all {
+                    return Ok(j);
+                }
+            }
+        }
+        if !j.consistent() {
+            j.flags.clear();
+        }
+        Ok(j)
+    }
+
+    fn step(&self, ctx: &mut Ctx, step: &Step) -> Result<(), CatError> {
+        match step {
+            Step::Let(slot, ir) => {
+                let v = ctx.eval(ir);
+                ctx.slots[*slot] = Some(v);
+            }
+            Step::Rec {
+                slots,
+                bodies,
+                span,
+                file,
+                max_iterations,
+            } => {
+                let n = ctx.x.len();
+                for &(s, ty) in slots {
+                    ctx.slots[s] = Some(empty(ty, n));
+                }
+                for round in 0.. {
+                    if round >= *max_iterations {
+                        let d = Diagnostic::error("this recursive definition does not converge", *span)
+                            .with_label(format!("no fixpoint after {max_iterations} rounds"))
+                            .with_hint("`let rec` is computed by iteration from the empty relation; a body that removes pairs (`\\`, `~`) can oscillate");
+                        return Err(CatError::new(&self.sources[*file], d));
+                    }
+                    let next: Vec<Value> = bodies.iter().map(|b| ctx.eval(b)).collect();
+                    let same = slots
+                        .iter()
+                        .zip(&next)
+                        .all(|(&(s, _), v)| ctx.slots[s].as_ref() == Some(v));
+                    for (&(s, _), v) in slots.iter().zip(next) {
+                        ctx.slots[s] = Some(v);
+                    }
+                    if same {
+                        break;
+                    }
+                }
+            }
+            Step::Check(_) => {}
+        }
+        Ok(())
+    }
+}
+
+fn empty(ty: Ty, n: usize) -> Value {
+    match ty {
+        Ty::Set => Value::Set(0),
+        Ty::Rel => Value::Rel(Rel::new(n)),
+    }
+}
+
+/// Whether the check's test holds (before `~`).
+fn test(kind: CheckKind, v: &Value) -> bool {
+    match (kind, v) {
+        (CheckKind::Empty, v) => v.is_empty(),
+        (CheckKind::Acyclic, Value::Rel(r)) => r.is_acyclic(),
+        (CheckKind::Irreflexive, Value::Rel(r)) => r.reflexive_at().is_none(),
+        // The compiler refuses a set here.
+        (_, Value::Set(_)) => true,
+    }
+}
+
+fn witness(c: &Check, v: &Value) -> Witness {
+    if c.negated {
+        return Witness::Holds;
+    }
+    match (c.kind, v) {
+        (CheckKind::Acyclic, Value::Rel(r)) => r.cycle().map_or(Witness::Holds, Witness::Cycle),
+        (CheckKind::Irreflexive, Value::Rel(r)) => {
+            r.reflexive_at().map_or(Witness::Holds, Witness::Reflexive)
+        }
+        (CheckKind::Empty, Value::Rel(r)) => r
+            .some_pair()
+            .map_or(Witness::Holds, |(a, b)| Witness::Pair(a, b)),
+        (CheckKind::Empty, Value::Set(s)) if *s != 0 => {
+            Witness::Member(s.trailing_zeros() as usize)
+        }
+        _ => Witness::Holds,
+    }
+}
+
+impl Ctx<'_> {
+    fn eval(&mut self, ir: &Ir) -> Value {
+        let n = self.x.len();
+        let all = full(n);
+        match ir {
+            Ir::Builtin(b) => builtins::value(*b, self.x),
+            Ir::Slot(s) => self.slots[*s]
+                .clone()
+                .unwrap_or_else(|| Value::Rel(Rel::new(n))),
+            Ir::Empty(ty) => empty(*ty, n),
+            Ir::Union(a, b) => self.both(a, b, |x, y| x | y, Rel::union),
+            Ir::Inter(a, b) => self.both(a, b, |x, y| x & y, Rel::inter),
+            Ir::Diff(a, b) => self.both(a, b, |x, y| x & !y, Rel::diff),
+            Ir::Seq(a, b) => Value::Rel(self.rel(a).seq(&self.rel(b))),
+            Ir::Product(a, b) => {
+                let (s, t) = (self.set(a), self.set(b));
+                Value::Rel(Rel::product(n, s, t))
+            }
+            Ir::Inverse(a) => Value::Rel(self.rel(a).inverse()),
+            Ir::Plus(a) => Value::Rel(self.rel(a).plus()),
+            Ir::Star(a) => Value::Rel(self.rel(a).star()),
+            Ir::Opt(a) => Value::Rel(self.rel(a).opt()),
+            Ir::Complement(a) => match self.eval(a) {
+                Value::Set(s) => Value::Set(!s & all),
+                Value::Rel(r) => Value::Rel(r.complement()),
+            },
+            Ir::Bracket(a) => Value::Rel(Rel::identity(n, self.set(a))),
+            Ir::Domain(a) => Value::Set(self.rel(a).domain()),
+            Ir::Range(a) => Value::Set(self.rel(a).range()),
+            Ir::FenceRel(a) => {
+                let fences = self.set(a) & self.x.set(|e| e.kind == Kind::Fence);
+                let po = &self.x.po;
+                Value::Rel(po.seq(&Rel::identity(n, fences)).seq(po))
+            }
+        }
+    }
+
+    fn both(
+        &mut self,
+        a: &Ir,
+        b: &Ir,
+        sets: fn(u64, u64) -> u64,
+        rels: fn(&Rel, &Rel) -> Rel,
+    ) -> Value {
+        match (self.eval(a), self.eval(b)) {
+            (Value::Set(x), Value::Set(y)) => Value::Set(sets(x, y)),
+            (Value::Rel(x), Value::Rel(y)) => Value::Rel(rels(&x, &y)),
+            // The compiler types both sides alike; a mix cannot arise.
+            (x, _) => x,
+        }
+    }
+
+    fn rel(&mut self, ir: &Ir) -> Rel {
+        match self.eval(ir) {
+            Value::Rel(r) => r,
+            Value::Set(s) => Rel::identity(self.x.len(), s),
+        }
+    }
+
+    fn set(&mut self, ir: &Ir) -> u64 {
+        match self.eval(ir) {
+            Value::Set(s) => s,
+            Value::Rel(r) => r.domain(),
+        }
+    }
+}

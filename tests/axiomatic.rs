@@ -1,0 +1,103 @@
+//! The axiomatic engine under the bundled RC11 model: herd7's verdicts for
+//! `rc11.cat` on the classic shapes (issue 16), and the cat interpreter's
+//! behaviour on small models.
+
+use pomset::axiomatic;
+use pomset::cat;
+use pomset::semantics::decide::Limits;
+use pomset::semantics::verdict::{judge, Observation};
+
+fn observation(model: &cat::Model, path: &str) -> Observation {
+    let src = std::fs::read_to_string(path).expect("example exists");
+    let t = pomset::syntax::parse(&src).expect("example parses");
+    let p = &t.program;
+    let o = axiomatic::outcomes(p, model, Limits::default()).expect("decided");
+    assert!(o.limit.is_none(), "{path}: {:?}", o.limit);
+    judge(p, &p.conditions[0], &o, &p.model)
+        .observation
+        .expect("no limit, so an observation")
+}
+
+/// herd7's `rc11.cat` on these shapes, as the issue lists them.
+const RC11: [(&str, Observation); 19] = [
+    ("corr", Observation::Never),
+    ("coww", Observation::Never),
+    ("corr+acqs", Observation::Never),
+    ("coww+rels", Observation::Never),
+    ("lb", Observation::Never),
+    ("lb+datas", Observation::Never),
+    ("lb+false-dep", Observation::Never),
+    ("mp+rel+acq", Observation::Never),
+    ("isa2+rel+acqs", Observation::Never),
+    ("sb+fences", Observation::Never),
+    ("wrc+rel+acq", Observation::Never),
+    ("2+2w", Observation::Sometimes),
+    ("2+2w+rels", Observation::Sometimes),
+    ("iriw", Observation::Sometimes),
+    ("iriw+acqs", Observation::Sometimes),
+    ("isa2", Observation::Sometimes),
+    ("mp", Observation::Sometimes),
+    ("sb", Observation::Sometimes),
+    ("wrc", Observation::Sometimes),
+];
+
+#[test]
+fn rc11_agrees_with_herd7_on_the_classic_shapes() {
+    let rc11 = cat::load("rc11").expect("the bundled model compiles");
+    for (name, want) in RC11 {
+        let got = observation(&rc11, &format!("examples/classic/{name}.litmus"));
+        assert_eq!(got, want, "{name} under RC11");
+    }
+}
+
+fn model(text: &str) -> cat::Model {
+    cat::from_text("test.cat", text).unwrap_or_else(|e| panic!("{}", e.render()))
+}
+
+#[test]
+fn the_empty_model_allows_every_candidate_and_sc_per_location_forbids_corr() {
+    let anything = model("\"anything\"\n");
+    assert_eq!(
+        observation(&anything, "examples/classic/corr.litmus"),
+        Observation::Sometimes
+    );
+    let coherent = model("acyclic po-loc | rf | co | fr as sc-per-location\n");
+    assert_eq!(
+        observation(&coherent, "examples/classic/corr.litmus"),
+        Observation::Never
+    );
+    assert_eq!(
+        observation(&coherent, "examples/classic/mp.litmus"),
+        Observation::Sometimes
+    );
+}
+
+#[test]
+fn sequential_consistency_in_cat_forbids_sb_and_functions_inline() {
+    let sc = model("SC\nlet com(r) = r | co | fr\nlet hb = po | com(rf)\nacyclic hb as sc\n");
+    assert_eq!(
+        observation(&sc, "examples/classic/sb.litmus"),
+        Observation::Never
+    );
+    assert_eq!(
+        observation(&sc, "examples/classic/iriw.litmus"),
+        Observation::Never
+    );
+}
+
+#[test]
+fn let_rec_reaches_the_transitive_closure() {
+    // A recursive definition of po+ (which is po itself) agrees with `po+`.
+    let rec = model("let rec t = po | (t ; po)\nempty t \\ po+ as same\nempty po+ \\ t as same2\n");
+    assert_eq!(
+        observation(&rec, "examples/classic/mp.litmus"),
+        Observation::Sometimes
+    );
+}
+
+#[test]
+fn every_bundled_model_compiles() {
+    for (name, _) in cat::BUNDLED {
+        cat::load(name).unwrap_or_else(|e| panic!("{name}: {}", e.render()));
+    }
+}

@@ -113,7 +113,12 @@ struct Compiler {
     /// The files being included, innermost last (cycle detection).
     including: Vec<String>,
     calls: usize,
+    /// Function bodies inlined so far (bounds the model's size).
+    inlined: usize,
 }
+
+/// The most function calls a model may inline.
+const MAX_INLINED: usize = 100_000;
 
 type Compiled<T> = Result<T, Diagnostic>;
 
@@ -127,6 +132,7 @@ pub fn compile(main: Source) -> Result<Model, LoadError> {
         names: Vec::new(),
         including: Vec::new(),
         calls: 0,
+        inlined: 0,
     };
     let mut env = Env::new();
     for (name, b, ty, _) in builtins::TABLE {
@@ -201,7 +207,7 @@ impl Compiler {
                 )
                 .with_label("not bundled")
                 .with_hint(format!(
-                    "a bundled model can include only bundled models: {}",
+                    "without a directory to look in, only bundled models can be included: {}",
                     super::BUNDLED.map(|(n, _)| n).join(", ")
                 ))));
             };
@@ -554,6 +560,11 @@ impl Compiler {
             }
             Some(Entry::Defined(def)) => {
                 arity(args.len(), def.params.len())?;
+                self.inlined += 1;
+                if self.inlined > MAX_INLINED {
+                    return Err(Diagnostic::error("too many function calls to inline", span)
+                        .with_label(format!("more than {MAX_INLINED} in the whole model")));
+                }
                 if self.calls >= MAX_CALL_DEPTH {
                     return Err(Diagnostic::error("functions nest too deeply", span)
                         .with_label(format!("more than {MAX_CALL_DEPTH} calls deep")));

@@ -106,6 +106,7 @@ pub fn parse(src: &str) -> Result<File, Diagnostic> {
         toks,
         at: 0,
         end: src.len(),
+        depth: 0,
     };
     p.file()
 }
@@ -114,7 +115,12 @@ struct Parser {
     toks: Vec<(Tok, Span)>,
     at: usize,
     end: usize,
+    /// Nesting of expressions, bounded so that recursion stays within the stack.
+    depth: usize,
 }
+
+/// The deepest nesting of parentheses, brackets and prefix `~`.
+const MAX_NESTING: usize = 200;
 
 type Parsed<T> = Result<T, Diagnostic>;
 
@@ -155,7 +161,7 @@ impl Parser {
             Some((Tok::Unsupported(k), span)) => {
                 return Diagnostic::error(format!("`{k}` is not in the supported cat subset"), *span)
                     .with_label("unsupported construct")
-                    .with_hint("the subset is let, let rec, include, acyclic, irreflexive, empty, flag and show (the book's \"Axiomatic models\")");
+                    .with_hint("the subset is let, let rec, include, acyclic, irreflexive, empty, flag and show (the book's \"Axiomatic models and comparisons\")");
             }
             Some((t, _)) => t.describe(),
             None => "the end of the file".to_string(),
@@ -296,7 +302,22 @@ impl Parser {
     }
 
     fn expr(&mut self) -> Parsed<Expr> {
-        self.binary(0)
+        self.nested(|p| p.binary(0))
+    }
+
+    /// Runs a nested parse, refusing nesting deeper than `MAX_NESTING`.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Parser) -> Parsed<T>) -> Parsed<T> {
+        if self.depth >= MAX_NESTING {
+            return Err(
+                Diagnostic::error("expression nested too deeply", self.span())
+                    .with_label(format!("more than {MAX_NESTING} levels"))
+                    .with_hint("name a part with `let`"),
+            );
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
     }
 
     /// Levels: 0 `|`, 1 `;`, 2 `\`, 3 `&`, 4 `*`.
@@ -347,7 +368,7 @@ impl Parser {
         if self.peek() == Some(&Tok::Tilde) {
             let start = self.span();
             self.at += 1;
-            let e = self.unary()?;
+            let e = self.nested(Parser::unary)?;
             let span = start.to(e.span);
             return Ok(Expr {
                 kind: ExprKind::Complement(Box::new(e)),

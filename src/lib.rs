@@ -4,6 +4,7 @@ pub mod axiomatic;
 pub mod cat;
 pub mod check;
 pub mod cli;
+pub mod compare;
 pub mod interleaving;
 pub mod logic;
 pub mod memory;

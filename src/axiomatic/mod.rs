@@ -7,6 +7,7 @@
 //! - `relation`: sets and relations over at most 64 events, as bitsets.
 
 pub mod execution;
+pub mod explain;
 pub mod relation;
 
 use std::collections::BTreeMap;

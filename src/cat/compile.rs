@@ -660,7 +660,7 @@ fn closest<'a>(n: &str, names: impl Iterator<Item = &'a str>) -> Option<&'a str>
     let lower = n.to_lowercase();
     names
         .map(|c| (distance(&lower, &c.to_lowercase()), c))
-        .filter(|(d, _)| *d <= 2.max(n.len() / 3))
+        .filter(|(d, _)| *d <= 1.max(n.len() / 3))
         .min()
         .map(|(_, c)| c)
 }

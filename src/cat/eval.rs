@@ -71,6 +71,26 @@ impl Model {
             .collect())
     }
 
+    /// The model's named relations (its `let`s, in order) that contain the
+    /// pair `(a, b)`: what an edge of a failing cycle is made of.
+    pub fn names_of(
+        &self,
+        x: &Execution,
+        pairs: &[(usize, usize)],
+    ) -> Result<Vec<Vec<String>>, CatError> {
+        let ctx = self.context(x)?;
+        Ok(pairs
+            .iter()
+            .map(|&(a, b)| {
+                self.names
+                    .iter()
+                    .filter(|(_, slot, _)| matches!(&ctx.slots[*slot], Some(Value::Rel(r)) if r.has(a, b)))
+                    .map(|(n, _, _)| n.clone())
+                    .collect()
+            })
+            .collect())
+    }
+
     fn context<'a>(&self, x: &'a Execution) -> Result<Ctx<'a>, CatError> {
         let mut ctx = Ctx {
             x,

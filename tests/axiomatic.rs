@@ -101,3 +101,90 @@ fn every_bundled_model_compiles() {
         cat::load(name).unwrap_or_else(|e| panic!("{name}: {}", e.render()));
     }
 }
+
+/// The book's list of builtins, generated from `cat::builtins`.
+fn builtins_table() -> String {
+    let mut out = String::from("| name | type | meaning |\n|---|---|---|\n");
+    for (name, _, ty, doc) in cat::builtins::TABLE {
+        let ty = match ty {
+            cat::Ty::Set => "set",
+            cat::Ty::Rel => "relation",
+        };
+        out.push_str(&format!("| `{name}` | {ty} | {doc} |\n"));
+    }
+    for (name, _, doc) in cat::builtins::FUNCTIONS {
+        out.push_str(&format!("| `{name}` | function | {doc} |\n"));
+    }
+    out
+}
+
+/// The chapter shows the builtins and the RC11 model as the binary has
+/// them (`UPDATE_BOOK=1` rewrites the builtins table).
+#[test]
+fn the_book_chapter_shows_the_vocabulary_and_the_model_as_they_are() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/book/src/axiomatic.md");
+    let chapter = std::fs::read_to_string(path).expect("chapter");
+    let (start, end) = ("<!-- builtins:start -->\n", "<!-- builtins:end -->");
+    let (before, rest) = chapter.split_once(start).expect("start marker");
+    let (_, after) = rest.split_once(end).expect("end marker");
+    let fresh = format!("{before}{start}{}{end}{after}", builtins_table());
+    if std::env::var_os("UPDATE_BOOK").is_some() {
+        std::fs::write(path, &fresh).expect("writable");
+    } else {
+        assert_eq!(chapter, fresh, "UPDATE_BOOK=1 cargo test --test axiomatic");
+    }
+    let model = cat::bundled("rc11").expect("bundled");
+    assert!(
+        chapter.contains(&format!("```cat\n{model}```")),
+        "the chapter shows models/rc11.cat verbatim"
+    );
+}
+
+#[test]
+fn compare_prints_the_table_and_a_mapping_counterexample_fails() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pomset"))
+        .args([
+            "compare",
+            "examples/classic/lb.litmus",
+            "examples/classic/mp+rel+acq.litmus",
+        ])
+        .args(["--models", "pwt,rc11", "--mapping", "rc11:pwt"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lb = text
+        .lines()
+        .find(|l| l.starts_with("LB "))
+        .expect("an LB row");
+    assert!(lb.contains("Sometimes  Never"), "{text}");
+    let mp = text
+        .lines()
+        .find(|l| l.starts_with("MP+rel+acq"))
+        .expect("an MP row");
+    assert!(mp.contains("Never      Never"), "{text}");
+    assert!(
+        text.contains("1 outcome pwt allows and rc11 forbids"),
+        "{text}"
+    );
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn explain_names_the_failing_axiom_and_its_cycle() {
+    let src = std::fs::read_to_string("examples/classic/lb.litmus").expect("example");
+    let t = pomset::syntax::parse(&src).expect("parses");
+    let p = &t.program;
+    let rc11 = cat::load("rc11").expect("bundled");
+    let lines = axiomatic::explain::explain(p, &rc11, &p.conditions[0].prop, &Limits::default())
+        .expect("explained");
+    assert!(lines[0].contains("none is consistent"), "{lines:?}");
+    let failing = lines
+        .iter()
+        .find(|l| l.contains("no-thin-air fails"))
+        .expect("the axiom by name");
+    assert!(
+        failing.contains("-po->") && failing.contains("-rf->"),
+        "{failing}"
+    );
+}

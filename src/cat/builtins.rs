@@ -58,7 +58,12 @@ pub const TABLE: [(&str, Builtin, Ty, &str); 36] = [
         "reads, the read halves of RMWs included",
     ),
     ("F", Builtin::F, Ty::Set, "fences"),
-    ("M", Builtin::M, Ty::Set, "memory accesses: R | W"),
+    (
+        "M",
+        Builtin::M,
+        Ty::Set,
+        "memory accesses: reads and writes",
+    ),
     (
         "IW",
         Builtin::IW,

@@ -53,6 +53,7 @@ pub fn candidates(
         }
     }
     seen.dropped = gen.dropped;
+    prune_unwritable_reads(&cells, &mut threads);
     if threads.iter().any(Vec::is_empty) {
         return Ok(seen);
     }
@@ -68,6 +69,51 @@ pub fn candidates(
     }
 }
 
+/// Drops traces with a read of a value that no write of any trace (nor the
+/// initial write) gives its location: such a read has no rf, so no
+/// candidate has that trace. Repeated until nothing changes, since dropping
+/// a trace drops its writes.
+fn prune_unwritable_reads(cells: &Cells, threads: &mut [Vec<Trace>]) {
+    loop {
+        let mut written: std::collections::HashSet<(usize, i64)> =
+            cells.init.iter().copied().enumerate().collect();
+        for t in threads.iter().flatten() {
+            for e in &t.events {
+                if e.kind == Kind::Write {
+                    written.insert((e.cell, e.value));
+                }
+            }
+        }
+        let before: usize = threads.iter().map(Vec::len).sum();
+        for traces in threads.iter_mut() {
+            traces.retain(|t| {
+                t.events
+                    .iter()
+                    .all(|e| e.kind != Kind::Read || written.contains(&(e.cell, e.value)))
+            });
+        }
+        if threads.iter().map(Vec::len).sum::<usize>() == before {
+            return;
+        }
+    }
+}
+
+/// Whether every read of the chosen traces has a write of its value to its
+/// location among them (or the initial write): else no rf exists.
+fn readable(cells: &Cells, chosen: &[&Trace]) -> bool {
+    let writes = || {
+        chosen
+            .iter()
+            .flat_map(|t| &t.events)
+            .filter(|e| e.kind == Kind::Write)
+    };
+    chosen.iter().flat_map(|t| &t.events).all(|r| {
+        r.kind != Kind::Read
+            || cells.init.get(r.cell) == Some(&r.value)
+            || writes().any(|w| w.cell == r.cell && w.value == r.value)
+    })
+}
+
 /// Every rf and co for one choice of traces; false to stop altogether.
 fn combination(
     p: &Program,
@@ -77,6 +123,9 @@ fn combination(
     seen: &mut Enumerated,
     visit: &mut impl FnMut(&Execution, &[Option<i64>]) -> bool,
 ) -> bool {
+    if !readable(cells, chosen) {
+        return true;
+    }
     let Some(base) = skeleton(p, cells, chosen) else {
         seen.limit = Some(format!("at most {MAX_EVENTS} events per execution"));
         return false;

@@ -20,7 +20,15 @@ pub fn full(n: usize) -> Set {
 
 /// The members of a set, in increasing order.
 pub fn members(s: Set) -> impl Iterator<Item = usize> {
-    (0..64).filter(move |&e| s >> e & 1 == 1)
+    let mut rest = s;
+    std::iter::from_fn(move || {
+        if rest == 0 {
+            return None;
+        }
+        let e = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        Some(e)
+    })
 }
 
 /// A binary relation on events `0..n`: `has(a, b)` is bit `b` of row `a`.

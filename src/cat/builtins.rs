@@ -243,20 +243,29 @@ fn is(x: &Execution, f: impl Fn(&Event) -> bool) -> Value {
     Value::Set(x.set(f))
 }
 
+/// The equivalence "same key"; events with no key are related to none.
+fn same<K: PartialEq>(x: &Execution, key: impl Fn(&Event) -> Option<K>) -> Rel {
+    let keys: Vec<Option<K>> = x.events.iter().map(key).collect();
+    let mut r = Rel::new(x.len());
+    for (a, ka) in keys.iter().enumerate() {
+        let Some(ka) = ka else { continue };
+        for (b, kb) in keys.iter().enumerate() {
+            if kb.as_ref() == Some(ka) {
+                r.add(a, b);
+            }
+        }
+    }
+    r
+}
+
 /// A builtin's value in an execution.
 pub fn value(b: Builtin, x: &Execution) -> Value {
     let n = x.len();
-    let rel = |f: &dyn Fn(usize, usize) -> bool| Value::Rel(Rel::from_fn(n, f));
-    let ev = &x.events;
-    let access = |e: usize| ev[e].kind != Kind::Fence;
-    let same_thread = |a: usize, b: usize| ev[a].thread.is_some() && ev[a].thread == ev[b].thread;
     let fr = || x.rf.inverse().seq(&x.co);
-    let int = || Rel::from_fn(n, same_thread);
-    let ext = || {
-        Rel::from_fn(n, |a, b| {
-            ev[a].thread.is_some() && ev[b].thread.is_some() && ev[a].thread != ev[b].thread
-        })
-    };
+    let int = || same(x, |e| e.thread);
+    let threaded = x.set(|e| e.thread.is_some());
+    let ext = || Rel::product(n, threaded, threaded).diff(&int());
+    let loc = || same(x, |e| (e.kind != Kind::Fence).then_some(e.cell));
     match b {
         Builtin::All => Value::Set(x.all()),
         Builtin::W => is(x, |e| e.kind == Kind::Write),
@@ -266,7 +275,7 @@ pub fn value(b: Builtin, x: &Execution) -> Value {
         Builtin::IW => is(x, |e| e.thread.is_none()),
         Builtin::Mode(m) => is(x, |e| e.mode == Some(m)),
         Builtin::Scope(s) => is(x, |e| e.scope == s),
-        Builtin::Id => rel(&|a, b| a == b),
+        Builtin::Id => Value::Rel(Rel::identity(n, x.all())),
         Builtin::Po => Value::Rel(x.po.clone()),
         Builtin::Rf => Value::Rel(x.rf.clone()),
         Builtin::Co => Value::Rel(x.co.clone()),
@@ -275,12 +284,10 @@ pub fn value(b: Builtin, x: &Execution) -> Value {
         Builtin::Addr => Value::Rel(x.addr.clone()),
         Builtin::Data => Value::Rel(x.data.clone()),
         Builtin::Ctrl => Value::Rel(x.ctrl.clone()),
-        Builtin::Loc => rel(&|a, b| access(a) && access(b) && ev[a].cell == ev[b].cell),
+        Builtin::Loc => Value::Rel(loc()),
         Builtin::Int => Value::Rel(int()),
         Builtin::Ext => Value::Rel(ext()),
-        Builtin::PoLoc => Value::Rel(x.po.inter(&Rel::from_fn(n, |a, b| {
-            access(a) && access(b) && ev[a].cell == ev[b].cell
-        }))),
+        Builtin::PoLoc => Value::Rel(x.po.inter(&loc())),
         Builtin::Rfe => Value::Rel(x.rf.inter(&ext())),
         Builtin::Rfi => Value::Rel(x.rf.inter(&int())),
         Builtin::Coe => Value::Rel(x.co.inter(&ext())),

@@ -44,6 +44,31 @@ impl Judgement {
 struct Ctx<'a> {
     x: &'a Execution,
     slots: Vec<Option<Value>>,
+    /// Builtins computed so far, by position in `builtins::TABLE`.
+    builtins: Vec<Option<Value>>,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(x: &'a Execution, slots: usize) -> Ctx<'a> {
+        Ctx {
+            x,
+            slots: vec![None; slots],
+            builtins: vec![None; builtins::TABLE.len()],
+        }
+    }
+
+    /// A builtin's value, computed once per execution.
+    fn builtin(&mut self, b: builtins::Builtin) -> Value {
+        let Some(i) = builtins::TABLE.iter().position(|(_, t, _, _)| *t == b) else {
+            return builtins::value(b, self.x);
+        };
+        if let Some(v) = &self.builtins[i] {
+            return v.clone();
+        }
+        let v = builtins::value(b, self.x);
+        self.builtins[i] = Some(v.clone());
+        v
+    }
 }
 
 impl Model {
@@ -92,10 +117,7 @@ impl Model {
     }
 
     fn context<'a>(&self, x: &'a Execution) -> Result<Ctx<'a>, CatError> {
-        let mut ctx = Ctx {
-            x,
-            slots: vec![None; self.slots],
-        };
+        let mut ctx = Ctx::new(x, self.slots);
         for step in &self.steps {
             self.step(&mut ctx, step)?;
         }
@@ -103,10 +125,7 @@ impl Model {
     }
 
     fn run(&self, x: &Execution, all: bool) -> Result<Judgement, CatError> {
-        let mut ctx = Ctx {
-            x,
-            slots: vec![None; self.slots],
-        };
+        let mut ctx = Ctx::new(x, self.slots);
         let mut j = Judgement::default();
         for step in &self.steps {
             let Step::Check(c) = step else {
@@ -219,7 +238,7 @@ impl Ctx<'_> {
         let n = self.x.len();
         let all = full(n);
         match ir {
-            Ir::Builtin(b) => builtins::value(*b, self.x),
+            Ir::Builtin(b) => self.builtin(*b),
             Ir::Slot(s) => self.slots[*s]
                 .clone()
                 .unwrap_or_else(|| Value::Rel(Rel::new(n))),

@@ -75,6 +75,11 @@ pub struct Model {
     pub shown: Vec<(String, Ir)>,
     /// Named values (`let`s), for `show` and `explain`.
     pub names: Vec<(String, usize, Ty)>,
+    /// For each slot, the step that defines it (slots are computed on demand).
+    pub defined_by: Vec<usize>,
+    /// The steps that are checks, cheapest first (by the size of what they
+    /// depend on): a candidate is rejected at its first failing check.
+    pub checks_by_cost: Vec<usize>,
 }
 
 /// What a name stands for while compiling.
@@ -143,6 +148,23 @@ pub fn compile(main: Source) -> Result<Model, LoadError> {
     }
     let fallback = main.name.clone();
     let title = c.file(main, &mut env)?;
+    let mut defined_by = vec![0; c.slots];
+    for (i, step) in c.steps.iter().enumerate() {
+        match step {
+            Step::Let(s, _) => defined_by[*s] = i,
+            Step::Rec { slots, .. } => slots.iter().for_each(|(s, _)| defined_by[*s] = i),
+            Step::Check(_) => {}
+        }
+    }
+    let mut costs: Vec<Option<usize>> = vec![None; c.slots];
+    let mut checks: Vec<(usize, usize)> = Vec::new();
+    for (i, step) in c.steps.iter().enumerate() {
+        if let Step::Check(ch) = step {
+            let cost = cost(&ch.ir, &c.steps, &defined_by, &mut costs);
+            checks.push((cost, i));
+        }
+    }
+    checks.sort();
     Ok(Model {
         name: title.unwrap_or(fallback),
         sources: c.sources,
@@ -150,7 +172,49 @@ pub fn compile(main: Source) -> Result<Model, LoadError> {
         slots: c.slots,
         shown: c.shown,
         names: c.names,
+        defined_by,
+        checks_by_cost: checks.into_iter().map(|(_, i)| i).collect(),
     })
+}
+
+/// A rough cost of evaluating `ir` from nothing: its nodes and those of the
+/// definitions it uses, each definition counted once per use (memoised).
+fn cost(ir: &Ir, steps: &[Step], defined_by: &[usize], memo: &mut [Option<usize>]) -> usize {
+    if let Ir::Slot(s) = ir {
+        if let Some(c) = memo.get(*s).copied().flatten() {
+            return c;
+        }
+        // A placeholder first, so that a `let rec` does not recurse forever.
+        memo[*s] = Some(64);
+        let c = match steps.get(defined_by[*s]) {
+            Some(Step::Let(_, body)) => cost(body, steps, defined_by, memo),
+            Some(Step::Rec { bodies, .. }) => {
+                64 * bodies
+                    .iter()
+                    .map(|b| cost(b, steps, defined_by, memo))
+                    .sum::<usize>()
+            }
+            _ => 1,
+        };
+        memo[*s] = Some(c);
+        return c;
+    }
+    let mut sub = |a: &Ir| cost(a, steps, defined_by, memo);
+    match ir {
+        Ir::Builtin(_) | Ir::Empty(_) | Ir::Slot(_) => 1,
+        Ir::Union(a, b) | Ir::Inter(a, b) | Ir::Diff(a, b) | Ir::Seq(a, b) | Ir::Product(a, b) => {
+            1 + sub(a) + sub(b)
+        }
+        Ir::Inverse(a)
+        | Ir::Plus(a)
+        | Ir::Star(a)
+        | Ir::Opt(a)
+        | Ir::Complement(a)
+        | Ir::Bracket(a)
+        | Ir::Domain(a)
+        | Ir::Range(a)
+        | Ir::FenceRel(a) => 1 + sub(a),
+    }
 }
 
 impl Compiler {

@@ -43,17 +43,22 @@ impl Judgement {
 
 struct Ctx<'a> {
     x: &'a Execution,
+    model: &'a Model,
     slots: Vec<Option<Value>>,
     /// Builtins computed so far, by position in `builtins::TABLE`.
     builtins: Vec<Option<Value>>,
+    /// The first error met while evaluating (a `let rec` that does not converge).
+    error: Option<CatError>,
 }
 
 impl<'a> Ctx<'a> {
-    fn new(x: &'a Execution, slots: usize) -> Ctx<'a> {
+    fn new(model: &'a Model, x: &'a Execution) -> Ctx<'a> {
         Ctx {
             x,
-            slots: vec![None; slots],
+            model,
+            slots: vec![None; model.slots],
             builtins: vec![None; builtins::TABLE.len()],
+            error: None,
         }
     }
 
@@ -69,31 +74,139 @@ impl<'a> Ctx<'a> {
         self.builtins[i] = Some(v.clone());
         v
     }
+
+    /// A slot's value, computing its definition the first time.
+    fn slot(&mut self, s: usize) -> Value {
+        if let Some(v) = &self.slots[s] {
+            return v.clone();
+        }
+        let model = self.model;
+        let step = model.defined_by.get(s).and_then(|&i| model.steps.get(i));
+        match step {
+            Some(Step::Let(_, ir)) => {
+                let v = self.eval(ir);
+                self.slots[s] = Some(v.clone());
+                v
+            }
+            Some(step @ Step::Rec { .. }) => {
+                if let Err(e) = self.rec(step) {
+                    self.error.get_or_insert(e);
+                }
+                self.slots[s]
+                    .clone()
+                    .unwrap_or_else(|| Value::Rel(Rel::new(self.x.len())))
+            }
+            _ => Value::Rel(Rel::new(self.x.len())),
+        }
+    }
+
+    /// `let rec`: from empty, recomputed together until nothing changes.
+    fn rec(&mut self, step: &Step) -> Result<(), CatError> {
+        let Step::Rec {
+            slots,
+            bodies,
+            span,
+            file,
+            max_iterations,
+        } = step
+        else {
+            return Ok(());
+        };
+        let n = self.x.len();
+        for &(s, ty) in slots {
+            self.slots[s] = Some(empty(ty, n));
+        }
+        for _ in 0..*max_iterations {
+            let next: Vec<Value> = bodies.iter().map(|b| self.eval(b)).collect();
+            let same = slots
+                .iter()
+                .zip(&next)
+                .all(|(&(s, _), v)| self.slots[s].as_ref() == Some(v));
+            for (&(s, _), v) in slots.iter().zip(next) {
+                self.slots[s] = Some(v);
+            }
+            if same {
+                return Ok(());
+            }
+        }
+        let d = Diagnostic::error("this recursive definition does not converge", *span)
+            .with_label(format!("no fixpoint after {max_iterations} rounds"))
+            .with_hint("`let rec` is computed by iteration from the empty relation; a body that removes pairs (`\\`, `~`) can oscillate");
+        Err(CatError::new(&self.model.sources[*file], d))
+    }
+
+    fn check(&mut self, c: &Check) -> Result<(bool, Value), CatError> {
+        let v = self.eval(&c.ir);
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        Ok((test(c.kind, &v) != c.negated, v))
+    }
 }
 
 impl Model {
     /// Whether an execution is consistent, stopping at the first failing
-    /// check; flags are reported only for consistent executions.
+    /// check (cheapest first); flags are reported only for consistent
+    /// executions.
     pub fn judge(&self, x: &Execution) -> Result<Judgement, CatError> {
-        self.run(x, false)
+        let mut ctx = Ctx::new(self, x);
+        let mut j = Judgement::default();
+        for &i in &self.checks_by_cost {
+            let Some(Step::Check(c)) = self.steps.get(i) else {
+                continue;
+            };
+            if c.flag {
+                continue;
+            }
+            let (passes, v) = ctx.check(c)?;
+            if !passes {
+                j.failed.push((c.name.clone(), witness(c, &v)));
+                return Ok(j);
+            }
+        }
+        for step in &self.steps {
+            if let Step::Check(c) = step {
+                if c.flag && ctx.check(c)?.0 {
+                    j.flags.push(c.name.clone());
+                }
+            }
+        }
+        Ok(j)
     }
 
-    /// Every failing check, with evidence (for `explain`).
+    /// Every failing check, in the model's order, with evidence (for `explain`).
     pub fn explain(&self, x: &Execution) -> Result<Judgement, CatError> {
-        self.run(x, true)
+        let mut ctx = Ctx::new(self, x);
+        let mut j = Judgement::default();
+        for step in &self.steps {
+            let Step::Check(c) = step else {
+                continue;
+            };
+            let (passes, v) = ctx.check(c)?;
+            match (c.flag, passes) {
+                (true, true) => j.flags.push(c.name.clone()),
+                (false, false) => j.failed.push((c.name.clone(), witness(c, &v))),
+                _ => {}
+            }
+        }
+        if !j.consistent() {
+            j.flags.clear();
+        }
+        Ok(j)
     }
 
     /// The value of each `show`n name (for `draw`), relations only.
     pub fn shown(&self, x: &Execution) -> Result<Vec<(String, Rel)>, CatError> {
-        let mut ctx = self.context(x)?;
-        Ok(self
+        let mut ctx = Ctx::new(self, x);
+        let out = self
             .shown
             .iter()
-            .filter_map(|(n, ir)| match ctx.eval(ir) {
-                Value::Rel(r) => Some((n.clone(), r)),
-                Value::Set(s) => Some((n.clone(), Rel::identity(x.len(), s))),
+            .map(|(n, ir)| match ctx.eval(ir) {
+                Value::Rel(r) => (n.clone(), r),
+                Value::Set(s) => (n.clone(), Rel::identity(x.len(), s)),
             })
-            .collect())
+            .collect();
+        ctx.error.map_or(Ok(out), Err)
     }
 
     /// The model's named relations (its `let`s, in order) that contain the
@@ -103,96 +216,25 @@ impl Model {
         x: &Execution,
         pairs: &[(usize, usize)],
     ) -> Result<Vec<Vec<String>>, CatError> {
-        let ctx = self.context(x)?;
+        let mut ctx = Ctx::new(self, x);
+        let values: Vec<(String, Value)> = self
+            .names
+            .iter()
+            .map(|(n, slot, _)| (n.clone(), ctx.slot(*slot)))
+            .collect();
+        if let Some(e) = ctx.error {
+            return Err(e);
+        }
         Ok(pairs
             .iter()
             .map(|&(a, b)| {
-                self.names
+                values
                     .iter()
-                    .filter(|(_, slot, _)| matches!(&ctx.slots[*slot], Some(Value::Rel(r)) if r.has(a, b)))
-                    .map(|(n, _, _)| n.clone())
+                    .filter(|(_, v)| matches!(v, Value::Rel(r) if r.has(a, b)))
+                    .map(|(n, _)| n.clone())
                     .collect()
             })
             .collect())
-    }
-
-    fn context<'a>(&self, x: &'a Execution) -> Result<Ctx<'a>, CatError> {
-        let mut ctx = Ctx::new(x, self.slots);
-        for step in &self.steps {
-            self.step(&mut ctx, step)?;
-        }
-        Ok(ctx)
-    }
-
-    fn run(&self, x: &Execution, all: bool) -> Result<Judgement, CatError> {
-        let mut ctx = Ctx::new(x, self.slots);
-        let mut j = Judgement::default();
-        for step in &self.steps {
-            let Step::Check(c) = step else {
-                self.step(&mut ctx, step)?;
-                continue;
-            };
-            let v = ctx.eval(&c.ir);
-            let passes = test(c.kind, &v) != c.negated;
-            if c.flag {
-                if passes {
-                    j.flags.push(c.name.clone());
-                }
-                continue;
-            }
-            if !passes {
-                j.failed.push((c.name.clone(), witness(c, &v)));
-                if !all {
-                    return Ok(j);
-                }
-            }
-        }
-        if !j.consistent() {
-            j.flags.clear();
-        }
-        Ok(j)
-    }
-
-    fn step(&self, ctx: &mut Ctx, step: &Step) -> Result<(), CatError> {
-        match step {
-            Step::Let(slot, ir) => {
-                let v = ctx.eval(ir);
-                ctx.slots[*slot] = Some(v);
-            }
-            Step::Rec {
-                slots,
-                bodies,
-                span,
-                file,
-                max_iterations,
-            } => {
-                let n = ctx.x.len();
-                for &(s, ty) in slots {
-                    ctx.slots[s] = Some(empty(ty, n));
-                }
-                for round in 0.. {
-                    if round >= *max_iterations {
-                        let d = Diagnostic::error("this recursive definition does not converge", *span)
-                            .with_label(format!("no fixpoint after {max_iterations} rounds"))
-                            .with_hint("`let rec` is computed by iteration from the empty relation; a body that removes pairs (`\\`, `~`) can oscillate");
-                        return Err(CatError::new(&self.sources[*file], d));
-                    }
-                    let next: Vec<Value> = bodies.iter().map(|b| ctx.eval(b)).collect();
-                    let same = slots
-                        .iter()
-                        .zip(&next)
-                        .all(|(&(s, _), v)| ctx.slots[s].as_ref() == Some(v));
-                    for (&(s, _), v) in slots.iter().zip(next) {
-                        ctx.slots[s] = Some(v);
-                    }
-                    if same {
-                        break;
-                    }
-                }
-            }
-            Step::Check(_) => {}
-        }
-        Ok(())
     }
 }
 
@@ -239,9 +281,7 @@ impl Ctx<'_> {
         let all = full(n);
         match ir {
             Ir::Builtin(b) => self.builtin(*b),
-            Ir::Slot(s) => self.slots[*s]
-                .clone()
-                .unwrap_or_else(|| Value::Rel(Rel::new(n))),
+            Ir::Slot(s) => self.slot(*s),
             Ir::Empty(ty) => empty(*ty, n),
             Ir::Union(a, b) => self.both(a, b, |x, y| x | y, Rel::union),
             Ir::Inter(a, b) => self.both(a, b, |x, y| x & y, Rel::inter),

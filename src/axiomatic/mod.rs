@@ -192,7 +192,7 @@ fn combination(
                 seen.limit = Some(format!("--max-steps {}", limits.max_steps));
                 return false;
             }
-            if seen.candidates % 256 == 0 {
+            if seen.candidates.is_multiple_of(256) {
                 if let Some(l) = interrupted(limits) {
                     seen.limit = Some(l);
                     return false;

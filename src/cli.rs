@@ -402,6 +402,9 @@ pub fn run(cli: Cli) -> ExitCode {
             model,
         } => match cat_model(&model, color) {
             Err(why) => Err(why),
+            Ok(Some(_)) if draw.is_some() || stats => Err(
+                "--draw and --stats describe the pomset search; under a cat model, `explain --model` shows the executions".to_string(),
+            ),
             Ok(_) if model != "pwt" && engine != Engine::Fast => {
                 Err("--engine chooses how the pomset semantics is decided; it does not combine with a cat --model".to_string())
             }

@@ -225,3 +225,40 @@ fn sc_in_cat_finds_the_states_of_sc_by_interleaving() {
     }
     assert!(compared >= 60, "only {compared} examples compared");
 }
+
+#[test]
+fn a_model_file_includes_files_next_to_it_and_bundled_models() {
+    let dir = std::env::temp_dir().join(format!("pomset-cat-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("lib")).expect("temp dir");
+    std::fs::write(dir.join("lib/base.cat"), "let com = rf | co | fr\n").expect("write");
+    std::fs::write(
+        dir.join("sc.cat"),
+        "SC\ninclude \"lib/base.cat\"\nacyclic po | com as sc\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("both.cat"),
+        "B\ninclude \"rc11.cat\"\nacyclic po | rf as extra\n",
+    )
+    .expect("write");
+    let sc = cat::load(&dir.join("sc.cat").display().to_string())
+        .unwrap_or_else(|e| panic!("{}", e.render()));
+    assert_eq!(
+        observation(&sc, "examples/classic/sb.litmus"),
+        Observation::Never
+    );
+    let both = cat::load(&dir.join("both.cat").display().to_string())
+        .unwrap_or_else(|e| panic!("{}", e.render()));
+    assert_eq!(
+        observation(&both, "examples/classic/lb.litmus"),
+        Observation::Never
+    );
+    assert_eq!(
+        observation(&both, "examples/classic/sb.litmus"),
+        Observation::Sometimes
+    );
+    std::fs::write(dir.join("loop.cat"), "L\ninclude \"loop.cat\"\n").expect("write");
+    let err = cat::load(&dir.join("loop.cat").display().to_string()).expect_err("a cycle");
+    assert!(err.render().contains("includes itself"), "{}", err.render());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -177,6 +177,16 @@ pub fn compile(main: Source) -> Result<Model, LoadError> {
     })
 }
 
+/// What identifies a source for cycle detection: a bundled model's name, or
+/// a file's canonical path.
+fn key(src: &Source) -> String {
+    match &src.dir {
+        None => format!("bundled:{}", src.name),
+        Some(_) => std::fs::canonicalize(&src.name)
+            .map_or_else(|_| src.name.clone(), |p| p.display().to_string()),
+    }
+}
+
 /// A rough cost of evaluating `ir` from nothing: its nodes and those of the
 /// definitions it uses, each definition counted once per use (memoised).
 fn cost(ir: &Ir, steps: &[Step], defined_by: &[usize], memo: &mut [Option<usize>]) -> usize {
@@ -223,7 +233,7 @@ impl Compiler {
         let file = self.sources.len();
         self.sources.push(src.clone());
         let parsed = parse::parse(&src.text).map_err(|d| LoadError::Cat(CatError::new(&src, d)))?;
-        self.including.push(src.name.clone());
+        self.including.push(key(&src));
         for stmt in &parsed.stmts {
             if let Stmt::Include { path, span } = stmt {
                 self.include(path, *span, file, env)?;
@@ -247,16 +257,6 @@ impl Compiler {
     ) -> Result<(), LoadError> {
         let from = self.sources[file].clone();
         let err = |d: Diagnostic| LoadError::Cat(CatError::new(&from, d));
-        if self.including.len() >= MAX_INCLUDE_DEPTH
-            || self.including.iter().any(|n| n.ends_with(path))
-        {
-            return Err(err(Diagnostic::error(
-                format!("`{path}` includes itself"),
-                span,
-            )
-            .with_label("include cycle")
-            .with_hint(format!("the chain is {}", self.including.join(" → ")))));
-        }
         let source = if let Some(text) = super::bundled(path) {
             Source {
                 name: path.to_string(),
@@ -287,6 +287,15 @@ impl Compiler {
                 dir: Path::new(&full).parent().map(Path::to_path_buf),
             }
         };
+        if self.including.len() >= MAX_INCLUDE_DEPTH || self.including.contains(&key(&source)) {
+            let chain: Vec<&str> = self.sources.iter().map(|s| s.name.as_str()).collect();
+            return Err(err(Diagnostic::error(
+                format!("`{path}` includes itself"),
+                span,
+            )
+            .with_label("include cycle")
+            .with_hint(format!("the files read so far: {}", chain.join(", ")))));
+        }
         self.file(source, env).map(|_| ())
     }
 

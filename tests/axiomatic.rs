@@ -262,3 +262,22 @@ fn a_model_file_includes_files_next_to_it_and_bundled_models() {
     assert!(err.render().contains("includes itself"), "{}", err.render());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// RC11's `flag ~empty race as data-race`: raised on a racy non-atomic
+/// read, not when release/acquire orders it.
+#[test]
+fn rc11_flags_data_races_on_non_atomic_accesses() {
+    let rc11 = cat::load("rc11").expect("bundled");
+    let flags = |src: &str| {
+        let t = pomset::syntax::parse(src).expect("parses");
+        let o = axiomatic::outcomes(&t.program, &rc11, Limits::default()).expect("decided");
+        o.notes
+            .iter()
+            .filter(|n| n.contains("flag data-race"))
+            .count()
+    };
+    let ordered = "litmus A\nx.wk := 1; y.rel := 1;\n|| r := y.acq; if (r = 1) { s := x.wk; }\nexists (r = 1 /\\ s = 0)\n";
+    let racy = "litmus B\nx.wk := 1; y := 1;\n|| r := y; s := x.wk;\nexists (r = 1 /\\ s = 0)\n";
+    assert_eq!(flags(ordered), 0);
+    assert_eq!(flags(racy), 1);
+}

@@ -142,6 +142,11 @@ limit is named; it is never a wrong answer.")]
         /// tests; the states listed are just those found.
         #[arg(long)]
         verdict_only: bool,
+        /// Which model decides: pwt (the pomset semantics), a bundled cat
+        /// model (rc11), or a .cat file. Under a cat model the file's
+        /// expectations (the note's verdicts) are not checked.
+        #[arg(long, default_value = "pwt", value_name = "MODEL")]
+        model: String,
     },
     /// List the complete (or candidate) pomsets of a test in the note's notation.
     #[command(after_help = "\
@@ -252,6 +257,40 @@ blocking write (c8b), or a precondition that is not a tautology (c3).")]
         condition: Option<String>,
         #[arg(long = "set", value_name = "OPTION=VALUE")]
         set: Vec<String>,
+        /// pwt (the pomset semantics), a bundled cat model (rc11) or a .cat
+        /// file: under a cat model, each candidate execution reaching the
+        /// outcome and the checks that fail on it (the cycle or the pair).
+        #[arg(long, default_value = "pwt", value_name = "MODEL")]
+        model: String,
+    },
+    /// Decide tests under several models side by side: one verdict per model
+    /// per condition, as a table.
+    #[command(after_help = "\
+Examples:
+  pomset compare examples/classic --models pwt,rc11
+  pomset compare examples/classic/mp.litmus --models rc11,my-model.cat
+  pomset compare examples/ --models pwt,rc11 --mapping rc11:pwt
+
+Each cell is herd7's observation of the condition under that model:
+Sometimes, Always or Never (the outcome is never observed), or Unknown with
+the limit that stopped the search. --mapping SRC:TGT lists every test and
+condition whose outcome the target model allows and the source model
+forbids (a counterexample to compiling SRC's programs to TGT by the identity
+on modes), with the explain commands for both sides; the exit code is 1 when
+there is one.")]
+    Compare {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// The models, comma-separated: pwt, a bundled cat model (rc11), or .cat files.
+        #[arg(long, default_value = "pwt,rc11", value_delimiter = ',')]
+        models: Vec<String>,
+        /// List the outcomes the target allows and the source forbids.
+        #[arg(long, value_name = "SRC:TGT")]
+        mapping: Option<String>,
+        #[arg(long = "set", value_name = "OPTION=VALUE")]
+        set: Vec<String>,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
     /// Decide whether rewriting a source program into a target is sound (§2).
     #[command(after_help = "\
@@ -370,21 +409,32 @@ pub fn run(cli: Cli) -> ExitCode {
             all_states,
             engine,
             verdict_only,
-        } => run_tests(
-            &paths,
-            &RunOptions {
-                sets: set,
-                json,
-                allow_unknown,
-                limits,
-                stats,
-                draw,
-                all_states,
-                color,
-                engine,
-                verdict_only,
-            },
-        ),
+            model,
+        } => match cat_model(&model, color) {
+            Err(why) => Err(why),
+            Ok(Some(_)) if draw.is_some() || stats || verdict_only => Err(
+                "--draw, --stats and --verdict-only belong to the pomset search; under a cat model, `explain --model` shows the executions".to_string(),
+            ),
+            Ok(_) if model != "pwt" && engine != Engine::Fast => {
+                Err("--engine chooses how the pomset semantics is decided; it does not combine with a cat --model".to_string())
+            }
+            Ok(cat) => run_tests(
+                &paths,
+                &RunOptions {
+                    sets: set,
+                    json,
+                    allow_unknown,
+                    limits,
+                    stats,
+                    draw,
+                    all_states,
+                    color,
+                    engine,
+                    verdict_only,
+                    cat: cat.map(std::sync::Arc::new),
+                },
+            ),
+        },
         Command::Pomsets {
             path,
             outcome,
@@ -441,7 +491,19 @@ pub fn run(cli: Cli) -> ExitCode {
             path,
             condition,
             set,
-        } => explain(&path, condition.as_deref(), &set, color),
+            model,
+        } => match cat_model(&model, color) {
+            Ok(Some(cat)) => explain_cat(&path, condition.as_deref(), &set, &cat, color),
+            Ok(None) => explain(&path, condition.as_deref(), &set, color),
+            Err(why) => Err(why),
+        },
+        Command::Compare {
+            paths,
+            models,
+            mapping,
+            set,
+            limits,
+        } => compare(&paths, &models, mapping.as_deref(), &set, limits, color),
         Command::Refine {
             paths,
             from,
@@ -578,6 +640,8 @@ struct RunOptions {
     color: bool,
     engine: Engine,
     verdict_only: bool,
+    /// A cat model deciding instead of the pomset semantics (`--model`).
+    cat: Option<std::sync::Arc<crate::cat::Model>>,
 }
 
 /// One test decided: its report, or the line saying why it could not be.
@@ -610,11 +674,19 @@ fn run_tests(paths: &[PathBuf], o: &RunOptions) -> Result<bool, String> {
     let tests = std::sync::Arc::new(tests);
     for k in 0..tests.len() {
         let (tests, send) = (tests.clone(), send.clone());
-        let (sets, limits, engine, verdict_only) =
-            (o.sets.clone(), o.limits, o.engine, o.verdict_only);
+        let (sets, limits, engine, verdict_only, cat) = (
+            o.sets.clone(),
+            o.limits,
+            o.engine,
+            o.verdict_only,
+            o.cat.clone(),
+        );
         rayon::spawn(move || {
             let decided = match &tests[k].2 {
-                Ok(test) => decide_one(&test.program, &sets, &limits, engine, verdict_only),
+                Ok(test) => match cat {
+                    Some(cat) => decide_cat(&test.program, &sets, &limits, &cat),
+                    None => decide_one(&test.program, &sets, &limits, engine, verdict_only),
+                },
                 Err(_) => Decided::BadSet,
             };
             let _ = send.send((k, (decided, crate::memory::peak_bytes())));
@@ -666,6 +738,32 @@ fn run_tests(paths: &[PathBuf], o: &RunOptions) -> Result<bool, String> {
         );
     }
     Ok(ok)
+}
+
+/// Decides one test under a cat model (on a worker thread). The file's
+/// expectations are the note's verdicts, not the model's: not checked.
+fn decide_cat(
+    p: &Program,
+    sets: &[String],
+    limit_args: &LimitArgs,
+    cat: &crate::cat::Model,
+) -> Decided {
+    use crate::report::Report;
+    let mut model = p.model;
+    if apply_sets(&mut model, sets).is_err() {
+        return Decided::BadSet;
+    }
+    let start = std::time::Instant::now();
+    crate::memory::reset_peak();
+    let report = match crate::axiomatic::outcomes(p, cat, limit_args.limits()) {
+        Ok(o) => {
+            let mut r = Report::new(p, &model, &o, start.elapsed()).without_expectations();
+            r.model = vec![cat.name.clone()];
+            r
+        }
+        Err(why) => Report::unsupported(p, &model, why),
+    };
+    Decided::Report(Box::new(report))
 }
 
 /// Decides one test with the chosen engine (on a worker thread).
@@ -792,6 +890,22 @@ fn report_one(
         }
     }
     met && !undecided
+}
+
+/// `--model`: `None` for pwt (the pomset semantics), else the cat model,
+/// bundled or from a file. A model with errors has them printed.
+pub(crate) fn cat_model(spec: &str, color: bool) -> Result<Option<crate::cat::Model>, String> {
+    if spec == "pwt" {
+        return Ok(None);
+    }
+    match crate::cat::load(spec) {
+        Ok(m) => Ok(Some(m)),
+        Err(crate::cat::LoadError::Io(why)) => Err(why),
+        Err(crate::cat::LoadError::Cat(e)) => {
+            e.emit_stderr(color);
+            Err(format!("the model `{spec}` has errors"))
+        }
+    }
 }
 
 fn usage(message: &str) -> ExitCode {
@@ -999,6 +1113,117 @@ fn explain(
     };
     print!("{}", explain_text(p, &model, &chosen));
     Ok(true)
+}
+
+/// `explain --model CAT`: the candidate executions reaching each chosen
+/// condition's outcome and the checks that fail on them.
+fn explain_cat(
+    path: &Path,
+    condition: Option<&str>,
+    sets: &[String],
+    cat: &crate::cat::Model,
+    color: bool,
+) -> Result<bool, String> {
+    let Some((test, _)) = load(path, condition, sets, color)? else {
+        return Ok(false);
+    };
+    let p = &test.program;
+    let surface = syntax::print::core_to_ast(p);
+    let chosen: Vec<usize> = match condition {
+        Some(_) => vec![p.conditions.len() - 1],
+        None => (0..p.conditions.len()).collect(),
+    };
+    let limits = crate::semantics::decide::Limits::default();
+    for i in chosen {
+        let (Some(shown), Some(c)) = (surface.conditions.get(i), p.conditions.get(i)) else {
+            continue;
+        };
+        let shown = syntax::print::prop(&shown.prop, 0);
+        println!("{} under {}: {shown}", p.name, cat.name);
+        for line in crate::axiomatic::explain::explain(p, cat, &c.prop, &limits)? {
+            println!("  {line}");
+        }
+    }
+    Ok(true)
+}
+
+/// `pomset compare`: the table, and with `--mapping` the counterexamples.
+fn compare(
+    paths: &[PathBuf],
+    models: &[String],
+    mapping: Option<&str>,
+    sets: &[String],
+    limit_args: LimitArgs,
+    color: bool,
+) -> Result<bool, String> {
+    use crate::compare::{rows, table, Column, Engine};
+    apply_sets(&mut Model::default(), sets)?;
+    let mut columns = Vec::new();
+    for m in models {
+        let engine = match cat_model(m, color)? {
+            None => Engine::Pwt,
+            Some(cat) => Engine::Cat(Box::new(cat)),
+        };
+        columns.push(Column {
+            name: m.clone(),
+            engine,
+        });
+    }
+    let index = |name: &str| {
+        models.iter().position(|m| m == name).ok_or_else(|| {
+            format!(
+                "--mapping names `{name}`, which is not among --models {}",
+                models.join(",")
+            )
+        })
+    };
+    let pair = match mapping {
+        None => None,
+        Some(m) => {
+            let Some((src, tgt)) = m.split_once(':') else {
+                return Err(format!("--mapping takes SRC:TGT, not `{m}`"));
+            };
+            Some((index(src)?, index(tgt)?))
+        }
+    };
+    let mut all = Vec::new();
+    let mut files = Vec::new();
+    let parsed = for_each(paths, color, |path, test| {
+        let mut model = test.program.model;
+        if apply_sets(&mut model, sets).is_err() {
+            return false;
+        }
+        let found = rows(&test.program, &model, &columns, || limit_args.limits());
+        files.extend(found.iter().map(|_| path.to_path_buf()));
+        all.extend(found);
+        true
+    })?;
+    print!("{}", table(&columns, &all));
+    let Some((src, tgt)) = pair else {
+        return Ok(parsed);
+    };
+    let bad: Vec<usize> = (0..all.len())
+        .filter(|&i| all[i].allows(tgt) && all[i].forbids(src))
+        .collect();
+    let (s, t) = (&models[src], &models[tgt]);
+    println!();
+    if bad.is_empty() {
+        println!("No outcome that {t} allows is forbidden by {s}.");
+        return Ok(parsed);
+    }
+    println!(
+        "{} outcome{} {t} allows and {s} forbids:",
+        bad.len(),
+        if bad.len() == 1 { "" } else { "s" }
+    );
+    for i in bad {
+        let (r, path) = (&all[i], files[i].display());
+        println!("  {} {}", r.test, r.condition);
+        for m in [s, t] {
+            println!("    pomset explain --model {m} {path} '{}'", r.prop);
+        }
+    }
+    Ok(false)
 }
 
 /// `explain`'s text for the conditions `chosen` (indices into the program's

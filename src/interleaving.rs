@@ -438,7 +438,7 @@ impl<'a> Config<'a> {
 /// The threads whose registers top-level thread `tid` reports, in the fast
 /// engine's order (`decide::final_registers`): itself, then its forks as
 /// PAR collects them (left's, right's, then the left thread itself).
-fn reported_threads(tid: ThreadId, body: &Stmt) -> Vec<ThreadId> {
+pub(crate) fn reported_threads(tid: ThreadId, body: &Stmt) -> Vec<ThreadId> {
     fn forks(s: &Stmt, out: &mut Vec<ThreadId>) {
         match s {
             Stmt::Seq(parts) => parts.iter().for_each(|s| forks(s, out)),

@@ -1,7 +1,10 @@
 //! pomset: a workbench for relaxed-memory semantics.
 pub mod action;
+pub mod axiomatic;
+pub mod cat;
 pub mod check;
 pub mod cli;
+pub mod compare;
 pub mod interleaving;
 pub mod logic;
 pub mod memory;

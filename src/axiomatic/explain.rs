@@ -1,0 +1,180 @@
+//! `pomset explain --model CAT`: for an outcome, each candidate execution
+//! that reaches it and the checks of the model that fail on it, by name,
+//! with the cycle or the pair that breaks each.
+
+use super::execution::{Cells, Event, Execution, Kind};
+use super::{candidates, final_state};
+use crate::cat::{Model, Witness};
+use crate::semantics::decide::Limits;
+use crate::semantics::verdict::holds;
+use crate::syntax::core::{Program, Prop};
+
+/// How many executions `explain` describes one by one.
+pub const SHOWN: usize = 8;
+
+/// An event as `P0:W^rel x=1`, `init:W x=0`, `P1:F^sc`.
+pub fn event_label(p: &Program, cells: &Cells, e: &Event) -> String {
+    let thread = super::thread_label(p, e);
+    let mode = e.mode.map_or(String::new(), |m| format!("^{}", m.as_str()));
+    let place = cells.names.get(e.cell).map_or("?", String::as_str);
+    match e.kind {
+        Kind::Read => format!("{thread}:R{mode} {place}={}", e.value),
+        Kind::Write => format!("{thread}:W{mode} {place}={}", e.value),
+        Kind::Fence => format!("{thread}:F{mode}"),
+    }
+}
+
+/// The base relations an edge belongs to, as `po,rf`; `…` when none (the
+/// edge comes from a derived relation such as hb).
+fn edge_names(x: &Execution, a: usize, b: usize) -> String {
+    let fr = x.rf.inverse().seq(&x.co);
+    let named = [
+        ("po", &x.po),
+        ("rf", &x.rf),
+        ("co", &x.co),
+        ("fr", &fr),
+        ("rmw", &x.rmw),
+        ("addr", &x.addr),
+        ("data", &x.data),
+        ("ctrl", &x.ctrl),
+    ];
+    let names: Vec<&str> = named
+        .iter()
+        .filter(|(_, r)| r.has(a, b))
+        .map(|(n, _)| *n)
+        .collect();
+    if names.is_empty() {
+        "…".to_string()
+    } else {
+        names.join(",")
+    }
+}
+
+/// One execution's rf and co, on one line each.
+fn describe(p: &Program, cells: &Cells, x: &Execution) -> Vec<String> {
+    let label = |e: usize| event_label(p, cells, &x.events[e]);
+    let rf: Vec<String> =
+        x.rf.pairs()
+            .map(|(w, r)| format!("{} → {}", label(w), label(r)))
+            .collect();
+    let co: Vec<String> =
+        x.co.pairs()
+            .filter(|&(a, b)| !(0..x.len()).any(|c| x.co.has(a, c) && x.co.has(c, b)))
+            .map(|(a, b)| format!("{} → {}", label(a), label(b)))
+            .collect();
+    let mut out = vec![format!(
+        "rf: {}",
+        if rf.is_empty() {
+            "none".into()
+        } else {
+            rf.join(", ")
+        }
+    )];
+    if !co.is_empty() {
+        out.push(format!("co: {}", co.join(", ")));
+    }
+    out
+}
+
+/// Why a check fails, in words. An edge of a cycle is named by the base
+/// relations that hold it, else by the model's first `let` that does.
+fn witness_text(
+    p: &Program,
+    cells: &Cells,
+    (model, x): (&Model, &Execution),
+    w: &Witness,
+) -> String {
+    let label = |e: usize| event_label(p, cells, &x.events[e]);
+    match w {
+        Witness::Cycle(c) => {
+            let edges: Vec<(usize, usize)> =
+                (0..c.len()).map(|i| (c[i], c[(i + 1) % c.len()])).collect();
+            let lets = model.names_of(x, &edges).unwrap_or_default();
+            let mut s = String::from("cycle ");
+            for (i, &(e, next)) in edges.iter().enumerate() {
+                let mut name = edge_names(x, e, next);
+                if name == "…" {
+                    if let Some(n) = lets.get(i).and_then(|l| l.first()) {
+                        name = n.clone();
+                    }
+                }
+                s.push_str(&format!("{} -{name}-> ", label(e)));
+            }
+            s.push_str(&label(c[0]));
+            s
+        }
+        Witness::Reflexive(e) => format!("{} is related to itself", label(*e)),
+        Witness::Pair(a, b) => format!("contains {} → {}", label(*a), label(*b)),
+        Witness::Member(e) => format!("contains {}", label(*e)),
+        Witness::Holds => "the negated test holds".to_string(),
+    }
+}
+
+/// `explain`'s lines for one outcome.
+pub fn explain(
+    p: &Program,
+    model: &Model,
+    prop: &Prop,
+    limits: &Limits,
+) -> Result<Vec<String>, String> {
+    let cells = Cells::new(p);
+    let mut lines = Vec::new();
+    let (mut reaching, mut consistent, mut shown) = (0usize, 0usize, 0usize);
+    let mut error = None;
+    let seen = candidates(p, limits, |x, regs| {
+        if !holds(p, &final_state(p, x, regs), prop) {
+            return true;
+        }
+        reaching += 1;
+        let j = match model.explain(x) {
+            Ok(j) => j,
+            Err(e) => {
+                error = Some(e.render());
+                return false;
+            }
+        };
+        if j.consistent() {
+            consistent += 1;
+        }
+        if shown < SHOWN && (j.consistent() || consistent == 0) {
+            shown += 1;
+            lines.push(format!("execution {reaching}:"));
+            lines.extend(describe(p, &cells, x).into_iter().map(|l| format!("  {l}")));
+            if j.consistent() {
+                lines.push(format!(
+                    "  consistent under {}: the outcome is allowed",
+                    model.name
+                ));
+            }
+            for (name, w) in &j.failed {
+                lines.push(format!(
+                    "  {name} fails: {}",
+                    witness_text(p, &cells, (model, x), w)
+                ));
+            }
+        }
+        true
+    })?;
+    if let Some(e) = error {
+        return Err(e);
+    }
+    let mut summary = match (reaching, consistent) {
+        (0, _) => vec!["no candidate execution reaches this outcome".to_string()],
+        (n, 0) => vec![format!(
+            "{n} candidate executions reach it; none is consistent under {}: forbidden",
+            model.name
+        )],
+        (n, k) => vec![format!(
+            "{n} candidate executions reach it; {k} consistent under {}: allowed",
+            model.name
+        )],
+    };
+    if let Some(l) = seen.limit {
+        summary.push(format!("Limit reached: {l} (the list is incomplete)"));
+    }
+    if shown < reaching {
+        lines.push(format!("({} more not shown)", reaching - shown));
+    }
+    summary.extend(lines);
+    Ok(summary)
+}

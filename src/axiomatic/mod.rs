@@ -1,0 +1,438 @@
+//! The axiomatic engine: candidate executions of a core program, herd7's
+//! way, judged by a cat model (`crate::cat`). It shares the front end and the
+//! result types (`Outcomes`, `State`) with the pomset semantics and nothing
+//! else, so the two engines answer the same question independently.
+//!
+//! - `execution`: per-thread traces with concrete values, and executions.
+//! - `relation`: sets and relations over at most 64 events, as bitsets.
+
+pub mod execution;
+pub mod explain;
+pub mod relation;
+
+use std::collections::BTreeMap;
+
+use execution::{Cells, Event, Execution, Kind, Stop, Trace, Traces};
+use relation::{Rel, MAX_EVENTS};
+
+use crate::cat;
+use crate::semantics::decide::{Limits, Outcomes, State};
+use crate::syntax::core::{Program, ThreadId};
+
+/// What one enumeration of candidates saw.
+#[derive(Clone, Debug, Default)]
+pub struct Enumerated {
+    /// Candidate executions visited.
+    pub candidates: usize,
+    /// Thread runs left out because a write or an address left V.
+    pub dropped: usize,
+    /// The limit that stopped the enumeration, if one did.
+    pub limit: Option<String>,
+}
+
+/// Visits every candidate execution of `p` (each with the registers' final
+/// values) until `visit` returns false or a limit stops it. `Err` when the
+/// program has no meaning here (a register read before assignment).
+pub fn candidates(
+    p: &Program,
+    limits: &Limits,
+    mut visit: impl FnMut(&Execution, &[Option<i64>]) -> bool,
+) -> Result<Enumerated, String> {
+    let cells = Cells::new(p);
+    let mut gen = Traces::new(p, &cells, limits.max_states);
+    let mut threads: Vec<Vec<Trace>> = Vec::new();
+    let mut seen = Enumerated::default();
+    for (tid, body) in &p.main {
+        match gen.of_thread(*tid, body) {
+            Ok(t) => threads.push(t),
+            Err(Stop::Unsupported(why)) => return Err(why),
+            Err(Stop::Limit(l)) => {
+                seen.limit = Some(l);
+                return Ok(seen);
+            }
+        }
+    }
+    seen.dropped = gen.dropped;
+    prune_unwritable_reads(&cells, &mut threads);
+    if threads.iter().any(Vec::is_empty) {
+        return Ok(seen);
+    }
+    let mut pick = vec![0; threads.len()];
+    loop {
+        let chosen: Vec<&Trace> = pick.iter().zip(&threads).map(|(&i, t)| &t[i]).collect();
+        if !combination(p, &cells, &chosen, limits, &mut seen, &mut visit) {
+            return Ok(seen);
+        }
+        if !next_choice(&mut pick, |i| threads[i].len()) {
+            return Ok(seen);
+        }
+    }
+}
+
+/// Drops traces with a read of a value that no write of any trace (nor the
+/// initial write) gives its location: such a read has no rf, so no
+/// candidate has that trace. Repeated until nothing changes, since dropping
+/// a trace drops its writes.
+fn prune_unwritable_reads(cells: &Cells, threads: &mut [Vec<Trace>]) {
+    loop {
+        let mut written: std::collections::HashSet<(usize, i64)> =
+            cells.init.iter().copied().enumerate().collect();
+        for t in threads.iter().flatten() {
+            for e in &t.events {
+                if e.kind == Kind::Write {
+                    written.insert((e.cell, e.value));
+                }
+            }
+        }
+        let before: usize = threads.iter().map(Vec::len).sum();
+        for traces in threads.iter_mut() {
+            traces.retain(|t| {
+                t.events
+                    .iter()
+                    .all(|e| e.kind != Kind::Read || written.contains(&(e.cell, e.value)))
+            });
+        }
+        if threads.iter().map(Vec::len).sum::<usize>() == before {
+            return;
+        }
+    }
+}
+
+/// Whether every read of the chosen traces has a write of its value to its
+/// location among them (or the initial write): else no rf exists.
+fn readable(cells: &Cells, chosen: &[&Trace]) -> bool {
+    let writes = || {
+        chosen
+            .iter()
+            .flat_map(|t| &t.events)
+            .filter(|e| e.kind == Kind::Write)
+    };
+    chosen.iter().flat_map(|t| &t.events).all(|r| {
+        r.kind != Kind::Read
+            || cells.init.get(r.cell) == Some(&r.value)
+            || writes().any(|w| w.cell == r.cell && w.value == r.value)
+    })
+}
+
+/// Every rf and co for one choice of traces; false to stop altogether.
+fn combination(
+    p: &Program,
+    cells: &Cells,
+    chosen: &[&Trace],
+    limits: &Limits,
+    seen: &mut Enumerated,
+    visit: &mut impl FnMut(&Execution, &[Option<i64>]) -> bool,
+) -> bool {
+    if !readable(cells, chosen) {
+        return true;
+    }
+    let Some(base) = skeleton(p, cells, chosen) else {
+        seen.limit = Some(format!("at most {MAX_EVENTS} events per execution"));
+        return false;
+    };
+    let regs = merged_registers(chosen);
+    let n = base.len();
+    let ev = &base.events;
+    // rf: each read from a write to its cell of its value.
+    let reads: Vec<usize> = (0..n).filter(|&e| ev[e].kind == Kind::Read).collect();
+    let sources: Vec<Vec<usize>> = reads
+        .iter()
+        .map(|&r| {
+            (0..n)
+                .filter(|&w| {
+                    ev[w].kind == Kind::Write
+                        && ev[w].cell == ev[r].cell
+                        && ev[w].value == ev[r].value
+                })
+                .collect()
+        })
+        .collect();
+    if sources.iter().any(Vec::is_empty) {
+        return true;
+    }
+    // co: per cell, every order of its writes after the initial one.
+    let mut orders: Vec<Vec<Vec<usize>>> = Vec::new();
+    for cell in 0..cells.init.len() {
+        let ws: Vec<usize> = (0..n)
+            .filter(|&w| ev[w].kind == Kind::Write && ev[w].cell == cell && ev[w].thread.is_some())
+            .collect();
+        if ws.len() > 8 {
+            seen.limit = Some("at most 8 writes per location".to_string());
+            return false;
+        }
+        if !ws.is_empty() {
+            orders.push(permutations(&ws));
+        }
+    }
+    let init_of = |cell: usize| (0..n).find(|&w| ev[w].thread.is_none() && ev[w].cell == cell);
+    let mut rf_pick = vec![0; reads.len()];
+    loop {
+        let mut rf = Rel::new(n);
+        for (i, &r) in reads.iter().enumerate() {
+            rf.add(sources[i][rf_pick[i]], r);
+        }
+        let mut co_pick = vec![0; orders.len()];
+        loop {
+            let mut co = Rel::new(n);
+            for (k, &o) in co_pick.iter().enumerate() {
+                let order = &orders[k][o];
+                let first = ev[order[0]].cell;
+                let chain: Vec<usize> = init_of(first)
+                    .into_iter()
+                    .chain(order.iter().copied())
+                    .collect();
+                for (i, &a) in chain.iter().enumerate() {
+                    for &b in &chain[i + 1..] {
+                        co.add(a, b);
+                    }
+                }
+            }
+            seen.candidates += 1;
+            if seen.candidates > limits.max_steps as usize {
+                seen.limit = Some(format!("--max-steps {}", limits.max_steps));
+                return false;
+            }
+            if seen.candidates.is_multiple_of(256) {
+                if let Some(l) = interrupted(limits) {
+                    seen.limit = Some(l);
+                    return false;
+                }
+            }
+            let exec = Execution {
+                rf: rf.clone(),
+                co,
+                ..base.clone()
+            };
+            if !visit(&exec, &regs) {
+                return false;
+            }
+            if !next_choice(&mut co_pick, |k| orders[k].len()) {
+                break;
+            }
+        }
+        if !next_choice(&mut rf_pick, |i| sources[i].len()) {
+            return true;
+        }
+    }
+}
+
+/// The events and the relations fixed by the traces alone: initial writes
+/// (one per named location and per cell a trace touches) first.
+fn skeleton(p: &Program, cells: &Cells, chosen: &[&Trace]) -> Option<Execution> {
+    let mut touched = vec![false; cells.init.len()];
+    for &c in &cells.named {
+        touched[c] = true;
+    }
+    for t in chosen {
+        for e in &t.events {
+            if e.kind != Kind::Fence {
+                touched[e.cell] = true;
+            }
+        }
+    }
+    let mut events: Vec<Event> = (0..cells.init.len())
+        .filter(|&c| touched[c])
+        .map(|c| Event {
+            thread: None,
+            kind: Kind::Write,
+            mode: None,
+            scope: crate::syntax::ast::Scope::Sys,
+            cell: c,
+            value: cells.init[c],
+        })
+        .collect();
+    let total = events.len() + chosen.iter().map(|t| t.events.len()).sum::<usize>();
+    if total > MAX_EVENTS {
+        return None;
+    }
+    let mut x = Execution {
+        events: Vec::new(),
+        po: Rel::new(total),
+        rf: Rel::new(total),
+        co: Rel::new(total),
+        rmw: Rel::new(total),
+        addr: Rel::new(total),
+        data: Rel::new(total),
+        ctrl: Rel::new(total),
+        same_cta: Rel::new(total),
+        same_gpu: Rel::new(total),
+    };
+    for t in chosen {
+        let at = events.len();
+        events.extend(t.events.iter().copied());
+        for (e, before) in t.po.iter().enumerate() {
+            for b in relation::members(*before) {
+                x.po.add(at + b, at + e);
+            }
+        }
+        for (rel, pairs) in [
+            (&mut x.addr, &t.addr),
+            (&mut x.data, &t.data),
+            (&mut x.ctrl, &t.ctrl),
+            (&mut x.rmw, &t.rmw),
+        ] {
+            for &(a, b) in pairs {
+                rel.add(at + a, at + b);
+            }
+        }
+    }
+    let group = |e: &Event| e.thread.and_then(|t| p.threads.get(t as usize));
+    x.same_cta = Rel::from_fn(
+        total,
+        |a, b| matches!((group(&events[a]), group(&events[b])), (Some(s), Some(t)) if s.cta == t.cta),
+    );
+    x.same_gpu = Rel::from_fn(
+        total,
+        |a, b| matches!((group(&events[a]), group(&events[b])), (Some(s), Some(t)) if s.gpu == t.gpu),
+    );
+    x.events = events;
+    Some(x)
+}
+
+/// The registers of all chosen traces (each assigns only its own threads').
+fn merged_registers(chosen: &[&Trace]) -> Vec<Option<i64>> {
+    let len = chosen.first().map_or(0, |t| t.regs.len());
+    (0..len)
+        .map(|r| chosen.iter().find_map(|t| t.regs[r]))
+        .collect()
+}
+
+/// Every ordering of `items`.
+fn permutations(items: &[usize]) -> Vec<Vec<usize>> {
+    if items.len() <= 1 {
+        return vec![items.to_vec()];
+    }
+    let mut out = Vec::new();
+    for i in 0..items.len() {
+        let mut rest = items.to_vec();
+        let first = rest.remove(i);
+        for mut p in permutations(&rest) {
+            p.insert(0, first);
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Advances `pick` odometer style; false once every choice has been made.
+fn next_choice(pick: &mut [usize], size: impl Fn(usize) -> usize) -> bool {
+    for (i, k) in pick.iter_mut().enumerate() {
+        *k += 1;
+        if *k < size(i) {
+            return true;
+        }
+        *k = 0;
+    }
+    false
+}
+
+/// The deadline, Ctrl-C, or the memory budget, if one has passed.
+fn interrupted(limits: &Limits) -> Option<String> {
+    if let Some((at, secs)) = limits.deadline {
+        if std::time::Instant::now() > at {
+            return Some(format!("--timeout {secs}"));
+        }
+    }
+    if limits
+        .cancel
+        .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+    {
+        return Some("interrupted (Ctrl-C)".to_string());
+    }
+    crate::memory::over_budget()
+}
+
+/// A final state, as the other engines report it: registers as
+/// `thread:reg` (fresh ones left out), memory as the co-last write to each
+/// named location.
+pub fn final_state(p: &Program, x: &Execution, regs: &[Option<i64>]) -> State {
+    let cells = Cells::new(p);
+    let mut out = Vec::new();
+    for (tid, body) in &p.main {
+        for t in crate::interleaving::reported_threads(*tid, body) {
+            for (r, info) in p.regs.iter().enumerate() {
+                if info.thread != t || info.fresh {
+                    continue;
+                }
+                let v = regs.get(r).copied().flatten();
+                out.push((format!("{}:{}", p.thread_name(t), info.name), v));
+            }
+        }
+    }
+    let mem = p
+        .locs
+        .iter()
+        .zip(&cells.named)
+        .map(|(l, &cell)| (l.name.clone(), last_write(x, cell)))
+        .collect();
+    State { regs: out, mem }
+}
+
+/// The value of the co-last write to a cell.
+fn last_write(x: &Execution, cell: usize) -> Option<i64> {
+    let writes: Vec<usize> = (0..x.len())
+        .filter(|&w| x.events[w].kind == Kind::Write && x.events[w].cell == cell)
+        .collect();
+    writes
+        .iter()
+        .find(|&&w| writes.iter().all(|&v| v == w || x.co.has(v, w)))
+        .map(|&w| x.events[w].value)
+}
+
+/// The thread of an event, by name, or `init`.
+pub fn thread_label(p: &Program, e: &Event) -> String {
+    e.thread.map_or_else(
+        || "init".to_string(),
+        |t: ThreadId| p.thread_name(t).to_string(),
+    )
+}
+
+/// Every final state of a consistent execution under `model`: each state with
+/// the number of consistent executions ending in it. Flags raised (a data
+/// race under RC11) are notes.
+pub fn outcomes(p: &Program, model: &cat::Model, limits: Limits) -> Result<Outcomes, String> {
+    let mut states: BTreeMap<State, usize> = BTreeMap::new();
+    let mut flags: BTreeMap<String, usize> = BTreeMap::new();
+    let mut witnesses = 0;
+    let mut error = None;
+    let mut over = None;
+    let seen = candidates(p, &limits, |x, regs| match model.judge(x) {
+        Ok(j) if j.consistent() => {
+            witnesses += 1;
+            for f in j.flags {
+                *flags.entry(f).or_default() += 1;
+            }
+            *states.entry(final_state(p, x, regs)).or_default() += 1;
+            if states.len() > limits.max_states {
+                over = Some(format!("--max-states {}", limits.max_states));
+                return false;
+            }
+            true
+        }
+        Ok(_) => true,
+        Err(e) => {
+            error = Some(e);
+            false
+        }
+    })?;
+    if let Some(e) = error {
+        return Err(e.render());
+    }
+    let mut notes = Vec::new();
+    if seen.dropped > 0 {
+        notes.push(format!(
+            "{} thread runs write a value or use an address outside V and are left out",
+            seen.dropped
+        ));
+    }
+    for (f, n) in flags {
+        notes.push(format!("flag {f}: raised by {n} consistent executions"));
+    }
+    Ok(Outcomes {
+        states,
+        witnesses,
+        limit: over.or(seen.limit),
+        stats: crate::logic::Stats::default(),
+        notes,
+    })
+}

@@ -1,0 +1,268 @@
+//! Sets and relations over the events of one candidate execution: a set is
+//! one `u64`, a relation one `u64` row per event (at most 64 events), as
+//! `pomset::order` keeps its orders. Closure is Warshall's algorithm over
+//! words; acyclicity is irreflexivity of the closure.
+
+/// The most events one candidate execution may have.
+pub const MAX_EVENTS: usize = 64;
+
+/// A set of events, bit `e` for event `e`.
+pub type Set = u64;
+
+/// The set `{0, ..., n-1}`.
+pub fn full(n: usize) -> Set {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    }
+}
+
+/// The members of a set, in increasing order.
+pub fn members(s: Set) -> impl Iterator<Item = usize> {
+    let mut rest = s;
+    std::iter::from_fn(move || {
+        if rest == 0 {
+            return None;
+        }
+        let e = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        Some(e)
+    })
+}
+
+/// A binary relation on events `0..n`: `has(a, b)` is bit `b` of row `a`.
+#[derive(Clone, PartialEq, Eq, Hash, Default, Debug)]
+pub struct Rel {
+    rows: Vec<u64>,
+}
+
+impl Rel {
+    /// The empty relation on `n` events.
+    pub fn new(n: usize) -> Rel {
+        Rel {
+            rows: vec![0; n.min(MAX_EVENTS)],
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.iter().all(|&r| r == 0)
+    }
+
+    pub fn has(&self, a: usize, b: usize) -> bool {
+        self.rows.get(a).is_some_and(|r| r >> b & 1 == 1)
+    }
+
+    pub fn add(&mut self, a: usize, b: usize) {
+        if let Some(r) = self.rows.get_mut(a) {
+            *r |= 1 << b;
+        }
+    }
+
+    /// The events `a` relates to.
+    pub fn row(&self, a: usize) -> Set {
+        self.rows.get(a).copied().unwrap_or(0)
+    }
+
+    /// `[S]`: the identity on a set.
+    pub fn identity(n: usize, s: Set) -> Rel {
+        let mut r = Rel::new(n);
+        for e in members(s & full(n)) {
+            r.add(e, e);
+        }
+        r
+    }
+
+    /// `S1 * S2`: the cartesian product.
+    pub fn product(n: usize, a: Set, b: Set) -> Rel {
+        let mut r = Rel::new(n);
+        let b = b & full(n);
+        for e in members(a & full(n)) {
+            r.rows[e] = b;
+        }
+        r
+    }
+
+    /// Pairs `(a, b)` with `f(a, b)`.
+    pub fn from_fn(n: usize, f: impl Fn(usize, usize) -> bool) -> Rel {
+        let mut r = Rel::new(n);
+        for a in 0..r.len() {
+            for b in 0..r.len() {
+                if f(a, b) {
+                    r.add(a, b);
+                }
+            }
+        }
+        r
+    }
+
+    fn zip(&self, other: &Rel, f: impl Fn(u64, u64) -> u64) -> Rel {
+        Rel {
+            rows: self
+                .rows
+                .iter()
+                .zip(&other.rows)
+                .map(|(&a, &b)| f(a, b))
+                .collect(),
+        }
+    }
+
+    pub fn union(&self, other: &Rel) -> Rel {
+        self.zip(other, |a, b| a | b)
+    }
+
+    pub fn inter(&self, other: &Rel) -> Rel {
+        self.zip(other, |a, b| a & b)
+    }
+
+    pub fn diff(&self, other: &Rel) -> Rel {
+        self.zip(other, |a, b| a & !b)
+    }
+
+    /// The complement with respect to all pairs of events.
+    pub fn complement(&self) -> Rel {
+        let all = full(self.len());
+        Rel {
+            rows: self.rows.iter().map(|&r| !r & all).collect(),
+        }
+    }
+
+    /// `r1 ; r2`: relational composition.
+    pub fn seq(&self, other: &Rel) -> Rel {
+        Rel {
+            rows: self
+                .rows
+                .iter()
+                .map(|&r| members(r).fold(0, |acc, m| acc | other.row(m)))
+                .collect(),
+        }
+    }
+
+    /// `r^-1`.
+    pub fn inverse(&self) -> Rel {
+        let mut out = Rel::new(self.len());
+        for a in 0..self.len() {
+            for b in members(self.rows[a]) {
+                out.add(b, a);
+            }
+        }
+        out
+    }
+
+    /// `r+`: the transitive closure (Warshall over words).
+    pub fn plus(&self) -> Rel {
+        let mut rows = self.rows.clone();
+        for k in 0..rows.len() {
+            let rk = rows[k];
+            for row in rows.iter_mut() {
+                if *row >> k & 1 == 1 {
+                    *row |= rk;
+                }
+            }
+        }
+        Rel { rows }
+    }
+
+    /// `r*`: reflexive-transitive closure.
+    pub fn star(&self) -> Rel {
+        self.plus()
+            .union(&Rel::identity(self.len(), full(self.len())))
+    }
+
+    /// `r?`: reflexive closure.
+    pub fn opt(&self) -> Rel {
+        self.union(&Rel::identity(self.len(), full(self.len())))
+    }
+
+    /// `domain(r)`.
+    pub fn domain(&self) -> Set {
+        (0..self.len())
+            .filter(|&a| self.rows[a] != 0)
+            .fold(0, |s, a| s | 1 << a)
+    }
+
+    /// `range(r)`.
+    pub fn range(&self) -> Set {
+        self.rows.iter().fold(0, |s, &r| s | r)
+    }
+
+    /// An event related to itself.
+    pub fn reflexive_at(&self) -> Option<usize> {
+        (0..self.len()).find(|&a| self.has(a, a))
+    }
+
+    /// Some pair of the relation.
+    pub fn some_pair(&self) -> Option<(usize, usize)> {
+        let a = (0..self.len()).find(|&a| self.rows[a] != 0)?;
+        Some((a, self.rows[a].trailing_zeros() as usize))
+    }
+
+    pub fn pairs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        (0..self.len()).flat_map(move |a| members(self.rows[a]).map(move |b| (a, b)))
+    }
+
+    pub fn is_acyclic(&self) -> bool {
+        self.plus().reflexive_at().is_none()
+    }
+
+    /// A shortest cycle of the relation, as its events in order, if it has one.
+    pub fn cycle(&self) -> Option<Vec<usize>> {
+        let closure = self.plus();
+        let start = closure.reflexive_at()?;
+        // Breadth first from `start` back to itself, along edges of `self`.
+        let mut parent = vec![usize::MAX; self.len()];
+        let mut frontier = vec![start];
+        let mut seen: Set = 0;
+        while !frontier.is_empty() {
+            let mut next = Vec::new();
+            for &a in &frontier {
+                for b in members(self.rows[a]) {
+                    if b == start {
+                        let mut path = vec![a];
+                        let mut at = a;
+                        while at != start {
+                            at = parent[at];
+                            path.push(at);
+                        }
+                        path.reverse();
+                        return Some(path);
+                    }
+                    if seen >> b & 1 == 0 {
+                        seen |= 1 << b;
+                        parent[b] = a;
+                        next.push(b);
+                    }
+                }
+            }
+            frontier = next;
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closure_composition_and_cycles() {
+        let mut r = Rel::new(3);
+        r.add(0, 1);
+        r.add(1, 2);
+        assert!(r.plus().has(0, 2));
+        assert!(r.is_acyclic());
+        assert!(r.seq(&r).has(0, 2) && !r.seq(&r).has(0, 1));
+        assert!(r.inverse().has(2, 1));
+        assert_eq!(r.domain(), 0b011);
+        assert_eq!(r.range(), 0b110);
+        r.add(2, 0);
+        assert!(!r.is_acyclic());
+        assert_eq!(r.cycle(), Some(vec![0, 1, 2]));
+        assert!(r.star().has(1, 1) && r.opt().has(2, 2));
+        assert_eq!(r.complement().pairs().count(), 9 - 3);
+    }
+}

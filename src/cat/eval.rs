@@ -1,0 +1,341 @@
+//! A compiled model on one candidate execution: the `let`s in order, each
+//! `let rec` by iteration to its fixpoint, and the checks.
+
+use super::builtins::{self, Value};
+use super::compile::{Check, Ir, Model, Step};
+use super::parse::CheckKind;
+use super::{CatError, Ty};
+use crate::axiomatic::execution::{Execution, Kind};
+use crate::axiomatic::relation::{full, Rel};
+use crate::syntax::diagnostic::Diagnostic;
+
+/// Why a check fails (or a flag is raised), as evidence in the execution.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Witness {
+    /// `acyclic r`: a cycle of r, its events in order.
+    Cycle(Vec<usize>),
+    /// `irreflexive r`: an event r relates to itself.
+    Reflexive(usize),
+    /// `empty r`: a pair of r.
+    Pair(usize, usize),
+    /// `empty S`: a member of S.
+    Member(usize),
+    /// A negated check (`~empty r`) that fails because r is empty, acyclic
+    /// or irreflexive.
+    Holds,
+}
+
+/// A model's verdict on one execution.
+#[derive(Clone, Debug, Default)]
+pub struct Judgement {
+    /// The checks that fail, by name, with their evidence (only the first
+    /// unless every failure was asked for).
+    pub failed: Vec<(String, Witness)>,
+    /// The flags raised, by name.
+    pub flags: Vec<String>,
+}
+
+impl Judgement {
+    pub fn consistent(&self) -> bool {
+        self.failed.is_empty()
+    }
+}
+
+struct Ctx<'a> {
+    x: &'a Execution,
+    model: &'a Model,
+    slots: Vec<Option<Value>>,
+    /// Builtins computed so far, by position in `builtins::TABLE`.
+    builtins: Vec<Option<Value>>,
+    /// The first error met while evaluating (a `let rec` that does not converge).
+    error: Option<CatError>,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(model: &'a Model, x: &'a Execution) -> Ctx<'a> {
+        Ctx {
+            x,
+            model,
+            slots: vec![None; model.slots],
+            builtins: vec![None; builtins::TABLE.len()],
+            error: None,
+        }
+    }
+
+    /// A builtin's value, computed once per execution.
+    fn builtin(&mut self, b: builtins::Builtin) -> Value {
+        let Some(i) = builtins::TABLE.iter().position(|(_, t, _, _)| *t == b) else {
+            return builtins::value(b, self.x);
+        };
+        if let Some(v) = &self.builtins[i] {
+            return v.clone();
+        }
+        let v = builtins::value(b, self.x);
+        self.builtins[i] = Some(v.clone());
+        v
+    }
+
+    /// A slot's value, computing its definition the first time.
+    fn slot(&mut self, s: usize) -> Value {
+        if let Some(v) = &self.slots[s] {
+            return v.clone();
+        }
+        let model = self.model;
+        let step = model.defined_by.get(s).and_then(|&i| model.steps.get(i));
+        match step {
+            Some(Step::Let(_, ir)) => {
+                let v = self.eval(ir);
+                self.slots[s] = Some(v.clone());
+                v
+            }
+            Some(step @ Step::Rec { .. }) => {
+                if let Err(e) = self.rec(step) {
+                    self.error.get_or_insert(e);
+                }
+                self.slots[s]
+                    .clone()
+                    .unwrap_or_else(|| Value::Rel(Rel::new(self.x.len())))
+            }
+            _ => Value::Rel(Rel::new(self.x.len())),
+        }
+    }
+
+    /// `let rec`: from empty, recomputed together until nothing changes.
+    fn rec(&mut self, step: &Step) -> Result<(), CatError> {
+        let Step::Rec {
+            slots,
+            bodies,
+            span,
+            file,
+            max_iterations,
+        } = step
+        else {
+            return Ok(());
+        };
+        let n = self.x.len();
+        for &(s, ty) in slots {
+            self.slots[s] = Some(empty(ty, n));
+        }
+        for _ in 0..*max_iterations {
+            let next: Vec<Value> = bodies.iter().map(|b| self.eval(b)).collect();
+            let same = slots
+                .iter()
+                .zip(&next)
+                .all(|(&(s, _), v)| self.slots[s].as_ref() == Some(v));
+            for (&(s, _), v) in slots.iter().zip(next) {
+                self.slots[s] = Some(v);
+            }
+            if same {
+                return Ok(());
+            }
+        }
+        let d = Diagnostic::error("this recursive definition does not converge", *span)
+            .with_label(format!("no fixpoint after {max_iterations} rounds"))
+            .with_hint("`let rec` is computed by iteration from the empty relation; a body that removes pairs (`\\`, `~`) can oscillate");
+        Err(CatError::new(&self.model.sources[*file], d))
+    }
+
+    fn check(&mut self, c: &Check) -> Result<(bool, Value), CatError> {
+        let v = self.eval(&c.ir);
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        Ok((test(c.kind, &v) != c.negated, v))
+    }
+}
+
+impl Model {
+    /// Whether an execution is consistent, stopping at the first failing
+    /// check (cheapest first); flags are reported only for consistent
+    /// executions.
+    pub fn judge(&self, x: &Execution) -> Result<Judgement, CatError> {
+        let mut ctx = Ctx::new(self, x);
+        let mut j = Judgement::default();
+        for &i in &self.checks_by_cost {
+            let Some(Step::Check(c)) = self.steps.get(i) else {
+                continue;
+            };
+            if c.flag {
+                continue;
+            }
+            let (passes, v) = ctx.check(c)?;
+            if !passes {
+                j.failed.push((c.name.clone(), witness(c, &v)));
+                return Ok(j);
+            }
+        }
+        for step in &self.steps {
+            if let Step::Check(c) = step {
+                if c.flag && ctx.check(c)?.0 {
+                    j.flags.push(c.name.clone());
+                }
+            }
+        }
+        Ok(j)
+    }
+
+    /// Every failing check, in the model's order, with evidence (for `explain`).
+    pub fn explain(&self, x: &Execution) -> Result<Judgement, CatError> {
+        let mut ctx = Ctx::new(self, x);
+        let mut j = Judgement::default();
+        for step in &self.steps {
+            let Step::Check(c) = step else {
+                continue;
+            };
+            let (passes, v) = ctx.check(c)?;
+            match (c.flag, passes) {
+                (true, true) => j.flags.push(c.name.clone()),
+                (false, false) => j.failed.push((c.name.clone(), witness(c, &v))),
+                _ => {}
+            }
+        }
+        if !j.consistent() {
+            j.flags.clear();
+        }
+        Ok(j)
+    }
+
+    /// The value of each `show`n name (for `draw`), relations only.
+    pub fn shown(&self, x: &Execution) -> Result<Vec<(String, Rel)>, CatError> {
+        let mut ctx = Ctx::new(self, x);
+        let out = self
+            .shown
+            .iter()
+            .map(|(n, ir)| match ctx.eval(ir) {
+                Value::Rel(r) => (n.clone(), r),
+                Value::Set(s) => (n.clone(), Rel::identity(x.len(), s)),
+            })
+            .collect();
+        ctx.error.map_or(Ok(out), Err)
+    }
+
+    /// The model's named relations (its `let`s, in order) that contain the
+    /// pair `(a, b)`: what an edge of a failing cycle is made of.
+    pub fn names_of(
+        &self,
+        x: &Execution,
+        pairs: &[(usize, usize)],
+    ) -> Result<Vec<Vec<String>>, CatError> {
+        let mut ctx = Ctx::new(self, x);
+        let values: Vec<(String, Value)> = self
+            .names
+            .iter()
+            .map(|(n, slot, _)| (n.clone(), ctx.slot(*slot)))
+            .collect();
+        if let Some(e) = ctx.error {
+            return Err(e);
+        }
+        Ok(pairs
+            .iter()
+            .map(|&(a, b)| {
+                values
+                    .iter()
+                    .filter(|(_, v)| matches!(v, Value::Rel(r) if r.has(a, b)))
+                    .map(|(n, _)| n.clone())
+                    .collect()
+            })
+            .collect())
+    }
+}
+
+fn empty(ty: Ty, n: usize) -> Value {
+    match ty {
+        Ty::Set => Value::Set(0),
+        Ty::Rel => Value::Rel(Rel::new(n)),
+    }
+}
+
+/// Whether the check's test holds (before `~`).
+fn test(kind: CheckKind, v: &Value) -> bool {
+    match (kind, v) {
+        (CheckKind::Empty, v) => v.is_empty(),
+        (CheckKind::Acyclic, Value::Rel(r)) => r.is_acyclic(),
+        (CheckKind::Irreflexive, Value::Rel(r)) => r.reflexive_at().is_none(),
+        // The compiler refuses a set here.
+        (_, Value::Set(_)) => true,
+    }
+}
+
+fn witness(c: &Check, v: &Value) -> Witness {
+    if c.negated {
+        return Witness::Holds;
+    }
+    match (c.kind, v) {
+        (CheckKind::Acyclic, Value::Rel(r)) => r.cycle().map_or(Witness::Holds, Witness::Cycle),
+        (CheckKind::Irreflexive, Value::Rel(r)) => {
+            r.reflexive_at().map_or(Witness::Holds, Witness::Reflexive)
+        }
+        (CheckKind::Empty, Value::Rel(r)) => r
+            .some_pair()
+            .map_or(Witness::Holds, |(a, b)| Witness::Pair(a, b)),
+        (CheckKind::Empty, Value::Set(s)) if *s != 0 => {
+            Witness::Member(s.trailing_zeros() as usize)
+        }
+        _ => Witness::Holds,
+    }
+}
+
+impl Ctx<'_> {
+    fn eval(&mut self, ir: &Ir) -> Value {
+        let n = self.x.len();
+        let all = full(n);
+        match ir {
+            Ir::Builtin(b) => self.builtin(*b),
+            Ir::Slot(s) => self.slot(*s),
+            Ir::Empty(ty) => empty(*ty, n),
+            Ir::Union(a, b) => self.both(a, b, |x, y| x | y, Rel::union),
+            Ir::Inter(a, b) => self.both(a, b, |x, y| x & y, Rel::inter),
+            Ir::Diff(a, b) => self.both(a, b, |x, y| x & !y, Rel::diff),
+            Ir::Seq(a, b) => Value::Rel(self.rel(a).seq(&self.rel(b))),
+            Ir::Product(a, b) => {
+                let (s, t) = (self.set(a), self.set(b));
+                Value::Rel(Rel::product(n, s, t))
+            }
+            Ir::Inverse(a) => Value::Rel(self.rel(a).inverse()),
+            Ir::Plus(a) => Value::Rel(self.rel(a).plus()),
+            Ir::Star(a) => Value::Rel(self.rel(a).star()),
+            Ir::Opt(a) => Value::Rel(self.rel(a).opt()),
+            Ir::Complement(a) => match self.eval(a) {
+                Value::Set(s) => Value::Set(!s & all),
+                Value::Rel(r) => Value::Rel(r.complement()),
+            },
+            Ir::Bracket(a) => Value::Rel(Rel::identity(n, self.set(a))),
+            Ir::Domain(a) => Value::Set(self.rel(a).domain()),
+            Ir::Range(a) => Value::Set(self.rel(a).range()),
+            Ir::FenceRel(a) => {
+                let fences = self.set(a) & self.x.set(|e| e.kind == Kind::Fence);
+                let po = &self.x.po;
+                Value::Rel(po.seq(&Rel::identity(n, fences)).seq(po))
+            }
+        }
+    }
+
+    fn both(
+        &mut self,
+        a: &Ir,
+        b: &Ir,
+        sets: fn(u64, u64) -> u64,
+        rels: fn(&Rel, &Rel) -> Rel,
+    ) -> Value {
+        match (self.eval(a), self.eval(b)) {
+            (Value::Set(x), Value::Set(y)) => Value::Set(sets(x, y)),
+            (Value::Rel(x), Value::Rel(y)) => Value::Rel(rels(&x, &y)),
+            // The compiler types both sides alike; a mix cannot arise.
+            (x, _) => x,
+        }
+    }
+
+    fn rel(&mut self, ir: &Ir) -> Rel {
+        match self.eval(ir) {
+            Value::Rel(r) => r,
+            Value::Set(s) => Rel::identity(self.x.len(), s),
+        }
+    }
+
+    fn set(&mut self, ir: &Ir) -> u64 {
+        match self.eval(ir) {
+            Value::Set(s) => s,
+            Value::Rel(r) => r.domain(),
+        }
+    }
+}

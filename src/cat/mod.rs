@@ -1,0 +1,135 @@
+//! A cat interpreter (herd7's model language) for the subset real models
+//! use: `let`, `let rec`, `include`, set and relation algebra, functions,
+//! `acyclic`/`irreflexive`/`empty` with `as NAME`, `flag` and `show`.
+//!
+//! A model is parsed (`parse`), then compiled (`compile`): names resolved,
+//! sets and relations told apart (a type error is a located diagnostic, as
+//! in the litmus parser), functions inlined at their calls. The compiled
+//! model judges one candidate execution at a time (`eval`).
+
+pub mod builtins;
+pub mod compile;
+pub mod eval;
+pub mod lexer;
+pub mod parse;
+
+use std::path::{Path, PathBuf};
+
+use crate::syntax::diagnostic::{Diagnostic, Diagnostics};
+
+pub use compile::Model;
+pub use eval::{Judgement, Witness};
+
+/// Sets and relations, the two types of the cat subset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    Set,
+    Rel,
+}
+
+impl Ty {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Ty::Set => "a set",
+            Ty::Rel => "a relation",
+        }
+    }
+}
+
+/// The models bundled in the binary, by name: each a file of `models/`.
+pub const BUNDLED: [(&str, &str); 1] = [("rc11", include_str!("../../models/rc11.cat"))];
+
+/// A bundled model's text, by `name` or `name.cat`.
+pub fn bundled(name: &str) -> Option<&'static str> {
+    let name = name.strip_suffix(".cat").unwrap_or(name);
+    BUNDLED.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
+}
+
+/// One source file of a model (the model's own, or an included one).
+#[derive(Clone, Debug)]
+pub struct Source {
+    pub name: String,
+    pub text: String,
+    /// Where includes are looked for; `None` for a bundled model.
+    pub dir: Option<PathBuf>,
+}
+
+/// A located error in a cat file, with the file to render it against.
+#[derive(Clone, Debug)]
+pub struct CatError {
+    pub file: String,
+    pub text: String,
+    pub diagnostics: Diagnostics,
+}
+
+impl CatError {
+    pub fn new(source: &Source, d: Diagnostic) -> CatError {
+        CatError {
+            file: source.name.clone(),
+            text: source.text.clone(),
+            diagnostics: Diagnostics(vec![d]),
+        }
+    }
+
+    /// The rustc-style rendering, as plain text.
+    pub fn render(&self) -> String {
+        self.diagnostics.render(&self.file, &self.text)
+    }
+
+    /// To standard error, in colour when asked.
+    pub fn emit_stderr(&self, color: bool) {
+        self.diagnostics.emit_stderr(&self.file, &self.text, color);
+    }
+}
+
+/// Why a model could not be loaded.
+#[derive(Clone, Debug)]
+pub enum LoadError {
+    /// The file could not be read.
+    Io(String),
+    /// A located error in the model's text.
+    Cat(CatError),
+}
+
+impl LoadError {
+    pub fn render(&self) -> String {
+        match self {
+            LoadError::Io(m) => format!("error: {m}\n"),
+            LoadError::Cat(e) => e.render(),
+        }
+    }
+}
+
+/// Loads a model by bundled name (`rc11`) or as a `.cat` file.
+pub fn load(spec: &str) -> Result<Model, LoadError> {
+    if let Some(text) = bundled(spec) {
+        let name = format!("{}.cat", spec.strip_suffix(".cat").unwrap_or(spec));
+        return compile::compile(Source {
+            name,
+            text: text.to_string(),
+            dir: None,
+        });
+    }
+    let path = Path::new(spec);
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        LoadError::Io(format!(
+            "cannot read model `{spec}`: {e} (bundled models: {})",
+            BUNDLED.map(|(n, _)| n).join(", ")
+        ))
+    })?;
+    compile::compile(Source {
+        name: spec.to_string(),
+        text,
+        dir: path.parent().map(Path::to_path_buf),
+    })
+}
+
+/// Compiles a model from text (the name is used in diagnostics; includes
+/// are looked up among the bundled models only).
+pub fn from_text(name: &str, text: &str) -> Result<Model, LoadError> {
+    compile::compile(Source {
+        name: name.to_string(),
+        text: text.to_string(),
+        dir: None,
+    })
+}

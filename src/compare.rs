@@ -1,0 +1,150 @@
+//! `pomset compare`: one test decided under several models side by side,
+//! the pomset semantics (`pwt`) and cat models alike, and mapping checks
+//! (an outcome the target model allows and the source model forbids is a
+//! compilation-soundness counterexample).
+
+use std::time::Instant;
+
+use crate::cat;
+use crate::model::Model;
+use crate::report::Report;
+use crate::semantics::decide::Limits;
+use crate::syntax::core::Program;
+
+/// A model to compare: the pomset semantics or a cat model.
+pub enum Engine {
+    Pwt,
+    Cat(Box<cat::Model>),
+}
+
+/// One named model of a comparison.
+pub struct Column {
+    pub name: String,
+    pub engine: Engine,
+}
+
+/// One condition of one test, with each model's verdict.
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub test: String,
+    pub condition: String,
+    /// The condition's proposition alone, as `explain` takes it.
+    pub prop: String,
+    /// Index of the condition in the test.
+    pub index: usize,
+    /// One per column: `Sometimes`, `Never`, `Always`, or why there is none.
+    pub verdicts: Vec<String>,
+}
+
+impl Row {
+    /// Whether column `i` observed the condition's outcome in some execution.
+    pub fn allows(&self, i: usize) -> bool {
+        matches!(
+            self.verdicts.get(i).map(String::as_str),
+            Some("Sometimes" | "Always")
+        )
+    }
+
+    /// Whether column `i` decided the outcome is never observed.
+    pub fn forbids(&self, i: usize) -> bool {
+        self.verdicts.get(i).is_some_and(|v| v == "Never")
+    }
+}
+
+/// Decides `p` under each column (the litmus file's `model {}` settings
+/// apply to pwt); `limits` gives each run its own deadline.
+pub fn rows(
+    p: &Program,
+    model: &Model,
+    columns: &[Column],
+    limits: impl Fn() -> Limits,
+) -> Vec<Row> {
+    let reports: Vec<Result<Report, String>> = columns
+        .iter()
+        .map(|c| decide(p, model, &c.engine, limits()))
+        .collect();
+    let surface = crate::syntax::print::core_to_ast(p);
+    (0..p.conditions.len())
+        .map(|i| Row {
+            test: p.name.clone(),
+            condition: surface.conditions.get(i).map_or_else(String::new, |c| {
+                format!(
+                    "{} ({})",
+                    c.quantifier.as_str(),
+                    crate::syntax::print::prop(&c.prop, 0)
+                )
+            }),
+            prop: surface
+                .conditions
+                .get(i)
+                .map_or_else(String::new, |c| crate::syntax::print::prop(&c.prop, 0)),
+            index: i,
+            verdicts: reports.iter().map(|r| verdict(r, i)).collect(),
+        })
+        .collect()
+}
+
+fn decide(p: &Program, model: &Model, engine: &Engine, limits: Limits) -> Result<Report, String> {
+    let start = Instant::now();
+    match engine {
+        Engine::Pwt => match crate::semantics::decide::outcomes(p, model, limits) {
+            Ok(o) => Ok(Report::new(p, model, &o, start.elapsed())),
+            Err(crate::semantics::decide::Unsupported::Option(k, v)) => {
+                Err(format!("{k} = {v} unsupported"))
+            }
+        },
+        Engine::Cat(m) => {
+            let o = crate::axiomatic::outcomes(p, m, limits)?;
+            Ok(Report::new(p, model, &o, start.elapsed()))
+        }
+    }
+}
+
+/// A cell of the table: the observation, or `Unknown` / `Unsupported`.
+fn verdict(r: &Result<Report, String>, i: usize) -> String {
+    match r {
+        Err(_) => "Unsupported".to_string(),
+        Ok(r) if r.unsupported.is_some() => "Unsupported".to_string(),
+        Ok(r) => match (&r.limit, r.conditions.get(i).and_then(|c| c.observation)) {
+            (None, Some(o)) => o.to_string(),
+            (Some(l), _) => format!("Unknown ({l})"),
+            (None, None) => "Unknown".to_string(),
+        },
+    }
+}
+
+/// The rows as an aligned table, one column per model.
+pub fn table(columns: &[Column], rows: &[Row]) -> String {
+    let mut header = vec!["test".to_string(), "condition".to_string()];
+    header.extend(columns.iter().map(|c| c.name.clone()));
+    let body: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let mut cells = vec![r.test.clone(), r.condition.clone()];
+            cells.extend(r.verdicts.iter().cloned());
+            cells
+        })
+        .collect();
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            std::iter::once(&header)
+                .chain(&body)
+                .map(|row| row.get(i).map_or(0, |c| c.chars().count()))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: &[String]| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        format!("{}\n", padded.join("  ").trim_end())
+    };
+    let mut out = line(&header);
+    for row in &body {
+        out.push_str(&line(row));
+    }
+    out
+}

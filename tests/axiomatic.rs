@@ -1,0 +1,283 @@
+//! The axiomatic engine under the bundled RC11 model: herd7's verdicts for
+//! `rc11.cat` on the classic shapes (issue 16), and the cat interpreter's
+//! behaviour on small models.
+
+use pomset::axiomatic;
+use pomset::cat;
+use pomset::semantics::decide::Limits;
+use pomset::semantics::verdict::{judge, Observation};
+
+fn observation(model: &cat::Model, path: &str) -> Observation {
+    let src = std::fs::read_to_string(path).expect("example exists");
+    let t = pomset::syntax::parse(&src).expect("example parses");
+    let p = &t.program;
+    let o = axiomatic::outcomes(p, model, Limits::default()).expect("decided");
+    assert!(o.limit.is_none(), "{path}: {:?}", o.limit);
+    judge(p, &p.conditions[0], &o, &p.model)
+        .observation
+        .expect("no limit, so an observation")
+}
+
+/// herd7's `rc11.cat` on these shapes, as the issue lists them.
+const RC11: [(&str, Observation); 19] = [
+    ("corr", Observation::Never),
+    ("coww", Observation::Never),
+    ("corr+acqs", Observation::Never),
+    ("coww+rels", Observation::Never),
+    ("lb", Observation::Never),
+    ("lb+datas", Observation::Never),
+    ("lb+false-dep", Observation::Never),
+    ("mp+rel+acq", Observation::Never),
+    ("isa2+rel+acqs", Observation::Never),
+    ("sb+fences", Observation::Never),
+    ("wrc+rel+acq", Observation::Never),
+    ("2+2w", Observation::Sometimes),
+    ("2+2w+rels", Observation::Sometimes),
+    ("iriw", Observation::Sometimes),
+    ("iriw+acqs", Observation::Sometimes),
+    ("isa2", Observation::Sometimes),
+    ("mp", Observation::Sometimes),
+    ("sb", Observation::Sometimes),
+    ("wrc", Observation::Sometimes),
+];
+
+#[test]
+fn rc11_agrees_with_herd7_on_the_classic_shapes() {
+    let rc11 = cat::load("rc11").expect("the bundled model compiles");
+    for (name, want) in RC11 {
+        let got = observation(&rc11, &format!("examples/classic/{name}.litmus"));
+        assert_eq!(got, want, "{name} under RC11");
+    }
+}
+
+fn model(text: &str) -> cat::Model {
+    cat::from_text("test.cat", text).unwrap_or_else(|e| panic!("{}", e.render()))
+}
+
+#[test]
+fn the_empty_model_allows_every_candidate_and_sc_per_location_forbids_corr() {
+    let anything = model("\"anything\"\n");
+    assert_eq!(
+        observation(&anything, "examples/classic/corr.litmus"),
+        Observation::Sometimes
+    );
+    let coherent = model("acyclic po-loc | rf | co | fr as sc-per-location\n");
+    assert_eq!(
+        observation(&coherent, "examples/classic/corr.litmus"),
+        Observation::Never
+    );
+    assert_eq!(
+        observation(&coherent, "examples/classic/mp.litmus"),
+        Observation::Sometimes
+    );
+}
+
+#[test]
+fn sequential_consistency_in_cat_forbids_sb_and_functions_inline() {
+    let sc = model("SC\nlet com(r) = r | co | fr\nlet hb = po | com(rf)\nacyclic hb as sc\n");
+    assert_eq!(
+        observation(&sc, "examples/classic/sb.litmus"),
+        Observation::Never
+    );
+    assert_eq!(
+        observation(&sc, "examples/classic/iriw.litmus"),
+        Observation::Never
+    );
+}
+
+#[test]
+fn let_rec_reaches_the_transitive_closure() {
+    // A recursive definition of po+ (which is po itself) agrees with `po+`.
+    let rec = model("let rec t = po | (t ; po)\nempty t \\ po+ as same\nempty po+ \\ t as same2\n");
+    assert_eq!(
+        observation(&rec, "examples/classic/mp.litmus"),
+        Observation::Sometimes
+    );
+}
+
+#[test]
+fn every_bundled_model_compiles() {
+    for (name, _) in cat::BUNDLED {
+        cat::load(name).unwrap_or_else(|e| panic!("{name}: {}", e.render()));
+    }
+}
+
+/// The book's list of builtins, generated from `cat::builtins`.
+fn builtins_table() -> String {
+    let mut out = String::from("| name | type | meaning |\n|---|---|---|\n");
+    for (name, _, ty, doc) in cat::builtins::TABLE {
+        let ty = match ty {
+            cat::Ty::Set => "set",
+            cat::Ty::Rel => "relation",
+        };
+        out.push_str(&format!("| `{name}` | {ty} | {doc} |\n"));
+    }
+    for (name, _, doc) in cat::builtins::FUNCTIONS {
+        out.push_str(&format!("| `{name}` | function | {doc} |\n"));
+    }
+    out
+}
+
+/// The chapter shows the builtins and the RC11 model as the binary has
+/// them (`UPDATE_BOOK=1` rewrites the builtins table).
+#[test]
+fn the_book_chapter_shows_the_vocabulary_and_the_model_as_they_are() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/book/src/axiomatic.md");
+    let chapter = std::fs::read_to_string(path).expect("chapter");
+    let (start, end) = ("<!-- builtins:start -->\n", "<!-- builtins:end -->");
+    let (before, rest) = chapter.split_once(start).expect("start marker");
+    let (_, after) = rest.split_once(end).expect("end marker");
+    let fresh = format!("{before}{start}{}{end}{after}", builtins_table());
+    if std::env::var_os("UPDATE_BOOK").is_some() {
+        std::fs::write(path, &fresh).expect("writable");
+    } else {
+        assert_eq!(chapter, fresh, "UPDATE_BOOK=1 cargo test --test axiomatic");
+    }
+    let model = cat::bundled("rc11").expect("bundled");
+    assert!(
+        chapter.contains(&format!("```cat\n{model}```")),
+        "the chapter shows models/rc11.cat verbatim"
+    );
+}
+
+#[test]
+fn compare_prints_the_table_and_a_mapping_counterexample_fails() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pomset"))
+        .args([
+            "compare",
+            "examples/classic/lb.litmus",
+            "examples/classic/mp+rel+acq.litmus",
+        ])
+        .args(["--models", "pwt,rc11", "--mapping", "rc11:pwt"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lb = text
+        .lines()
+        .find(|l| l.starts_with("LB "))
+        .expect("an LB row");
+    assert!(lb.contains("Sometimes  Never"), "{text}");
+    let mp = text
+        .lines()
+        .find(|l| l.starts_with("MP+rel+acq"))
+        .expect("an MP row");
+    assert!(mp.contains("Never      Never"), "{text}");
+    assert!(
+        text.contains("1 outcome pwt allows and rc11 forbids"),
+        "{text}"
+    );
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn explain_names_the_failing_axiom_and_its_cycle() {
+    let src = std::fs::read_to_string("examples/classic/lb.litmus").expect("example");
+    let t = pomset::syntax::parse(&src).expect("parses");
+    let p = &t.program;
+    let rc11 = cat::load("rc11").expect("bundled");
+    let lines = axiomatic::explain::explain(p, &rc11, &p.conditions[0].prop, &Limits::default())
+        .expect("explained");
+    assert!(lines[0].contains("none is consistent"), "{lines:?}");
+    let failing = lines
+        .iter()
+        .find(|l| l.contains("no-thin-air fails"))
+        .expect("the axiom by name");
+    assert!(
+        failing.contains("-po->") && failing.contains("-rf->"),
+        "{failing}"
+    );
+}
+
+/// Sequential consistency written in cat, herd7's way.
+const SC: &str = "SC\nacyclic po | rf | co | fr as sc\nempty rmw & (fr ; co) as atomicity\n";
+
+/// An oracle: under SC written in cat, the axiomatic engine finds exactly
+/// the final states of the interleaving interpreter, on every example the
+/// interpreter supports (forks, RMWs and computed addresses included).
+#[test]
+fn sc_in_cat_finds_the_states_of_sc_by_interleaving() {
+    let sc = model(SC);
+    let mut compared = 0;
+    for dir in ["examples/classic", "examples/catalogue"] {
+        let mut paths: Vec<_> = std::fs::read_dir(dir)
+            .expect("examples")
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let src = std::fs::read_to_string(&path).expect("readable");
+            let t = pomset::syntax::parse(&src).expect("example parses");
+            let p = &t.program;
+            let Ok(by_steps) =
+                pomset::interleaving::outcomes(p, pomset::interleaving::Limits::default())
+            else {
+                continue;
+            };
+            let by_axioms = axiomatic::outcomes(p, &sc, Limits::default()).expect("supported");
+            assert!(by_axioms.limit.is_none(), "{}", path.display());
+            let a: Vec<_> = by_steps.states.keys().collect();
+            let b: Vec<_> = by_axioms.states.keys().collect();
+            assert_eq!(a, b, "{}", path.display());
+            compared += 1;
+        }
+    }
+    assert!(compared >= 60, "only {compared} examples compared");
+}
+
+#[test]
+fn a_model_file_includes_files_next_to_it_and_bundled_models() {
+    let dir = std::env::temp_dir().join(format!("pomset-cat-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("lib")).expect("temp dir");
+    std::fs::write(dir.join("lib/base.cat"), "let com = rf | co | fr\n").expect("write");
+    std::fs::write(
+        dir.join("sc.cat"),
+        "SC\ninclude \"lib/base.cat\"\nacyclic po | com as sc\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("both.cat"),
+        "B\ninclude \"rc11.cat\"\nacyclic po | rf as extra\n",
+    )
+    .expect("write");
+    let sc = cat::load(&dir.join("sc.cat").display().to_string())
+        .unwrap_or_else(|e| panic!("{}", e.render()));
+    assert_eq!(
+        observation(&sc, "examples/classic/sb.litmus"),
+        Observation::Never
+    );
+    let both = cat::load(&dir.join("both.cat").display().to_string())
+        .unwrap_or_else(|e| panic!("{}", e.render()));
+    assert_eq!(
+        observation(&both, "examples/classic/lb.litmus"),
+        Observation::Never
+    );
+    assert_eq!(
+        observation(&both, "examples/classic/sb.litmus"),
+        Observation::Sometimes
+    );
+    std::fs::write(dir.join("loop.cat"), "L\ninclude \"loop.cat\"\n").expect("write");
+    let err = cat::load(&dir.join("loop.cat").display().to_string()).expect_err("a cycle");
+    assert!(err.render().contains("includes itself"), "{}", err.render());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// RC11's `flag ~empty race as data-race`: raised on a racy non-atomic
+/// read, not when release/acquire orders it.
+#[test]
+fn rc11_flags_data_races_on_non_atomic_accesses() {
+    let rc11 = cat::load("rc11").expect("bundled");
+    let flags = |src: &str| {
+        let t = pomset::syntax::parse(src).expect("parses");
+        let o = axiomatic::outcomes(&t.program, &rc11, Limits::default()).expect("decided");
+        o.notes
+            .iter()
+            .filter(|n| n.contains("flag data-race"))
+            .count()
+    };
+    let ordered = "litmus A\nx.wk := 1; y.rel := 1;\n|| r := y.acq; if (r = 1) { s := x.wk; }\nexists (r = 1 /\\ s = 0)\n";
+    let racy = "litmus B\nx.wk := 1; y := 1;\n|| r := y; s := x.wk;\nexists (r = 1 /\\ s = 0)\n";
+    assert_eq!(flags(ordered), 0);
+    assert_eq!(flags(racy), 1);
+}

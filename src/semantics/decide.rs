@@ -152,6 +152,7 @@ pub fn outcomes_visiting<'v>(
     }
     out.stats = sem.l.stats();
     out.notes = outside_v_notes(&sem, p);
+    out.notes.extend(p.bound_note());
     Ok(out)
 }
 

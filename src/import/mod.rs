@@ -70,13 +70,18 @@ pub fn detect(name: &str, src: &str) -> Format {
 }
 
 /// Reads a foreign file into our surface tree (our own format is parsed).
-pub fn to_ast(format: Format, src: &str, opts: Options) -> Result<ast::File, Diagnostics> {
+pub fn to_ast(
+    format: Format,
+    name: &str,
+    src: &str,
+    opts: Options,
+) -> Result<ast::File, Diagnostics> {
     let unroll = opts.unroll;
     match format {
         Format::Pomset => syntax::parse_file(src).map_err(Diagnostics::from),
         Format::HerdC => herd_c::read(src),
         Format::Ptx => ptx::read(src, unroll.unwrap_or(check::DEFAULT_UNROLL)),
-        Format::Lit => lit::read(src),
+        Format::Lit => lit::read(src, name),
     }
 }
 
@@ -84,7 +89,7 @@ pub fn to_ast(format: Format, src: &str, opts: Options) -> Result<ast::File, Dia
 /// `run`, `explain`, `draw`, `pomsets`, `parse`, `check` and the REPL.
 pub fn load(name: &str, src: &str, opts: Options) -> Result<Litmus, Diagnostics> {
     let format = detect(name, src);
-    let source = to_ast(format, src, opts)?;
+    let source = to_ast(format, name, src, opts)?;
     let (program, warnings) = check::check_with(
         &source,
         check::Options {
@@ -101,7 +106,7 @@ pub fn load(name: &str, src: &str, opts: Options) -> Result<Litmus, Diagnostics>
 /// `pomset import`: the test in our syntax, with a comment naming the source.
 pub fn import(name: &str, src: &str, opts: Options) -> Result<String, Diagnostics> {
     let format = detect(name, src);
-    let file = to_ast(format, src, opts)?;
+    let file = to_ast(format, name, src, opts)?;
     // Check it too: an import that does not check is no use to keep.
     check::check_with(
         &file,

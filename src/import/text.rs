@@ -172,6 +172,15 @@ impl Cursor {
         self.toks.get(self.pos + k)
     }
 
+    /// Where the cursor is, to come back to with `reset`.
+    pub fn mark(&self) -> usize {
+        self.pos
+    }
+
+    pub fn reset(&mut self, mark: usize) {
+        self.pos = mark;
+    }
+
     pub fn at_end(&self) -> bool {
         self.pos >= self.toks.len()
     }

@@ -59,8 +59,12 @@ pub fn read(src: &str) -> Result<ast::File, Diagnostics> {
             Span::new(line_end, src.len()),
         ));
     };
-    let comment =
-        Some(src[line_end..brace].trim().trim_matches('"').to_string()).filter(|c| !c.is_empty());
+    let doc = src[line_end..brace].trim();
+    let doc = doc
+        .strip_prefix("(*")
+        .and_then(|d| d.strip_suffix("*)"))
+        .unwrap_or(doc);
+    let comment = Some(doc.trim().trim_matches('"').trim().to_string()).filter(|c| !c.is_empty());
     let toks = text::tokens(src, brace, src.len(), &SPELLING)?;
     let mut c = Cursor::new(toks, src.len());
     let mut file = make::file(&name, comment, Span::new(start, line_end));

@@ -23,8 +23,8 @@ use crate::syntax::{Diagnostic, Diagnostics, Span};
 
 const SPELLING: Spelling = Spelling {
     puncts: &[
-        "|||", ":=", "%%", "&&", "||", "!=", ">=", "<=", "≡", "∧", "∨", "¬", "≥", "≤", "!", "=",
-        ">", "<", "*", "/", "+", "-", ";", ".", ",", "(", ")", "[", "]", "{", "}",
+        "|||", ":=", "%%", "'", "&&", "||", "!=", ">=", "<=", "≡", "∧", "∨", "¬", "≥", "≤", "!",
+        "=", ">", "<", "*", "/", "+", "-", ";", ".", ",", "(", ")", "[", "]", "{", "}",
     ],
     line_comments: &["//"],
     block_comments: &[],
@@ -73,7 +73,7 @@ pub fn read(src: &str, file_name: &str) -> Result<ast::File, Diagnostics> {
     let toks = text::tokens(src, 0, src.len(), &SPELLING)?;
     let mut c = Cursor::new(toks, src.len());
     let mut r = Reader::default();
-    let header = r.header(&mut c, file_name)?;
+    let header = r.header(src, &mut c, file_name)?;
     let start = c.here();
     let program = r.seq(&mut c, &["%%"])?;
     c.eat_punct(";");
@@ -119,7 +119,7 @@ fn is_register(name: &str) -> bool {
 }
 
 impl Reader {
-    fn header(&mut self, c: &mut Cursor, file_name: &str) -> Read<Header> {
+    fn header(&mut self, src: &str, c: &mut Cursor, file_name: &str) -> Read<Header> {
         let stem = std::path::Path::new(file_name)
             .file_stem()
             .map_or("imported".to_string(), |s| s.to_string_lossy().to_string());
@@ -139,12 +139,17 @@ impl Reader {
         while !c.eat_punct("%%") {
             let (key, span) = c.ident("`name`, `values`, `comment` or `%%`")?;
             match key.as_str() {
+                // The rest of the line, so that names like `ex3.5` or `LBa'` survive.
                 "name" => {
-                    c.punct("=")?;
-                    h.name = match c.next().map(|t| t.kind) {
-                        Some(Kind::Str(s)) | Some(Kind::Ident(s)) => s,
-                        _ => return Err(Diagnostic::error("expected the test's name", span)),
-                    };
+                    let eq = c.punct("=")?;
+                    let line_end = src[eq.end..].find('\n').map_or(src.len(), |i| i + eq.end);
+                    h.name = src[eq.end..line_end].trim().trim_matches('"').to_string();
+                    while c.peek().is_some_and(|t| t.span.start < line_end) {
+                        c.next();
+                    }
+                    if h.name.is_empty() {
+                        return Err(Diagnostic::error("expected the test's name", span));
+                    }
                 }
                 "values" => {
                     c.punct("=")?;

@@ -369,7 +369,7 @@ impl Reader {
     }
 
     /// `r := v` at a thread's start for each register the init block sets
-    /// and the code reads: its value before any assignment.
+    /// and the code reads before (in the text) assigning it.
     fn register_inits(&self, thread: &str, items: &[Item], span: Span) -> Vec<ast::Stmt> {
         let used = operands(items);
         self.reg_init
@@ -380,7 +380,7 @@ impl Reader {
     }
 }
 
-/// The registers read as operands anywhere in `items`.
+/// The registers read as operands before the text first assigns them.
 fn operands(items: &[Item]) -> BTreeSet<String> {
     fn walk(e: &ast::Expr, out: &mut BTreeSet<String>) {
         match &e.kind {
@@ -395,17 +395,32 @@ fn operands(items: &[Item]) -> BTreeSet<String> {
             _ => {}
         }
     }
-    let mut out = BTreeSet::new();
+    let (mut out, mut assigned) = (BTreeSet::new(), BTreeSet::new());
     for it in items {
-        match it {
-            Item::Branch(e, ..) => walk(e, &mut out),
+        let mut used = BTreeSet::new();
+        let target = match it {
+            Item::Branch(e, ..) => {
+                walk(e, &mut used);
+                None
+            }
             Item::Stmt(s) => match &s.kind {
-                ast::StmtKind::Assign { rhs, .. } => walk(rhs, &mut out),
-                ast::StmtKind::Rmw { rmw, .. } => rmw.args.iter().for_each(|a| walk(a, &mut out)),
-                _ => {}
+                ast::StmtKind::Assign { lhs, rhs, .. } => {
+                    walk(rhs, &mut used);
+                    match lhs {
+                        ast::Place::Named(n) => Some(n.name.clone()),
+                        ast::Place::Computed(_) => None,
+                    }
+                }
+                ast::StmtKind::Rmw { target, rmw } => {
+                    rmw.args.iter().for_each(|a| walk(a, &mut used));
+                    target.as_ref().map(|t| t.name.clone())
+                }
+                _ => None,
             },
-            _ => {}
-        }
+            _ => None,
+        };
+        out.extend(used.into_iter().filter(|r| !assigned.contains(r)));
+        assigned.extend(target);
     }
     out
 }

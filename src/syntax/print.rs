@@ -22,11 +22,12 @@ pub fn file(f: &File) -> String {
     out.push_str(&render(threads(&f.threads)));
     out.push('\n');
     if !f.show.is_empty() {
-        let names: Vec<String> = f
-            .show
-            .iter()
-            .map(|t| format!("{};", cond_term(t)))
-            .collect();
+        // herd7 lists a location as `x`, not `[x]`.
+        let shown = |t: &CondTerm| match t {
+            CondTerm::Mem(l) => l.name.clone(),
+            other => cond_term(other),
+        };
+        let names: Vec<String> = f.show.iter().map(|t| format!("{};", shown(t))).collect();
         out.push_str(&format!("\nlocations [{}]\n", names.join(" ")));
     }
     if let Some((p, _)) = &f.filter {

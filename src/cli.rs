@@ -336,6 +336,26 @@ from other tools\" has the mapping tables.")]
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
+    /// Write tests in another tool's format (herd7's C), for the subset it can
+    /// express; what it cannot is refused with the reason.
+    #[command(after_help = "\
+Example:
+  pomset export --to herd-c examples/classic/mp+rel+acq.litmus > MP.litmus
+  herd7 -model rc11.cat MP.litmus")]
+    Export {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// The format to write.
+        #[arg(long, value_enum)]
+        to: ExportFormat,
+    },
+}
+
+/// `pomset export --to`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ExportFormat {
+    /// herd7's C litmus format (C11 atomics).
+    HerdC,
 }
 
 /// `--unroll`, for every file this process reads (0: not given).
@@ -490,6 +510,7 @@ pub fn run(cli: Cli) -> ExitCode {
             crate::repl::start(script.as_deref(), color).map(|()| true)
         }
         Command::Import { paths } => import(&paths, color),
+        Command::Export { paths, to } => export(&paths, to, color),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
@@ -1033,6 +1054,28 @@ fn for_each(
         }
     }
     Ok(ok)
+}
+
+/// `pomset export`: each test in another tool's format on standard output.
+fn export(paths: &[PathBuf], to: ExportFormat, color: bool) -> Result<bool, String> {
+    let ExportFormat::HerdC = to;
+    for_each(
+        paths,
+        color,
+        |path, test| match crate::export::herd_c::export(&test.program) {
+            Ok(text) => {
+                println!("{text}");
+                true
+            }
+            Err(why) => {
+                eprintln!(
+                    "error: {}: cannot be written in herd7's C: {why}",
+                    path.display()
+                );
+                false
+            }
+        },
+    )
 }
 
 /// `pomset import`: each file in our syntax on standard output.

@@ -2,6 +2,7 @@
 pub mod action;
 pub mod check;
 pub mod cli;
+pub mod export;
 pub mod import;
 pub mod interleaving;
 pub mod logic;

@@ -53,7 +53,13 @@ pub fn read(src: &str) -> Result<ast::File, Diagnostics> {
         .unwrap_or(0);
     let line_end = src[start..].find('\n').map_or(src.len(), |i| i + start);
     let name = src[start + 1..line_end].trim().to_string();
-    let Some(brace) = src[line_end..].find('{').map(|i| i + line_end) else {
+    // The init block's `{`: the first one outside comments and strings.
+    let all = text::tokens(src, line_end, src.len(), &SPELLING)?;
+    let Some(brace) = all
+        .iter()
+        .find(|t| t.kind == Kind::Punct("{"))
+        .map(|t| t.span.start)
+    else {
         return fail(Diagnostic::error(
             "expected the init block `{ ... }`",
             Span::new(line_end, src.len()),

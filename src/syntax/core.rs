@@ -230,8 +230,9 @@ impl Program {
     /// The note every engine adds when a loop's bound cut a path.
     pub fn bound_note(&self) -> Option<String> {
         self.unroll.map(|n| {
+            let iterations = if n == 1 { "iteration" } else { "iterations" };
             format!(
-                "bounded by --unroll {n}: executions that need more than {n} iterations of a loop are not counted (raise --unroll)"
+                "bounded by --unroll {n}: executions that need more than {n} {iterations} of a loop are not counted (raise --unroll)"
             )
         })
     }

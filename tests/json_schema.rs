@@ -71,7 +71,12 @@ fn errors(root: &Value, s: &Value, v: &Value, at: &str, out: &mut Vec<String>) {
     }
     if let Some(obj) = v.as_object() {
         let props = s.get("properties").and_then(Value::as_object);
-        for req in s.get("required").and_then(Value::as_array).into_iter().flatten() {
+        for req in s
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             let key = req.as_str().unwrap_or_default();
             if !obj.contains_key(key) {
                 out.push(format!("{at}: `{key}` is missing"));
@@ -89,10 +94,16 @@ fn errors(root: &Value, s: &Value, v: &Value, at: &str, out: &mut Vec<String>) {
     }
     if let Some(arr) = v.as_array() {
         let len = arr.len() as u64;
-        if s.get("minItems").and_then(Value::as_u64).is_some_and(|m| len < m) {
+        if s.get("minItems")
+            .and_then(Value::as_u64)
+            .is_some_and(|m| len < m)
+        {
             out.push(format!("{at}: too few items"));
         }
-        if s.get("maxItems").and_then(Value::as_u64).is_some_and(|m| len > m) {
+        if s.get("maxItems")
+            .and_then(Value::as_u64)
+            .is_some_and(|m| len > m)
+        {
             out.push(format!("{at}: too many items"));
         }
         let prefix = s.get("prefixItems").and_then(Value::as_array);
@@ -126,7 +137,10 @@ fn validate(v: &Value) -> Vec<String> {
 fn real_output_validates() {
     let cases: Vec<Vec<&str>> = vec![
         // Expectations met, several states, undetermined values.
-        vec!["examples/classic/mp+rel+acq.litmus", "examples/classic/lb+datas.litmus"],
+        vec![
+            "examples/classic/mp+rel+acq.litmus",
+            "examples/classic/lb+datas.litmus",
+        ],
         // A disputed verdict.
         vec!["examples/catalogue/c21-rfi-coe-coe.litmus"],
         // A loop's bound and values outside V (warnings), a filter, forall.

@@ -19,7 +19,7 @@ pub fn read_tail(c: &mut Cursor, file: &mut File, is_loc: &dyn Fn(&str) -> bool)
     }
     if c.is_word("filter") {
         let start = c.here();
-        c.next();
+        c.bump();
         let p = prop(c, is_loc)?;
         file.filter = Some((p, start.to(c.here())));
     }
@@ -116,9 +116,9 @@ fn cmp(c: &mut Cursor) -> Read<CmpOp> {
 pub fn term(c: &mut Cursor, is_loc: &dyn Fn(&str) -> bool) -> Read<CondTerm> {
     let tok = c.peek().cloned();
     match tok.map(|t| (t.kind, t.span)) {
-        Some((Kind::Int(n), span)) if c.peek_at(1).is_some_and(|t| is_colon(t)) => {
-            c.next();
-            c.next();
+        Some((Kind::Int(n), span)) if c.peek_at(1).is_some_and(is_colon) => {
+            c.bump();
+            c.bump();
             let (r, rs) = c.ident("a register")?;
             Ok(CondTerm::Reg {
                 thread: Some(make::id(&format!("P{n}"), span)),
@@ -130,13 +130,13 @@ pub fn term(c: &mut Cursor, is_loc: &dyn Fn(&str) -> bool) -> Read<CondTerm> {
             Ok(CondTerm::Int(n, span))
         }
         Some((Kind::Punct("["), _)) => {
-            c.next();
+            c.bump();
             let (x, span) = c.ident("a location")?;
             c.punct("]")?;
             Ok(CondTerm::Mem(make::id(&x, span)))
         }
         Some((Kind::Ident(name), span)) => {
-            c.next();
+            c.bump();
             if c.eat_punct(":") {
                 let (r, rs) = c.ident("a register")?;
                 return Ok(CondTerm::Reg {

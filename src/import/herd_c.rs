@@ -138,7 +138,7 @@ impl Reader {
                 .peek()
                 .is_some_and(|t| matches!(&t.kind, Kind::Ident(n) if TYPES.contains(&n.as_str())))
             {
-                c.next();
+                c.bump();
             }
             if c.is_punct("*") {
                 return Err(refuse(
@@ -149,16 +149,16 @@ impl Reader {
             }
             let thread = match c.peek().map(|t| t.kind.clone()) {
                 Some(Kind::Int(n)) if c.peek_at(1).is_some_and(|t| t.kind == Kind::Punct(":")) => {
-                    c.next();
-                    c.next();
+                    c.bump();
+                    c.bump();
                     Some(format!("P{n}"))
                 }
                 Some(Kind::Ident(p))
                     if is_thread(&p)
                         && c.peek_at(1).is_some_and(|t| t.kind == Kind::Punct(":")) =>
                 {
-                    c.next();
-                    c.next();
+                    c.bump();
+                    c.bump();
                     Some(p)
                 }
                 _ => None,
@@ -228,7 +228,7 @@ impl Reader {
                 .peek()
                 .is_some_and(|t| matches!(&t.kind, Kind::Ident(n) if TYPES.contains(&n.as_str())))
             {
-                c.next();
+                c.bump();
             }
             let pointer = c.eat_punct("*");
             let (x, xs) = c.ident("a parameter")?;
@@ -330,7 +330,7 @@ impl Reader {
             .peek()
             .is_some_and(|t| matches!(&t.kind, Kind::Ident(n) if TYPES.contains(&n.as_str())))
         {
-            c.next();
+            c.bump();
             declared = true;
         }
         if c.eat_punct("*") {

@@ -145,7 +145,7 @@ impl Reader {
                     let line_end = src[eq.end..].find('\n').map_or(src.len(), |i| i + eq.end);
                     h.name = src[eq.end..line_end].trim().trim_matches('"').to_string();
                     while c.peek().is_some_and(|t| t.span.start < line_end) {
-                        c.next();
+                        c.bump();
                     }
                     if h.name.is_empty() {
                         return Err(Diagnostic::error("expected the test's name", span));
@@ -164,7 +164,7 @@ impl Reader {
                     let close = c.punct("}")?;
                     h.values = Some((vs, open.to(close)));
                 }
-                "comment" => match c.next().map(|t| t.kind) {
+                "comment" => match c.bump().map(|t| t.kind) {
                     Some(Kind::Str(s)) => h.comment = Some(s),
                     _ => return Err(Diagnostic::error("expected a quoted comment", span)),
                 },
@@ -172,7 +172,7 @@ impl Reader {
                 "exec" => {
                     c.punct("=")?;
                     c.punct("{")?;
-                    while c.next().is_some_and(|t| t.kind != Kind::Punct("}")) {}
+                    while c.bump().is_some_and(|t| t.kind != Kind::Punct("}")) {}
                 }
                 _ => {
                     return Err(
@@ -286,7 +286,7 @@ impl Reader {
             } else {
                 RmwOp::Fadd
             };
-            c.next();
+            c.bump();
             return self.rmw(c, r, op, span.to(at));
         }
         if let Some(Kind::Ident(x)) = c.peek().map(|t| t.kind.clone()) {
@@ -451,13 +451,13 @@ impl Reader {
         if (c.is_punct("!") && !c.peek_at(1).is_some_and(|t| t.kind == Kind::Punct("=")))
             || c.is_punct("¬")
         {
-            c.next();
+            c.bump();
             let a = self.bnot(c)?;
             return Ok(make::unary(UnOp::Not, a, start.to(c.here())));
         }
         if c.is_punct("(") {
             let m = c.mark();
-            c.next();
+            c.bump();
             if let Ok(b) = self.bexpr(c) {
                 if c.eat_punct(")") && !self.at_cmp(c) && !self.at_arith(c) {
                     return Ok(b);
@@ -560,7 +560,7 @@ impl Reader {
         }
         if c.is_punct("-") {
             let start = c.here();
-            c.next();
+            c.bump();
             let a = self.atom(c)?;
             return Ok(make::unary(UnOp::Neg, a, start.to(c.here())));
         }
@@ -598,7 +598,7 @@ impl Reader {
             }
             let said = match c.peek().map(|t| t.kind.clone()) {
                 Some(Kind::Str(s)) => {
-                    c.next();
+                    c.bump();
                     Some(s)
                 }
                 _ => None,

@@ -85,6 +85,9 @@ fn header_name(src: &str) -> (String, usize) {
     (src[start + 3..line_end].trim().to_string(), line_end)
 }
 
+/// A thread's name, where it is declared, and its (cta, gpu).
+type Placed = (String, Span, (u32, u32));
+
 #[derive(Default)]
 struct Reader {
     /// Every location, with the place it is first named.
@@ -105,7 +108,7 @@ impl Reader {
             let start = c.here();
             let (first, fspan) = match c.peek().map(|t| t.kind.clone()) {
                 Some(Kind::Int(n)) => {
-                    c.next();
+                    c.bump();
                     (format!("P{n}"), start)
                 }
                 _ => c.ident("a location or a thread's register")?,
@@ -160,7 +163,7 @@ impl Reader {
     }
 
     /// `P0@cta 0,gpu 0 | P1@cta 0,gpu 1 ;`
-    fn placements(&mut self, c: &mut Cursor) -> Read<Vec<(String, Span, (u32, u32))>> {
+    fn placements(&mut self, c: &mut Cursor) -> Read<Vec<Placed>> {
         let mut out = Vec::new();
         loop {
             let (t, span) = c.ident("a thread such as `P0@cta 0,gpu 0`")?;
@@ -357,7 +360,7 @@ impl Reader {
             span,
         }) = c.peek().cloned()
         {
-            c.next();
+            c.bump();
             if self.locations.contains_key(&r) || !r.starts_with('r') {
                 return Err(Diagnostic::error(format!("`{r}` is not a register"), span)
                     .with_label("PTX operands are registers `rN` or constants"));
@@ -558,7 +561,7 @@ fn rows(c: &mut Cursor, n: usize) -> Read<Vec<Vec<Vec<Token>>>> {
         let mut k = 0;
         let mut cell = Vec::new();
         loop {
-            let Some(t) = c.next() else {
+            let Some(t) = c.bump() else {
                 return Err(c.expected("`;` at the end of the row"));
             };
             match t.kind {
@@ -593,7 +596,7 @@ fn at_tail(c: &Cursor) -> bool {
 }
 
 /// `sys { gpu { cta { P0 P1 } cta { P2 } } }` from the placements.
-fn scope_tree(threads: &[(String, Span, (u32, u32))]) -> ScopeNode {
+fn scope_tree(threads: &[Placed]) -> ScopeNode {
     let mut gpus: BTreeMap<u32, BTreeMap<u32, Vec<ScopeNode>>> = BTreeMap::new();
     for (t, span, (cta, gpu)) in threads {
         gpus.entry(*gpu)

@@ -72,7 +72,8 @@ pub fn tokens(src: &str, from: usize, to: usize, sp: &Spelling) -> Result<Vec<To
         }
         for (open, close) in sp.block_comments {
             if rest.starts_with(open) {
-                let Some(end) = rest[open.len()..].find(close) else {
+                let body = rest.strip_prefix(open).unwrap_or(rest);
+                let Some(end) = body.find(close) else {
                     return Err(Diagnostic::error(
                         "this comment is not closed",
                         Span::new(i, i + open.len()),
@@ -190,7 +191,7 @@ impl Cursor {
         self.peek().map_or(self.end, |t| t.span)
     }
 
-    pub fn next(&mut self) -> Option<Token> {
+    pub fn bump(&mut self) -> Option<Token> {
         let t = self.toks.get(self.pos).cloned();
         self.pos += usize::from(t.is_some());
         t
@@ -228,14 +229,14 @@ impl Cursor {
 
     pub fn punct(&mut self, p: &str) -> Read<Span> {
         if self.is_punct(p) {
-            return Ok(self.next().map_or(self.end, |t| t.span));
+            return Ok(self.bump().map_or(self.end, |t| t.span));
         }
         Err(self.expected(&format!("`{p}`")))
     }
 
     pub fn word(&mut self, w: &str) -> Read<Span> {
         if self.is_word(w) {
-            return Ok(self.next().map_or(self.end, |t| t.span));
+            return Ok(self.bump().map_or(self.end, |t| t.span));
         }
         Err(self.expected(&format!("`{w}`")))
     }

@@ -186,3 +186,29 @@ fn exported_tests_keep_their_verdicts() {
     assert_eq!(code, Some(1));
     assert!(err.contains("cannot be written in herd7's C"), "{err}");
 }
+
+/// The REPL's `:load`, `explain` and `draw` read foreign files as `run` does.
+#[test]
+fn every_front_end_reads_foreign_files() {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pomset"))
+        .args(["--color=never", "repl"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    if let Some(mut input) = child.stdin.take() {
+        let _ = input.write_all(b":load tests/foreign/lit/mp.lit\n:run\n");
+    }
+    let out = child.wait_with_output().expect("the REPL ends");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Loaded MP+rel+acq"), "{text}");
+    assert!(text.contains("Observation MP+rel+acq Never"), "{text}");
+    let (code, text, err) = pomset(&["explain", "tests/foreign/herd-c/mp.litmus"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(text.contains("MP+rel+acq"), "{text}");
+    let (code, text, err) = pomset(&["draw", "tests/foreign/ptx/spin.litmus", "--format", "dot"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(text.contains("digraph"), "{text}");
+}

@@ -47,6 +47,12 @@ pub struct Cli {
     /// When to colour diagnostics.
     #[arg(long, value_enum, default_value_t = Color::Auto, global = true)]
     pub color: Color,
+    /// Unroll each loop (`while`, `do ... while`, PTX's backward jumps) this
+    /// many times; a path that needs more is not an execution [default: the
+    /// file's `model { unroll = N }`, else 2].
+    #[arg(long, global = true, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::syntax::check::MAX_UNROLL)))]
+    pub unroll: Option<u32>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -362,12 +368,63 @@ the REPL\" is a guided tour.")]
         /// Run this session file instead of reading standard input.
         script: Option<PathBuf>,
     },
+    /// Print tests from other tools (herd7 C, Dat3M PTX, the PwT prototype's
+    /// .lit) in pomset's syntax, with a comment naming the source.
+    #[command(after_help = "\
+Examples:
+  pomset import examples/foreign/herd-c/mp.litmus
+  pomset import examples/foreign/ptx/spin.litmus > spin.litmus
+
+The format is recognised by the first word (`C`, `PTX`, `litmus`) or the
+`.lit` extension. `run`, `explain`, `draw` and the REPL read these files
+directly too. A construct with no faithful meaning (PTX proxies, barriers,
+locks, print) is refused with its place and the reason; the book's \"Tests
+from other tools\" has the mapping tables.")]
+    Import {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// Write tests in another tool's format (herd7's C), for the subset it can
+    /// express; what it cannot is refused with the reason.
+    #[command(after_help = "\
+Example:
+  pomset export --to herd-c examples/classic/mp+rel+acq.litmus > MP.litmus
+  herd7 -model rc11.cat MP.litmus")]
+    Export {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// The format to write.
+        #[arg(long, value_enum)]
+        to: ExportFormat,
+    },
+}
+
+/// `pomset export --to`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ExportFormat {
+    /// herd7's C litmus format (C11 atomics).
+    HerdC,
+}
+
+/// `--unroll`, for every file this process reads (0: not given).
+static UNROLL: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// How files are read: the format is recognised, `--unroll` applied.
+pub fn load_options() -> crate::import::Options {
+    let n = UNROLL.load(std::sync::atomic::Ordering::Relaxed);
+    crate::import::Options {
+        unroll: (n > 0).then_some(n),
+    }
 }
 
 /// Runs a command; the exit code is 0 on success, 1 when a check fails.
 pub fn run(cli: Cli) -> ExitCode {
     // Every command stops at the memory budget; `--max-memory` overrides it.
     crate::memory::set_budget_mb(crate::memory::default_budget_mb());
+    UNROLL.store(
+        cli.unroll.unwrap_or(0),
+        std::sync::atomic::Ordering::Relaxed,
+    );
     let color = match cli.color {
         Color::Always => true,
         Color::Never => false,
@@ -531,6 +588,8 @@ pub fn run(cli: Cli) -> ExitCode {
             };
             crate::repl::start(script.as_deref(), color).map(|()| true)
         }
+        Command::Import { paths } => import(&paths, color),
+        Command::Export { paths, to } => export(&paths, to, color),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
@@ -667,7 +726,7 @@ fn run_tests(paths: &[PathBuf], o: &RunOptions) -> Result<bool, String> {
     let tests: Vec<(PathBuf, String, Result<syntax::Litmus, _>)> = parsed
         .into_iter()
         .map(|(path, src)| {
-            let test = syntax::parse(&src);
+            let test = crate::import::load(&path.display().to_string(), &src, load_options());
             (path, src, test)
         })
         .collect();
@@ -928,7 +987,7 @@ pub(crate) fn load(
     if let Some(c) = condition {
         src.push_str(&format!("\nexists ({c})\n"));
     }
-    match syntax::parse(&src) {
+    match crate::import::load(&path.display().to_string(), &src, load_options()) {
         Ok(t) => {
             let mut model = t.program.model;
             apply_sets(&mut model, sets)?;
@@ -1315,7 +1374,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     for e in entries {
         if e.is_dir() {
             collect(&e, out)?;
-        } else if e.extension().is_some_and(|x| x == "litmus") {
+        } else if e.extension().is_some_and(|x| x == "litmus" || x == "lit") {
             out.push(e);
         }
     }
@@ -1336,11 +1395,50 @@ fn for_each(
     for path in litmus_files(paths)? {
         let src = read(&path)?;
         let name = path.display().to_string();
-        match syntax::parse(&src) {
+        match crate::import::load(&name, &src, load_options()) {
             Ok(test) => {
                 test.warnings.emit_stderr(&name, &src, color);
                 ok &= f(&path, &test);
             }
+            Err(diags) => {
+                diags.emit_stderr(&name, &src, color);
+                ok = false;
+            }
+        }
+    }
+    Ok(ok)
+}
+
+/// `pomset export`: each test in another tool's format on standard output.
+fn export(paths: &[PathBuf], to: ExportFormat, color: bool) -> Result<bool, String> {
+    let ExportFormat::HerdC = to;
+    for_each(
+        paths,
+        color,
+        |path, test| match crate::export::herd_c::export(&test.program) {
+            Ok(text) => {
+                println!("{text}");
+                true
+            }
+            Err(why) => {
+                eprintln!(
+                    "error: {}: cannot be written in herd7's C: {why}",
+                    path.display()
+                );
+                false
+            }
+        },
+    )
+}
+
+/// `pomset import`: each file in our syntax on standard output.
+fn import(paths: &[PathBuf], color: bool) -> Result<bool, String> {
+    let mut ok = true;
+    for path in litmus_files(paths)? {
+        let src = read(&path)?;
+        let name = path.display().to_string();
+        match crate::import::import(&name, &src, load_options()) {
+            Ok(text) => println!("{text}"),
             Err(diags) => {
                 diags.emit_stderr(&name, &src, color);
                 ok = false;

@@ -227,7 +227,7 @@ impl<'a> Search<'_, '_, 'a> {
             states,
             limit: self.limit,
             stats: crate::logic::Stats::default(),
-            notes: Vec::new(),
+            notes: self.p.bound_note().into_iter().collect(),
         }
     }
 
@@ -378,6 +378,8 @@ impl<'a> Config<'a> {
                 Stmt::Skip | Stmt::Fence { .. } => {
                     th.work.pop();
                 }
+                // ✓ = ff: a run that reaches a loop's cut is no execution.
+                Stmt::Diverge => return Ok(false),
                 Stmt::Let { reg, expr } => {
                     th.work.pop();
                     let v = eval(expr, &th.regs).map_err(|r| unassigned(search.p, r))?;

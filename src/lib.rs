@@ -5,6 +5,8 @@ pub mod cat;
 pub mod check;
 pub mod cli;
 pub mod compare;
+pub mod export;
+pub mod import;
 pub mod interleaving;
 pub mod logic;
 pub mod memory;

@@ -22,6 +22,7 @@ fn main() -> ExitCode {
     if std::env::args_os().len() == 1 && terminal {
         return pomset::cli::run(pomset::cli::Cli {
             color: pomset::cli::Color::Auto,
+            unroll: None,
             command: pomset::cli::Command::Repl { script: None },
         });
     }

@@ -87,6 +87,7 @@ impl Report {
         let states = o
             .states
             .iter()
+            .filter(|(s, _)| crate::semantics::verdict::kept(p, s))
             .map(|(s, n)| StateCount {
                 values: flatten(s),
                 count: *n,
@@ -251,8 +252,10 @@ impl Report {
     /// how to see the rest. The REPL shows a few after Ctrl-C.
     pub fn text_cut(&self, p: &Program, shown: usize, more: &str) -> String {
         let mut out = String::new();
+        // herd7's rule: the first condition's quantifier names the test.
         let kind = match p.conditions.first().map(|c| c.quantifier) {
             Some(Quantifier::Forall) => "Required",
+            Some(Quantifier::NotExists | Quantifier::Forbid) => "Forbidden",
             _ => "Allowed",
         };
         let _ = writeln!(out, "Test {} {kind}", self.name);

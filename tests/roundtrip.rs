@@ -48,6 +48,7 @@ fn expr() -> impl Strategy<Value = Expr> {
         let ops = vec![
             BinOp::Add,
             BinOp::Sub,
+            BinOp::Mul,
             BinOp::Eq,
             BinOp::Ne,
             BinOp::Lt,
@@ -115,6 +116,7 @@ fn simple() -> impl Strategy<Value = Stmt> {
             rmw
         })),
         suffix().prop_map(|suffix| st(StmtKind::Fence { suffix })),
+        Just(st(StmtKind::Diverge)),
     ]
 }
 
@@ -124,6 +126,8 @@ fn stmts() -> impl Strategy<Value = Vec<Stmt>> {
         let compound = prop_oneof![
             (expr(), inner.clone(), prop::option::of(inner.clone()))
                 .prop_map(|(cond, then, els)| st(StmtKind::If { cond, then, els })),
+            (expr(), inner.clone()).prop_map(|(cond, body)| st(StmtKind::While { cond, body })),
+            (inner.clone(), expr()).prop_map(|(body, cond)| st(StmtKind::DoWhile { body, cond })),
             prop::collection::vec(inner.clone(), 2..4).prop_map(|bodies| {
                 st(StmtKind::Par(
                     bodies
@@ -257,6 +261,8 @@ fn file() -> impl Strategy<Value = File> {
                     span: Span::default(),
                 })
                 .collect(),
+            show: Vec::new(),
+            filter: None,
             conditions,
         })
 }

@@ -418,7 +418,7 @@ pub fn outcomes(p: &Program, model: &cat::Model, limits: Limits) -> Result<Outco
     if let Some(e) = error {
         return Err(e.render());
     }
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = p.bound_note().into_iter().collect();
     if seen.dropped > 0 {
         notes.push(format!(
             "{} thread runs write a value or use an address outside V and are left out",

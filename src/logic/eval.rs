@@ -91,6 +91,9 @@ impl Logic {
             Term::Sub(a, b) => self
                 .eval_term(a, env)
                 .saturating_sub(self.eval_term(b, env)),
+            Term::Mul(a, b) => self
+                .eval_term(a, env)
+                .saturating_mul(self.eval_term(b, env)),
             Term::Neg(a) => self.eval_term(a, env).saturating_neg(),
             Term::Mem(l) => env.value(Var::Loc(self.eval_term(l, env))),
             Term::IfEq {
@@ -151,7 +154,7 @@ impl Logic {
             match self.term(t) {
                 Term::Value(_) => {}
                 Term::Var(v) => vars.push(v),
-                Term::Add(a, b) | Term::Sub(a, b) => terms.extend([a, b]),
+                Term::Add(a, b) | Term::Sub(a, b) | Term::Mul(a, b) => terms.extend([a, b]),
                 Term::Neg(a) => terms.push(a),
                 Term::Mem(l) => {
                     // [L] may name any location whose address L can take.

@@ -40,6 +40,8 @@ pub enum Term {
     Var(Var),
     Add(TermId, TermId),
     Sub(TermId, TermId),
+    /// `a * b` (saturating, as `Add` and `Sub`).
+    Mul(TermId, TermId),
     Neg(TermId),
     /// §1.5: the computed location `[L]`; `[ℓ]` for a value `ℓ` is `Var(Loc(ℓ))`.
     Mem(TermId),
@@ -341,6 +343,21 @@ impl Logic {
             _ => {
                 let info = Info::join(self.tinfo(a), self.tinfo(b));
                 self.intern_term(Term::Sub(a, b), info)
+            }
+        }
+    }
+
+    /// `a * b`.
+    pub fn mul(&mut self, a: TermId, b: TermId) -> TermId {
+        match (self.as_value(a), self.as_value(b)) {
+            (Some(x), Some(y)) => self.value(x.saturating_mul(y)),
+            (_, Some(1)) => a,
+            (Some(1), _) => b,
+            // Saturation never turns a product with 0 into anything else.
+            (_, Some(0)) | (Some(0), _) => self.value(0),
+            _ => {
+                let info = Info::join(self.tinfo(a), self.tinfo(b));
+                self.intern_term(Term::Mul(a, b), info)
             }
         }
     }

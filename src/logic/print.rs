@@ -67,7 +67,8 @@ const AND: u8 = 3;
 const NOT: u8 = 4;
 const ATOM: u8 = 5;
 const SUM: u8 = 1;
-const NEG: u8 = 2;
+const PRODUCT: u8 = 2;
+const NEG: u8 = 3;
 
 impl Logic {
     /// `f` printed in `notation`, naming variables by `names`.
@@ -238,6 +239,14 @@ impl Display<'_> {
                 self.term(out, a, SUM)?;
                 out.write_str(op)?;
                 self.term(out, b, SUM + 1)?;
+                self.close(out, paren)
+            }
+            Term::Mul(a, b) => {
+                let paren = need > PRODUCT;
+                self.open(out, paren)?;
+                self.term(out, a, PRODUCT)?;
+                out.write_str(self.symbol(" * ", "·", " \\cdot "))?;
+                self.term(out, b, PRODUCT + 1)?;
                 self.close(out, paren)
             }
             Term::Neg(a) => {

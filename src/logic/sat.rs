@@ -50,6 +50,7 @@ impl Logic {
             Term::Var(_) | Term::Mem(_) => self.values.clone(),
             Term::Add(a, b) => self.combine(a, b, i64::saturating_add),
             Term::Sub(a, b) => self.combine(a, b, i64::saturating_sub),
+            Term::Mul(a, b) => self.combine(a, b, i64::saturating_mul),
             Term::Neg(a) => sorted(self.domain(a).iter().map(|x| x.saturating_neg()).collect()),
             Term::IfEq { then, els, .. } => {
                 let (x, y) = (self.domain(then), self.domain(els));
@@ -203,6 +204,7 @@ impl Encoder<'_> {
             },
             Term::Add(a, b) => self.table(dom, a, b, i64::saturating_add),
             Term::Sub(a, b) => self.table(dom, a, b, i64::saturating_sub),
+            Term::Mul(a, b) => self.table(dom, a, b, i64::saturating_mul),
             Term::Neg(a) => {
                 let a = self.term(a);
                 let me = OneHot {

@@ -162,6 +162,10 @@ impl Logic {
                 let (a, b) = (self.subst_in_term(sid, a), self.subst_in_term(sid, b));
                 self.sub(a, b)
             }
+            Term::Mul(a, b) => {
+                let (a, b) = (self.subst_in_term(sid, a), self.subst_in_term(sid, b));
+                self.mul(a, b)
+            }
             Term::Neg(a) => {
                 let a = self.subst_in_term(sid, a);
                 self.neg(a)

@@ -122,6 +122,8 @@ impl<'a> Den<'a> {
     pub fn stmt(&mut self, s: &Stmt, alpha: ThreadId) -> Result<Vec<Pomset>, Stop> {
         match s {
             Stmt::Skip => Ok(vec![self.skip()]),
+            // No events, τ^D(ψ) = ψ, ✓ = ff: the path never terminates.
+            Stmt::Diverge => Ok(vec![Pomset::empty(identity(), self.l.ff())]),
             Stmt::Let { reg, expr } => Ok(vec![self.let_(*reg, expr)]),
             Stmt::Read {
                 reg,

@@ -23,6 +23,7 @@ pub fn value(l: &mut Logic, e: &Expr) -> Value {
             .collect(),
         Expr::Binary(BinOp::Add, a, b) => combine(l, a, b, Logic::add),
         Expr::Binary(BinOp::Sub, a, b) => combine(l, a, b, Logic::sub),
+        Expr::Binary(BinOp::Mul, a, b) => combine(l, a, b, Logic::mul),
         _ => {
             let holds = truth(l, e);
             let fails = l.not(holds);

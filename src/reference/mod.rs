@@ -71,7 +71,7 @@ pub fn outcomes(p: &Program, model: &Model, limits: Limits) -> Result<Outcomes, 
         witnesses: 0,
         limit: None,
         stats: Default::default(),
-        notes: Vec::new(),
+        notes: p.bound_note().into_iter().collect(),
     };
     if let Err(Stop(why)) = run(&mut den, &mut out) {
         out.limit = Some(why);

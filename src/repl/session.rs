@@ -325,7 +325,8 @@ impl Session {
             Err(e) => return out.error(format!("cannot read {}: {e}", path.display())),
         };
         let name = path.display().to_string();
-        let Some(test) = parse(&src, &name, out) else {
+        // A file may be in any format `pomset run` reads.
+        let Some(test) = load(&src, &name, out) else {
             return;
         };
         let p = &test.program;
@@ -1035,6 +1036,22 @@ fn render_within(d: &syntax::Diagnostics, src: &str, at: usize, typed: &str, nam
     match d.within(at, typed.len()) {
         Some(moved) => moved.render(name, typed),
         None => d.render(name, src),
+    }
+}
+
+/// Reads a file in any format `import::load` knows, rendering diagnostics into `out`.
+fn load(src: &str, name: &str, out: &mut Output) -> Option<Litmus> {
+    match crate::import::load(name, src, crate::cli::load_options()) {
+        Ok(t) => {
+            if !t.warnings.is_empty() {
+                out.push(Tone::Hint, t.warnings.render(name, src));
+            }
+            Some(t)
+        }
+        Err(d) => {
+            out.push(Tone::Error, d.render(name, src));
+            None
+        }
     }
 }
 

@@ -282,6 +282,7 @@ impl<'a> Sem<'a> {
     pub fn stmt(&mut self, s: &Stmt, thread: ThreadId) -> Result<Vec<Frag>, Limit> {
         match s {
             Stmt::Skip => Ok(vec![self.skip()]),
+            Stmt::Diverge => Ok(self.diverge().into_iter().collect()),
             Stmt::Let { reg, expr } => Ok(vec![self.let_(*reg, expr)]),
             Stmt::Read {
                 reg,
@@ -347,6 +348,15 @@ impl<'a> Sem<'a> {
         let id = self.trees.tau(TauNode::Id);
         let tt = self.l.tt();
         self.empty(id, tt)
+    }
+
+    /// DIVERGE (a loop's cut): no events, τ^D(ψ) = ψ, ✓ = ff. Outside every
+    /// IF no context can make that ✓ a tautology, so it is dropped there.
+    pub fn diverge(&mut self) -> Option<Frag> {
+        let id = self.trees.tau(TauNode::Id);
+        let ff = self.l.ff();
+        let f = self.empty(id, ff);
+        self.keep(&f).then_some(f)
     }
 
     /// LET r := M: τ^D(ψ) = ψ[M/r], ✓ = tt.

@@ -147,6 +147,7 @@ pub fn outcomes_visiting<'v>(
     }
     out.stats = sem.l.stats();
     out.notes = outside_v_notes(&sem, p);
+    out.notes.extend(p.bound_note());
     Ok(out)
 }
 
@@ -230,7 +231,7 @@ pub fn settle_conditions(
     p.conditions
         .iter()
         .map(|c| {
-            let [holds, fails] = goal::goals(c);
+            let [holds, fails] = goal::goals(p, c);
             Ok([
                 settle(p, model, limits, holds)?,
                 settle(p, model, limits, fails)?,
@@ -590,7 +591,7 @@ impl Product<'_, '_> {
             }
             _ => goal::Known::Free,
         };
-        goal.admits(goal::possible(goal.prop, &lookup))
+        goal.reachable(&lookup)
     }
 
     fn leaf(

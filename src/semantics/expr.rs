@@ -31,7 +31,7 @@ pub fn cases(l: &mut Logic, e: &Expr) -> Cases {
             .into_iter()
             .map(|(c, t)| (c, l.neg(t)))
             .collect(),
-        Expr::Binary(op @ (BinOp::Add | BinOp::Sub), a, b) => {
+        Expr::Binary(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul), a, b) => {
             let (ca, cb) = (cases(l, a), cases(l, b));
             let mut out = Vec::new();
             for &(c1, t1) in &ca {
@@ -40,10 +40,10 @@ pub fn cases(l: &mut Logic, e: &Expr) -> Cases {
                     if c == l.ff() {
                         continue;
                     }
-                    let t = if *op == BinOp::Add {
-                        l.add(t1, t2)
-                    } else {
-                        l.sub(t1, t2)
+                    let t = match op {
+                        BinOp::Add => l.add(t1, t2),
+                        BinOp::Mul => l.mul(t1, t2),
+                        _ => l.sub(t1, t2),
                     };
                     out.push((c, t));
                 }

@@ -39,11 +39,14 @@ pub enum Want {
     Fails,
 }
 
-/// One goal: a proposition and what the state must make of it.
+/// One goal: a proposition and what the state must make of it; the state
+/// must also pass the test's `filter` (herd7's), which the verdicts count
+/// only the states of.
 #[derive(Clone, Copy, Debug)]
 pub struct Goal<'p> {
     pub prop: &'p Prop,
     pub want: Want,
+    pub filter: Option<&'p Prop>,
 }
 
 /// A term's value as far as it is known: a final value (`None` is `?`), or
@@ -131,34 +134,38 @@ pub fn possible(prop: &Prop, lookup: &dyn Fn(&Term) -> Known) -> u8 {
 }
 
 impl Goal<'_> {
-    /// Whether a state whose truth values lie in `mask` can meet the goal.
-    pub fn admits(&self, mask: u8) -> bool {
+    /// Whether a state whose proposition can take the truth values in
+    /// `mask` can meet the goal.
+    fn admits(&self, mask: u8) -> bool {
         match self.want {
             Want::Holds => mask & TRUE != 0,
             Want::Fails => mask & (FALSE | UNKNOWN) != 0,
         }
     }
 
+    /// Whether some final state agreeing with `lookup` on what it knows can
+    /// meet the goal: its proposition as wanted and the filter true.
+    pub fn reachable(&self, lookup: &dyn Fn(&Term) -> Known) -> bool {
+        self.admits(possible(self.prop, lookup))
+            && self.filter.is_none_or(|f| possible(f, lookup) & TRUE != 0)
+    }
+
     /// Whether a final state meets the goal.
     pub fn met_by(&self, p: &Program, s: &State) -> bool {
         let truth = super::verdict::truth(p, s, self.prop);
-        (truth == Some(true)) == (self.want == Want::Holds)
+        super::verdict::kept(p, s) && (truth == Some(true)) == (self.want == Want::Holds)
     }
 }
 
 /// The goals that decide a condition's verdict: a state that makes it true
-/// (`positive > 0`) and one that does not (`negative > 0`).
-pub fn goals(c: &Condition) -> [Goal<'_>; 2] {
-    [
-        Goal {
-            prop: &c.prop,
-            want: Want::Holds,
-        },
-        Goal {
-            prop: &c.prop,
-            want: Want::Fails,
-        },
-    ]
+/// (`positive > 0`) and one that does not (`negative > 0`), among the states
+/// the filter keeps.
+pub fn goals<'p>(p: &'p Program, c: &'p Condition) -> [Goal<'p>; 2] {
+    [Want::Holds, Want::Fails].map(|want| Goal {
+        prop: &c.prop,
+        want,
+        filter: p.filter.as_ref(),
+    })
 }
 
 /// Which goal settles `herd7`'s Ok/No for the quantifier: a true state for
@@ -183,7 +190,7 @@ pub fn pinned(p: &Program, goal: &Goal) -> HashMap<RegId, Vec<Option<i64>>> {
                     Term::Reg(x) if *x == r => Known::Value(v),
                     _ => Known::Free,
                 };
-                goal.admits(possible(goal.prop, &lookup))
+                goal.reachable(&lookup)
             })
             .collect();
         if allowed.len() < p.values.len() + 1 {
@@ -269,7 +276,7 @@ fn count_assignments(
             count_assignments(left, under_if, out);
             count_assignments(right, under_if, out);
         }
-        Stmt::Skip | Stmt::Write { .. } | Stmt::Fence { .. } => {}
+        Stmt::Skip | Stmt::Write { .. } | Stmt::Fence { .. } | Stmt::Diverge => {}
     }
 }
 

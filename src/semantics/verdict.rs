@@ -71,6 +71,12 @@ pub fn holds(p: &Program, s: &State, prop: &Prop) -> bool {
     truth(p, s, prop) == Some(true)
 }
 
+/// herd7's `filter`: whether a final state counts at all. A state the
+/// filter does not hold of (or whose truth is unknown, `?`) is left out.
+pub fn kept(p: &Program, s: &State) -> bool {
+    p.filter.as_ref().is_none_or(|f| holds(p, s, f))
+}
+
 /// A proposition's truth in a state: `None` is unknown.
 pub fn truth(p: &Program, s: &State, prop: &Prop) -> Option<bool> {
     match prop {
@@ -93,7 +99,7 @@ pub fn truth(p: &Program, s: &State, prop: &Prop) -> Option<bool> {
 
 pub fn judge(p: &Program, c: &Condition, o: &Outcomes, model: &crate::model::Model) -> Judgement {
     let (mut positive, mut negative) = (0, 0);
-    for (s, n) in &o.states {
+    for (s, n) in o.states.iter().filter(|(s, _)| kept(p, s)) {
         if holds(p, s, &c.prop) {
             positive += n;
         } else {

@@ -91,6 +91,11 @@ pub struct File {
     pub scopes: Option<ScopeNode>,
     pub model: Vec<Setting>,
     pub threads: Vec<Thread>,
+    /// herd7's `locations [x; 1:r0;]`: what to show besides the condition's
+    /// terms (every register and location is shown anyway).
+    pub show: Vec<CondTerm>,
+    /// herd7's `filter P`: only executions whose final state satisfies P count.
+    pub filter: Option<(Prop, Span)>,
     pub conditions: Vec<Condition>,
 }
 
@@ -208,6 +213,19 @@ pub enum StmtKind {
         then: Vec<Stmt>,
         els: Option<Vec<Stmt>>,
     },
+    /// `while (M) { S }`, unrolled to the bound (`--unroll N`) by the checker.
+    While {
+        cond: Expr,
+        body: Vec<Stmt>,
+    },
+    /// `do { S } while (M)`: S once, then `while (M) { S }`.
+    DoWhile {
+        body: Vec<Stmt>,
+        cond: Expr,
+    },
+    /// `diverge`: this path never terminates (✓ = ff), so it is no
+    /// execution; what a loop's bound cuts.
+    Diverge,
     /// `( S1 || S2 )` inside a thread: the note's asymmetric composition. Every
     /// branch but the last is a new thread; the last continues the current one.
     Par(Vec<Thread>),
@@ -217,6 +235,7 @@ pub enum StmtKind {
 pub enum BinOp {
     Add,
     Sub,
+    Mul,
     Eq,
     Ne,
     Lt,
@@ -237,7 +256,7 @@ impl BinOp {
             BinOp::Le => Some(CmpOp::Le),
             BinOp::Gt => Some(CmpOp::Gt),
             BinOp::Ge => Some(CmpOp::Ge),
-            BinOp::Add | BinOp::Sub | BinOp::And | BinOp::Or => None,
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::And | BinOp::Or => None,
         }
     }
 
@@ -245,6 +264,7 @@ impl BinOp {
         match self {
             BinOp::Add => "+",
             BinOp::Sub => "-",
+            BinOp::Mul => "*",
             BinOp::And => "&&",
             BinOp::Or => "||",
             cmp => cmp.comparison().map_or("?", CmpOp::as_str),
@@ -259,6 +279,7 @@ impl BinOp {
             BinOp::Eq | BinOp::Ne => 3,
             BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => 4,
             BinOp::Add | BinOp::Sub => 5,
+            BinOp::Mul => 6,
         }
     }
 
@@ -267,6 +288,7 @@ impl BinOp {
         match self {
             BinOp::Add => a.wrapping_add(b),
             BinOp::Sub => a.wrapping_sub(b),
+            BinOp::Mul => a.wrapping_mul(b),
             BinOp::And => i64::from(a != 0 && b != 0),
             BinOp::Or => i64::from(a != 0 || b != 0),
             cmp => i64::from(cmp.comparison().is_some_and(|c| c.holds(a, b))),
@@ -445,6 +467,7 @@ mod tests {
         let cases = [
             (BinOp::Add, 2, 3, 5),
             (BinOp::Sub, 2, 3, -1),
+            (BinOp::Mul, 2, 3, 6),
             (BinOp::Eq, 2, 2, 1),
             (BinOp::Ne, 2, 2, 0),
             (BinOp::Lt, 2, 3, 1),

@@ -49,6 +49,7 @@ pub fn file(
     comment: Option<String>,
     items: Vec<HeaderItem>,
     threads: Vec<Thread>,
+    (show, filter): (Vec<CondTerm>, Option<(Prop, Span)>),
     conditions: Vec<Condition>,
 ) -> Fallible<File> {
     let mut file = File {
@@ -60,6 +61,8 @@ pub fn file(
         scopes: None,
         model: Vec::new(),
         threads,
+        show,
+        filter,
         conditions,
     };
     let mut seen: Vec<(&'static str, Span)> = Vec::new();

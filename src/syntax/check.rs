@@ -13,10 +13,33 @@ use crate::model::{self, Model};
 /// The names that are locations even when a file declares none (§1.1 writes x, y, z).
 pub const DEFAULT_LOCATIONS: [&str; 4] = ["x", "y", "z", "w"];
 
+/// How often a loop is unrolled when neither the file (`model { unroll = N }`)
+/// nor the command line (`--unroll N`) says.
+pub const DEFAULT_UNROLL: u32 = 2;
+
+/// The largest bound accepted: nested loops multiply their copies.
+pub const MAX_UNROLL: u32 = 64;
+
+/// What the caller decides about checking, beyond the file.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// `--unroll N`: overrides the file's `unroll` setting.
+    pub unroll: Option<u32>,
+}
+
 /// Checks a parsed file and lowers it to the core program. Warnings come back
 /// with the program; any error fails the whole file.
 pub fn check(file: &ast::File) -> Result<(core::Program, Diagnostics), Diagnostics> {
+    check_with(file, Options::default())
+}
+
+/// As `check`, with the caller's options.
+pub fn check_with(
+    file: &ast::File,
+    opts: Options,
+) -> Result<(core::Program, Diagnostics), Diagnostics> {
     let mut cx = Checker::default();
+    cx.unroll = cx.unroll_setting(&file.model, opts.unroll);
     cx.declare_locations(file);
     cx.name_threads(&file.threads);
     let main = file
@@ -38,6 +61,8 @@ pub fn check(file: &ast::File) -> Result<(core::Program, Diagnostics), Diagnosti
     cx.place_threads(file.scopes.as_ref());
     let model = cx.model(&file.model);
     let conditions = file.conditions.iter().map(|c| cx.condition(c)).collect();
+    cx.show(&file.show);
+    let filter = file.filter.as_ref().map(|(p, _)| cx.prop(p));
     let (values, values_declared) = cx.values(file);
     if cx.diags.has_errors() {
         return Err(cx.diags);
@@ -52,7 +77,9 @@ pub fn check(file: &ast::File) -> Result<(core::Program, Diagnostics), Diagnosti
         locs: cx.locs,
         model,
         main,
+        filter,
         conditions,
+        unroll: cx.cut.then_some(cx.unroll),
     };
     Ok((program, cx.diags))
 }
@@ -86,6 +113,10 @@ struct Checker {
     versions: HashMap<(ThreadId, String), Vec<RegId>>,
     /// The version each source register holds at the end of its thread.
     finals: HashMap<(ThreadId, String), RegId>,
+    /// How many times a loop's body is unrolled.
+    unroll: u32,
+    /// Whether some unrolling left a reachable cut (`if (M) { diverge }`).
+    cut: bool,
 }
 
 /// The registers visible at one point of one thread.
@@ -397,20 +428,121 @@ impl Checker {
             StmtKind::Rmw { target, rmw } => self.rmw(env, target.as_ref(), rmw, out),
             StmtKind::If { cond, then, els } => {
                 let cond = self.expr(env, cond, out);
-                let mut then_env = env.clone();
-                let then = self.block(&mut then_env, then);
-                let mut els_env = env.clone();
-                let els = els
-                    .as_ref()
-                    .map_or(core::Stmt::Skip, |b| self.block(&mut els_env, b));
-                let (then_join, els_join) = self.join(env, &then_env, &els_env);
-                out.push(core::Stmt::If {
+                let els = els.as_deref().unwrap_or(&[]);
+                let stmt = self.if_(
+                    env,
                     cond,
-                    then: Box::new(append(then, then_join)),
-                    els: Box::new(append(els, els_join)),
-                });
+                    |cx, e| cx.block(e, then),
+                    |cx, e| cx.block(e, els),
+                );
+                out.push(stmt);
+            }
+            StmtKind::While { cond, body } => self.while_(env, cond, body, self.unroll, out),
+            StmtKind::DoWhile { body, cond } => {
+                for s in body {
+                    self.stmt(env, s, out);
+                }
+                let more = self.unroll.saturating_sub(1);
+                self.while_(env, cond, body, more, out);
+            }
+            StmtKind::Diverge => {
+                // A written or imported cut: the test is bounded as a loop's is.
+                self.cut = true;
+                out.push(core::Stmt::Diverge);
             }
             StmtKind::Par(branches) => out.push(self.par(env, branches)),
+        }
+    }
+
+    /// IF with the register join: each branch is lowered in its own copy of
+    /// the environment, then registers whose versions differ are joined.
+    fn if_(
+        &mut self,
+        env: &mut Env,
+        cond: core::Expr,
+        then: impl FnOnce(&mut Self, &mut Env) -> core::Stmt,
+        els: impl FnOnce(&mut Self, &mut Env) -> core::Stmt,
+    ) -> core::Stmt {
+        let mut then_env = env.clone();
+        let then = then(self, &mut then_env);
+        let mut els_env = env.clone();
+        let els = els(self, &mut els_env);
+        let (then_join, els_join) = self.join(env, &then_env, &els_env);
+        core::Stmt::If {
+            cond,
+            then: Box::new(append(then, then_join)),
+            els: Box::new(append(els, els_join)),
+        }
+    }
+
+    /// `while (M) { S }` unrolled `n` times: `if (M) { S; <n - 1 more> }`,
+    /// and after the last copy `if (M) { diverge }`, so a path that needs
+    /// another iteration is not an execution (its ✓ is ff). The condition is
+    /// lowered afresh for each copy, so its reads are new events.
+    fn while_(
+        &mut self,
+        env: &mut Env,
+        cond: &ast::Expr,
+        body: &[ast::Stmt],
+        n: u32,
+        out: &mut Vec<core::Stmt>,
+    ) {
+        let c = self.expr(env, cond, out);
+        if n == 0 {
+            if c.constant() == Some(0) {
+                return;
+            }
+            self.cut = true;
+            let stmt = self.if_(env, c, |_, _| core::Stmt::Diverge, |_, _| core::Stmt::Skip);
+            out.push(stmt);
+            return;
+        }
+        let stmt = self.if_(
+            env,
+            c,
+            |cx, e| {
+                let mut inner = Vec::new();
+                for s in body {
+                    cx.stmt(e, s, &mut inner);
+                }
+                cx.while_(e, cond, body, n - 1, &mut inner);
+                seq(inner)
+            },
+            |_, _| core::Stmt::Skip,
+        );
+        out.push(stmt);
+    }
+
+    /// The bound: `--unroll`, else the file's `unroll = N`, else the default.
+    fn unroll_setting(&mut self, settings: &[ast::Setting], cli: Option<u32>) -> u32 {
+        let from_file = settings.iter().find(|s| s.name.as_str() == "unroll");
+        let file_value = from_file.and_then(|s| match s.value.as_str().parse::<u32>() {
+            Ok(n) if (1..=MAX_UNROLL).contains(&n) => Some(n),
+            _ => {
+                let d = Diagnostic::error(
+                    format!("`unroll = {}` is not a loop bound", s.value),
+                    s.value.span,
+                )
+                .with_label(format!("expected a number from 1 to {MAX_UNROLL}"))
+                .with_hint("`unroll = 3` runs each loop's body at most 3 times");
+                self.error(d);
+                None
+            }
+        });
+        cli.or(file_value).unwrap_or(DEFAULT_UNROLL)
+    }
+
+    /// herd7's `locations [...]`: every name must resolve; all are shown anyway.
+    fn show(&mut self, terms: &[ast::CondTerm]) {
+        for t in terms {
+            if let ast::CondTerm::Int(_, span) = t {
+                let d = Diagnostic::error("`locations [...]` lists names, not values", *span)
+                    .with_label("a value")
+                    .with_hint("list locations and registers: `locations [x; 1:r0;]`");
+                self.error(d);
+                continue;
+            }
+            self.term(t);
         }
     }
 
@@ -921,6 +1053,11 @@ impl Checker {
                     .with_label("second setting")
                     .with_also(prev, "first setting");
                 self.error(d);
+                continue;
+            }
+            // The loop bound is the checker's, read by `unroll_setting`.
+            if s.name.as_str() == "unroll" {
+                continue;
             }
             self.setting(&mut model, s);
         }
@@ -1123,7 +1260,21 @@ impl Checker {
     }
 
     fn thread_reg(&mut self, thread: &Ident, reg: &Ident) -> core::Term {
-        let Some(&tid) = self.thread_ids.get(thread.as_str()) else {
+        // herd7's `1:r0` names the thread by its position among the top-level threads.
+        let by_number = thread
+            .as_str()
+            .parse::<usize>()
+            .ok()
+            .filter(|_| !self.thread_ids.contains_key(thread.as_str()))
+            .and_then(|i| {
+                self.threads
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, t)| t.parent.is_none())
+                    .nth(i)
+                    .map(|(id, _)| id as ThreadId)
+            });
+        let Some(tid) = by_number.or_else(|| self.thread_ids.get(thread.as_str()).copied()) else {
             let names: Vec<String> = self.threads.iter().map(|t| t.name.clone()).collect();
             let d = Diagnostic::error(format!("there is no thread `{thread}`"), thread.span)
                 .with_label("unknown thread")
@@ -1280,7 +1431,7 @@ fn renumber_stmt(s: core::Stmt, new_id: &[RegId]) -> core::Stmt {
     };
     let b = |s: Box<Stmt>| Box::new(renumber_stmt(*s, new_id));
     match s {
-        Stmt::Skip | Stmt::Fence { .. } => s,
+        Stmt::Skip | Stmt::Fence { .. } | Stmt::Diverge => s,
         Stmt::Let { reg, expr } => Stmt::Let {
             reg: r(reg),
             expr: e(expr),

@@ -106,6 +106,11 @@ pub enum Stmt {
         els: Box<Stmt>,
     },
     Seq(Vec<Stmt>),
+    /// No events and ✓ = ff: this path never terminates, so no complete
+    /// pomset and no SC run goes through it. A loop's unrolling ends in
+    /// `if (M) { diverge }`, so an execution that needs more iterations than
+    /// the bound is not an execution.
+    Diverge,
     /// PAR: `left` runs as the new thread `thread`; `right` continues the current one.
     Par {
         thread: ThreadId,
@@ -212,10 +217,26 @@ pub struct Program {
     pub model: Model,
     /// The top-level threads, each with its body.
     pub main: Vec<(ThreadId, Stmt)>,
+    /// herd7's `filter`: only final states that satisfy it are kept.
+    pub filter: Option<Prop>,
     pub conditions: Vec<Condition>,
+    /// `Some(n)` when a loop was unrolled n times and the cut path after the
+    /// last iteration is reachable: the states are then those of at most n
+    /// iterations.
+    pub unroll: Option<u32>,
 }
 
 impl Program {
+    /// The note every engine adds when a loop's bound cut a path.
+    pub fn bound_note(&self) -> Option<String> {
+        self.unroll.map(|n| {
+            let iterations = if n == 1 { "iteration" } else { "iterations" };
+            format!(
+                "bounded by --unroll {n}: executions that need more than {n} {iterations} of a loop are not counted (raise --unroll)"
+            )
+        })
+    }
+
     pub fn reg_name(&self, r: RegId) -> &str {
         self.regs.get(r as usize).map_or("?", |i| i.name.as_str())
     }

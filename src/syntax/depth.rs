@@ -93,7 +93,11 @@ fn push_stmt<'a>(stack: &mut Stack<'a>, s: &'a Stmt, d: usize) {
         stack.extend(body.iter().map(|s| (Node::Stmt(s), d, s.span)));
     };
     match &s.kind {
-        StmtKind::Skip | StmtKind::Fence { .. } => {}
+        StmtKind::Skip | StmtKind::Fence { .. } | StmtKind::Diverge => {}
+        StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
+            stack.push((Node::Expr(cond), d, cond.span));
+            stmts(stack, body);
+        }
         StmtKind::Assign { lhs, rhs, .. } => {
             push_place(stack, lhs, d);
             stack.push((Node::Expr(rhs), d, rhs.span));

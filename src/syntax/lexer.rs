@@ -49,6 +49,14 @@ pub enum Tok {
     Disputed,
     #[token("if")]
     If,
+    #[token("while")]
+    While,
+    #[token("do")]
+    Do,
+    #[token("diverge")]
+    Diverge,
+    #[token("filter")]
+    Filter,
     #[token("else")]
     Else,
     #[token("skip")]
@@ -108,6 +116,8 @@ pub enum Tok {
     Plus,
     #[token("-")]
     Minus,
+    #[token("*")]
+    Star,
     #[token("=")]
     Eq,
     #[token("==")]
@@ -173,6 +183,11 @@ fn spelling(tok: &Tok) -> &'static str {
         Tok::When => "when",
         Tok::Disputed => "disputed",
         Tok::If => "if",
+        Tok::While => "while",
+        Tok::Do => "do",
+        Tok::Diverge => "diverge",
+        Tok::Filter => "filter",
+        Tok::Star => "*",
         Tok::Else => "else",
         Tok::Skip => "skip",
         Tok::FenceShort => "F",

@@ -21,6 +21,18 @@ pub fn file(f: &File) -> String {
     out.push('\n');
     out.push_str(&render(threads(&f.threads)));
     out.push('\n');
+    if !f.show.is_empty() {
+        // herd7 lists a location as `x`, not `[x]`.
+        let shown = |t: &CondTerm| match t {
+            CondTerm::Mem(l) => l.name.clone(),
+            other => cond_term(other),
+        };
+        let names: Vec<String> = f.show.iter().map(|t| format!("{};", shown(t))).collect();
+        out.push_str(&format!("\nlocations [{}]\n", names.join(" ")));
+    }
+    if let Some((p, _)) = &f.filter {
+        out.push_str(&format!("\nfilter ({})\n", prop(p, 0)));
+    }
     if !f.conditions.is_empty() {
         out.push('\n');
         for c in &f.conditions {
@@ -171,6 +183,13 @@ fn stmt(s: &Stmt) -> Doc {
                 None => head,
             }
         }
+        StmtKind::While { cond, body } => {
+            Doc::text(format!("while ({}) ", expr(cond))).append(block(body))
+        }
+        StmtKind::DoWhile { body, cond } => Doc::text("do ")
+            .append(block(body))
+            .append(Doc::text(format!(" while ({});", expr(cond)))),
+        StmtKind::Diverge => Doc::text("diverge;"),
         StmtKind::Par(branches) => {
             let docs = branches.iter().enumerate().map(|(i, t)| {
                 let lead = if i == 0 {
@@ -246,7 +265,10 @@ fn expr_prec(e: &Expr, min: u8) -> String {
         ExprKind::Binary(op, a, b) => {
             let p = op.precedence();
             // + - && || associate to the left; comparisons do not associate.
-            let assoc = matches!(op, BinOp::Add | BinOp::Sub | BinOp::And | BinOp::Or);
+            let assoc = matches!(
+                op,
+                BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::And | BinOp::Or
+            );
             let left_min = if assoc { p } else { p + 1 };
             (
                 format!(
@@ -392,6 +414,8 @@ pub fn core_to_ast(p: &core::Program) -> File {
                 span: Span::default(),
             })
             .collect(),
+        show: Vec::new(),
+        filter: p.filter.as_ref().map(|f| (cv.prop(f), Span::default())),
         conditions: p.conditions.iter().map(|c| cv.condition(c)).collect(),
     }
 }
@@ -450,6 +474,7 @@ impl CoreView<'_> {
         let kind = match s {
             core::Stmt::Seq(ss) => return ss.iter().flat_map(|s| self.stmts(s)).collect(),
             core::Stmt::Skip => StmtKind::Skip,
+            core::Stmt::Diverge => StmtKind::Diverge,
             core::Stmt::Let { reg, expr } => StmtKind::Assign {
                 lhs: Place::Named(id(self.p.reg_name(*reg))),
                 suffix: Suffix::default(),

@@ -1,0 +1,132 @@
+//! Code with labels and jumps (PTX's `LC00:`, `bne r0, 0, LC01`, `goto LC00`)
+//! as our structured statements, unrolled to a bound as herd7 and Dat3M do:
+//! control follows every path from the start, a forward jump continues at its
+//! label (the code after it is copied into each branch), and a path takes each
+//! backward jump at most `bound` times. The jump it would take once more
+//! becomes `diverge`: ✓ = ff there, so a path that needs more iterations is
+//! not an execution, exactly as `while` unrolls.
+
+use crate::syntax::ast::{Expr, Stmt, StmtKind};
+use crate::syntax::{Diagnostic, Span};
+
+/// One line of straight-line code with jumps.
+#[derive(Clone, Debug)]
+pub enum Item {
+    Stmt(Stmt),
+    Label(String, Span),
+    /// `if (cond) goto label`.
+    Branch(Expr, String, Span),
+    Goto(String, Span),
+}
+
+/// The most statements an unrolling may produce before it is refused.
+pub const MAX_UNROLLED: usize = 20_000;
+
+/// Unrolls `items` into statements. Errors name an unknown label, or code
+/// whose unrolling would exceed `MAX_UNROLLED` statements.
+pub fn unroll(items: &[Item], bound: u32) -> Result<Vec<Stmt>, Diagnostic> {
+    for it in items {
+        if let Item::Branch(_, l, span) | Item::Goto(l, span) = it {
+            if label_at(items, l).is_none() {
+                return Err(Diagnostic::error(format!("there is no label `{l}`"), *span)
+                    .with_label("jumps nowhere")
+                    .with_hint(format!("define it on a line of its own: `{l}:`")));
+            }
+        }
+    }
+    let mut u = Unroller {
+        items,
+        bound,
+        size: 0,
+    };
+    u.from(0, &mut vec![0; items.len()])
+}
+
+fn label_at(items: &[Item], name: &str) -> Option<usize> {
+    items
+        .iter()
+        .position(|it| matches!(it, Item::Label(l, _) if l == name))
+}
+
+struct Unroller<'a> {
+    items: &'a [Item],
+    bound: u32,
+    size: usize,
+}
+
+impl Unroller<'_> {
+    /// The statements from `pc` to the end of the code; `taken[i]` counts the
+    /// backward jumps to item i on this path.
+    fn from(&mut self, mut pc: usize, taken: &mut Vec<u32>) -> Result<Vec<Stmt>, Diagnostic> {
+        let mut out = Vec::new();
+        while let Some(item) = self.items.get(pc) {
+            self.grow(item_span(item))?;
+            match item {
+                Item::Stmt(s) => {
+                    out.push(s.clone());
+                    pc += 1;
+                }
+                Item::Label(..) => pc += 1,
+                Item::Goto(l, span) => {
+                    out.extend(self.jump(pc, l, *span, taken)?);
+                    return Ok(out);
+                }
+                Item::Branch(cond, l, span) => {
+                    let then = self.jump(pc, l, *span, &mut taken.clone())?;
+                    let els = self.from(pc + 1, &mut taken.clone())?;
+                    out.push(Stmt {
+                        kind: StmtKind::If {
+                            cond: cond.clone(),
+                            then,
+                            els: (!els.is_empty()).then_some(els),
+                        },
+                        span: *span,
+                    });
+                    return Ok(out);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Control continuing at label `l` from the jump at `pc`.
+    fn jump(
+        &mut self,
+        pc: usize,
+        l: &str,
+        span: Span,
+        taken: &mut Vec<u32>,
+    ) -> Result<Vec<Stmt>, Diagnostic> {
+        let target = label_at(self.items, l).unwrap_or(self.items.len());
+        if target <= pc {
+            if taken[target] >= self.bound {
+                return Ok(vec![Stmt {
+                    kind: StmtKind::Diverge,
+                    span,
+                }]);
+            }
+            taken[target] += 1;
+        }
+        self.from(target, taken)
+    }
+
+    fn grow(&mut self, span: Span) -> Result<(), Diagnostic> {
+        self.size += 1;
+        if self.size > MAX_UNROLLED {
+            return Err(Diagnostic::error(
+                "this code's jumps unroll into too many statements",
+                span,
+            )
+            .with_label(format!("more than {MAX_UNROLLED} after unrolling"))
+            .with_hint("lower --unroll"));
+        }
+        Ok(())
+    }
+}
+
+fn item_span(it: &Item) -> Span {
+    match it {
+        Item::Stmt(s) => s.span,
+        Item::Label(_, s) | Item::Branch(_, _, s) | Item::Goto(_, s) => *s,
+    }
+}

@@ -32,7 +32,7 @@ pub fn export(p: &Program) -> Result<String, String> {
     let _ = writeln!(out, "C {}", p.name);
     let values: Vec<String> = p.values.iter().map(i64::to_string).collect();
     let mut notes = vec![format!(
-        "exported by pomset; pomset's V = {{{}}}",
+        "exported by pomset; pomset's V is {}",
         values.join(", ")
     )];
     notes.extend(
@@ -44,7 +44,10 @@ pub fn export(p: &Program) -> Result<String, String> {
     if let Some(c) = &p.comment {
         notes.push(c.replace("*)", "* )"));
     }
-    let _ = writeln!(out, "(* {} *)", notes.join("; "));
+    // herd7 finds the initial state as the first `{` of the file, comment or
+    // not, so the comment carries no brace (found running herd7 7.58 on it).
+    let comment = notes.join("; ").replace('{', "(").replace('}', ")");
+    let _ = writeln!(out, "(* {comment} *)");
     let inits: Vec<String> = p
         .locs
         .iter()
@@ -182,13 +185,29 @@ impl Writer<'_> {
                     ),
                 };
             }
-            Stmt::If { cond, then, els } => {
-                let _ = writeln!(out, "{pad}if ({}) {{", self.expr(cond));
-                self.stmt(then, depth + 1, out)?;
-                let _ = writeln!(out, "{pad}}} else {{");
-                self.stmt(els, depth + 1, out)?;
-                let _ = writeln!(out, "{pad}}}");
-            }
+            // herd7's C parser takes no empty block: an empty branch is
+            // left out (the other one's condition negated), and an IF with
+            // two empty branches has nothing for herd7 to run.
+            Stmt::If { cond, then, els } => match (is_empty(then), is_empty(els)) {
+                (true, true) => {}
+                (false, true) => {
+                    let _ = writeln!(out, "{pad}if ({}) {{", self.expr(cond));
+                    self.stmt(then, depth + 1, out)?;
+                    let _ = writeln!(out, "{pad}}}");
+                }
+                (true, false) => {
+                    let _ = writeln!(out, "{pad}if (!({})) {{", self.expr(cond));
+                    self.stmt(els, depth + 1, out)?;
+                    let _ = writeln!(out, "{pad}}}");
+                }
+                (false, false) => {
+                    let _ = writeln!(out, "{pad}if ({}) {{", self.expr(cond));
+                    self.stmt(then, depth + 1, out)?;
+                    let _ = writeln!(out, "{pad}}} else {{");
+                    self.stmt(els, depth + 1, out)?;
+                    let _ = writeln!(out, "{pad}}}");
+                }
+            },
             Stmt::Par { .. } => {
                 return Err("a thread forked inside a thread: herd7's threads are all top-level".to_string())
             }
@@ -231,6 +250,11 @@ impl Writer<'_> {
                         op.as_str()
                     ));
                 }
+                if !matches!(a, Term::Int(_)) && !matches!(b, Term::Int(_)) {
+                    return Err(
+                        "a condition comparing two registers or locations: herd7's conditions compare one with a constant".to_string(),
+                    );
+                }
                 format!("{} {} {}", self.term(a)?, op.as_str(), self.term(b)?)
             }
         })
@@ -251,6 +275,15 @@ impl Writer<'_> {
                 format!("{index}:{}", info.name)
             }
         })
+    }
+}
+
+/// Whether a statement does nothing herd7 would see written out.
+fn is_empty(s: &Stmt) -> bool {
+    match s {
+        Stmt::Skip => true,
+        Stmt::Seq(parts) => parts.iter().all(is_empty),
+        _ => false,
     }
 }
 

@@ -212,3 +212,34 @@ fn every_front_end_reads_foreign_files() {
     assert_eq!(code, Some(0), "{err}");
     assert!(text.contains("digraph"), "{text}");
 }
+
+/// What herd7 7.58 itself rejected when it was run on our exports: a brace
+/// in the leading comment (herd7 takes the file's first `{` as the initial
+/// state), an empty branch (its C takes no empty block), and a condition
+/// comparing two registers (refused, with the reason).
+#[test]
+fn exports_read_as_herd7_reads_them() {
+    for path in [
+        "examples/catalogue/c31-ctrl-rfi-fre-rfe.litmus",
+        "examples/classic/mp.litmus",
+    ] {
+        let (code, exported, err) = pomset(&["export", "--to", "herd-c", path]);
+        assert_eq!(code, Some(0), "{path}: {err}");
+        let init = exported.find('{').expect("an initial state");
+        let comment_end = exported.find("*)").unwrap_or(0);
+        assert!(
+            comment_end < init,
+            "a brace before the initial state:\n{exported}"
+        );
+        let squeezed: String = exported.split_whitespace().collect();
+        assert!(!squeezed.contains("{}"), "an empty block:\n{exported}");
+    }
+    let (code, _, err) = pomset(&[
+        "export",
+        "--to",
+        "herd-c",
+        "examples/catalogue/c47-coh-java.litmus",
+    ]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("compare one with a constant"), "{err}");
+}

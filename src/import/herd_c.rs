@@ -200,15 +200,7 @@ impl Reader {
     }
 
     fn location(&mut self, x: &str, span: Span) -> Read<()> {
-        if make::RESERVED.contains(&x) {
-            return Err(refuse(
-                &format!("the name `{x}`"),
-                span,
-                "it is a keyword of pomset's language; rename it",
-            ));
-        }
-        self.locations.entry(x.to_string()).or_insert(span);
-        Ok(())
+        make::declare_location(&mut self.locations, x, span)
     }
 
     fn is_loc(&self, x: &str) -> bool {

@@ -374,15 +374,7 @@ impl Reader {
     }
 
     fn location(&mut self, x: &str, span: Span) -> Read<()> {
-        if make::RESERVED.contains(&x) {
-            return Err(refuse(
-                &format!("the location name `{x}`"),
-                span,
-                "it is a keyword of pomset's language; rename it",
-            ));
-        }
-        self.locations.entry(x.to_string()).or_insert(span);
-        Ok(())
+        make::declare_location(&mut self.locations, x, span)
     }
 
     fn ord(&mut self, c: &mut Cursor) -> Read<(Mode, Span)> {

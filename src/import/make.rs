@@ -110,6 +110,24 @@ pub fn test_name(raw: &str) -> String {
 }
 
 /// The words our language reserves: a foreign name spelt so cannot be kept.
+/// Notes `name` as a location first seen at `span`; a keyword of our
+/// language is refused, since the printed test could not be read back.
+pub fn declare_location(
+    locations: &mut std::collections::BTreeMap<String, Span>,
+    name: &str,
+    span: Span,
+) -> super::text::Read<()> {
+    if RESERVED.contains(&name) {
+        return Err(super::text::refuse(
+            &format!("the location name `{name}`"),
+            span,
+            "it is a keyword of pomset's language; rename it",
+        ));
+    }
+    locations.entry(name.to_string()).or_insert(span);
+    Ok(())
+}
+
 pub const RESERVED: &[&str] = &[
     "values",
     "locations",

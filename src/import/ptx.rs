@@ -151,15 +151,7 @@ impl Reader {
     }
 
     fn location(&mut self, name: &str, span: Span) -> Read<()> {
-        if make::RESERVED.contains(&name) {
-            return Err(refuse(
-                &format!("the location name `{name}`"),
-                span,
-                "it is a keyword of pomset's language; rename it",
-            ));
-        }
-        self.locations.entry(name.to_string()).or_insert(span);
-        Ok(())
+        make::declare_location(&mut self.locations, name, span)
     }
 
     /// `P0@cta 0,gpu 0 | P1@cta 0,gpu 1 ;`

@@ -239,6 +239,15 @@ pdflatex (--snippet for the tikzpicture alone).")]
         limit: usize,
         #[command(flatten)]
         limits: LimitArgs,
+        /// pwt (the pomset semantics), a bundled cat model (rc11) or a .cat
+        /// file: under a cat model, candidate executions are drawn (po, rf,
+        /// co, fr, rmw, the model's `show`n relations and the failing
+        /// check's cycle); --which N is the N-th consistent execution,
+        /// complete|consistent every consistent one, incomplete|inconsistent
+        /// the others, candidates all of them, and --outcome combines with
+        /// each.
+        #[arg(long, default_value = "pwt", value_name = "MODEL")]
+        model: String,
     },
     /// Say why an outcome is forbidden: the rule that fails for each way to reach it.
     #[command(after_help = "\
@@ -467,25 +476,31 @@ pub fn run(cli: Cli) -> ExitCode {
             set,
             limit,
             limits,
+            model,
         } => {
-            let opts = DrawArgs {
-                which,
-                format,
-                all_edges,
-                legend: (legend || no_legend).then_some(legend),
-                snippet,
-                init,
-                limit,
-                limits: limits.limits(),
-            };
-            crate::render::draw::command(
-                &path,
-                outcome.as_deref(),
-                &set,
-                opts,
-                output.as_deref(),
-                color,
-            )
+            match cat_model(&model, color) {
+                Err(why) => Err(why),
+                Ok(cat) => {
+                    let opts = DrawArgs {
+                        which,
+                        format,
+                        all_edges,
+                        legend: (legend || no_legend).then_some(legend),
+                        snippet,
+                        init,
+                        limit,
+                        limits: limits.limits(),
+                    };
+                    crate::render::draw::command(
+                        &path,
+                        outcome.as_deref(),
+                        &set,
+                        opts,
+                        output.as_deref(),
+                        (cat.as_ref(), color),
+                    )
+                }
+            }
         }
         Command::Explain {
             path,

@@ -166,7 +166,11 @@ fn no_execution(
         1 => "1 candidate execution".to_string(),
         n => format!("{n} candidate executions"),
     };
-    let reach = if outcome { " reach that outcome" } else { "" };
+    let reach = match (outcome, reaching) {
+        (false, _) => "",
+        (true, 1) => " reaches that outcome",
+        (true, _) => " reach that outcome",
+    };
     if reaching == 0 {
         return match outcome {
             true => write!(f, "no candidate execution reaches that outcome"),

@@ -195,6 +195,7 @@ Examples:
   pomset draw examples/classic/lb+datas.litmus --outcome 'P0:r = 1 /\\ P1:s = 0' --format tikz
   pomset draw examples/classic/sb.litmus --which complete --format text
   pomset draw examples/classic/coww.litmus --which incomplete
+  pomset draw --model rc11 examples/classic/sb.litmus --which candidates --format svg -o sb.svg
 
 Threads are columns, events sit in program order and read `κ | label` (`tt |`
 omitted). Each arrow's style says why it is there: dependency (s3),
@@ -202,7 +203,14 @@ sync-delays (s7a), co-delays (s8a), matching (c6, c7a, c8a, with rf),
 strong fencing (c7b), blocking (c8b), M8a, §12 and rmw (M9b, M9c); rf that
 adds no drawn order is dotted. Only each order's transitive reduction is
 drawn unless --all-edges. SVG needs no external program; TikZ compiles with
-pdflatex (--snippet for the tikzpicture alone).")]
+pdflatex (--snippet for the tikzpicture alone).
+
+With --model rc11 (or a .cat file) the pictures are candidate executions:
+po, rf, co, fr, rmw, the model's `show`n relations, and for an inconsistent
+one the path of the first failing check. --which N is then the N-th
+consistent execution, complete (consistent) every consistent one,
+incomplete (inconsistent) the others, candidates all; --outcome combines
+with each.")]
     Draw {
         path: PathBuf,
         /// Only pomsets whose final state satisfies this proposition.

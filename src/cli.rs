@@ -430,7 +430,7 @@ pub fn run(cli: Cli) -> ExitCode {
         } => match cat_model(&model, color) {
             Err(why) => Err(why),
             Ok(Some(_)) if draw.is_some() || stats || verdict_only => Err(
-                "--draw, --stats and --verdict-only belong to the pomset search; under a cat model, `explain --model` shows the executions".to_string(),
+                "--draw, --stats and --verdict-only belong to the pomset search; under a cat model, `draw --model` draws the executions and `explain --model` says why".to_string(),
             ),
             Ok(_) if model != "pwt" && engine != Engine::Fast => {
                 Err("--engine chooses how the pomset semantics is decided; it does not combine with a cat --model".to_string())

@@ -591,3 +591,30 @@ fn draw_under_a_cat_model_explains_what_is_missing() {
     let e = draw_cat(&test, &osc, &o).expect_err("no fixpoint");
     assert!(e.to_string().contains("does not converge"), "{e}");
 }
+
+/// A model's `show`n relation is drawn, as its covering edges when it is
+/// acyclic (every edge with `--all-edges`).
+#[test]
+fn shown_relations_are_drawn() {
+    let model = pomset::cat::from_text(
+        "show.cat",
+        "M\nlet hb = (po | rf)+\nshow hb\nacyclic hb as causality\n",
+    )
+    .expect("compiles");
+    let test = load("classic/mp");
+    let mut o = cat_opts(&test, Format::Text, Which::Nth(1));
+    let shown = |o: &DrawOptions| -> Vec<(usize, usize)> {
+        let pics = pomset::render::execution::pictures(&test, &model, o)
+            .expect("r = 1, s = 0 is consistent under M")
+            .pictures;
+        pics[0]
+            .arrows
+            .iter()
+            .filter(|a| a.class == Class::Shown)
+            .map(|a| (pics[0].events[a.from].id, pics[0].events[a.to].id))
+            .collect()
+    };
+    assert_eq!(shown(&o), [(2, 3), (3, 4), (4, 5)]);
+    o.all_edges = true;
+    assert_eq!(shown(&o), [(2, 3), (2, 4), (2, 5), (3, 4), (3, 5), (4, 5)]);
+}

@@ -164,7 +164,8 @@ pub fn execution(
     put(&mut arrows, &fr, Class::FromReads, "fr", false);
     put(&mut arrows, &x.rmw, Class::AtomicPair, "rmw", false);
     for (name, r) in &relations {
-        put(&mut arrows, r, Class::Shown, name, false);
+        // The covering edges of an acyclic one (an order such as hb).
+        put(&mut arrows, r, Class::Shown, name, r.is_acyclic());
     }
     if let Some((name, w)) = judgement.failed.first() {
         let steps = model.witness_steps(x, name, w).map_err(|e| e.render())?;

@@ -201,6 +201,7 @@ Examples:
   pomset draw examples/classic/lb+datas.litmus --outcome 'P0:r = 1 /\\ P1:s = 0' --format tikz
   pomset draw examples/classic/sb.litmus --which complete --format text
   pomset draw examples/classic/coww.litmus --which incomplete
+  pomset draw --model rc11 examples/classic/sb.litmus --which candidates --format svg -o sb.svg
 
 Threads are columns, events sit in program order and read `κ | label` (`tt |`
 omitted). Each arrow's style says why it is there: dependency (s3),
@@ -208,7 +209,14 @@ sync-delays (s7a), co-delays (s8a), matching (c6, c7a, c8a, with rf),
 strong fencing (c7b), blocking (c8b), M8a, §12 and rmw (M9b, M9c); rf that
 adds no drawn order is dotted. Only each order's transitive reduction is
 drawn unless --all-edges. SVG needs no external program; TikZ compiles with
-pdflatex (--snippet for the tikzpicture alone).")]
+pdflatex (--snippet for the tikzpicture alone).
+
+With --model rc11 (or a .cat file) the pictures are candidate executions:
+po, rf, co, fr, rmw, the model's `show`n relations, and for an inconsistent
+one the path of the first failing check. --which N is then the N-th
+consistent execution, complete (consistent) every consistent one,
+incomplete (inconsistent) the others, candidates all; --outcome combines
+with each.")]
     Draw {
         path: PathBuf,
         /// Only pomsets whose final state satisfies this proposition.
@@ -245,6 +253,15 @@ pdflatex (--snippet for the tikzpicture alone).")]
         limit: usize,
         #[command(flatten)]
         limits: LimitArgs,
+        /// pwt (the pomset semantics), a bundled cat model (rc11) or a .cat
+        /// file: under a cat model, candidate executions are drawn (po, rf,
+        /// co, fr, rmw, the model's `show`n relations and the failing
+        /// check's cycle); --which N is the N-th consistent execution,
+        /// complete|consistent every consistent one, incomplete|inconsistent
+        /// the others, candidates all of them, and --outcome combines with
+        /// each.
+        #[arg(long, default_value = "pwt", value_name = "MODEL")]
+        model: String,
     },
     /// Say why an outcome is forbidden: the rule that fails for each way to reach it.
     #[command(after_help = "\
@@ -470,7 +487,7 @@ pub fn run(cli: Cli) -> ExitCode {
         } => match cat_model(&model, color) {
             Err(why) => Err(why),
             Ok(Some(_)) if draw.is_some() || stats || verdict_only => Err(
-                "--draw, --stats and --verdict-only belong to the pomset search; under a cat model, `explain --model` shows the executions".to_string(),
+                "--draw, --stats and --verdict-only belong to the pomset search; under a cat model, `draw --model` draws the executions and `explain --model` says why".to_string(),
             ),
             Ok(_) if model != "pwt" && engine != Engine::Fast => {
                 Err("--engine chooses how the pomset semantics is decided; it does not combine with a cat --model".to_string())
@@ -524,25 +541,31 @@ pub fn run(cli: Cli) -> ExitCode {
             set,
             limit,
             limits,
+            model,
         } => {
-            let opts = DrawArgs {
-                which,
-                format,
-                all_edges,
-                legend: (legend || no_legend).then_some(legend),
-                snippet,
-                init,
-                limit,
-                limits: limits.limits(),
-            };
-            crate::render::draw::command(
-                &path,
-                outcome.as_deref(),
-                &set,
-                opts,
-                output.as_deref(),
-                color,
-            )
+            match cat_model(&model, color) {
+                Err(why) => Err(why),
+                Ok(cat) => {
+                    let opts = DrawArgs {
+                        which,
+                        format,
+                        all_edges,
+                        legend: (legend || no_legend).then_some(legend),
+                        snippet,
+                        init,
+                        limit,
+                        limits: limits.limits(),
+                    };
+                    crate::render::draw::command(
+                        &path,
+                        outcome.as_deref(),
+                        &set,
+                        opts,
+                        output.as_deref(),
+                        (cat.as_ref(), color),
+                    )
+                }
+            }
         }
         Command::Explain {
             path,

@@ -300,3 +300,48 @@ fn condition_errors_are_located_in_the_argument() {
         text(&out.stderr)
     );
 }
+
+/// `draw --model`: executions in SVG; a model with errors is reported with
+/// its location and exit code 2, never a panic; `draw --help` says so.
+#[test]
+fn draw_under_a_cat_model() {
+    let out = pomset(&[
+        "draw",
+        "--model",
+        "rc11",
+        "examples/classic/sb.litmus",
+        "--which",
+        "candidates",
+        "--format",
+        "svg",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let svg = text(&out.stdout);
+    assert!(svg.starts_with("<svg") && svg.contains("class=\"edge exfr\""));
+    let bad = temp_file("bad-draw.cat", "M\nacyclic po | foo\n");
+    let out = pomset(&[
+        "--color",
+        "never",
+        "draw",
+        "--model",
+        bad.to_str().expect("utf-8 path"),
+        "examples/classic/mp.litmus",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("bad-draw.cat:2:14") && err.contains("has errors"),
+        "{err}"
+    );
+    let out = pomset(&[
+        "draw",
+        "--model",
+        "rc11",
+        "examples/classic/mp.litmus",
+        "--which",
+        "0",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let help = text(&pomset(&["draw", "--help"]).stdout);
+    assert!(help.contains("--model <MODEL>") && help.contains("candidate executions"));
+}

@@ -1,7 +1,8 @@
 //! Diagrams: snapshots of every format for eight examples, and SVG that
 //! parses as XML with one node per event and one path per drawn arrow.
 
-use pomset::render::draw::{draw, pictures, DrawOptions, Format, Which};
+use pomset::render::draw::{draw, draw_cat, pictures, DrawOptions, Format, Which};
+use pomset::render::picture::Class;
 use pomset::syntax;
 
 const EXAMPLES: [&str; 8] = [
@@ -439,4 +440,181 @@ fn tikz_arrows_never_pass_behind_other_events() {
         }
     }
     assert!(checked > 200, "only {checked} arrows checked");
+}
+
+/// Options for `draw --model`: the file's condition as the outcome.
+fn cat_opts(test: &syntax::Litmus, format: Format, which: Which) -> DrawOptions {
+    DrawOptions {
+        format,
+        which,
+        outcome: test.program.conditions.last().map(|c| c.prop.clone()),
+        ..DrawOptions::default()
+    }
+}
+
+fn rc11() -> pomset::cat::Model {
+    pomset::cat::load("rc11").expect("the bundled model compiles")
+}
+
+/// MP+rel+acq and SB under RC11, every candidate execution reaching the
+/// condition's outcome, in every format: MP's one is inconsistent (the path
+/// of `coherence` drawn), SB's is consistent (SB's outcome is allowed).
+#[test]
+fn mp_and_sb_under_rc11_in_every_format() {
+    let model = rc11();
+    for name in ["classic/mp+rel+acq", "classic/sb"] {
+        let test = load(name);
+        let key = name.rsplit('/').next().unwrap_or(name);
+        for (format, ext) in [
+            (Format::Text, "text"),
+            (Format::Svg, "svg"),
+            (Format::Tikz, "tikz"),
+            (Format::Dot, "dot"),
+        ] {
+            let o = cat_opts(&test, format, Which::Candidates);
+            let out = draw_cat(&test, &model, &o).expect("drawable");
+            insta::assert_snapshot!(format!("{key}.rc11.{ext}"), out);
+        }
+    }
+}
+
+/// The forbidden outcome of MP+rel+acq: its one execution, drawn with the
+/// coherence check's path (po, sw's rf, po, rb) as arrows of the cycle class.
+#[test]
+fn an_inconsistent_execution_draws_its_failing_path() {
+    let test = load("classic/mp+rel+acq");
+    let o = cat_opts(&test, Format::Text, Which::Incomplete);
+    let pics = pomset::render::execution::pictures(&test, &rc11(), &o)
+        .expect("one inconsistent execution")
+        .pictures;
+    assert_eq!(pics.len(), 1);
+    assert!(
+        pics[0]
+            .title
+            .ends_with("inconsistent under RC11: coherence fails"),
+        "{}",
+        pics[0].title
+    );
+    let cycle: Vec<(usize, usize, String)> = pics[0]
+        .arrows
+        .iter()
+        .filter(|a| a.class == Class::Cycle)
+        .map(|a| {
+            let (f, t) = (pics[0].events[a.from].id, pics[0].events[a.to].id);
+            (f, t, a.rules.join(","))
+        })
+        .collect();
+    let expected = [
+        (2, 3, "coherence,hb/sb/po"),
+        (3, 4, "coherence,hb/sw/rf"),
+        (4, 5, "coherence,hb/sb/po"),
+        (5, 2, "coherence,eco/rb"),
+    ];
+    let expected: Vec<(usize, usize, String)> = expected
+        .iter()
+        .map(|&(a, b, r)| (a, b, r.to_string()))
+        .collect();
+    assert_eq!(cycle, expected);
+    // No consistent execution reaches it: the default (the first consistent
+    // one) says so and points to the inconsistent ones.
+    let o = cat_opts(&test, Format::Text, Which::Nth(1));
+    let e = draw_cat(&test, &rc11(), &o).expect_err("forbidden under RC11");
+    assert_eq!(
+        e.to_string(),
+        "1 candidate execution reaches that outcome, none consistent under RC11 (--which incomplete draws them with the failing check)"
+    );
+}
+
+/// Every classic example draws under RC11, each candidate execution as
+/// SVG that parses with a node per event and a path per arrow, and as
+/// text within 80 columns.
+#[test]
+fn every_classic_example_draws_under_rc11() {
+    let model = rc11();
+    let dir = format!("{}/examples/classic", env!("CARGO_MANIFEST_DIR"));
+    let files = pomset::cli::litmus_files(&[dir.into()]).expect("examples listed");
+    assert!(files.len() >= 19);
+    for path in files {
+        let src = std::fs::read_to_string(&path).expect("readable");
+        let test = syntax::parse(&src).expect("parses");
+        let mut o = cat_opts(&test, Format::Svg, Which::Candidates);
+        o.outcome = None;
+        o.max_pictures = Some(8);
+        let drawn = pomset::render::execution::pictures(&test, &model, &o)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(drawn.limit.is_none(), "{}", path.display());
+        let svg = pomset::render::draw::render(&drawn.pictures, &o);
+        let doc = roxmltree::Document::parse(&svg)
+            .unwrap_or_else(|e| panic!("{}: not XML: {e}", path.display()));
+        let class = |n: &roxmltree::Node, c: &str| {
+            n.attribute("class")
+                .is_some_and(|k| k.split(' ').next() == Some(c))
+        };
+        let nodes = doc.descendants().filter(|n| class(n, "node")).count();
+        let edges = doc.descendants().filter(|n| class(n, "edge")).count();
+        let pics = &drawn.pictures;
+        assert_eq!(nodes, pics.iter().map(|p| p.events.len()).sum::<usize>());
+        assert_eq!(edges, pics.iter().map(|p| p.arrows.len()).sum::<usize>());
+        o.format = Format::Text;
+        let text = pomset::render::draw::render(pics, &o);
+        for line in text.lines() {
+            assert!(line.chars().count() <= 80, "{}: {line}", path.display());
+        }
+    }
+}
+
+/// Nothing to draw, and a model that fails on an execution: one clear
+/// message each, never a panic.
+#[test]
+fn draw_under_a_cat_model_explains_what_is_missing() {
+    let test = load("classic/sb");
+    let model = rc11();
+    let mut o = cat_opts(&test, Format::Text, Which::Incomplete);
+    let e = draw_cat(&test, &model, &o).expect_err("SB's outcome is allowed");
+    assert_eq!(
+        e.to_string(),
+        "1 candidate execution reaches that outcome, all consistent under RC11: none to draw with --which incomplete"
+    );
+    o.which = Which::Nth(2);
+    let e = draw_cat(&test, &model, &o).expect_err("only one");
+    assert_eq!(
+        e.to_string(),
+        "1 candidate execution reaches that outcome, 1 consistent under RC11, so there is no consistent execution 2"
+    );
+    let never = syntax::parse("litmus N\nx := 1;\nexists ([x] = 2)\n").expect("parses");
+    let o = cat_opts(&never, Format::Text, Which::Candidates);
+    let e = draw_cat(&never, &model, &o).expect_err("unreachable");
+    assert_eq!(e.to_string(), "no candidate execution reaches that outcome");
+    let osc = pomset::cat::from_text("osc.cat", "M\nlet rec osc = ~osc\nacyclic osc\n")
+        .expect("compiles: it fails only when evaluated");
+    let o = cat_opts(&test, Format::Text, Which::Candidates);
+    let e = draw_cat(&test, &osc, &o).expect_err("no fixpoint");
+    assert!(e.to_string().contains("does not converge"), "{e}");
+}
+
+/// A model's `show`n relation is drawn, as its covering edges when it is
+/// acyclic (every edge with `--all-edges`).
+#[test]
+fn shown_relations_are_drawn() {
+    let model = pomset::cat::from_text(
+        "show.cat",
+        "M\nlet hb = (po | rf)+\nshow hb\nacyclic hb as causality\n",
+    )
+    .expect("compiles");
+    let test = load("classic/mp");
+    let mut o = cat_opts(&test, Format::Text, Which::Nth(1));
+    let shown = |o: &DrawOptions| -> Vec<(usize, usize)> {
+        let pics = pomset::render::execution::pictures(&test, &model, o)
+            .expect("r = 1, s = 0 is consistent under M")
+            .pictures;
+        pics[0]
+            .arrows
+            .iter()
+            .filter(|a| a.class == Class::Shown)
+            .map(|a| (pics[0].events[a.from].id, pics[0].events[a.to].id))
+            .collect()
+    };
+    assert_eq!(shown(&o), [(2, 3), (3, 4), (4, 5)]);
+    o.all_edges = true;
+    assert_eq!(shown(&o), [(2, 3), (2, 4), (2, 5), (3, 4), (3, 5), (4, 5)]);
 }

@@ -339,3 +339,167 @@ impl Ctx<'_> {
         }
     }
 }
+
+/// How many nested expressions `Ctx::path` looks into before it names a
+/// step by its enclosing `let` instead.
+const PATH_DEPTH: usize = 64;
+
+impl Model {
+    /// The failing check `check`'s witness `w` as a path of single steps,
+    /// each named by the `let`s it was found through and the finest
+    /// relation that holds it (`hb/sw/rf`: an rf edge, in sw, in hb): the cycle of an
+    /// `acyclic` check, a path from an event back to itself for an
+    /// `irreflexive` one (`hb ; eco?` as `po`, `rf`, ..., `rb`), the pair of
+    /// an `empty` one. Steps from an event to itself are left out.
+    pub fn witness_steps(
+        &self,
+        x: &Execution,
+        check: &str,
+        w: &Witness,
+    ) -> Result<Vec<(usize, usize, String)>, CatError> {
+        let Some(c) = self.steps.iter().find_map(|s| match s {
+            Step::Check(c) if c.name == check => Some(c),
+            _ => None,
+        }) else {
+            return Ok(Vec::new());
+        };
+        let pairs: Vec<(usize, usize)> = match w {
+            Witness::Cycle(c) => (0..c.len()).map(|i| (c[i], c[(i + 1) % c.len()])).collect(),
+            Witness::Reflexive(e) => vec![(*e, *e)],
+            Witness::Pair(a, b) => vec![(*a, *b)],
+            Witness::Member(_) | Witness::Holds => Vec::new(),
+        };
+        let mut ctx = Ctx::new(self, x);
+        let mut out = Vec::new();
+        for (a, b) in pairs {
+            match ctx.path(&c.ir, a, b, "", PATH_DEPTH) {
+                Some(steps) => out.extend(
+                    steps
+                        .into_iter()
+                        .map(|(a, b, n)| (a, b, if n.is_empty() { c.name.clone() } else { n })),
+                ),
+                None => out.push((a, b, c.name.clone())),
+            }
+        }
+        if let Some(e) = ctx.error.take() {
+            return Err(e);
+        }
+        out.retain(|(a, b, _)| a != b);
+        Ok(out)
+    }
+}
+
+impl Ctx<'_> {
+    /// Why `(a, b)` is in `ir`, as steps `(from, to, name)` from `a` to `b`;
+    /// `name` (the `let`s around `ir`, as `hb/sw`) names a step `ir` does
+    /// not break down. `None` if the pair is not in `ir`.
+    fn path(
+        &mut self,
+        ir: &Ir,
+        a: usize,
+        b: usize,
+        name: &str,
+        depth: usize,
+    ) -> Option<Vec<(usize, usize, String)>> {
+        if !self.rel(ir).has(a, b) {
+            return None;
+        }
+        let atomic = || Some(vec![(a, b, name.to_string())]);
+        if depth == 0 {
+            return atomic();
+        }
+        let d = depth - 1;
+        match ir {
+            Ir::Builtin(bt) => {
+                let n = builtins::TABLE
+                    .iter()
+                    .find(|(_, t, _, _)| t == bt)
+                    .map_or("", |(n, _, _, _)| *n);
+                Some(vec![(a, b, within(name, n))])
+            }
+            Ir::Slot(s) => {
+                let model = self.model;
+                let def = model.defined_by.get(*s).and_then(|&i| model.steps.get(i));
+                let n = model
+                    .names
+                    .iter()
+                    .find(|(_, slot, _)| slot == s)
+                    .map_or(String::new(), |(n, _, _)| within(name, n));
+                match def {
+                    Some(Step::Let(_, body)) => self.path(body, a, b, &n, d),
+                    _ => Some(vec![(a, b, n)]),
+                }
+            }
+            Ir::Bracket(_) => Some(Vec::new()),
+            Ir::Union(x, y) => self
+                .path(x, a, b, name, d)
+                .or_else(|| self.path(y, a, b, name, d)),
+            Ir::Opt(_) if a == b => Some(Vec::new()),
+            Ir::Opt(x) => self.path(x, a, b, name, d),
+            Ir::Seq(x, y) => {
+                let (rx, ry) = (self.rel(x), self.rel(y));
+                let c = (0..rx.len()).find(|&c| rx.has(a, c) && ry.has(c, b))?;
+                let mut first = self.path(x, a, c, name, d)?;
+                first.extend(self.path(y, c, b, name, d)?);
+                Some(first)
+            }
+            Ir::Star(_) if a == b => Some(Vec::new()),
+            Ir::Plus(x) | Ir::Star(x) => {
+                let r = self.rel(x);
+                let hops = shortest(&r, a, b)?;
+                let mut out = Vec::new();
+                for w in hops.windows(2) {
+                    out.extend(self.path(x, w[0], w[1], name, d)?);
+                }
+                Some(out)
+            }
+            _ => atomic(),
+        }
+    }
+}
+
+/// `outer/inner`, or either alone when the other is empty or they agree.
+fn within(outer: &str, inner: &str) -> String {
+    match (outer, inner) {
+        ("", i) => i.to_string(),
+        (o, "") => o.to_string(),
+        (o, i) if o == i || o.ends_with(&format!("/{i}")) => o.to_string(),
+        (o, i) => format!("{o}/{i}"),
+    }
+}
+
+/// The shortest path of at least one step from `a` to `b` in `r`, its
+/// events in order (`a` first, `b` last).
+fn shortest(r: &Rel, a: usize, b: usize) -> Option<Vec<usize>> {
+    let n = r.len();
+    let mut before: Vec<Option<usize>> = vec![None; n];
+    let mut queue = std::collections::VecDeque::new();
+    for c in crate::axiomatic::relation::members(r.row(a)) {
+        if before[c].is_none() {
+            before[c] = Some(a);
+            queue.push_back(c);
+        }
+    }
+    while let Some(c) = queue.pop_front() {
+        if c == b {
+            let mut path = vec![b];
+            let mut at = b;
+            while let Some(p) = before[at] {
+                path.push(p);
+                if p == a {
+                    break;
+                }
+                at = p;
+            }
+            path.reverse();
+            return Some(path);
+        }
+        for d in crate::axiomatic::relation::members(r.row(c)) {
+            if before[d].is_none() {
+                before[d] = Some(c);
+                queue.push_back(d);
+            }
+        }
+    }
+    None
+}

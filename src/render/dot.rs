@@ -36,13 +36,15 @@ pub fn picture(pic: &Picture, legend: bool) -> String {
     }
     for a in &pic.arrows {
         let (colour, dash) = a.class.style();
-        let style = if dash.is_some() {
-            if a.class == Class::Rf || a.class == Class::LocFromSync {
+        let style = if a.class == Class::Cycle {
+            "\"dashed,bold\""
+        } else if dash.is_some() {
+            if matches!(a.class, Class::Rf | Class::LocFromSync | Class::Shown) {
                 "dotted"
             } else {
                 "dashed"
             }
-        } else if a.class == Class::Rmw {
+        } else if matches!(a.class, Class::Rmw | Class::AtomicPair) {
             "bold"
         } else {
             "solid"

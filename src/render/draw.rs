@@ -84,6 +84,20 @@ pub enum DrawError {
     Unsupported(String),
     /// The search stopped at a limit before finding the pomset.
     Limit(String),
+    /// The cat model failed on an execution (a `let rec` that does not
+    /// converge): its diagnostic, rendered.
+    Model(String),
+    /// Under a cat model (`draw --model`): no candidate execution of the
+    /// kind wanted (with the outcome if `outcome`).
+    NoExecution {
+        model: String,
+        wanted: Which,
+        outcome: bool,
+        /// Candidate executions (reaching the outcome if `outcome`).
+        reaching: usize,
+        /// Of those, the consistent ones.
+        consistent: usize,
+    },
 }
 
 impl std::fmt::Display for DrawError {
@@ -126,15 +140,80 @@ impl std::fmt::Display for DrawError {
             }
             DrawError::Unsupported(o) => write!(f, "{o} is not implemented by the semantics yet"),
             DrawError::Limit(l) => write!(f, "the search stopped at a limit ({l}) before drawing"),
+            DrawError::Model(e) => write!(f, "the model fails on an execution:\n{}", e.trim_end()),
+            DrawError::NoExecution {
+                model,
+                wanted,
+                outcome,
+                reaching,
+                consistent,
+            } => no_execution(f, model, *wanted, *outcome, (*reaching, *consistent)),
         }
     }
 }
 
 impl std::error::Error for DrawError {}
 
+/// Why `draw --model` found nothing to draw, with what there is instead.
+fn no_execution(
+    f: &mut std::fmt::Formatter<'_>,
+    model: &str,
+    wanted: Which,
+    outcome: bool,
+    (reaching, consistent): (usize, usize),
+) -> std::fmt::Result {
+    let executions = |n: usize| match n {
+        1 => "1 candidate execution".to_string(),
+        n => format!("{n} candidate executions"),
+    };
+    let reach = match (outcome, reaching) {
+        (false, _) => "",
+        (true, 1) => " reaches that outcome",
+        (true, _) => " reach that outcome",
+    };
+    if reaching == 0 {
+        return match outcome {
+            true => write!(f, "no candidate execution reaches that outcome"),
+            false => write!(f, "the test has no candidate execution"),
+        };
+    }
+    match wanted {
+        Which::Incomplete => write!(
+            f,
+            "{}{reach}, all consistent under {model}: none to draw with --which incomplete",
+            executions(reaching)
+        ),
+        _ if consistent == 0 => write!(
+            f,
+            "{}{reach}, none consistent under {model} (--which incomplete draws them with the failing check)",
+            executions(reaching)
+        ),
+        Which::Nth(n) => write!(
+            f,
+            "{}{reach}, {consistent} consistent under {model}, so there is no consistent execution {n}",
+            executions(reaching)
+        ),
+        // Candidates and Complete draw something whenever one reaches.
+        _ => write!(f, "no execution to draw"),
+    }
+}
+
 /// Draws the chosen complete pomsets of a test in one format.
 pub fn draw(lit: &Litmus, model: &Model, opts: &DrawOptions) -> Result<String, DrawError> {
     Ok(render(&pictures_counted(lit, model, opts)?.pictures, opts))
+}
+
+/// Draws the chosen candidate executions of a test under a cat model
+/// (`draw --model`; see `execution::pictures` for what `opts.which` means).
+pub fn draw_cat(
+    lit: &Litmus,
+    model: &crate::cat::Model,
+    opts: &DrawOptions,
+) -> Result<String, DrawError> {
+    Ok(render(
+        &super::execution::pictures(lit, model, opts)?.pictures,
+        opts,
+    ))
 }
 
 /// Renders pictures already built.
@@ -144,7 +223,7 @@ pub fn render(pics: &[Picture], opts: &DrawOptions) -> String {
             let legend = opts.legend.unwrap_or(false);
             let mut parts: Vec<String> = pics.iter().map(super::text::picture).collect();
             if legend {
-                parts.push(text_legend());
+                parts.push(text_legend(pics));
             }
             parts.join("\n")
         }
@@ -158,9 +237,18 @@ pub fn render(pics: &[Picture], opts: &DrawOptions) -> String {
     }
 }
 
-fn text_legend() -> String {
+/// Every pomset class, or for executions (`draw --model`) every execution class.
+fn text_legend(pics: &[Picture]) -> String {
     let mut out = String::from("Legend:\n");
-    for c in picture::Class::ALL {
+    let execution = pics
+        .iter()
+        .any(|p| p.arrows.iter().any(|a| a.class.is_execution()));
+    let classes: &[picture::Class] = if execution {
+        &picture::Class::EXECUTION
+    } else {
+        &picture::Class::ALL
+    };
+    for c in classes {
         out.push_str(&format!("  {}\n", c.name()));
     }
     out
@@ -295,18 +383,18 @@ pub fn command(
     sets: &[String],
     args: crate::cli::DrawArgs,
     output: Option<&std::path::Path>,
-    color: bool,
+    (cat, color): (Option<&crate::cat::Model>, bool),
 ) -> Result<bool, String> {
     use crate::cli::DrawFormat;
     let which = match args.which.as_str() {
-        "complete" => Which::Complete,
+        "complete" | "consistent" => Which::Complete,
         "candidates" => Which::Candidates,
-        "incomplete" => Which::Incomplete,
+        "incomplete" | "inconsistent" => Which::Incomplete,
         n => match n.parse::<usize>() {
             Ok(n) if n >= 1 => Which::Nth(n),
             _ => {
                 return Err(format!(
-                    "--which takes complete, candidates (every candidate, complete or not), incomplete or a number from 1, not `{n}`"
+                    "--which takes complete, candidates (every candidate, complete or not), incomplete or a number from 1 (under a cat --model also consistent, inconsistent), not `{n}`"
                 ))
             }
         },
@@ -330,18 +418,27 @@ pub fn command(
         limits: args.limits,
         max_pictures: Some(args.limit),
     };
-    let drawn = pictures_counted(&test, &model, &opts).map_err(|e| e.to_string())?;
+    let drawn = match cat {
+        Some(cat) => super::execution::pictures(&test, cat, &opts),
+        None => pictures_counted(&test, &model, &opts),
+    }
+    .map_err(|e| e.to_string())?;
     let pics = drawn.pictures;
+    let what = if cat.is_some() {
+        "executions"
+    } else {
+        "pomsets"
+    };
     if drawn.in_all > pics.len() {
         eprintln!(
-            "drew {} of {} pomsets (--limit {} draws more)",
+            "drew {} of {} {what} (--limit {} draws more)",
             pics.len(),
             drawn.in_all,
             args.limit
         );
     }
     if let Some(l) = drawn.limit {
-        eprintln!("Limit reached: {l} (there may be more pomsets)");
+        eprintln!("Limit reached: {l} (there may be more {what})");
     }
     let text = render(&pics, &opts);
     match output {

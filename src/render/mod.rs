@@ -3,6 +3,7 @@
 
 pub mod dot;
 pub mod draw;
+pub mod execution;
 pub mod layout;
 pub mod picture;
 pub mod svg;

@@ -75,6 +75,20 @@ pub enum Class {
     Rf,
     /// An edge of the closure that no rule added directly (`--all-edges`).
     Implied,
+    /// A candidate execution's program order (`draw --model`).
+    Po,
+    /// A candidate execution's reads-from.
+    ReadsFrom,
+    /// A candidate execution's coherence order.
+    Coherence,
+    /// A candidate execution's from-reads (rf⁻¹; co).
+    FromReads,
+    /// A candidate execution's read-modify-write pairs.
+    AtomicPair,
+    /// A relation the cat model `show`s.
+    Shown,
+    /// The cycle (or pair) of the check that fails on the execution.
+    Cycle,
 }
 
 impl Class {
@@ -91,6 +105,24 @@ impl Class {
         Class::Rf,
         Class::Implied,
     ];
+
+    /// The classes of a candidate execution's picture (`draw --model`), in
+    /// legend order. They are not in `ALL`, so the pomset pictures' SVG
+    /// markers, TikZ styles and legends stay as they were.
+    pub const EXECUTION: [Class; 7] = [
+        Class::Po,
+        Class::ReadsFrom,
+        Class::Coherence,
+        Class::FromReads,
+        Class::AtomicPair,
+        Class::Shown,
+        Class::Cycle,
+    ];
+
+    /// Whether the class belongs to executions rather than pomsets.
+    pub fn is_execution(self) -> bool {
+        Class::EXECUTION.contains(&self)
+    }
 
     /// The class of the rule that added an edge.
     pub fn of(r: Reason) -> Class {
@@ -121,6 +153,13 @@ impl Class {
             Class::Rmw => "read-modify-write (M9b, M9c)",
             Class::Rf => "rf adding no order",
             Class::Implied => "implied by transitivity",
+            Class::Po => "po (program order)",
+            Class::ReadsFrom => "rf (reads-from)",
+            Class::Coherence => "co (coherence)",
+            Class::FromReads => "fr (from-reads)",
+            Class::AtomicPair => "rmw (read-modify-write)",
+            Class::Shown => "shown by the model (show)",
+            Class::Cycle => "the failing check (its cycle)",
         }
     }
 
@@ -138,6 +177,13 @@ impl Class {
             Class::Rmw => "rmw",
             Class::Rf => "rf",
             Class::Implied => "implied",
+            Class::Po => "po",
+            Class::ReadsFrom => "exrf",
+            Class::Coherence => "exco",
+            Class::FromReads => "exfr",
+            Class::AtomicPair => "exrmw",
+            Class::Shown => "show",
+            Class::Cycle => "cycle",
         }
     }
 
@@ -155,6 +201,13 @@ impl Class {
             Class::Rmw => ("8b4513", None),
             Class::Rf => ("c0392b", Some("1.5 3")),
             Class::Implied => ("b0b0b0", None),
+            Class::Po => ("555555", None),
+            Class::ReadsFrom => ("c0392b", None),
+            Class::Coherence => ("1f5fbf", None),
+            Class::FromReads => ("d35400", Some("6 3")),
+            Class::AtomicPair => ("8b4513", None),
+            Class::Shown => ("16a085", Some("1 3")),
+            Class::Cycle => ("e6007e", Some("8 4")),
         }
     }
 }
@@ -165,8 +218,9 @@ pub struct Arrow {
     pub from: usize,
     pub to: usize,
     pub class: Class,
-    /// The rules behind it (`c6`, `s7a`, `rf`, ...), each once.
-    pub rules: Vec<&'static str>,
+    /// The rules behind it (`c6`, `s7a`, `rf`, ...), each once; for an
+    /// execution, the relations (`po`, `hb`, a `show`n name).
+    pub rules: Vec<String>,
     /// The orders it belongs to (empty for a bare rf arrow).
     pub orders: Vec<OrderKind>,
 }
@@ -294,7 +348,7 @@ fn build(
             .iter_mut()
             .find(|x| x.from == from && x.to == to && x.class == Class::Matching);
         match drawn {
-            Some(x) => x.rules.insert(0, "rf"),
+            Some(x) => x.rules.insert(0, "rf".to_string()),
             None => add(&mut arrows, from, to, Class::Rf, "rf", None),
         }
     }
@@ -311,9 +365,11 @@ fn build(
 /// Moves events down so that rf between threads points down, when rf and
 /// program order allow it (longest paths over both). When they form a cycle
 /// (a load-buffering outcome, say), rows stay as program order gives them.
-fn layer(events: &mut [Node], arrows: &[Arrow]) {
-    let rf =
-        |a: &&Arrow| a.rules.first() == Some(&"rf") && events[a.from].column != events[a.to].column;
+pub(crate) fn layer(events: &mut [Node], arrows: &[Arrow]) {
+    let rf = |a: &&Arrow| {
+        a.rules.first().map(String::as_str) == Some("rf")
+            && events[a.from].column != events[a.to].column
+    };
     let rf: Vec<(usize, usize)> = arrows.iter().filter(rf).map(|a| (a.from, a.to)).collect();
     let mut rows: Vec<usize> = events.iter().map(|n| n.row).collect();
     for _ in 0..=events.len() {
@@ -340,12 +396,12 @@ fn layer(events: &mut [Node], arrows: &[Arrow]) {
     }
 }
 
-fn add(
+pub(crate) fn add(
     arrows: &mut Vec<Arrow>,
     from: usize,
     to: usize,
     class: Class,
-    rule: &'static str,
+    rule: &str,
     k: Option<OrderKind>,
 ) {
     let i = match arrows
@@ -365,8 +421,8 @@ fn add(
         }
     };
     let x = &mut arrows[i];
-    if !x.rules.contains(&rule) {
-        x.rules.push(rule);
+    if !x.rules.iter().any(|r| r == rule) {
+        x.rules.push(rule.to_string());
     }
     if let Some(k) = k.filter(|k| !x.orders.contains(k)) {
         x.orders.push(k);
@@ -390,7 +446,7 @@ fn label(sem: &Sem, a: &Action) -> Label {
 }
 
 /// `r=1; s=0; [x]=1`, the registers without their thread prefix when unambiguous.
-fn state_text(state: &State) -> String {
+pub(crate) fn state_text(state: &State) -> String {
     let show = |v: &Option<i64>| v.map_or("?".to_string(), |v| v.to_string());
     state
         .regs
@@ -451,6 +507,7 @@ impl Picture {
     pub fn classes(&self) -> Vec<Class> {
         Class::ALL
             .into_iter()
+            .chain(Class::EXECUTION)
             .filter(|c| self.arrows.iter().any(|a| a.class == *c))
             .collect()
     }

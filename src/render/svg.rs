@@ -16,7 +16,7 @@ pub fn document(pics: &[Picture], legend: bool) -> String {
         out,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w:.0}\" height=\"{h:.0}\" viewBox=\"0 0 {w:.0} {h:.0}\" font-family=\"DejaVu Serif, Times, serif\" font-size=\"{FONT}\">"
     );
-    out.push_str(&markers());
+    out.push_str(&markers(&execution_classes(pics)));
     let _ = writeln!(out, "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>");
     out.push_str(&body);
     out.push_str("</svg>\n");
@@ -46,9 +46,18 @@ pub fn grid_columns(n: usize) -> usize {
     (1..=n.max(1)).find(|c| c * c >= n).unwrap_or(1)
 }
 
-fn markers() -> String {
+/// The execution classes (`draw --model`) the pictures use: none for
+/// pomsets, whose documents stay as they were.
+pub fn execution_classes(pics: &[Picture]) -> Vec<Class> {
+    Class::EXECUTION
+        .into_iter()
+        .filter(|c| pics.iter().any(|p| p.arrows.iter().any(|a| a.class == *c)))
+        .collect()
+}
+
+fn markers(extra: &[Class]) -> String {
     let mut out = String::from("<defs>\n");
-    for c in Class::ALL {
+    for c in Class::ALL.iter().chain(extra).copied() {
         let _ = writeln!(
             out,
             "<marker id=\"head-{}\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerUnits=\"userSpaceOnUse\" markerWidth=\"10\" markerHeight=\"10\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#{}\"/></marker>",
@@ -171,7 +180,11 @@ fn arrow(pic: &Picture, l: &Layout, i: usize, a: &Arrow) -> String {
     let ((sx, sy), (cx, cy), (ex, ey)) = (c.start, c.control, c.end);
     let (colour, dash) = a.class.style();
     let dash = dash.map_or(String::new(), |d| format!(" stroke-dasharray=\"{d}\""));
-    let width = if a.class == Class::Rmw { 2.4 } else { 1.6 };
+    let width = match a.class {
+        Class::Rmw | Class::AtomicPair => 2.4,
+        Class::Cycle => 3.2,
+        _ => 1.6,
+    };
     format!(
         "<path class=\"edge {}\" d=\"M{sx:.1},{sy:.1} Q{cx:.1},{cy:.1} {ex:.1},{ey:.1}\" fill=\"none\" stroke=\"#{colour}\" stroke-width=\"{width}\"{dash} marker-end=\"url(#head-{})\"><title>e{} → e{}: {}</title></path>\n",
         a.class.key(),

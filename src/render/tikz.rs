@@ -33,23 +33,51 @@ pub fn preamble() -> String {
     }
     out.push_str("\\tikzset{\n  pom event/.style={inner sep=2pt, fill=white},\n  pom thread/.style={inner sep=2pt},\n  pom arrow/.style={-{Stealth[length=5pt]}, semithick, shorten >=1pt, shorten <=1pt},\n");
     for c in Class::ALL {
-        let (_, dash) = c.style();
-        let pattern = match (c, dash) {
-            (Class::Rf | Class::LocFromSync, _) => ", densely dotted",
-            (Class::StrongFencing | Class::TwoOrder, _) => ", dash dot",
-            (_, Some(_)) => ", dashed",
-            (Class::Rmw, None) => ", very thick",
-            _ => "",
-        };
-        let _ = writeln!(
-            out,
-            "  pom {}/.style={{pom arrow, draw=pom{}{pattern}}},",
-            c.key(),
-            c.key()
-        );
+        out.push_str(&style(c));
     }
     out.push_str("}\n");
     out
+}
+
+/// The colours and styles of the execution classes `classes` (`draw
+/// --model`), after the preamble; empty when there are none.
+pub fn execution_preamble(classes: &[Class]) -> String {
+    if classes.is_empty() {
+        return String::new();
+    }
+    let mut out = String::new();
+    for c in classes {
+        let _ = writeln!(
+            out,
+            "\\providecolor{{pom{}}}{{HTML}}{{{}}}",
+            c.key(),
+            c.style().0.to_uppercase()
+        );
+    }
+    out.push_str("\\tikzset{\n");
+    for &c in classes {
+        out.push_str(&style(c));
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// One class's `pom KEY` style.
+fn style(c: Class) -> String {
+    let (_, dash) = c.style();
+    let pattern = match (c, dash) {
+        (Class::Rf | Class::LocFromSync | Class::Shown, _) => ", densely dotted",
+        (Class::StrongFencing | Class::TwoOrder, _) => ", dash dot",
+        (Class::Cycle, _) => ", dashed, ultra thick",
+        (_, Some(_)) => ", dashed",
+        (Class::Rmw | Class::AtomicPair, None) => ", very thick",
+        _ => "",
+    };
+    format!(
+        "  pom {}/.style={{pom arrow, draw=pom{}{pattern}}},\n",
+        c.key(),
+        c.key()
+    )
 }
 
 /// A standalone document (one page per picture), or the pictures alone.
@@ -59,8 +87,9 @@ pub fn document(pics: &[Picture], legend: bool, snippet: bool) -> String {
         return body.join("\n");
     }
     format!(
-        "\\documentclass[tikz,border=6pt]{{standalone}}\n\\usepackage{{xcolor}}\n{}\\begin{{document}}\n{}\\end{{document}}\n",
+        "\\documentclass[tikz,border=6pt]{{standalone}}\n\\usepackage{{xcolor}}\n{}{}\\begin{{document}}\n{}\\end{{document}}\n",
         preamble(),
+        execution_preamble(&super::svg::execution_classes(pics)),
         body.join("\n")
     )
 }

@@ -217,7 +217,10 @@ fn settle_with(
         found,
         witnesses: out.witnesses,
         stats: sem.l.stats(),
-        notes: outside_v_notes(&sem, p),
+        notes: outside_v_notes(&sem, p)
+            .into_iter()
+            .chain(p.bound_note())
+            .collect(),
     }
 }
 

@@ -328,3 +328,29 @@ exists (P0:r0 = 1 /\\ P0:r1 = 1)
 ";
     assert_eq!(observations(src), vec![Never]);
 }
+
+/// Found by the SC-inclusion test (under `sc_order = sec11`, but the bug was
+/// in construction): M3a's pruning over V is sound only where every register
+/// ranges over V. The write's value 1 mentions no register, but its computed
+/// address does: r1 = r0 - 1 is LET-assigned and reaches -1, outside
+/// V = {0, 1}, so the guard r1 + 2 = 1 must not be dropped as unsatisfiable
+/// over V. The fast engine kept only the other state; the reference engine
+/// and SC have both.
+#[test]
+fn a_let_register_outside_v_may_compute_an_address() {
+    let src = "litmus ADDR3
+locations { x @ 1 }
+r0 := y.rlx; r1 := r0 - 1; [r1 + 2].rlx := 1;
+|| y.rlx := 1;
+exists (P0:r1 = -1 /\\ x = 1)
+";
+    assert_eq!(observations(src), vec![Sometimes]);
+    let expected: BTreeSet<String> = [
+        "P0:r0=0 P0:r1=-1 [x]=1 [y]=1",
+        "P0:r0=1 P0:r1=0 [x]=0 [y]=1",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(states(src), expected);
+}

@@ -10,6 +10,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::construct::{Ev, Frag, Limit, Sem};
+use super::gap;
 use super::goal::{self, Goal};
 use super::tau::{Events, KappaNode, Tau, TauNode};
 use crate::action::{self, Action, Groups, Kind, Mode, Scope, ThreadId};
@@ -139,7 +140,31 @@ pub fn outcomes_visiting<'v>(
     // another event's and so coalesce with it (s1, I1), which can reach new
     // states (the reference engine found one). The stronger labels are
     // enumerated like every other existential choice.
+    let listing = visit.is_some();
+    let mut out = decide_all(p, model, limits, visit, false);
+    // `monotonicity` with `final = loc_max` (see `gap`): the states found
+    // may omit coarsenings of their final memory. Where one could change a
+    // verdict, decide again with every stronger label built; else say so.
+    if gap::memory_gap(model) && out.limit.is_none() && !p.locs.is_empty() && !listing {
+        if p.conditions.iter().any(|c| gap::could_matter(p, c, &out)) {
+            out = decide_all(p, model, limits, None, true);
+        } else {
+            out.notes.push(gap::NOTE.to_string());
+        }
+    }
+    Ok(out)
+}
+
+/// One decision; `strengthen` builds every stronger label (`Sem::modes`).
+fn decide_all<'v>(
+    p: &Program,
+    model: &Model,
+    limits: Limits,
+    visit: Option<&'v mut Visit<'v>>,
+    strengthen: bool,
+) -> Outcomes {
     let mut sem = Sem::new(p, model, limits.max_pomsets);
+    sem.strengthen = strengthen;
     let mut out = empty_outcomes();
     match run(&mut sem, p, model, limits, visit, None, &mut out) {
         Ok(_) => {}
@@ -148,7 +173,7 @@ pub fn outcomes_visiting<'v>(
     out.stats = sem.l.stats();
     out.notes = outside_v_notes(&sem, p);
     out.notes.extend(p.bound_note());
-    Ok(out)
+    out
 }
 
 fn empty_outcomes() -> Outcomes {
@@ -234,6 +259,11 @@ pub fn settle_conditions(
     p.conditions
         .iter()
         .map(|c| {
+            // Under `monotonicity` a counterexample may be a coarsening the
+            // searches do not build (`gap`): decide those conditions fully.
+            if gap::memory_gap(model) && !gap::condition_locations(p, c).is_empty() {
+                return settled_from_outcomes(p, c, &outcomes(p, model, limits)?);
+            }
             let [holds, fails] = goal::goals(p, c);
             Ok([
                 settle(p, model, limits, holds)?,
@@ -241,6 +271,33 @@ pub fn settle_conditions(
             ])
         })
         .collect()
+}
+
+/// The two searches' answers for `c`, read off a full decision: the first
+/// kept state where `c` holds, and the first where it does not.
+fn settled_from_outcomes(
+    p: &Program,
+    c: &core::Condition,
+    o: &Outcomes,
+) -> Result<[Settled; 2], Unsupported> {
+    let kept: Vec<&State> = o
+        .states
+        .keys()
+        .filter(|s| super::verdict::kept(p, s))
+        .collect();
+    let first = |want: bool| {
+        kept.iter()
+            .find(|s| super::verdict::holds(p, s, &c.prop) == want)
+            .map(|s| (*s).clone())
+    };
+    let settled = |found: Option<State>| Settled {
+        found,
+        witnesses: o.witnesses,
+        limit: o.limit.clone(),
+        stats: o.stats,
+        notes: o.notes.clone(),
+    };
+    Ok([settled(first(true)), settled(first(false))])
 }
 
 /// Decides the test, or with a goal searches for one state meeting it

@@ -6,6 +6,7 @@ pub mod construct;
 pub mod decide;
 pub mod explain;
 pub mod expr;
+pub mod gap;
 pub mod goal;
 pub mod tau;
 pub mod verdict;

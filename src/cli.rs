@@ -675,6 +675,10 @@ pub struct LimitArgs {
     /// Give up (verdict unknown) after this many seconds per test.
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
+    /// Search every arrangement of threads with the same code, instead of one
+    /// per multiset (the book's Performance chapter: thread symmetry).
+    #[arg(long)]
+    pub no_symmetry: bool,
 }
 
 impl LimitArgs {
@@ -693,6 +697,7 @@ impl LimitArgs {
             max_states: self.max_states,
             deadline,
             cancel: None,
+            symmetry: !self.no_symmetry,
         }
     }
 }

@@ -8,5 +8,6 @@ pub mod explain;
 pub mod expr;
 pub mod gap;
 pub mod goal;
+pub mod symmetry;
 pub mod tau;
 pub mod verdict;

@@ -49,6 +49,15 @@ pub enum Step {
         max_iterations: usize,
     },
     Check(Check),
+    /// `with NAME from linearisations(set, order)`: the slot ranges over
+    /// the strict total orders on `set` that extend `order`.
+    With {
+        slot: usize,
+        set: Ir,
+        order: Ir,
+        span: Span,
+        file: usize,
+    },
 }
 
 /// `[flag] [~] acyclic|irreflexive|empty e [as name]`.
@@ -80,6 +89,9 @@ pub struct Model {
     /// The steps that are checks, cheapest first (by the size of what they
     /// depend on): a candidate is rejected at its first failing check.
     pub checks_by_cost: Vec<usize>,
+    /// The instructions the model's events stand for, when a program of
+    /// pomset's language must be rewritten first (the bundled `ptx`).
+    pub lowering: Option<crate::axiomatic::lower::Lowering>,
 }
 
 /// What a name stands for while compiling.
@@ -153,6 +165,7 @@ pub fn compile(main: Source) -> Result<Model, LoadError> {
         match step {
             Step::Let(s, _) => defined_by[*s] = i,
             Step::Rec { slots, .. } => slots.iter().for_each(|(s, _)| defined_by[*s] = i),
+            Step::With { slot, .. } => defined_by[*slot] = i,
             Step::Check(_) => {}
         }
     }
@@ -174,6 +187,7 @@ pub fn compile(main: Source) -> Result<Model, LoadError> {
         names: c.names,
         defined_by,
         checks_by_cost: checks.into_iter().map(|(_, i)| i).collect(),
+        lowering: None,
     })
 }
 
@@ -349,6 +363,30 @@ impl Compiler {
                     span: *span,
                     file,
                 }));
+                Ok(())
+            }
+            Stmt::With {
+                name,
+                set,
+                order,
+                span,
+            } => {
+                if self.steps.iter().any(|s| matches!(s, Step::With { .. })) {
+                    return Err(Diagnostic::error("a second `with` is not supported", *span)
+                        .with_label("one `with` per model")
+                        .with_hint("the model is judged once per choice of the one `with`"));
+                }
+                let set = self.set(set, env, file, "`linearisations` orders a set")?;
+                let order = self.rel(order, env, file, "`linearisations` extends a relation")?;
+                let slot = self.new_slot(&name.name, Ty::Rel);
+                self.steps.push(Step::With {
+                    slot,
+                    set,
+                    order,
+                    span: *span,
+                    file,
+                });
+                env.insert(name.name.clone(), Entry::Slot(slot, Ty::Rel));
                 Ok(())
             }
             Stmt::Show(items) => {

@@ -428,14 +428,12 @@ pub fn outcomes(p: &Program, model: &cat::Model, limits: Limits) -> Result<Outco
             seen.dropped
         ));
     }
-    for (f, n) in flags {
-        notes.push(format!("flag {f}: raised by {n} consistent executions"));
-    }
     Ok(Outcomes {
         states,
         witnesses,
         limit: over.or(seen.limit),
         stats: crate::logic::Stats::default(),
         notes,
+        flags: flags.into_iter().collect(),
     })
 }

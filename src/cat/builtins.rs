@@ -203,9 +203,10 @@ pub enum Function {
     Domain,
     Range,
     FenceRel,
+    PerScope,
 }
 
-pub const FUNCTIONS: [(&str, Function, &str); 3] = [
+pub const FUNCTIONS: [(&str, Function, &str); 4] = [
     (
         "domain",
         Function::Domain,
@@ -220,6 +221,11 @@ pub const FUNCTIONS: [(&str, Function, &str); 3] = [
         "fencerel",
         Function::FenceRel,
         "fencerel(S): po ; [S] ; po, pairs separated by an S event",
+    ),
+    (
+        "per-scope",
+        Function::PerScope,
+        "per-agent(r, s): the union over threads a of (r | (s & (I_a * I_a)))+, where I_a is the events whose scope includes a (HRF-direct's happens-before)",
     ),
 ];
 

@@ -33,6 +33,7 @@ pub enum Ir {
     Domain(Box<Ir>),
     Range(Box<Ir>),
     FenceRel(Box<Ir>),
+    PerScope(Box<Ir>, Box<Ir>),
 }
 
 /// One step of a model, run in order on each execution.
@@ -226,9 +227,12 @@ fn cost(ir: &Ir, steps: &[Step], defined_by: &[usize], memo: &mut [Option<usize>
     let mut sub = |a: &Ir| cost(a, steps, defined_by, memo);
     match ir {
         Ir::Builtin(_) | Ir::Empty(_) | Ir::Slot(_) => 1,
-        Ir::Union(a, b) | Ir::Inter(a, b) | Ir::Diff(a, b) | Ir::Seq(a, b) | Ir::Product(a, b) => {
-            1 + sub(a) + sub(b)
-        }
+        Ir::Union(a, b)
+        | Ir::Inter(a, b)
+        | Ir::Diff(a, b)
+        | Ir::Seq(a, b)
+        | Ir::Product(a, b)
+        | Ir::PerScope(a, b) => 1 + sub(a) + sub(b),
         Ir::Inverse(a)
         | Ir::Plus(a)
         | Ir::Star(a)
@@ -637,6 +641,13 @@ impl Compiler {
         };
         let b = Box::new;
         match env.get(&f.name) {
+            Some(Entry::Function(Function::PerScope)) => {
+                arity(args.len(), 2)?;
+                let why = "`per-scope` takes two relations";
+                let r = self.rel(&args[0], env, file, why)?;
+                let s = self.rel(&args[1], env, file, why)?;
+                Ok((Ir::PerScope(b(r), b(s)), Ty::Rel))
+            }
             Some(Entry::Function(func)) => {
                 arity(args.len(), 1)?;
                 Ok(match func {
@@ -667,6 +678,7 @@ impl Compiler {
                         )?)),
                         Ty::Rel,
                     ),
+                    Function::PerScope => unreachable!("handled above"),
                 })
             }
             Some(Entry::Defined(def)) => {

@@ -360,6 +360,39 @@ fn linearise(base: &Rel, left: u64, prefix: &mut Vec<usize>, out: &mut Vec<Rel>)
     true
 }
 
+/// `per-scope(r, s)`: the pairs of `s` grouped by the narrower of their
+/// two scope instances (an event's instance: its scope level and the events
+/// of threads in it); the union over groups of `(r | group)+`.
+fn per_scope(x: &Execution, r: &Rel, s: &Rel) -> Rel {
+    use crate::syntax::ast::Scope;
+    let n = x.len();
+    let threaded = x.set(|e| e.thread.is_some());
+    let instance = |e: usize| -> (u8, u64) {
+        match x.events[e].scope {
+            Scope::Cta => (0, x.same_cta.row(e)),
+            Scope::Gpu => (1, x.same_gpu.row(e)),
+            Scope::Sys => (2, threaded),
+        }
+    };
+    let mut groups: Vec<((u8, u64), Rel)> = Vec::new();
+    for (a, b) in s.pairs() {
+        let key = instance(a).min(instance(b));
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, g)) => g.add(a, b),
+            None => {
+                let mut g = Rel::new(n);
+                g.add(a, b);
+                groups.push((key, g));
+            }
+        }
+    }
+    let mut out = r.plus();
+    for (_, g) in groups {
+        out = out.union(&r.union(&g).plus());
+    }
+    out
+}
+
 fn empty(ty: Ty, n: usize) -> Value {
     match ty {
         Ty::Set => Value::Set(0),
@@ -428,6 +461,10 @@ impl Ctx<'_> {
                 let fences = self.set(a) & self.x.set(|e| e.kind == Kind::Fence);
                 let po = &self.x.po;
                 Value::Rel(po.seq(&Rel::identity(n, fences)).seq(po))
+            }
+            Ir::PerScope(r, s) => {
+                let (r, s) = (self.rel(r), self.rel(s));
+                Value::Rel(per_scope(self.x, &r, &s))
             }
         }
     }

@@ -58,10 +58,11 @@ fn ptx_verdicts_on_our_own_tests() {
 /// race-free, its stale outcome forbidden; H2 racy in HRF-direct,
 /// race-free in HRF-indirect with both stale outcomes forbidden; H3
 /// race-free with scope inclusion, forbidden; H4 race-free, forbidden; H5
-/// allowed (relaxed atomics).
+/// allowed (relaxed atomics). Then our own (`tests/models/hrf/`).
 #[test]
 fn hrf_verdicts_on_the_seed_examples() {
-    let h = files("examples/catalogue", "h");
+    let mut h = files("examples/catalogue", "h");
+    h.extend(files("tests/models/hrf", ""));
     let mut out = String::new();
     for name in ["hrf-direct", "hrf-indirect"] {
         let m = cat::load(name).expect("the bundled model compiles");

@@ -83,7 +83,8 @@ fn observation(m: &cat::Model, src: &str) -> String {
     format!("{:?}", j.observation.expect("decided"))
 }
 
-const SB_FENCES: &str = "litmus SB\nx := 1; F.sc; r := y;\n|| y := 1; F.sc; s := x;\nexists (r = 0 /\\ s = 0)\n";
+const SB_FENCES: &str =
+    "litmus SB\nx := 1; F.sc; r := y;\n|| y := 1; F.sc; s := x;\nexists (r = 0 /\\ s = 0)\n";
 
 /// A total order on the sc fences, chosen: in either order one of the two
 /// reads sees the other thread's write, so SB's outcome is forbidden; with
@@ -110,8 +111,10 @@ fn with_refuses_other_generators_and_a_second_with() {
         Err(e) => e.render(),
     };
     assert!(err("with s from generate_orders(F, 0)\n").contains("not supported"));
-    assert!(err("with s from linearisations(F, 0)\nwith t from linearisations(F, 0)\n")
-        .contains("a second `with`"));
+    assert!(
+        err("with s from linearisations(F, 0)\nwith t from linearisations(F, 0)\n")
+            .contains("a second `with`")
+    );
     assert!(err("with s from linearisations(po, 0)\n").contains("a set"));
 }
 
@@ -159,7 +162,9 @@ fn the_pwt_to_ptx_table_in_the_book_is_current() {
                     let why = EXPLAINED
                         .iter()
                         .find(|(n, _)| *n == r.test)
-                        .unwrap_or_else(|| panic!("{}: PTX allows what pwt forbids, unexplained", r.test));
+                        .unwrap_or_else(|| {
+                            panic!("{}: PTX allows what pwt forbids, unexplained", r.test)
+                        });
                     format!("**PTX allows, pwt forbids**: {}", why.1)
                 } else if r.allows(0) && r.forbids(1) {
                     stronger += 1;

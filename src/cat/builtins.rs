@@ -225,7 +225,7 @@ pub const FUNCTIONS: [(&str, Function, &str); 4] = [
     (
         "per-scope",
         Function::PerScope,
-        "per-agent(r, s): the union over threads a of (r | (s & (I_a * I_a)))+, where I_a is the events whose scope includes a (HRF-direct's happens-before)",
+        "per-scope(r, s): for each scope instance I, the closure of r with the pairs of s whose narrower scope instance is I; the union of these (HRF-direct's happens-before)",
     ),
 ];
 

@@ -41,7 +41,10 @@ pub const BUNDLED: [(&str, &str); 4] = [
     ("rc11", include_str!("../../models/rc11.cat")),
     ("ptx", include_str!("../../models/ptx.cat")),
     ("hrf-direct", include_str!("../../models/hrf-direct.cat")),
-    ("hrf-indirect", include_str!("../../models/hrf-indirect.cat")),
+    (
+        "hrf-indirect",
+        include_str!("../../models/hrf-indirect.cat"),
+    ),
 ];
 
 /// A bundled model's text, by `name` or `name.cat`.

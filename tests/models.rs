@@ -199,3 +199,15 @@ fn the_pwt_to_ptx_table_in_the_book_is_current() {
         "book/src/ptx.md is stale: run UPDATE_BOOK=1 cargo test --test models"
     );
 }
+
+/// The PTX lowering: an sc access becomes fence.sc then an acquire read or
+/// a release write, an RMW with an sc half gets the fence too; everything
+/// else keeps its mode and scope.
+#[test]
+fn the_ptx_lowering_fences_sc_accesses() {
+    use pomset::axiomatic::lower::Lowering;
+    let src = "litmus L\nx.sc.gpu := 1; r := y.sc; s := FADD.sc.sc(z, 1);\n|| t := y.acq.cta; x.wk := 2; F.ra;\nexists (r = 0)\n";
+    let t = pomset::syntax::parse(src).expect("parses");
+    let lowered = Lowering::Ptx.apply(&t.program);
+    insta::assert_snapshot!(pomset::syntax::print::core_program(&lowered));
+}

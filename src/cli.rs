@@ -149,7 +149,7 @@ limit is named; it is never a wrong answer.")]
         #[arg(long)]
         verdict_only: bool,
         /// Which model decides: pwt (the pomset semantics), a bundled cat
-        /// model (rc11), or a .cat file. Under a cat model the file's
+        /// model (rc11, ptx, hrf-direct, hrf-indirect), or a .cat file. Under a cat model the file's
         /// expectations (the note's verdicts) are not checked.
         #[arg(long, default_value = "pwt", value_name = "MODEL")]
         model: String,
@@ -253,7 +253,7 @@ with each.")]
         limit: usize,
         #[command(flatten)]
         limits: LimitArgs,
-        /// pwt (the pomset semantics), a bundled cat model (rc11) or a .cat
+        /// pwt (the pomset semantics), a bundled cat model (rc11, ptx, hrf-direct, hrf-indirect) or a .cat
         /// file: under a cat model, candidate executions are drawn (po, rf,
         /// co, fr, rmw, the model's `show`n relations and the failing
         /// check's cycle); --which N is the N-th consistent execution,
@@ -280,7 +280,7 @@ blocking write (c8b), or a precondition that is not a tautology (c3).")]
         condition: Option<String>,
         #[arg(long = "set", value_name = "OPTION=VALUE")]
         set: Vec<String>,
-        /// pwt (the pomset semantics), a bundled cat model (rc11) or a .cat
+        /// pwt (the pomset semantics), a bundled cat model (rc11, ptx, hrf-direct, hrf-indirect) or a .cat
         /// file: under a cat model, each candidate execution reaching the
         /// outcome and the checks that fail on it (the cycle or the pair).
         #[arg(long, default_value = "pwt", value_name = "MODEL")]
@@ -293,6 +293,7 @@ Examples:
   pomset compare examples/classic --models pwt,rc11
   pomset compare examples/classic/mp.litmus --models rc11,my-model.cat
   pomset compare examples/ --models pwt,rc11 --mapping rc11:pwt
+  pomset compare examples/ --models pwt,ptx --mapping pwt:ptx
 
 Each cell is herd7's observation of the condition under that model:
 Sometimes, Always or Never (the outcome is never observed), or Unknown with
@@ -304,7 +305,7 @@ there is one.")]
     Compare {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// The models, comma-separated: pwt, a bundled cat model (rc11), or .cat files.
+        /// The models, comma-separated: pwt, a bundled cat model (rc11, ptx, hrf-direct, hrf-indirect), or .cat files.
         #[arg(long, default_value = "pwt,rc11", value_delimiter = ',')]
         models: Vec<String>,
         /// List the outcomes the target allows and the source forbids.

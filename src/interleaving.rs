@@ -228,6 +228,7 @@ impl<'a> Search<'_, '_, 'a> {
             limit: self.limit,
             stats: crate::logic::Stats::default(),
             notes: self.p.bound_note().into_iter().collect(),
+            flags: Vec::new(),
         }
     }
 

@@ -36,6 +36,10 @@ pub struct Report {
     /// What the states leave out (writes whose value may leave V), one sentence each.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// A cat model's raised flags (herd7's `Flag data-race`), each with the
+    /// number of consistent executions raising it; absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<FlagCount>,
     /// `run --verdict-only`: `states` holds only the states the searches
     /// stopped at, and `positive`/`negative` count those, not every state.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -43,6 +47,13 @@ pub struct Report {
     /// The most heap held at once while deciding, in bytes (`--stats`).
     #[serde(skip)]
     pub peak_bytes: Option<usize>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FlagCount {
+    pub name: String,
+    /// Consistent executions raising it.
+    pub executions: usize,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -111,6 +122,14 @@ impl Report {
             seconds: elapsed.as_secs_f64(),
             stats: Some(o.stats),
             warnings: o.notes.clone(),
+            flags: o
+                .flags
+                .iter()
+                .map(|(name, n)| FlagCount {
+                    name: name.clone(),
+                    executions: *n,
+                })
+                .collect(),
             verdict_only: false,
             peak_bytes: None,
         }
@@ -171,6 +190,7 @@ impl Report {
             seconds: elapsed.as_secs_f64(),
             stats: Some(stats),
             warnings,
+            flags: Vec::new(),
             verdict_only: true,
             peak_bytes: None,
         }
@@ -188,6 +208,7 @@ impl Report {
             seconds: 0.0,
             stats: None,
             warnings: vec![],
+            flags: Vec::new(),
             verdict_only: false,
             peak_bytes: None,
         }
@@ -296,7 +317,7 @@ impl Report {
                 count(self.states.len() - listed.len(), "more state")
             );
         }
-        for c in &self.conditions {
+        for (i, c) in self.conditions.iter().enumerate() {
             let ok = match c.ok {
                 Some(true) => "Ok",
                 Some(false) => "No",
@@ -305,6 +326,11 @@ impl Report {
             let _ = writeln!(out, "{ok}");
             let _ = writeln!(out, "Witnesses");
             let _ = writeln!(out, "Positive: {} Negative: {}", c.positive, c.negative);
+            if i == 0 {
+                for f in &self.flags {
+                    let _ = writeln!(out, "Flag {} ({} executions)", f.name, f.executions);
+                }
+            }
             let _ = writeln!(out, "Condition {}", c.text);
             let obs = c.observation.unwrap_or("Unknown");
             let _ = writeln!(

@@ -8,6 +8,7 @@
 
 pub mod execution;
 pub mod explain;
+pub mod lower;
 pub mod relation;
 
 use std::collections::BTreeMap;
@@ -391,6 +392,8 @@ pub fn thread_label(p: &Program, e: &Event) -> String {
 /// the number of consistent executions ending in it. Flags raised (a data
 /// race under RC11) are notes.
 pub fn outcomes(p: &Program, model: &cat::Model, limits: Limits) -> Result<Outcomes, String> {
+    let lowered = model.lowering.map(|l| l.apply(p));
+    let p = lowered.as_ref().unwrap_or(p);
     let mut states: BTreeMap<State, usize> = BTreeMap::new();
     let mut flags: BTreeMap<String, usize> = BTreeMap::new();
     let mut witnesses = 0;
@@ -425,14 +428,12 @@ pub fn outcomes(p: &Program, model: &cat::Model, limits: Limits) -> Result<Outco
             seen.dropped
         ));
     }
-    for (f, n) in flags {
-        notes.push(format!("flag {f}: raised by {n} consistent executions"));
-    }
     Ok(Outcomes {
         states,
         witnesses,
         limit: over.or(seen.limit),
         stats: crate::logic::Stats::default(),
         notes,
+        flags: flags.into_iter().collect(),
     })
 }

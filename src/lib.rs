@@ -19,6 +19,7 @@ pub mod repl;
 pub mod report;
 pub mod semantics;
 pub mod syntax;
+pub mod workbench;
 
 lalrpop_util::lalrpop_mod!(
     #[allow(clippy::all, unused_parens, dead_code)]

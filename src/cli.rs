@@ -36,6 +36,7 @@ Examples:
   pomset refine --from 'x := 1; r := x;' --to 'x := 1; r := 1;'
                                       is this compiler transformation sound?
   pomset repl                         explore interactively (also `pomset` alone, in a terminal)
+  pomset serve                        the same in a web page, at http://127.0.0.1:8417/
 
 A litmus file looks like this (the book's \"Writing litmus tests\" has the whole syntax):
 
@@ -388,6 +389,27 @@ the REPL\" is a guided tour.")]
         /// Run this session file instead of reading standard input.
         script: Option<PathBuf>,
     },
+    /// Start the web explorer: a local page to write tests, decide them,
+    /// flip options, explain outcomes and draw pomsets.
+    #[command(after_help = "\
+Examples:
+  pomset serve                        http://127.0.0.1:8417/
+  pomset serve --port 0               any free port (printed)
+
+The page and its JSON API (POST /api/decide, /api/explain, /api/draw,
+/api/pomsets, /api/refine, /api/vary, /api/options; GET /api/examples) run
+every decision within limits (a timeout of 10 s by default, at most 60 s,
+and a pomset count), so a large test cannot hang the server. The book's
+\"The web explorer\" is a tour.")]
+    Serve {
+        /// The port (0: any free one).
+        #[arg(long, default_value_t = 8417)]
+        port: u16,
+        /// The address to listen on; anything but a loopback address lets
+        /// other machines reach the explorer.
+        #[arg(long, default_value = "127.0.0.1", value_name = "ADDR")]
+        bind: String,
+    },
     /// Print tests from other tools (herd7 C, Dat3M PTX, the PwT prototype's
     /// .lit) in pomset's syntax, with a comment naming the source.
     #[command(after_help = "\
@@ -600,6 +622,7 @@ pub fn run(cli: Cli) -> ExitCode {
             };
             crate::repl::start(script.as_deref(), color).map(|()| true)
         }
+        Command::Serve { port, bind } => crate::serve::run(&bind, port).map(|()| true),
         Command::Import { paths } => import(&paths, color),
         Command::Export { paths, to } => export(&paths, to, color),
     };

@@ -18,6 +18,7 @@ pub mod render;
 pub mod repl;
 pub mod report;
 pub mod semantics;
+pub mod serve;
 pub mod syntax;
 pub mod workbench;
 

@@ -86,7 +86,20 @@ pub fn unsupported_text(option: &str) -> String {
 /// `explain`'s text for the conditions `chosen` (indices into the program's
 /// conditions); shared by `pomset explain` and the REPL.
 pub fn explain_text(p: &crate::syntax::core::Program, model: &Model, chosen: &[usize]) -> String {
-    use crate::semantics::explain::explain;
+    let limits = crate::semantics::decide::Limits {
+        max_pomsets: 200_000,
+        ..crate::semantics::decide::Limits::default()
+    };
+    explain_text_within(p, model, chosen, &limits)
+}
+
+/// As `explain_text`, within `limits` (pomset count, deadline).
+pub fn explain_text_within(
+    p: &crate::syntax::core::Program,
+    model: &Model,
+    chosen: &[usize],
+    limits: &crate::semantics::decide::Limits,
+) -> String {
     let surface = syntax::print::core_to_ast(p);
     let mut out = String::new();
     for &i in chosen {
@@ -99,7 +112,7 @@ pub fn explain_text(p: &crate::syntax::core::Program, model: &Model, chosen: &[u
             p.name,
             model_text(model)
         ));
-        match explain(p, model, &c.prop) {
+        match crate::semantics::explain::explain_within(p, model, &c.prop, limits) {
             Ok(e) => {
                 for line in e.lines {
                     out.push_str(&format!("  {line}\n"));

@@ -10,7 +10,7 @@ const state = {
   sets: {},          // option -> value, where it differs from the test's own
   model: "pwt",
   last: null,        // { source, model, verdicts: {condition: observation} }
-  chosen: 0,         // the state whose pomsets are drawn
+  chosenText: null,  // the state whose pomsets are drawn, as a condition
 };
 
 async function api(path, body) {
@@ -60,8 +60,13 @@ async function run() {
     const answer = await api("/api/decide", request());
     showReport(answer);
     updateShare();
-    await drawState(Math.min(state.chosen, answer.report.states.length - 1));
+    await drawState(firstChoice(answer.report.states));
   } catch (problem) {
+    // Results of an earlier text would read as this one's: cleared.
+    for (const id of ["verdicts", "states"]) $(id).tBodies[0].innerHTML = "";
+    $("pictures").innerHTML = "";
+    text($("report"), "");
+    state.last = null;
     showProblem("problem", problem);
   } finally {
     document.body.classList.remove("busy");
@@ -111,6 +116,17 @@ function showReport(answer) {
   showOptions(answer.options);
 }
 
+// The state to draw after a run: the one chosen before if it is still
+// there, else the first with no `?`, else the first.
+function firstChoice(states) {
+  if (state.chosenText) {
+    const again = states.findIndex((s) => stateCondition(s) === state.chosenText);
+    if (again >= 0) return again;
+  }
+  const full = states.findIndex((s) => s.values.every(([, v]) => v !== null));
+  return full >= 0 ? full : 0;
+}
+
 // The state as a condition: its registers and locations with a value (`?`
 // has no name in a condition, so it is left free).
 function stateCondition(s) {
@@ -124,9 +140,9 @@ async function drawState(i) {
     text($("drawn-what"), "");
     return;
   }
-  state.chosen = i;
   [...$("states").tBodies[0].rows].forEach((r, k) => r.classList.toggle("chosen", k === i));
   const condition = stateCondition(state.states[i]);
+  state.chosenText = condition;
   text($("drawn-what"), `ending in ${condition || "any state"}`);
   try {
     const answer = await api("/api/draw", request(condition ? { condition } : {}));
@@ -222,6 +238,7 @@ function chooseExample(path) {
   $("examples").value = path;
   $("source").value = example.source;
   state.last = null;
+  state.chosenText = null;
   return true;
 }
 

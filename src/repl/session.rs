@@ -11,7 +11,7 @@ use crate::model::Model;
 use crate::semantics::decide::{Limits, Unsupported};
 use crate::syntax::{self, core::Program, Litmus};
 use crate::workbench::{
-    apply_sets, decide, explain_text, load_options, model_text, pomset_listing, vary, Engine,
+    apply_sets, decide, explain_text_within, load_options, model_text, pomset_listing, vary, Engine,
     VaryRow,
 };
 
@@ -691,13 +691,18 @@ impl Session {
                 return out.error("the current test has no conditions; :explain COND names one");
             }
             let all: Vec<usize> = (0..p.conditions.len()).collect();
-            return out.plain(explain_text(p, &model, &all));
+            return out.plain(explain_text_within(p, &model, &all, &self.limits()));
         }
         let Some(test) = self.with_condition(args, out) else {
             return;
         };
         let p = &test.program;
-        out.plain(explain_text(p, &model, &[p.conditions.len() - 1]));
+        out.plain(explain_text_within(
+            p,
+            &model,
+            &[p.conditions.len() - 1],
+            &self.limits(),
+        ));
     }
 
     fn set(&mut self, args: &str, out: &mut Output) {

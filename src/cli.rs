@@ -992,40 +992,15 @@ fn candidate_pomsets(
     (limit, limit_args): (usize, LimitArgs),
     color: bool,
 ) -> Result<bool, String> {
-    use crate::semantics::candidates::candidates_visiting;
     let Some((test, model)) = load(path, None, sets, color)? else {
         return Ok(false);
     };
-    let p = &test.program;
-    let mut shown = 0usize;
-    let mut visit = |sem: &crate::semantics::construct::Sem,
-                     c: &crate::semantics::candidates::Candidate| {
-        if shown < limit {
-            shown += 1;
-            println!("{}", crate::render::text::candidate(sem, p, shown, c));
-        }
-    };
-    let limits = limit_args.limits();
-    match candidates_visiting(p, &model, limits, &mut visit) {
-        Ok(l) => {
-            let more = if shown < l.candidates {
-                format!(", {shown} shown")
-            } else {
-                String::new()
-            };
-            println!(
-                "{}, {} complete{more}",
-                crate::report::count(l.candidates, "candidate pomset"),
-                l.complete
-            );
-            if let Some(l) = l.limit {
-                println!("Limit reached: {l} (the list is incomplete)");
-            }
-        }
-        Err(crate::semantics::decide::Unsupported::Option(k, v)) => {
-            return Err(unsupported_text(&format!("{k} = {v}")));
-        }
+    let listing =
+        crate::workbench::candidate_listing(&test.program, &model, limit_args.limits(), limit)?;
+    for shown in &listing.pomsets {
+        println!("{shown}");
     }
+    println!("{}", listing.summary());
     Ok(true)
 }
 

@@ -11,8 +11,8 @@ use crate::model::Model;
 use crate::semantics::decide::{Limits, Unsupported};
 use crate::syntax::{self, core::Program, Litmus};
 use crate::workbench::{
-    apply_sets, decide, explain_text_within, load_options, model_text, pomset_listing, vary, Engine,
-    VaryRow,
+    apply_sets, decide, explain_text_within, load_options, model_text, pomset_listing, vary,
+    Engine, VaryRow,
 };
 
 /// One command: its name, its arguments as the help shows them, and one line

@@ -162,10 +162,20 @@ fn explain_cat(
 }
 
 /// `POST /api/pomsets`: the complete pomsets (ending in the condition's
-/// state, if one is given) in the note's notation.
+/// state, if one is given) in the note's notation, or with `which:
+/// "candidates"` every candidate pomset (§1.3), complete or not.
 pub fn pomsets(req: &Request) -> Result<Value, Problem> {
     let loaded = workbench::load(&req.test)?;
     let p = &loaded.test.program;
+    let shown = req.limit.unwrap_or(MAX_PICTURES).min(MAX_PICTURES);
+    if req.which.as_deref() == Some("candidates") {
+        let listing = workbench::candidate_listing(p, &loaded.model, req.limits(), shown)
+            .map_err(Problem::message)?;
+        let summary = listing.summary();
+        return Ok(
+            json!({ "pomsets": listing.pomsets, "count": listing.candidates, "complete": listing.complete, "summary": summary, "limit": listing.limit }),
+        );
+    }
     let filter = loaded
         .added_condition(&req.test)
         .and_then(|i| p.conditions.get(i))
@@ -174,7 +184,6 @@ pub fn pomsets(req: &Request) -> Result<Value, Problem> {
     if let Some(option) = &listing.unsupported {
         return Err(Problem::message(workbench::unsupported_text(option)));
     }
-    let shown = req.limit.unwrap_or(MAX_PICTURES).min(MAX_PICTURES);
     let summary = listing.summary(shown.min(listing.pomsets.len()));
     let pomsets: Vec<&String> = listing.pomsets.iter().take(shown).collect();
     Ok(

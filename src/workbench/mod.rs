@@ -26,8 +26,8 @@ mod vary;
 pub use decide::{decide, decide_cat, draw_each, refine, Engine, Refined};
 pub use located::{Failed, Located, Problem};
 pub use text::{
-    explain_text, explain_text_within, model_text, options_table, pomset_listing, unsupported_text,
-    Listing,
+    candidate_listing, explain_text, explain_text_within, model_text, options_table,
+    pomset_listing, unsupported_text, CandidateListing, Listing,
 };
 pub use vary::{vary, Variation, VaryRow};
 

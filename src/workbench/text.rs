@@ -161,3 +161,68 @@ pub fn options_table() -> String {
     );
     out
 }
+
+/// The candidate pomsets (§1.3) of a test, complete or not, the first
+/// `shown` of them rendered; shared by `pomset pomsets --candidates` and the
+/// explorer.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct CandidateListing {
+    /// The first candidates in the note's notation, numbered from 1.
+    pub pomsets: Vec<String>,
+    /// How many candidates there are, and how many of them are complete.
+    pub candidates: usize,
+    pub complete: usize,
+    /// The limit that stopped the search, if one did.
+    pub limit: Option<String>,
+}
+
+impl CandidateListing {
+    /// "N candidate pomsets, M complete", with how many are shown and any limit.
+    pub fn summary(&self) -> String {
+        let shown = self.pomsets.len();
+        let more = if shown < self.candidates {
+            format!(", {shown} shown")
+        } else {
+            String::new()
+        };
+        let mut out = format!(
+            "{}, {} complete{more}",
+            crate::report::count(self.candidates, "candidate pomset"),
+            self.complete
+        );
+        if let Some(l) = &self.limit {
+            out.push_str(&format!("\nLimit reached: {l} (the list is incomplete)"));
+        }
+        out
+    }
+}
+
+/// Lists the candidate pomsets of `p`, rendering the first `shown`. `Err`:
+/// the option value the semantics refuses, as `unsupported_text` says it.
+pub fn candidate_listing(
+    p: &crate::syntax::core::Program,
+    model: &Model,
+    limits: crate::semantics::decide::Limits,
+    shown: usize,
+) -> Result<CandidateListing, String> {
+    use crate::semantics::candidates::candidates_visiting;
+    let mut pomsets = Vec::new();
+    let mut visit = |sem: &crate::semantics::construct::Sem,
+                     c: &crate::semantics::candidates::Candidate| {
+        if pomsets.len() < shown {
+            let n = pomsets.len() + 1;
+            pomsets.push(crate::render::text::candidate(sem, p, n, c));
+        }
+    };
+    match candidates_visiting(p, model, limits, &mut visit) {
+        Ok(l) => Ok(CandidateListing {
+            pomsets,
+            candidates: l.candidates,
+            complete: l.complete,
+            limit: l.limit,
+        }),
+        Err(crate::semantics::decide::Unsupported::Option(k, v)) => {
+            Err(unsupported_text(&format!("{k} = {v}")))
+        }
+    }
+}

@@ -254,7 +254,10 @@ fn pomsets_and_candidates_are_listed_as_the_command_line_lists_them() {
     let src = example("classic/lb+datas.litmus");
     let (status, complete) = post("/api/pomsets", json!({ "source": src }));
     assert_eq!(status, 200, "{complete}");
-    let (_, candidates) = post("/api/pomsets", json!({ "source": src, "which": "candidates" }));
+    let (_, candidates) = post(
+        "/api/pomsets",
+        json!({ "source": src, "which": "candidates" }),
+    );
     let count = |v: &Value, key: &str| v[key].as_u64().expect("a count");
     assert!(count(&complete, "count") >= 1);
     assert_eq!(count(&candidates, "complete"), count(&complete, "count"));

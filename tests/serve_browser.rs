@@ -34,16 +34,43 @@ fn headless(browser: &Path, profile: &Path) -> Command {
     cmd
 }
 
+/// Runs a Chromium command to its end, killing it after a minute (a hung
+/// browser fails the test instead of hanging `cargo test`); its stdout.
+fn finish(mut cmd: Command) -> (bool, String) {
+    use std::io::Read;
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("chromium starts");
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stdout.read_to_string(&mut text);
+        text
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("chromium can be waited for") {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("chromium did not finish within a minute");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    (status.success(), reader.join().unwrap_or_default())
+}
+
 /// The page's DOM after its scripts ran, for the link `fragment`.
 fn dom(browser: &Path, base: &str, fragment: &str) -> String {
     let profile = tempdir("dom");
-    let out = headless(browser, &profile)
-        .arg("--dump-dom")
-        .arg(format!("{base}#{fragment}"))
-        .output()
-        .expect("chromium runs");
+    let mut cmd = headless(browser, &profile);
+    cmd.arg("--dump-dom").arg(format!("{base}#{fragment}"));
+    let (_, out) = finish(cmd);
     let _ = std::fs::remove_dir_all(&profile);
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    out
 }
 
 /// A screenshot of the page at `fragment`, into the book.
@@ -52,16 +79,12 @@ fn screenshot(browser: &Path, base: &str, fragment: &str, name: &str) {
     std::fs::create_dir_all(&dir).expect("book/src/explorer can be created");
     let profile = tempdir("shot");
     let file = dir.join(name);
-    let status = headless(browser, &profile)
-        .arg(format!("--screenshot={}", file.display()))
-        .arg(format!("{base}#{fragment}"))
-        .output()
-        .expect("chromium runs");
+    let mut cmd = headless(browser, &profile);
+    cmd.arg(format!("--screenshot={}", file.display()))
+        .arg(format!("{base}#{fragment}"));
+    let (ok, _) = finish(cmd);
     let _ = std::fs::remove_dir_all(&profile);
-    assert!(
-        status.status.success() && file.is_file(),
-        "screenshot {name}"
-    );
+    assert!(ok && file.is_file(), "screenshot {name}");
     eprintln!("wrote {}", file.display());
 }
 

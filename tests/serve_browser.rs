@@ -28,7 +28,7 @@ fn headless(browser: &Path, profile: &Path) -> Command {
         "--hide-scrollbars",
         "--no-first-run",
         "--virtual-time-budget=30000",
-        "--window-size=1400,1100",
+        "--window-size=1400,1300",
     ])
     .arg(format!("--user-data-dir={}", profile.display()));
     cmd
@@ -142,13 +142,23 @@ fn the_page_decides_flips_an_option_and_draws() {
     let fences = dom(
         &browser,
         &base,
-        "ex=catalogue%2Fc06-mp-fences.litmus&flip=c7a=direct",
+        "ex=catalogue%2Fc06-mp-fences.litmus&flip=c7a=direct&vary=c7a",
     );
     assert_eq!(observations(&fences), ["Sometimes"]);
     assert!(
         fences.contains("flipped (was Never)"),
         "the flipped verdict is marked"
     );
+    // `vary` decides under every value of c7a: only direct allows the outcome.
+    assert!(fences.contains("Varying c7a"), "the vary table is shown");
+    let row = |value: &str| {
+        fences
+            .split("<tr>")
+            .find(|r| r.starts_with(&format!("<td>{value}")))
+            .map(|r| r.contains("<td class=\"no\">No</td>"))
+    };
+    assert_eq!(row("direct (current)"), Some(true), "direct: No");
+    assert_eq!(row("closure (default)"), Some(false), "closure: Ok");
 
     // A syntax error is shown located.
     let broken = dom(
@@ -171,7 +181,7 @@ fn the_page_decides_flips_an_option_and_draws() {
         screenshot(
             &browser,
             &base,
-            "ex=catalogue%2Fc06-mp-fences.litmus&flip=c7a=direct",
+            "ex=catalogue%2Fc06-mp-fences.litmus&flip=c7a=direct&vary=c7a",
             "flip-c7a.png",
         );
         screenshot(

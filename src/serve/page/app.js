@@ -202,9 +202,46 @@ function showOptions(current) {
     select.onchange = () => { state.sets[o.name] = select.value; run(); };
     row.insertCell().appendChild(select);
     cell(row, o.default);
+    const vary = document.createElement("button");
+    vary.type = "button";
+    vary.textContent = "vary";
+    vary.title = `decide the test under every value of ${o.name}`;
+    vary.onclick = () => showVariation(o.name);
+    row.insertCell().appendChild(vary);
     if (o.value !== o.default) { row.classList.add("changed"); changed++; }
   }
   text($("changed"), changed ? `(${changed} not default)` : "(all default)");
+}
+
+// The REPL's `:vary OPTION`: one row per value, one column per condition.
+async function showVariation(name) {
+  const box = $("variation");
+  try {
+    const table = await api("/api/vary", request({ option: name }));
+    text($("variation-title"), `Varying ${table.option}`);
+    const head = $("vary").tHead;
+    head.innerHTML = "";
+    const h = head.insertRow();
+    for (const title of [table.option, "states", ...table.conditions]) {
+      h.appendChild(text(document.createElement("th"), title));
+    }
+    const body = $("vary").tBodies[0];
+    body.innerHTML = "";
+    for (const r of table.rows) {
+      const row = body.insertRow();
+      const marks = [r.current ? "current" : "", r.default ? "default" : ""].filter(Boolean);
+      cell(row, r.value + (marks.length ? ` (${marks.join(", ")})` : ""));
+      cell(row, r.unsupported ? "unsupported" : r.limit ? `? (${r.limit})` : String(r.states));
+      table.conditions.forEach((_, k) => {
+        const v = r.unsupported ? undefined : r.verdicts[k];
+        cell(row, v === true ? "Ok" : v === false ? "No" : r.unsupported ? "-" : "Unknown",
+          r.unsupported ? "" : verdictClass(v));
+      });
+    }
+    box.hidden = false;
+  } catch (problem) {
+    showProblem("problem", problem);
+  }
 }
 
 // ---------------------------------------------------------------- links
@@ -290,6 +327,7 @@ async function start() {
       await run();
     }
   }
+  if (params.vary) await showVariation(params.vary);
   if (params.explain !== undefined) {
     $("outcome").value = params.explain;
     await explain();

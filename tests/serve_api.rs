@@ -266,3 +266,29 @@ fn pomsets_and_candidates_are_listed_as_the_command_line_lists_them() {
         .as_str()
         .is_some_and(|s| s.contains("candidate pomsets")));
 }
+
+/// Six threads of four accesses each: far more than a fraction of a
+/// second of search, so the request's timeout ends it.
+fn big_test() -> String {
+    let threads: Vec<String> = (0..6)
+        .map(|i| format!("x := {}; y := 1; r{i} := x; s{i} := y;", i % 2))
+        .collect();
+    format!("litmus BIG\n{}\n", threads.join("\n|| "))
+}
+
+#[test]
+fn a_large_test_stops_at_the_request_timeout_with_the_limit_named() {
+    let (status, answer) = post(
+        "/api/decide",
+        json!({ "source": big_test(), "timeout": 0.2 }),
+    );
+    assert_eq!(status, 200, "{answer}");
+    let limit = answer["report"]["limit"].as_str().expect("a limit");
+    assert!(limit.contains("timeout"), "{limit}");
+    // Meanwhile the server still answers small tests.
+    let (_, small) = post(
+        "/api/decide",
+        json!({ "source": example("classic/mp+rel+acq.litmus") }),
+    );
+    assert_eq!(observation(&small), "Never");
+}

@@ -581,6 +581,8 @@ pub struct Fit {
     /// Whether every minimal conflicting set was found (false: the
     /// `--max-conflict-size` limit stopped the search).
     pub complete: bool,
+    /// `--max-conflict-size`, as searched.
+    pub max_conflict_size: usize,
     /// A limit that stopped the search before any answer, named.
     pub limit: Option<String>,
     /// Expectations left undecided by a limit under some setting (counted unmet).
@@ -681,12 +683,6 @@ impl Bits {
     }
     fn get(&self, i: usize) -> bool {
         self.0[i / 64] >> (i % 64) & 1 == 1
-    }
-    fn and(&self, o: &Bits) -> Bits {
-        Bits(self.0.iter().zip(&o.0).map(|(a, b)| a & b).collect())
-    }
-    fn is_empty(&self) -> bool {
-        self.0.iter().all(|w| *w == 0)
     }
     fn count(&self) -> usize {
         self.0.iter().map(|w| w.count_ones() as usize).sum()
@@ -876,6 +872,7 @@ pub fn fit(tests: &[Test], source: &Source, limits: FitLimits) -> Result<Fit, St
         best_values,
         conflicts,
         complete,
+        max_conflict_size: limits.max_conflict_size,
         limit: None,
         undecided,
     })
@@ -895,6 +892,7 @@ fn empty_fit(decisions: usize, limit: String) -> Fit {
         best_values: BTreeMap::new(),
         conflicts: vec![],
         complete: false,
+        max_conflict_size: 0,
         limit: Some(limit),
         undecided: vec![],
     }
@@ -957,50 +955,67 @@ fn states_a_verdict(c: &Condition) -> bool {
         || c.expectations.iter().any(|e| e.verdict != Verdict::Unknown)
 }
 
-/// Settings over `options` as cubes: each option a value or any (`None`).
-/// Two cubes equal but for one option are merged into one with `None` there
-/// when together they cover every value of it, until none merge: a short,
-/// exact description of a set of settings (not always the shortest).
+/// Settings over `options` as cubes: each option a set of values. Two
+/// cubes equal but for one option merge into one with the union there,
+/// until none merge: a short, exact description of a set of settings (not
+/// always the shortest).
 fn cubes(
     set: &BTreeSet<Setting>,
     options: &[(&'static str, Vec<&'static str>)],
-) -> Vec<Vec<Option<&'static str>>> {
-    let mut cubes: BTreeSet<Vec<Option<&'static str>>> = set
+) -> Vec<Vec<BTreeSet<&'static str>>> {
+    let mut cubes: BTreeSet<Vec<BTreeSet<&'static str>>> = set
         .iter()
         .map(|s| {
             options
                 .iter()
-                .map(|(k, _)| s.0.iter().find(|(n, _)| n == k).map(|(_, v)| *v))
+                .map(|(k, _)| s.0.iter().filter(|(n, _)| n == k).map(|(_, v)| *v).collect())
                 .collect()
         })
         .collect();
-    loop {
-        let mut merged = false;
-        for (i, (_, values)) in options.iter().enumerate() {
-            let mut groups: BTreeMap<Vec<Option<&'static str>>, BTreeSet<&'static str>> =
+    'merge: loop {
+        for i in 0..options.len() {
+            let mut groups: BTreeMap<Vec<BTreeSet<&'static str>>, Vec<Vec<BTreeSet<&'static str>>>> =
                 BTreeMap::new();
             for c in &cubes {
-                if let Some(v) = c[i] {
-                    let mut key = c.clone();
-                    key[i] = None;
-                    groups.entry(key).or_default().insert(v);
-                }
+                let mut key = c.clone();
+                key[i] = BTreeSet::new();
+                groups.entry(key).or_default().push(c.clone());
             }
-            for (key, seen) in groups {
-                if seen.len() == values.len() {
-                    for v in &seen {
-                        let mut c = key.clone();
-                        c[i] = Some(v);
-                        cubes.remove(&c);
-                    }
-                    cubes.insert(key);
-                    merged = true;
+            if let Some((mut key, group)) = groups.into_iter().find(|(_, g)| g.len() > 1) {
+                for c in &group {
+                    cubes.remove(c);
+                    key[i].extend(c[i].iter().copied());
                 }
+                cubes.insert(key);
+                continue 'merge;
             }
         }
-        if !merged {
-            return cubes.into_iter().collect();
-        }
+        return cubes.into_iter().collect();
+    }
+}
+
+/// One cube as `a=x ∧ b≠y ∧ c∈{u, v}` (an option with every value left out).
+fn cube_text(cube: &[BTreeSet<&'static str>], options: &[(&'static str, Vec<&'static str>)]) -> String {
+    let parts: Vec<String> = cube
+        .iter()
+        .zip(options)
+        .filter(|(vs, (_, all))| vs.len() < all.len())
+        .map(|(vs, (k, all))| {
+            let missing: Vec<&&str> = all.iter().filter(|v| !vs.contains(**v)).collect();
+            match (vs.len(), missing.as_slice()) {
+                (1, _) => format!("{k}={}", vs.iter().next().copied().unwrap_or_default()),
+                (_, [one]) => format!("{k}≠{one}"),
+                _ => format!(
+                    "{k}∈{{{}}}",
+                    all.iter().filter(|v| vs.contains(**v)).copied().collect::<Vec<_>>().join(",")
+                ),
+            }
+        })
+        .collect();
+    if parts.is_empty() {
+        "any".to_string()
+    } else {
+        parts.join(" ∧ ")
     }
 }
 
@@ -1055,13 +1070,7 @@ fn describe(
         let cubes = cubes(set, &spaces);
         let text = cubes
             .iter()
-            .map(|c| {
-                c.iter()
-                    .zip(&spaces)
-                    .filter_map(|(v, (k, _))| v.map(|v| format!("{k}={v}")))
-                    .collect::<Vec<_>>()
-                    .join(" ∧ ")
-            })
+            .map(|c| cube_text(c, &spaces))
             .collect::<Vec<_>>();
         (cubes.len(), text.join(" or "))
     };
@@ -1082,80 +1091,84 @@ fn describe(
 }
 
 /// Every minimal set of expectations whose sets of satisfying settings
-/// have an empty intersection, of at most `max` members, smallest first;
-/// and whether the enumeration was complete (no set of `max` members with
-/// a nonempty intersection was left unextended).
+/// have an empty intersection, of at most `max` members, smallest first,
+/// and whether the enumeration was complete.
+///
+/// A set conflicts iff every setting fails one of its members: the minimal
+/// conflicting sets are exactly the minimal transversals of the family
+/// {the expectations a setting fails : every setting}, enumerated with
+/// Berge's algorithm (one edge at a time, keeping the minimal partial
+/// transversals). A partial transversal is a subset of every final one it
+/// grows into, so dropping those above `max` loses no answer of at most
+/// `max` members; whether any was dropped is reported.
 fn conflicts(sets: &[Bits], points: usize, max: usize) -> (Vec<Vec<usize>>, bool) {
-    // An expectation every setting satisfies is in no minimal conflict.
+    // Only expectations some setting fails can be in a conflict.
     let candidates: Vec<usize> = (0..sets.len())
         .filter(|i| sets[*i].count() < points)
         .collect();
-    let mut everything = Bits::new(points);
-    (0..points).for_each(|i| everything.set(i));
-    let mut found = Vec::new();
+    if candidates.len() > 128 {
+        return (vec![], false);
+    }
+    let mut edges: BTreeSet<u128> = BTreeSet::new();
+    for p in 0..points {
+        let failed = candidates
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| !sets[**i].get(p))
+            .fold(0u128, |e, (k, _)| e | 1 << k);
+        if failed == 0 {
+            // This setting satisfies every expectation: nothing conflicts.
+            return (vec![], true);
+        }
+        edges.insert(failed);
+    }
+    let edges = minimal_sets(edges.into_iter().collect());
+    let mut transversals: Vec<u128> = vec![0];
     let mut complete = true;
-    let mut stack: Vec<usize> = Vec::new();
-    search(
-        sets,
-        (&candidates, 0),
-        &everything,
-        &mut stack,
-        max,
-        (&mut found, &mut complete),
-    );
+    for e in edges {
+        let mut next = Vec::new();
+        for t in &transversals {
+            if t & e != 0 {
+                next.push(*t);
+                continue;
+            }
+            for k in 0..128 {
+                if e >> k & 1 == 1 {
+                    let grown = t | 1 << k;
+                    if grown.count_ones() as usize > max {
+                        complete = false;
+                    } else {
+                        next.push(grown);
+                    }
+                }
+            }
+        }
+        transversals = minimal_sets(next);
+    }
+    let mut found: Vec<Vec<usize>> = transversals
+        .into_iter()
+        .map(|t| {
+            (0..candidates.len())
+                .filter(|k| t >> k & 1 == 1)
+                .map(|k| candidates[k])
+                .collect()
+        })
+        .collect();
     found.sort_by_key(|c: &Vec<usize>| (c.len(), c.clone()));
     (found, complete)
 }
 
-/// Extends `stack` (whose settings are `inter`, nonempty) by candidates
-/// from `from` on, depth first, recording each minimal conflicting set.
-fn search(
-    sets: &[Bits],
-    (candidates, from): (&[usize], usize),
-    inter: &Bits,
-    stack: &mut Vec<usize>,
-    max: usize,
-    (found, complete): (&mut Vec<Vec<usize>>, &mut bool),
-) {
-    for k in from..candidates.len() {
-        let i = candidates[k];
-        let next = inter.and(&sets[i]);
-        stack.push(i);
-        if next.is_empty() {
-            if minimal(sets, stack) {
-                found.push(stack.clone());
-            }
-        } else if stack.len() < max {
-            search(
-                sets,
-                (candidates, k + 1),
-                &next,
-                stack,
-                max,
-                (&mut *found, &mut *complete),
-            );
-        } else if k + 1 < candidates.len() {
-            *complete = false;
+/// The sets of `sets` that contain no other (duplicates removed).
+fn minimal_sets(mut sets: Vec<u128>) -> Vec<u128> {
+    sets.sort_by_key(|s| (s.count_ones(), *s));
+    sets.dedup();
+    let mut kept: Vec<u128> = Vec::new();
+    for s in sets {
+        if !kept.iter().any(|k| k & s == *k) {
+            kept.push(s);
         }
-        stack.pop();
     }
-}
-
-/// Whether every proper subset of `set` (each with one member left out)
-/// has a setting satisfying it.
-fn minimal(sets: &[Bits], set: &[usize]) -> bool {
-    (0..set.len()).all(|skip| {
-        let mut inter: Option<Bits> = None;
-        for (j, i) in set.iter().enumerate() {
-            if j != skip {
-                inter = Some(match inter {
-                    None => sets[*i].clone(),
-                    Some(b) => b.and(&sets[*i]),
-                });
-            }
-        }
-        inter.is_none_or(|b| !b.is_empty())
-    })
+    kept
 }
 
 /// `fit`'s answer as text, or (`md`) as Markdown for the book.
@@ -1184,8 +1197,15 @@ pub fn fit_text(f: &Fit, md: bool) -> String {
     let _ = writeln!(out);
     let _ = writeln!(
         out,
-        "The defaults satisfy {} of {n}; the best settings satisfy {} ({} settings), with the fewest options changed first:",
-        f.default_satisfies, f.best_satisfies, f.best_count
+        "The defaults satisfy {} of {n}; the best settings satisfy {} ({} settings{}), with the fewest options changed first:",
+        f.default_satisfies,
+        f.best_satisfies,
+        f.best_count,
+        if f.best_count > f.best.len() {
+            format!("; the first {} shown", f.best.len())
+        } else {
+            String::new()
+        }
     );
     let _ = writeln!(out);
     for s in &f.best {
@@ -1223,8 +1243,14 @@ pub fn fit_text(f: &Fit, md: bool) -> String {
         let e = &f.expectations[i];
         format!("{} {} ({})", e.test, e.stated, e.condition)
     };
-    if f.conflicts.is_empty() {
+    if f.conflicts.is_empty() && f.complete {
         let _ = writeln!(out, "Some setting satisfies every expectation together.");
+    } else if f.conflicts.is_empty() {
+        let _ = writeln!(
+            out,
+            "No conflicting set of at most {} expectations — NOT complete: --max-conflict-size stopped the search; larger sets were not looked for.",
+            f.max_conflict_size
+        );
     } else {
         let _ = writeln!(
             out,

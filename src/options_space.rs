@@ -133,31 +133,37 @@ pub struct Decided {
     pub unsupported: Option<String>,
     /// One verdict per condition.
     pub cells: Vec<Cell>,
+    /// Per condition, herd7's Ok/No for its quantifier (`None`: not known).
+    pub ok: Vec<Option<bool>>,
 }
 
 /// Decides every condition of `p` under `model`.
 pub fn decide(p: &Program, model: &Model, limits: Limits) -> Decided {
     match outcomes(p, model, limits) {
-        Ok(o) => Decided {
-            states: o.limit.is_none().then_some(o.states.len()),
-            limit: o.limit.clone(),
-            unsupported: None,
-            cells: p
-                .conditions
-                .iter()
-                .map(|c| match judge(p, c, &o, model).observation {
-                    Some(Observation::Sometimes) => Cell::Allowed,
-                    Some(Observation::Always) => Cell::Always,
-                    Some(Observation::Never) => Cell::Forbidden,
-                    None => Cell::Unknown,
-                })
-                .collect(),
-        },
+        Ok(o) => {
+            let judged: Vec<_> = p.conditions.iter().map(|c| judge(p, c, &o, model)).collect();
+            Decided {
+                states: o.limit.is_none().then_some(o.states.len()),
+                limit: o.limit.clone(),
+                unsupported: None,
+                cells: judged
+                    .iter()
+                    .map(|j| match j.observation {
+                        Some(Observation::Sometimes) => Cell::Allowed,
+                        Some(Observation::Always) => Cell::Always,
+                        Some(Observation::Never) => Cell::Forbidden,
+                        None => Cell::Unknown,
+                    })
+                    .collect(),
+                ok: judged.iter().map(|j| j.ok).collect(),
+            }
+        }
         Err(crate::semantics::decide::Unsupported::Option(k, v)) => Decided {
             states: None,
             limit: None,
             unsupported: Some(format!("{k} = {v} is not implemented")),
             cells: p.conditions.iter().map(|_| Cell::Unsupported).collect(),
+            ok: p.conditions.iter().map(|_| None).collect(),
         },
     }
 }

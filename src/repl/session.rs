@@ -822,27 +822,24 @@ impl Session {
                 _ => "",
             };
             let mut row = vec![format!("{value}{mark}")];
-            match outcomes(p, &model, self.limits()) {
-                Ok(o) => {
-                    let report = Report::new(p, &model, &o, std::time::Duration::ZERO);
-                    row.push(match &o.limit {
-                        Some(l) => format!("? ({l})"),
-                        None => o.states.len().to_string(),
-                    });
-                    for c in &report.conditions {
-                        row.push(
-                            match c.ok {
-                                Some(true) => "Ok",
-                                Some(false) => "No",
-                                None => "Unknown",
-                            }
-                            .to_string(),
-                        );
-                    }
-                }
-                Err(_) => {
-                    row.push("unsupported".into());
-                    row.extend(p.conditions.iter().map(|_| "-".to_string()));
+            let d = crate::options_space::decide(p, &model, self.limits());
+            if d.unsupported.is_some() {
+                row.push("unsupported".into());
+                row.extend(p.conditions.iter().map(|_| "-".to_string()));
+            } else {
+                row.push(match (&d.limit, d.states) {
+                    (Some(l), _) => format!("? ({l})"),
+                    (None, n) => n.unwrap_or(0).to_string(),
+                });
+                for ok in &d.ok {
+                    row.push(
+                        match ok {
+                            Some(true) => "Ok",
+                            Some(false) => "No",
+                            None => "Unknown",
+                        }
+                        .to_string(),
+                    );
                 }
             }
             rows.push(row);

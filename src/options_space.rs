@@ -141,7 +141,11 @@ pub struct Decided {
 pub fn decide(p: &Program, model: &Model, limits: Limits) -> Decided {
     match outcomes(p, model, limits) {
         Ok(o) => {
-            let judged: Vec<_> = p.conditions.iter().map(|c| judge(p, c, &o, model)).collect();
+            let judged: Vec<_> = p
+                .conditions
+                .iter()
+                .map(|c| judge(p, c, &o, model))
+                .collect();
             Decided {
                 states: o.limit.is_none().then_some(o.states.len()),
                 limit: o.limit.clone(),
@@ -212,9 +216,7 @@ fn product(options: &[(&'static str, Vec<&'static str>)]) -> Vec<Setting> {
         }
         out = next;
     }
-    out.into_iter()
-        .map(|s| Setting(s).non_defaults())
-        .collect()
+    out.into_iter().map(|s| Setting(s).non_defaults()).collect()
 }
 
 /// The settings `vary` decides: the default, then every other decidable
@@ -442,11 +444,7 @@ pub fn render(m: &Matrix, style: Style) -> String {
             for cells in body {
                 let _ = writeln!(out, "{}", line(cells));
             }
-            let legend = if color {
-                "highlighted"
-            } else {
-                "marked *"
-            };
+            let legend = if color { "highlighted" } else { "marked *" };
             let _ = writeln!(
                 out,
                 "(cells that differ from the default are {legend}; ✗: contradicts the stated expectation under that setting)"
@@ -613,7 +611,11 @@ fn space() -> Vec<(&'static str, Vec<&'static str>)> {
 
 /// Finds the options that change `p`'s verdicts (see the module's doc),
 /// deciding each model once.
-fn explore(p: &Program, space: &[(&'static str, Vec<&'static str>)], limits: &FitLimits) -> Explored {
+fn explore(
+    p: &Program,
+    space: &[(&'static str, Vec<&'static str>)],
+    limits: &FitLimits,
+) -> Explored {
     let free: Vec<&(&'static str, Vec<&'static str>)> =
         space.iter().filter(|(n, _)| !pinned(&p.model, n)).collect();
     let mut relevant: Vec<&'static str> = Vec::new();
@@ -712,7 +714,11 @@ pub fn fit(tests: &[Test], source: &Source, limits: FitLimits) -> Result<Fit, St
     let explored: Vec<Option<Explored>> = tests
         .par_iter()
         .enumerate()
-        .map(|(i, t)| wanted.contains(&i).then(|| explore(&t.program, &space, &limits)))
+        .map(|(i, t)| {
+            wanted
+                .contains(&i)
+                .then(|| explore(&t.program, &space, &limits))
+        })
         .collect();
     let decisions = explored.iter().flatten().map(|e| e.cache.len()).sum();
     let mut relevant = BTreeMap::new();
@@ -906,7 +912,10 @@ fn empty_fit(decisions: usize, limit: String) -> Fit {
 
 /// The expectations as (test, condition, fixed verdict): the files' own
 /// (`None`: read from the condition under each setting), or the CSV's.
-fn targets(tests: &[Test], source: &Source) -> Result<Vec<(usize, usize, Option<Verdict>)>, String> {
+fn targets(
+    tests: &[Test],
+    source: &Source,
+) -> Result<Vec<(usize, usize, Option<Verdict>)>, String> {
     match source {
         // Only conditions that state a verdict under some setting.
         Source::Files => Ok(tests
@@ -974,14 +983,21 @@ fn cubes(
         .map(|s| {
             options
                 .iter()
-                .map(|(k, _)| s.0.iter().filter(|(n, _)| n == k).map(|(_, v)| *v).collect())
+                .map(|(k, _)| {
+                    s.0.iter()
+                        .filter(|(n, _)| n == k)
+                        .map(|(_, v)| *v)
+                        .collect()
+                })
                 .collect()
         })
         .collect();
     'merge: loop {
         for i in 0..options.len() {
-            let mut groups: BTreeMap<Vec<BTreeSet<&'static str>>, Vec<Vec<BTreeSet<&'static str>>>> =
-                BTreeMap::new();
+            let mut groups: BTreeMap<
+                Vec<BTreeSet<&'static str>>,
+                Vec<Vec<BTreeSet<&'static str>>>,
+            > = BTreeMap::new();
             for c in &cubes {
                 let mut key = c.clone();
                 key[i] = BTreeSet::new();
@@ -1001,7 +1017,10 @@ fn cubes(
 }
 
 /// One cube as `a=x ∧ b≠y ∧ c∈{u, v}` (an option with every value left out).
-fn cube_text(cube: &[BTreeSet<&'static str>], options: &[(&'static str, Vec<&'static str>)]) -> String {
+fn cube_text(
+    cube: &[BTreeSet<&'static str>],
+    options: &[(&'static str, Vec<&'static str>)],
+) -> String {
     let parts: Vec<String> = cube
         .iter()
         .zip(options)
@@ -1013,7 +1032,11 @@ fn cube_text(cube: &[BTreeSet<&'static str>], options: &[(&'static str, Vec<&'st
                 (_, [one]) => format!("{k}≠{one}"),
                 _ => format!(
                     "{k}∈{{{}}}",
-                    all.iter().filter(|v| vs.contains(**v)).copied().collect::<Vec<_>>().join(",")
+                    all.iter()
+                        .filter(|v| vs.contains(**v))
+                        .copied()
+                        .collect::<Vec<_>>()
+                        .join(",")
                 ),
             }
         })

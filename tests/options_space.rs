@@ -59,7 +59,11 @@ fn vary_one_option_at_a_time() {
         ]
     );
     let m = space::vary(&t, &settings, Default::default());
-    let c39 = m.rows.iter().find(|r| r.test == "C39-RSYNC-RSC").expect("C39");
+    let c39 = m
+        .rows
+        .iter()
+        .find(|r| r.test == "C39-RSYNC-RSC")
+        .expect("C39");
     assert_eq!(c39.cells[0], Cell::Allowed);
     assert_eq!(c39.cells[4], Cell::Forbidden);
     assert!(c39.differs(4) && !c39.differs(1));
@@ -185,11 +189,7 @@ fn contradiction_chapter_is_current() {
         );
     }
     assert_ne!(f.default_satisfies, f.expectations.len());
-    let page = format!(
-        "{}\n{}",
-        CHAPTER_HEAD.trim_end(),
-        space::fit_text(&f, true)
-    );
+    let page = format!("{}\n{}", CHAPTER_HEAD.trim_end(), space::fit_text(&f, true));
     let book = root().join("book/src/contradictions.md");
     if std::env::var_os("UPDATE_BOOK").is_some() {
         std::fs::write(&book, &page).expect("write the book page");

@@ -250,3 +250,16 @@ only with `c7a = direct` or `closure_po`, and those allow C58 as well).
 
 ---
 "#;
+
+/// A misspelt option is refused with the closest name.
+#[test]
+fn unknown_options_are_named() {
+    assert_eq!(
+        space::option_named("acyclic").expect_err("no such option"),
+        "unknown model option `acyclic` (see `pomset options`)"
+    );
+    assert_eq!(
+        space::option_named("acyclic_unoin").expect_err("misspelt"),
+        "unknown model option `acyclic_unoin` (did you mean `acyclic_union`?)"
+    );
+}

@@ -364,6 +364,70 @@ target allows and the source forbids; that test runs with `pomset run`.")]
         #[arg(long, value_name = "SECONDS")]
         timeout: Option<f64>,
     },
+    /// A matrix of verdicts: tests × option settings, each value of the
+    /// named options alone (or every combination), cells that differ from
+    /// the default highlighted, the stated expectation beside each test.
+    #[command(after_help = "\
+Examples:
+  pomset vary examples/catalogue/c21-rfi-coe-coe.litmus
+  pomset vary examples/catalogue --options acyclic_union,orders
+  pomset vary examples/classic --options c7a,orders --product --format md
+
+Every option's values are varied when --options is not given; a setting
+overrides the file's own `model {}` block, as `run --set` does. `✗` marks a
+verdict that contradicts the stated expectation under that setting.")]
+    Vary {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// The options to vary, comma-separated [default: all].
+        #[arg(long, value_delimiter = ',')]
+        options: Vec<String>,
+        /// Every combination of the options' values, not one option at a time.
+        #[arg(long)]
+        product: bool,
+        /// Print JSON instead of text.
+        #[arg(long, conflicts_with = "format")]
+        json: bool,
+        /// `text` (the terminal) or `md` (Markdown, for a paper or an issue).
+        #[arg(long, default_value = "text", value_parser = ["text", "md"])]
+        format: String,
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
+    /// Search the option space for the settings that satisfy the most
+    /// expectations, and the minimal sets of expectations no setting satisfies.
+    #[command(after_help = "\
+Examples:
+  pomset fit examples/catalogue
+  pomset fit examples/ --expect power.csv     a hardware model's verdicts
+  pomset fit examples/catalogue --format md   the book's \"Where the note contradicts itself\"
+
+The expectations are the files' allow/forbid/expect lines (an `expect ...
+when` line applies under its setting), or with --expect a CSV of
+`test,condition,verdict` lines (the test's name or file stem, the condition's
+number from 1 or its text, allowed|forbidden|always|sometimes|never). The
+options a file's `model {}` block sets stay as set for that file.")]
+    Fit {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Expectations from this CSV instead of the files'.
+        #[arg(long, value_name = "FILE.csv")]
+        expect: Option<PathBuf>,
+        /// The largest conflicting set looked for; a larger one is reported as not searched.
+        #[arg(long, default_value_t = 8)]
+        max_conflict_size: usize,
+        /// Give up beyond this many settings of the relevant options.
+        #[arg(long, default_value_t = 1 << 20)]
+        max_settings: usize,
+        /// Print JSON instead of text.
+        #[arg(long, conflicts_with = "format")]
+        json: bool,
+        /// `text` or `md` (Markdown).
+        #[arg(long, default_value = "text", value_parser = ["text", "md"])]
+        format: String,
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
     /// Parse and check litmus files, printing errors and warnings.
     Check {
         #[arg(required = true)]
@@ -624,6 +688,30 @@ pub fn run(cli: Cli) -> ExitCode {
             crate::repl::start(script.as_deref(), color).map(|()| true)
         }
         Command::Serve { port, bind } => crate::serve::run(&bind, port).map(|()| true),
+        Command::Vary {
+            paths,
+            options,
+            product,
+            json,
+            format,
+            limits,
+        } => vary(&paths, (&options, product), (json, &format), limits, color),
+        Command::Fit {
+            paths,
+            expect,
+            max_conflict_size,
+            max_settings,
+            json,
+            format,
+            limits,
+        } => fit(
+            &paths,
+            expect.as_deref(),
+            (max_conflict_size, max_settings),
+            (json, &format),
+            limits,
+            color,
+        ),
         Command::Import { paths } => import(&paths, color),
         Command::Export { paths, to } => export(&paths, to, color),
     };
@@ -1199,6 +1287,85 @@ fn for_each(
                 ok = false;
             }
         }
+    }
+    Ok(ok)
+}
+
+/// The tests under `paths` for `vary` and `fit`; false when a file has errors.
+fn space_tests(
+    paths: &[PathBuf],
+    color: bool,
+) -> Result<(Vec<crate::options_space::Test>, bool), String> {
+    let mut tests = Vec::new();
+    let ok = for_each(paths, color, |path, t| {
+        tests.push(crate::options_space::Test {
+            file: path.display().to_string(),
+            program: t.program.clone(),
+        });
+        true
+    })?;
+    Ok((tests, ok))
+}
+
+/// `pomset vary`: `crate::options_space::vary`, printed.
+fn vary(
+    paths: &[PathBuf],
+    (names, product): (&[String], bool),
+    (json, format): (bool, &str),
+    limits: LimitArgs,
+    color: bool,
+) -> Result<bool, String> {
+    use crate::options_space as space;
+    let options = match names {
+        [] => Model::OPTIONS.iter().collect(),
+        _ => names
+            .iter()
+            .map(|n| space::option_named(n.trim()))
+            .collect::<Result<Vec<_>, _>>()?,
+    };
+    let (tests, ok) = space_tests(paths, color)?;
+    let m = space::vary(&tests, &space::settings(&options, product), limits.limits());
+    if json {
+        println!("{}", serde_json::to_string_pretty(&m).unwrap_or_default());
+    } else {
+        let style = match format {
+            "md" => space::Style::Markdown,
+            _ => space::Style::Text {
+                color: std::io::stdout().is_terminal() && color,
+            },
+        };
+        print!("{}", space::render(&m, style));
+    }
+    Ok(ok)
+}
+
+/// `pomset fit`: `crate::options_space::fit`, printed.
+fn fit(
+    paths: &[PathBuf],
+    expect: Option<&Path>,
+    (max_conflict_size, max_settings): (usize, usize),
+    (json, format): (bool, &str),
+    limits: LimitArgs,
+    color: bool,
+) -> Result<bool, String> {
+    use crate::options_space as space;
+    let source = match expect {
+        Some(path) => space::Source::Csv(
+            space::parse_csv(&read(path)?).map_err(|e| format!("{}: {e}", path.display()))?,
+        ),
+        None => space::Source::Files,
+    };
+    let (tests, ok) = space_tests(paths, color)?;
+    let limits = space::FitLimits {
+        decide: limits.limits(),
+        max_conflict_size,
+        max_settings,
+    };
+    let f = space::fit(&tests, &source, limits)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&f).unwrap_or_default());
+    } else {
+        print!("{}", space::fit_text(&f, format == "md"));
     }
     Ok(ok)
 }

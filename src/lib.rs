@@ -11,6 +11,7 @@ pub mod interleaving;
 pub mod logic;
 pub mod memory;
 pub mod model;
+pub mod options_space;
 pub mod pomset;
 pub mod reference;
 pub mod refinement;

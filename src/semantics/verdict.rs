@@ -150,6 +150,18 @@ pub fn judge_settled(
     j
 }
 
+/// Whether an observation meets a stated verdict (`None` for `unknown`,
+/// which states nothing).
+pub fn meets(v: Verdict, obs: Observation) -> Option<bool> {
+    Some(match v {
+        Verdict::Allowed => obs != Observation::Never,
+        Verdict::Forbidden | Verdict::Never => obs == Observation::Never,
+        Verdict::Always => obs == Observation::Always,
+        Verdict::Sometimes => obs == Observation::Sometimes,
+        Verdict::Unknown => return None,
+    })
+}
+
 /// The verdict from the numbers of complete pomsets whose state makes the
 /// proposition true and not true; each number is trusted only when `known`.
 fn judgement(
@@ -174,14 +186,8 @@ fn judgement(
     });
     let expected = c.expectation(model);
     let met = match (expected, observation) {
-        (None | Some(Verdict::Unknown), _) | (_, None) => None,
-        (Some(v), Some(obs)) => Some(match v {
-            Verdict::Allowed => obs != Observation::Never,
-            Verdict::Forbidden | Verdict::Never => obs == Observation::Never,
-            Verdict::Always => obs == Observation::Always,
-            Verdict::Sometimes => obs == Observation::Sometimes,
-            Verdict::Unknown => true,
-        }),
+        (Some(v), Some(obs)) => meets(v, obs),
+        _ => None,
     };
     Judgement {
         positive,

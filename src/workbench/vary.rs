@@ -3,8 +3,7 @@
 use serde::Serialize;
 
 use crate::model::{Model, OptionInfo};
-use crate::report::Report;
-use crate::semantics::decide::{outcomes, Limits};
+use crate::semantics::decide::Limits;
 use crate::syntax::{self, core::Program};
 
 /// One value of the varied option and what the test does under it.
@@ -60,15 +59,12 @@ pub fn vary(
             unsupported: false,
             verdicts: Vec::new(),
         };
-        match outcomes(p, &model, limits()) {
-            Ok(o) => {
-                let report = Report::new(p, &model, &o, std::time::Duration::ZERO);
-                row.states = o.limit.is_none().then_some(o.states.len());
-                row.limit = o.limit.clone();
-                row.verdicts = report.conditions.iter().map(|c| c.ok).collect();
-            }
-            Err(_) => row.unsupported = true,
-        }
+        // One code path with `pomset vary` and `fit` (`options_space`).
+        let d = crate::options_space::decide(p, &model, limits());
+        row.states = d.states;
+        row.limit = d.limit;
+        row.unsupported = d.unsupported.is_some();
+        row.verdicts = d.ok;
         rows.push(row);
     }
     Variation {

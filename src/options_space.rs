@@ -1,0 +1,1350 @@
+//! The option space as a tool: `pomset vary` (a matrix of verdicts, tests ×
+//! option settings) and `pomset fit` (the settings that satisfy the most
+//! stated expectations, and the minimal sets of expectations no setting
+//! satisfies together). Plain serde-serialisable values in and out; the
+//! command line and the REPL only print them.
+//!
+//! `fit` never decides the product of every option. For each test it finds
+//! the options that can change its verdicts (`relevant`): start from the
+//! options its expectations name in `when`, then vary every other option
+//! alone at every setting of the relevant ones, adding any that changes a
+//! verdict, until none does. Each test is decided once per distinct model
+//! (a cache keyed by the model). The global search then reads the cached
+//! verdicts for every setting of the union of the relevant options, and the
+//! conflict search works on one bit set per expectation (the settings that
+//! satisfy it). What this assumes is stated in the book's "Where the note
+//! contradicts itself": an option that changes no verdict when varied alone,
+//! at any setting of the relevant options, is taken not to matter together
+//! with another such option.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Write;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::model::{Model, OptionInfo};
+use crate::semantics::decide::{outcomes, refused, Limits};
+use crate::semantics::verdict::{judge, meets, Observation};
+use crate::syntax::ast::Verdict;
+use crate::syntax::core::{Condition, Program};
+
+/// One option set to one value.
+pub type Assignment = (&'static str, &'static str);
+
+/// A setting: options with their values, on top of each test's own model.
+/// Empty is the default column (each file's own options).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct Setting(pub Vec<Assignment>);
+
+impl Setting {
+    /// The model for a test: `base` (the file's model) with this setting.
+    /// With `pin`, options the file sets (differing from the default) keep
+    /// the file's value: the note's verdict is stated under them.
+    pub fn apply(&self, base: Model, pin: bool) -> Model {
+        let mut m = base;
+        for (k, v) in &self.0 {
+            if pin && pinned(&base, k) {
+                continue;
+            }
+            // Every name and value comes from `Model::OPTIONS`.
+            let _ = m.set(k, v);
+        }
+        m
+    }
+
+    /// `default`, or `name=value, name=value`.
+    pub fn label(&self) -> String {
+        if self.0.is_empty() {
+            return "default".to_string();
+        }
+        self.0
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The assignments that differ from the option's default.
+    pub fn non_defaults(&self) -> Setting {
+        Setting(
+            self.0
+                .iter()
+                .filter(|(k, v)| info(k).is_some_and(|o| o.default != *v))
+                .copied()
+                .collect(),
+        )
+    }
+}
+
+fn pinned(base: &Model, name: &str) -> bool {
+    info(name).is_some_and(|o| base.get(name) != Some(o.default))
+}
+
+fn info(name: &str) -> Option<&'static OptionInfo> {
+    Model::OPTIONS.iter().find(|o| o.name == name)
+}
+
+/// One condition's verdict under one setting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Cell {
+    /// Some complete pomset ends in the state (herd7: Sometimes).
+    Allowed,
+    /// Every one does (herd7: Always).
+    Always,
+    /// None does (herd7: Never).
+    Forbidden,
+    /// A search limit stopped it.
+    Unknown,
+    /// The setting is refused (an option value no command decides).
+    Unsupported,
+}
+
+impl Cell {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cell::Allowed => "allowed",
+            Cell::Always => "always",
+            Cell::Forbidden => "forbidden",
+            Cell::Unknown => "unknown",
+            Cell::Unsupported => "unsupported",
+        }
+    }
+
+    fn observation(self) -> Option<Observation> {
+        match self {
+            Cell::Allowed => Some(Observation::Sometimes),
+            Cell::Always => Some(Observation::Always),
+            Cell::Forbidden => Some(Observation::Never),
+            Cell::Unknown | Cell::Unsupported => None,
+        }
+    }
+}
+
+/// One test decided under one model.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Decided {
+    /// The number of final states, when no limit stopped the search.
+    pub states: Option<usize>,
+    /// The limit that stopped the search, named.
+    pub limit: Option<String>,
+    /// Why the model cannot decide the test (a refused option value).
+    pub unsupported: Option<String>,
+    /// One verdict per condition.
+    pub cells: Vec<Cell>,
+    /// Per condition, herd7's Ok/No for its quantifier (`None`: not known).
+    pub ok: Vec<Option<bool>>,
+}
+
+/// Decides every condition of `p` under `model`.
+pub fn decide(p: &Program, model: &Model, limits: Limits) -> Decided {
+    match outcomes(p, model, limits) {
+        Ok(o) => {
+            let judged: Vec<_> = p
+                .conditions
+                .iter()
+                .map(|c| judge(p, c, &o, model))
+                .collect();
+            Decided {
+                states: o.limit.is_none().then_some(o.states.len()),
+                limit: o.limit.clone(),
+                unsupported: None,
+                cells: judged
+                    .iter()
+                    .map(|j| match j.observation {
+                        Some(Observation::Sometimes) => Cell::Allowed,
+                        Some(Observation::Always) => Cell::Always,
+                        Some(Observation::Never) => Cell::Forbidden,
+                        None => Cell::Unknown,
+                    })
+                    .collect(),
+                ok: judged.iter().map(|j| j.ok).collect(),
+            }
+        }
+        Err(crate::semantics::decide::Unsupported::Option(k, v)) => Decided {
+            states: None,
+            limit: None,
+            unsupported: Some(format!("{k} = {v} is not implemented")),
+            cells: p.conditions.iter().map(|_| Cell::Unsupported).collect(),
+            ok: p.conditions.iter().map(|_| None).collect(),
+        },
+    }
+}
+
+/// Whether a verdict meets an expectation: `None` when there is nothing to
+/// meet (no expectation, `unknown`) or the verdict is not known.
+pub fn met(expected: Option<Verdict>, cell: Cell) -> Option<bool> {
+    meets(expected?, cell.observation()?)
+}
+
+/// The values of an option that some command decides, the default first.
+pub fn decidable_values(o: &'static OptionInfo) -> Vec<&'static str> {
+    let mut values = vec![o.default];
+    for v in o.values.iter().filter(|v| **v != o.default) {
+        let mut m = Model::default();
+        if m.set(o.name, v).is_ok() && refused(&m).is_ok() {
+            values.push(v);
+        }
+    }
+    values
+}
+
+/// The option named, or an error naming the closest one.
+pub fn option_named(name: &str) -> Result<&'static OptionInfo, String> {
+    info(name).ok_or_else(|| {
+        match crate::model::closest(name, Model::OPTIONS.iter().map(|o| o.name)) {
+            Some(s) => format!("unknown model option `{name}` (did you mean `{s}`?)"),
+            None => format!("unknown model option `{name}` (see `pomset options`)"),
+        }
+    })
+}
+
+/// Every combination of the given options' values (each list default
+/// first), the all-default combination first; each as its non-default
+/// assignments.
+fn product(options: &[(&'static str, Vec<&'static str>)]) -> Vec<Setting> {
+    let mut out = vec![Vec::new()];
+    for (name, values) in options {
+        let mut next = Vec::with_capacity(out.len() * values.len());
+        for v in values {
+            for prefix in &out {
+                let mut s: Vec<Assignment> = prefix.clone();
+                s.push((name, v));
+                next.push(s);
+            }
+        }
+        out = next;
+    }
+    out.into_iter().map(|s| Setting(s).non_defaults()).collect()
+}
+
+/// The settings `vary` decides: the default, then every other decidable
+/// value of each option alone, or (`product`) every combination.
+pub fn settings(options: &[&'static OptionInfo], product_of: bool) -> Vec<Setting> {
+    if product_of {
+        let spaces: Vec<_> = options
+            .iter()
+            .map(|o| (o.name, decidable_values(o)))
+            .collect();
+        return product(&spaces);
+    }
+    let mut out = vec![Setting::default()];
+    for o in options {
+        for v in decidable_values(o).into_iter().skip(1) {
+            out.push(Setting(vec![(o.name, v)]));
+        }
+    }
+    out
+}
+
+/// A test to vary or fit: the file it came from and its program.
+#[derive(Clone, Debug)]
+pub struct Test {
+    pub file: String,
+    pub program: Program,
+}
+
+/// The stated expectation of a condition, as the file writes it:
+/// `forbidden (allowed when rfi_acq_weakening = on)`; `—` for none.
+pub fn stated(c: &Condition) -> String {
+    let base = c.expectation(&Model::default()).map(Verdict::as_str);
+    let conditional: Vec<String> = c
+        .expectations
+        .iter()
+        .filter(|e| !e.when.is_empty())
+        .map(|e| {
+            let when: Vec<String> = e.when.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+            format!("{} when {}", e.verdict.as_str(), when.join(", "))
+        })
+        .collect();
+    let base = base.unwrap_or("—");
+    if conditional.is_empty() {
+        base.to_string()
+    } else {
+        format!("{base} ({})", conditional.join("; "))
+    }
+}
+
+/// `pomset vary`'s matrix: one row per condition of each test, one column
+/// per setting, the first column the default.
+#[derive(Clone, Debug, Serialize)]
+pub struct Matrix {
+    pub settings: Vec<Setting>,
+    pub rows: Vec<Row>,
+}
+
+/// One condition of one test across the settings.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    pub file: String,
+    pub test: String,
+    pub condition: String,
+    /// The file's allow/forbid/expect lines, as `stated` prints them.
+    pub stated: String,
+    pub cells: Vec<Cell>,
+    /// Per cell, whether it meets the expectation that applies under that
+    /// setting (`None`: nothing stated, or the verdict is not known).
+    pub met: Vec<Option<bool>>,
+    /// The limit or refusal behind an `unknown` or `unsupported` cell.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+impl Row {
+    /// Whether cell `i` differs from the default column.
+    pub fn differs(&self, i: usize) -> bool {
+        i > 0 && self.cells.get(i) != self.cells.first()
+    }
+}
+
+/// Decides every test under every setting (in parallel), overriding the
+/// files' own options as `run --set` does.
+pub fn vary(tests: &[Test], settings: &[Setting], limits: Limits) -> Matrix {
+    let jobs: Vec<(usize, usize)> = (0..tests.len())
+        .flat_map(|t| (0..settings.len()).map(move |s| (t, s)))
+        .collect();
+    let decided: Vec<Decided> = jobs
+        .par_iter()
+        .map(|&(t, s)| {
+            let p = &tests[t].program;
+            decide(p, &settings[s].apply(p.model, false), limits)
+        })
+        .collect();
+    let mut rows = Vec::new();
+    for (t, test) in tests.iter().enumerate() {
+        let p = &test.program;
+        let surface = crate::syntax::print::core_to_ast(p);
+        let row_of = |s: usize| &decided[t * settings.len() + s];
+        for (c, cond) in p.conditions.iter().enumerate() {
+            let mut notes = BTreeSet::new();
+            let mut cells = Vec::new();
+            let mut mets = Vec::new();
+            for (s, setting) in settings.iter().enumerate() {
+                let d = row_of(s);
+                let cell = d.cells.get(c).copied().unwrap_or(Cell::Unsupported);
+                notes.extend(d.limit.iter().cloned());
+                notes.extend(d.unsupported.iter().cloned());
+                let model = setting.apply(p.model, false);
+                mets.push(met(cond.expectation(&model), cell));
+                cells.push(cell);
+            }
+            rows.push(Row {
+                file: test.file.clone(),
+                test: p.name.clone(),
+                condition: surface
+                    .conditions
+                    .get(c)
+                    .map(|x| crate::syntax::print::prop(&x.prop, 0))
+                    .unwrap_or_default(),
+                stated: stated(cond),
+                cells,
+                met: mets,
+                notes: notes.into_iter().collect(),
+            });
+        }
+    }
+    Matrix {
+        settings: settings.to_vec(),
+        rows,
+    }
+}
+
+/// How a matrix is drawn as text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    /// Aligned columns; cells differing from the default in ANSI colour
+    /// when `color`, else marked `*`.
+    Text { color: bool },
+    /// A Markdown table; differing cells in bold.
+    Markdown,
+}
+
+/// The matrix as a table: one row per condition, the stated expectation
+/// beside the test, a cell that differs from the default highlighted, and
+/// `✗` on a cell that contradicts the expectation under its setting.
+pub fn render(m: &Matrix, style: Style) -> String {
+    let mut header = vec!["test".to_string(), "stated".to_string()];
+    header.extend(m.settings.iter().map(Setting::label));
+    let mut body: Vec<Vec<(String, bool)>> = Vec::new();
+    for row in &m.rows {
+        let name = if row.condition.is_empty() || conditions_of(m, &row.test) < 2 {
+            row.test.clone()
+        } else {
+            format!("{} ({})", row.test, row.condition)
+        };
+        let mut cells = vec![(name, false), (row.stated.clone(), false)];
+        for (i, c) in row.cells.iter().enumerate() {
+            let mark = if row.met.get(i) == Some(&Some(false)) {
+                " ✗"
+            } else {
+                ""
+            };
+            cells.push((format!("{}{mark}", c.as_str()), row.differs(i)));
+        }
+        body.push(cells);
+    }
+    let mut out = String::new();
+    match style {
+        Style::Markdown => {
+            let _ = writeln!(out, "| {} |", header.join(" | "));
+            let _ = writeln!(out, "|{}", "---|".repeat(header.len()));
+            for cells in &body {
+                let shown: Vec<String> = cells
+                    .iter()
+                    .map(|(s, hi)| {
+                        let s = s.replace('|', "\\|");
+                        if *hi {
+                            format!("**{s}**")
+                        } else {
+                            s
+                        }
+                    })
+                    .collect();
+                let _ = writeln!(out, "| {} |", shown.join(" | "));
+            }
+        }
+        Style::Text { color } => {
+            let mark = |s: &str, hi: bool| {
+                if hi && !color {
+                    format!("*{s}")
+                } else {
+                    s.to_string()
+                }
+            };
+            let widths: Vec<usize> = (0..header.len())
+                .map(|i| {
+                    body.iter()
+                        .filter_map(|r| r.get(i))
+                        .map(|(s, hi)| mark(s, *hi).chars().count())
+                        .chain(std::iter::once(header[i].chars().count()))
+                        .max()
+                        .unwrap_or(0)
+                })
+                .collect();
+            let line = |cells: Vec<(String, bool)>| {
+                let mut l = String::new();
+                for ((s, hi), w) in cells.into_iter().zip(&widths) {
+                    let shown = mark(&s, hi);
+                    let pad = w.saturating_sub(shown.chars().count());
+                    if hi && color {
+                        let _ = write!(l, "\x1b[1;33m{shown}\x1b[0m");
+                    } else {
+                        l.push_str(&shown);
+                    }
+                    l.push_str(&" ".repeat(pad + 2));
+                }
+                l.trim_end().to_string()
+            };
+            let _ = writeln!(
+                out,
+                "{}",
+                line(header.iter().map(|h| (h.clone(), false)).collect())
+            );
+            for cells in body {
+                let _ = writeln!(out, "{}", line(cells));
+            }
+            let legend = if color { "highlighted" } else { "marked *" };
+            let _ = writeln!(
+                out,
+                "(cells that differ from the default are {legend}; ✗: contradicts the stated expectation under that setting)"
+            );
+        }
+    }
+    let notes: BTreeSet<String> = m
+        .rows
+        .iter()
+        .flat_map(|r| r.notes.iter().map(move |n| format!("{}: {n}", r.test)))
+        .collect();
+    for n in notes {
+        let _ = writeln!(out, "note: {n}");
+    }
+    out
+}
+
+fn conditions_of(m: &Matrix, test: &str) -> usize {
+    m.rows.iter().filter(|r| r.test == test).count()
+}
+
+/// The search's limits, each named in a report that reaches it.
+#[derive(Clone, Copy, Debug)]
+pub struct FitLimits {
+    /// Per decision (each test under each model).
+    pub decide: Limits,
+    /// `--max-conflict-size`: the largest conflicting set looked for.
+    pub max_conflict_size: usize,
+    /// `--max-settings`: the most settings of the relevant options searched
+    /// (per test and overall).
+    pub max_settings: usize,
+}
+
+impl Default for FitLimits {
+    fn default() -> FitLimits {
+        FitLimits {
+            decide: Limits::default(),
+            max_conflict_size: 8,
+            max_settings: 1 << 20,
+        }
+    }
+}
+
+/// An expectation from outside the files (`fit --expect FILE.csv`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct External {
+    /// The test's name (`litmus NAME`) or its file's stem.
+    pub test: String,
+    /// The condition: its number from 1, or its text as printed.
+    pub condition: String,
+    pub verdict: &'static str,
+}
+
+/// Reads `test,condition,verdict` lines (a header line and `#` comments
+/// are skipped); errors name the line.
+pub fn parse_csv(text: &str) -> Result<Vec<External>, String> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        let [test, condition, verdict] = fields[..] else {
+            return Err(format!(
+                "line {}: expected `test,condition,verdict`, found {} fields",
+                n + 1,
+                fields.len()
+            ));
+        };
+        if n == 0 && test == "test" && verdict == "verdict" {
+            continue;
+        }
+        let verdict = Verdict::parse(&verdict.to_lowercase())
+            .filter(|v| *v != Verdict::Unknown)
+            .ok_or_else(|| {
+                format!(
+                    "line {}: `{verdict}` is not a verdict; use allowed, forbidden, always, sometimes or never",
+                    n + 1
+                )
+            })?;
+        out.push(External {
+            test: test.to_string(),
+            condition: condition.to_string(),
+            verdict: verdict.as_str(),
+        });
+    }
+    Ok(out)
+}
+
+/// One expectation `fit` tries to satisfy.
+#[derive(Clone, Debug, Serialize)]
+pub struct Expectation {
+    pub file: String,
+    pub test: String,
+    pub condition: String,
+    /// As stated: the file's lines, or the CSV's verdict.
+    pub stated: String,
+    /// The options whose value decides whether it is met.
+    pub options: Vec<&'static str>,
+    /// When it is met, over `options` (`always`, `never`, or the settings).
+    pub needs: String,
+}
+
+/// A set of expectations that no setting satisfies together, every proper
+/// subset of which some setting does.
+#[derive(Clone, Debug, Serialize)]
+pub struct Conflict {
+    /// Indices into `Fit::expectations`.
+    pub members: Vec<usize>,
+    /// The options that decide it: the union of its members' options.
+    pub options: Vec<&'static str>,
+}
+
+/// `pomset fit`'s answer.
+#[derive(Clone, Debug, Serialize)]
+pub struct Fit {
+    pub expectations: Vec<Expectation>,
+    /// The options that can change some verdict with an expectation.
+    pub options: Vec<&'static str>,
+    /// Per test, its relevant options.
+    pub relevant: BTreeMap<String, Vec<&'static str>>,
+    /// Decisions made (distinct test × model pairs).
+    pub decisions: usize,
+    /// Settings of `options` searched.
+    pub settings: usize,
+    /// How many expectations the defaults satisfy.
+    pub default_satisfies: usize,
+    /// The most any setting satisfies, and how many settings do.
+    pub best_satisfies: usize,
+    pub best_count: usize,
+    /// The best settings with the fewest non-default options first (at most ten).
+    pub best: Vec<Setting>,
+    /// Per option, the values that occur among the best settings.
+    pub best_values: BTreeMap<&'static str, Vec<&'static str>>,
+    /// The minimal conflicting sets, smallest first.
+    pub conflicts: Vec<Conflict>,
+    /// Whether every minimal conflicting set was found (false: the
+    /// `--max-conflict-size` limit stopped the search).
+    pub complete: bool,
+    /// `--max-conflict-size`, as searched.
+    pub max_conflict_size: usize,
+    /// A limit that stopped the search before any answer, named.
+    pub limit: Option<String>,
+    /// Expectations left undecided by a limit under some setting (counted unmet).
+    pub undecided: Vec<String>,
+}
+
+/// Per test: the relevant options and every decision made, by model.
+struct Explored {
+    relevant: Vec<&'static str>,
+    cache: HashMap<Model, Decided>,
+    limit: Option<String>,
+}
+
+/// The option space: every option with more than one decidable value.
+fn space() -> Vec<(&'static str, Vec<&'static str>)> {
+    Model::OPTIONS
+        .iter()
+        .map(|o| (o.name, decidable_values(o)))
+        .filter(|(_, v)| v.len() > 1)
+        .collect()
+}
+
+/// Finds the options that change `p`'s verdicts (see the module's doc),
+/// deciding each model once.
+fn explore(
+    p: &Program,
+    space: &[(&'static str, Vec<&'static str>)],
+    limits: &FitLimits,
+) -> Explored {
+    let free: Vec<&(&'static str, Vec<&'static str>)> =
+        space.iter().filter(|(n, _)| !pinned(&p.model, n)).collect();
+    let mut relevant: Vec<&'static str> = Vec::new();
+    for c in &p.conditions {
+        for e in &c.expectations {
+            for (k, _) in &e.when {
+                if free.iter().any(|(n, _)| n == k) && !relevant.contains(k) {
+                    relevant.push(k);
+                }
+            }
+        }
+    }
+    let mut cache: HashMap<Model, Decided> = HashMap::new();
+    let cells = |m: Model, cache: &mut HashMap<Model, Decided>| -> Vec<Cell> {
+        cache
+            .entry(m)
+            .or_insert_with(|| decide(p, &m, limits.decide))
+            .cells
+            .clone()
+    };
+    'grow: loop {
+        let spaces: Vec<_> = free
+            .iter()
+            .filter(|(n, _)| relevant.contains(n))
+            .map(|(n, v)| (*n, v.clone()))
+            .collect();
+        let size = spaces.iter().map(|(_, v)| v.len()).product::<usize>();
+        if size > limits.max_settings {
+            return Explored {
+                relevant,
+                cache,
+                limit: Some(format!(
+                    "{}: {size} settings of its relevant options exceed --max-settings {}",
+                    p.name, limits.max_settings
+                )),
+            };
+        }
+        for point in product(&spaces) {
+            let m = point.apply(p.model, true);
+            let here = cells(m, &mut cache);
+            for (name, values) in free.iter().filter(|(n, _)| !relevant.contains(n)) {
+                for v in values.iter().skip(1) {
+                    let mut other = m;
+                    let _ = other.set(name, v);
+                    if cells(other, &mut cache) != here {
+                        relevant.push(name);
+                        continue 'grow;
+                    }
+                }
+            }
+        }
+        break;
+    }
+    // Keep the order of `Model::OPTIONS`.
+    relevant.sort_by_key(|n| Model::OPTIONS.iter().position(|o| o.name == *n));
+    Explored {
+        relevant,
+        cache,
+        limit: None,
+    }
+}
+
+/// A fixed-size set of settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(n: usize) -> Bits {
+        Bits(vec![0; n.div_ceil(64)])
+    }
+    fn set(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+    fn get(&self, i: usize) -> bool {
+        self.0[i / 64] >> (i % 64) & 1 == 1
+    }
+    fn count(&self) -> usize {
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
+    }
+}
+
+/// Which expectations `fit` tries to satisfy: the files' own, or a CSV's.
+#[derive(Clone, Debug)]
+pub enum Source {
+    Files,
+    Csv(Vec<External>),
+}
+
+/// Searches the option space for the settings that satisfy the most
+/// expectations, and the minimal conflicting sets.
+pub fn fit(tests: &[Test], source: &Source, limits: FitLimits) -> Result<Fit, String> {
+    let space = space();
+    // Which (test, condition, fixed verdict) pairs are expectations.
+    let targets = targets(tests, source)?;
+    let wanted: BTreeSet<usize> = targets.iter().map(|t| t.0).collect();
+    let explored: Vec<Option<Explored>> = tests
+        .par_iter()
+        .enumerate()
+        .map(|(i, t)| {
+            wanted
+                .contains(&i)
+                .then(|| explore(&t.program, &space, &limits))
+        })
+        .collect();
+    let decisions = explored.iter().flatten().map(|e| e.cache.len()).sum();
+    let mut relevant = BTreeMap::new();
+    let mut union: BTreeSet<&'static str> = BTreeSet::new();
+    for (t, e) in tests.iter().zip(&explored) {
+        if let Some(e) = e {
+            if let Some(l) = &e.limit {
+                return Ok(empty_fit(decisions, l.clone()));
+            }
+            relevant.insert(t.program.name.clone(), e.relevant.clone());
+            union.extend(e.relevant.iter().copied());
+        }
+    }
+    let spaces: Vec<(&'static str, Vec<&'static str>)> = space
+        .iter()
+        .filter(|(n, _)| union.contains(n))
+        .cloned()
+        .collect();
+    let size = spaces.iter().map(|(_, v)| v.len()).product::<usize>();
+    if size > limits.max_settings {
+        return Ok(empty_fit(
+            decisions,
+            format!(
+                "{size} settings of the relevant options exceed --max-settings {}",
+                limits.max_settings
+            ),
+        ));
+    }
+    let points = product(&spaces);
+    let mut expectations = Vec::new();
+    let mut sets = Vec::new();
+    let mut undecided = Vec::new();
+    for &(t, c, fixed) in &targets {
+        let test = &tests[t];
+        let p = &test.program;
+        let Some(ex) = &explored[t] else { continue };
+        let cond = &p.conditions[c];
+        let expected = |m: &Model| fixed.or_else(|| cond.expectation(m));
+        let restrict = |s: &Setting| {
+            Setting(
+                s.0.iter()
+                    .filter(|(k, _)| ex.relevant.contains(k))
+                    .copied()
+                    .collect(),
+            )
+        };
+        // Satisfied, over the test's own relevant options.
+        let local: HashMap<Setting, bool> = product(
+            &spaces
+                .iter()
+                .filter(|(n, _)| ex.relevant.contains(n))
+                .cloned()
+                .collect::<Vec<_>>(),
+        )
+        .into_iter()
+        .map(|s| {
+            let m = s.apply(p.model, true);
+            let cell = ex
+                .cache
+                .get(&m)
+                .and_then(|d| d.cells.get(c).copied())
+                .unwrap_or(Cell::Unknown);
+            let want = expected(&m).filter(|v| *v != Verdict::Unknown);
+            let ok = match (want, met(want, cell)) {
+                (None, _) => true,
+                (Some(_), Some(b)) => b,
+                (Some(_), None) => {
+                    let label = format!("{} under {}", p.name, s.label());
+                    if !undecided.contains(&label) {
+                        undecided.push(label);
+                    }
+                    false
+                }
+            };
+            (s, ok)
+        })
+        .collect();
+        // Only conditions with an expectation under some setting count.
+        let states_something = local.keys().any(|s| {
+            let m = s.apply(p.model, true);
+            expected(&m).is_some_and(|v| v != Verdict::Unknown)
+        });
+        if !states_something {
+            continue;
+        }
+        let mut bits = Bits::new(points.len());
+        for (i, s) in points.iter().enumerate() {
+            if local.get(&restrict(s)).copied().unwrap_or(false) {
+                bits.set(i);
+            }
+        }
+        let (options, needs) = describe(&local, &ex.relevant);
+        let surface = crate::syntax::print::core_to_ast(p);
+        expectations.push(Expectation {
+            file: test.file.clone(),
+            test: p.name.clone(),
+            condition: surface
+                .conditions
+                .get(c)
+                .map(|x| crate::syntax::print::prop(&x.prop, 0))
+                .unwrap_or_default(),
+            stated: match fixed {
+                Some(v) => v.as_str().to_string(),
+                None => stated(cond),
+            },
+            options,
+            needs,
+        });
+        sets.push(bits);
+    }
+    let counts: Vec<usize> = (0..points.len())
+        .map(|i| sets.iter().filter(|b| b.get(i)).count())
+        .collect();
+    let best_satisfies = counts.iter().copied().max().unwrap_or(0);
+    let mut best: Vec<Setting> = points
+        .iter()
+        .zip(&counts)
+        .filter(|(_, n)| **n == best_satisfies)
+        .map(|(s, _)| s.clone())
+        .collect();
+    let best_count = best.len();
+    let mut best_values: BTreeMap<&'static str, Vec<&'static str>> = BTreeMap::new();
+    for (name, values) in &spaces {
+        let seen: Vec<&'static str> = values
+            .iter()
+            .copied()
+            .filter(|v| {
+                best.iter().any(|s| {
+                    s.0.iter()
+                        .find(|(k, _)| k == name)
+                        .map_or(info(name).is_some_and(|o| o.default == *v), |(_, x)| x == v)
+                })
+            })
+            .collect();
+        best_values.insert(name, seen);
+    }
+    best.sort_by_key(|s| (s.0.len(), s.clone()));
+    best.truncate(10);
+    let (conflicts, complete) = conflicts(&sets, points.len(), limits.max_conflict_size);
+    let conflicts = conflicts
+        .into_iter()
+        .map(|members| {
+            let mut options: Vec<&'static str> = members
+                .iter()
+                .flat_map(|m| expectations[*m].options.iter().copied())
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            options.sort_by_key(|n| Model::OPTIONS.iter().position(|o| o.name == *n));
+            Conflict { members, options }
+        })
+        .collect();
+    Ok(Fit {
+        expectations,
+        options: spaces.iter().map(|(n, _)| *n).collect(),
+        relevant,
+        decisions,
+        settings: points.len(),
+        default_satisfies: counts.first().copied().unwrap_or(0),
+        best_satisfies,
+        best_count,
+        best,
+        best_values,
+        conflicts,
+        complete,
+        max_conflict_size: limits.max_conflict_size,
+        limit: None,
+        undecided,
+    })
+}
+
+fn empty_fit(decisions: usize, limit: String) -> Fit {
+    Fit {
+        expectations: vec![],
+        options: vec![],
+        relevant: BTreeMap::new(),
+        decisions,
+        settings: 0,
+        default_satisfies: 0,
+        best_satisfies: 0,
+        best_count: 0,
+        best: vec![],
+        best_values: BTreeMap::new(),
+        conflicts: vec![],
+        complete: false,
+        max_conflict_size: 0,
+        limit: Some(limit),
+        undecided: vec![],
+    }
+}
+
+/// The expectations as (test, condition, fixed verdict): the files' own
+/// (`None`: read from the condition under each setting), or the CSV's.
+fn targets(
+    tests: &[Test],
+    source: &Source,
+) -> Result<Vec<(usize, usize, Option<Verdict>)>, String> {
+    match source {
+        // Only conditions that state a verdict under some setting.
+        Source::Files => Ok(tests
+            .iter()
+            .enumerate()
+            .flat_map(|(t, test)| {
+                test.program
+                    .conditions
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| states_a_verdict(c))
+                    .map(move |(c, _)| (t, c, None))
+            })
+            .collect()),
+        Source::Csv(rows) => rows
+            .iter()
+            .map(|r| {
+                let t = tests
+                    .iter()
+                    .position(|t| {
+                        t.program.name.eq_ignore_ascii_case(&r.test)
+                            || std::path::Path::new(&t.file)
+                                .file_stem()
+                                .is_some_and(|s| s.eq_ignore_ascii_case(r.test.as_str()))
+                    })
+                    .ok_or_else(|| format!("no test named `{}` among the files", r.test))?;
+                let p = &tests[t].program;
+                let surface = crate::syntax::print::core_to_ast(p);
+                let c = match r.condition.parse::<usize>() {
+                    Ok(n) if n >= 1 && n <= p.conditions.len() => n - 1,
+                    _ => surface
+                        .conditions
+                        .iter()
+                        .position(|c| crate::syntax::print::prop(&c.prop, 0) == r.condition)
+                        .ok_or_else(|| {
+                            format!(
+                                "{} has no condition `{}` (give its number from 1 or its text)",
+                                p.name, r.condition
+                            )
+                        })?,
+                };
+                Ok((t, c, Verdict::parse(r.verdict)))
+            })
+            .collect(),
+    }
+}
+
+/// Whether a condition states a verdict (other than `unknown`) under some setting.
+fn states_a_verdict(c: &Condition) -> bool {
+    c.expectation(&Model::default())
+        .is_some_and(|v| v != Verdict::Unknown)
+        || c.expectations.iter().any(|e| e.verdict != Verdict::Unknown)
+}
+
+/// Settings over `options` as cubes: each option a set of values. Two
+/// cubes equal but for one option merge into one with the union there,
+/// until none merge: a short, exact description of a set of settings (not
+/// always the shortest).
+fn cubes(
+    set: &BTreeSet<Setting>,
+    options: &[(&'static str, Vec<&'static str>)],
+) -> Vec<Vec<BTreeSet<&'static str>>> {
+    let mut cubes: BTreeSet<Vec<BTreeSet<&'static str>>> = set
+        .iter()
+        .map(|s| {
+            options
+                .iter()
+                .map(|(k, _)| {
+                    s.0.iter()
+                        .filter(|(n, _)| n == k)
+                        .map(|(_, v)| *v)
+                        .collect()
+                })
+                .collect()
+        })
+        .collect();
+    'merge: loop {
+        for i in 0..options.len() {
+            let mut groups: BTreeMap<
+                Vec<BTreeSet<&'static str>>,
+                Vec<Vec<BTreeSet<&'static str>>>,
+            > = BTreeMap::new();
+            for c in &cubes {
+                let mut key = c.clone();
+                key[i] = BTreeSet::new();
+                groups.entry(key).or_default().push(c.clone());
+            }
+            if let Some((mut key, group)) = groups.into_iter().find(|(_, g)| g.len() > 1) {
+                for c in &group {
+                    cubes.remove(c);
+                    key[i].extend(c[i].iter().copied());
+                }
+                cubes.insert(key);
+                continue 'merge;
+            }
+        }
+        return cubes.into_iter().collect();
+    }
+}
+
+/// One cube as `a=x ∧ b≠y ∧ c∈{u, v}` (an option with every value left out).
+fn cube_text(
+    cube: &[BTreeSet<&'static str>],
+    options: &[(&'static str, Vec<&'static str>)],
+) -> String {
+    let parts: Vec<String> = cube
+        .iter()
+        .zip(options)
+        .filter(|(vs, (_, all))| vs.len() < all.len())
+        .map(|(vs, (k, all))| {
+            let missing: Vec<&&str> = all.iter().filter(|v| !vs.contains(**v)).collect();
+            match (vs.len(), missing.as_slice()) {
+                (1, _) => format!("{k}={}", vs.iter().next().copied().unwrap_or_default()),
+                (_, [one]) => format!("{k}≠{one}"),
+                _ => format!(
+                    "{k}∈{{{}}}",
+                    all.iter()
+                        .filter(|v| vs.contains(**v))
+                        .copied()
+                        .collect::<Vec<_>>()
+                        .join(",")
+                ),
+            }
+        })
+        .collect();
+    if parts.is_empty() {
+        "any".to_string()
+    } else {
+        parts.join(" ∧ ")
+    }
+}
+
+/// The options an expectation depends on (varying one changes whether it
+/// is met at some setting), and when it is met over them.
+fn describe(
+    local: &HashMap<Setting, bool>,
+    relevant: &[&'static str],
+) -> (Vec<&'static str>, String) {
+    let value_of = |s: &Setting, k: &str| {
+        s.0.iter()
+            .find(|(n, _)| *n == k)
+            .map(|(_, v)| *v)
+            .or_else(|| info(k).map(|o| o.default))
+    };
+    let options: Vec<&'static str> = relevant
+        .iter()
+        .copied()
+        .filter(|k| {
+            local.iter().any(|(s, ok)| {
+                local.iter().any(|(s2, ok2)| {
+                    ok != ok2
+                        && relevant
+                            .iter()
+                            .all(|o| o == k || value_of(s, o) == value_of(s2, o))
+                })
+            })
+        })
+        .collect();
+    let project = |s: &Setting| {
+        Setting(
+            options
+                .iter()
+                .filter_map(|k| Some((*k, value_of(s, k)?)))
+                .collect(),
+        )
+    };
+    let mut yes: BTreeSet<Setting> = BTreeSet::new();
+    let mut no: BTreeSet<Setting> = BTreeSet::new();
+    for (s, ok) in local {
+        if *ok {
+            yes.insert(project(s));
+        } else {
+            no.insert(project(s));
+        }
+    }
+    let spaces: Vec<(&'static str, Vec<&'static str>)> = options
+        .iter()
+        .filter_map(|k| Some((*k, decidable_values(info(k)?))))
+        .collect();
+    let show = |set: &BTreeSet<Setting>| {
+        let cubes = cubes(set, &spaces);
+        let text = cubes
+            .iter()
+            .map(|c| cube_text(c, &spaces))
+            .collect::<Vec<_>>();
+        (cubes.len(), text.join(" or "))
+    };
+    let needs = if no.is_empty() {
+        "always".to_string()
+    } else if yes.is_empty() {
+        "never".to_string()
+    } else {
+        let (y, yes) = show(&yes);
+        let (n, no) = show(&no);
+        if y <= n {
+            format!("met when {yes}")
+        } else {
+            format!("unmet when {no}")
+        }
+    };
+    (options, needs)
+}
+
+/// Every minimal set of expectations whose sets of satisfying settings
+/// have an empty intersection, of at most `max` members, smallest first,
+/// and whether the enumeration was complete.
+///
+/// A set conflicts iff every setting fails one of its members: the minimal
+/// conflicting sets are exactly the minimal transversals of the family
+/// {the expectations a setting fails : every setting}, enumerated with
+/// Berge's algorithm (one edge at a time, keeping the minimal partial
+/// transversals). A partial transversal is a subset of every final one it
+/// grows into, so dropping those above `max` loses no answer of at most
+/// `max` members; whether any was dropped is reported.
+fn conflicts(sets: &[Bits], points: usize, max: usize) -> (Vec<Vec<usize>>, bool) {
+    // Only expectations some setting fails can be in a conflict.
+    let candidates: Vec<usize> = (0..sets.len())
+        .filter(|i| sets[*i].count() < points)
+        .collect();
+    if candidates.len() > 128 {
+        return (vec![], false);
+    }
+    let mut edges: BTreeSet<u128> = BTreeSet::new();
+    for p in 0..points {
+        let failed = candidates
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| !sets[**i].get(p))
+            .fold(0u128, |e, (k, _)| e | 1 << k);
+        if failed == 0 {
+            // This setting satisfies every expectation: nothing conflicts.
+            return (vec![], true);
+        }
+        edges.insert(failed);
+    }
+    let edges = minimal_sets(edges.into_iter().collect());
+    let mut transversals: Vec<u128> = vec![0];
+    let mut complete = true;
+    for e in edges {
+        let mut next = Vec::new();
+        for t in &transversals {
+            if t & e != 0 {
+                next.push(*t);
+                continue;
+            }
+            for k in 0..128 {
+                if e >> k & 1 == 1 {
+                    let grown = t | 1 << k;
+                    if grown.count_ones() as usize > max {
+                        complete = false;
+                    } else {
+                        next.push(grown);
+                    }
+                }
+            }
+        }
+        transversals = minimal_sets(next);
+    }
+    let mut found: Vec<Vec<usize>> = transversals
+        .into_iter()
+        .map(|t| {
+            (0..candidates.len())
+                .filter(|k| t >> k & 1 == 1)
+                .map(|k| candidates[k])
+                .collect()
+        })
+        .collect();
+    found.sort_by_key(|c: &Vec<usize>| (c.len(), c.clone()));
+    (found, complete)
+}
+
+/// The sets of `sets` that contain no other (duplicates removed).
+fn minimal_sets(mut sets: Vec<u128>) -> Vec<u128> {
+    sets.sort_by_key(|s| (s.count_ones(), *s));
+    sets.dedup();
+    let mut kept: Vec<u128> = Vec::new();
+    for s in sets {
+        if !kept.iter().any(|k| k & s == *k) {
+            kept.push(s);
+        }
+    }
+    kept
+}
+
+/// `fit`'s answer as text, or (`md`) as Markdown for the book.
+pub fn fit_text(f: &Fit, md: bool) -> String {
+    let mut out = String::new();
+    if let Some(l) = &f.limit {
+        let _ = writeln!(out, "Limit reached: {l}; nothing is concluded.");
+        return out;
+    }
+    let code = |s: &str| if md { format!("`{s}`") } else { s.to_string() };
+    let list = |v: &[&str]| {
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            v.iter().map(|s| code(s)).collect::<Vec<_>>().join(", ")
+        }
+    };
+    let n = f.expectations.len();
+    let _ = writeln!(
+        out,
+        "{n} stated expectations; the options that change a verdict with one: {} ({} settings of them searched, {} decisions).",
+        list(&f.options),
+        f.settings,
+        f.decisions
+    );
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "The defaults satisfy {} of {n}; the best settings satisfy {} ({} settings{}), with the fewest options changed first:",
+        f.default_satisfies,
+        f.best_satisfies,
+        f.best_count,
+        if f.best_count > f.best.len() {
+            format!("; the first {} shown", f.best.len())
+        } else {
+            String::new()
+        }
+    );
+    let _ = writeln!(out);
+    for s in &f.best {
+        let _ = writeln!(out, "- {}", code(&s.label()));
+    }
+    let free: Vec<String> = f
+        .best_values
+        .iter()
+        .filter(|(_, v)| v.len() > 1)
+        .map(|(k, v)| format!("{} ∈ {{{}}}", code(k), v.join(", ")))
+        .collect();
+    let fixed: Vec<String> = f
+        .best_values
+        .iter()
+        .filter(|(_, v)| v.len() == 1)
+        .map(|(k, v)| code(&format!("{k}={}", v[0])))
+        .collect();
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "Every best setting has {}; among them {}.",
+        if fixed.is_empty() {
+            "no option fixed".to_string()
+        } else {
+            fixed.join(", ")
+        },
+        if free.is_empty() {
+            "nothing else varies".to_string()
+        } else {
+            free.join(", ")
+        }
+    );
+    let _ = writeln!(out);
+    let label = |i: usize| {
+        let e = &f.expectations[i];
+        format!("{} {} ({})", e.test, e.stated, e.condition)
+    };
+    if f.conflicts.is_empty() && f.complete {
+        let _ = writeln!(out, "Some setting satisfies every expectation together.");
+    } else if f.conflicts.is_empty() {
+        let _ = writeln!(
+            out,
+            "No conflicting set of at most {} expectations — NOT complete: --max-conflict-size stopped the search; larger sets were not looked for.",
+            f.max_conflict_size
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "{} minimal conflicting sets (no setting satisfies a set together; every smaller part of it some setting does){}:",
+            f.conflicts.len(),
+            if f.complete {
+                String::new()
+            } else {
+                " — NOT complete: --max-conflict-size stopped the search; larger sets were not looked for".to_string()
+            }
+        );
+        let _ = writeln!(out);
+        for (k, c) in f.conflicts.iter().enumerate() {
+            let names: Vec<String> = c
+                .members
+                .iter()
+                .map(|i| f.expectations[*i].test.clone())
+                .collect();
+            let _ = writeln!(
+                out,
+                "{}. {}: decided by {}",
+                k + 1,
+                names.join(" vs "),
+                list(&c.options)
+            );
+            for i in &c.members {
+                let e = &f.expectations[*i];
+                let _ = writeln!(out, "   - {}: {}", label(*i), code(&e.needs));
+            }
+        }
+    }
+    if !f.undecided.is_empty() {
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "Left undecided by a limit (counted as not met): {}",
+            f.undecided.join("; ")
+        );
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(out, "The expectations and when each is met:");
+    let _ = writeln!(out);
+    if md {
+        let _ = writeln!(out, "| test | condition | stated | options | met |");
+        let _ = writeln!(out, "|---|---|---|---|---|");
+    }
+    for e in &f.expectations {
+        let opts = list(&e.options);
+        if md {
+            let _ = writeln!(
+                out,
+                "| {} | `{}` | {} | {} | {} |",
+                e.test,
+                e.condition.replace('|', "\\|"),
+                e.stated,
+                opts,
+                code(&e.needs).replace('|', "\\|")
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "  {} {} ({}): {} [{}]",
+                e.test, e.stated, e.condition, e.needs, opts
+            );
+        }
+    }
+    out
+}

@@ -843,8 +843,11 @@ impl Product<'_, '_> {
                 }
                 return;
             }
+            // Exact when the search was complete; never 0 when a limit cut
+            // it short (the verdicts are unknown then anyway).
+            let each = (total / size.max(1)).max(1);
             for member in self.classes.orbit(&state, &self.blocks) {
-                *out.states.entry(member).or_insert(0) += total / size.max(1);
+                *out.states.entry(member).or_insert(0) += each;
             }
             // The limits hold here too: expanding can be most of the work.
             if out.limit.is_none() {

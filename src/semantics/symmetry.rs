@@ -19,6 +19,7 @@
 //! thread's, P4), with forks, or in a condition-directed search.
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 use super::decide::State;
 use crate::syntax::core::{Expr, Loc, Program, RegId, Stmt};
@@ -74,50 +75,25 @@ impl Classes {
     /// The canonical member of a state's orbit: within each class, the
     /// members' register blocks sorted by value. `blocks[t]` is where thread
     /// t's registers sit in `state.regs`.
-    pub fn canonical(&self, state: &mut State, blocks: &[std::ops::Range<usize>]) {
+    pub fn canonical(&self, state: &mut State, blocks: &[Range<usize>]) {
         for c in &self.classes {
-            let mut tuples: Vec<Vec<Option<i64>>> = c
-                .iter()
-                .map(|&t| {
-                    state.regs[blocks[t].clone()]
-                        .iter()
-                        .map(|(_, v)| *v)
-                        .collect()
-                })
-                .collect();
+            let mut tuples = tuples(state, c, blocks);
             tuples.sort();
-            for (&t, tuple) in c.iter().zip(tuples) {
-                for (slot, v) in state.regs[blocks[t].clone()].iter_mut().zip(tuple) {
-                    slot.1 = v;
-                }
-            }
+            place(state, c, blocks, &tuples);
         }
     }
 
     /// The orbit of a canonical state: every distinct arrangement of each
     /// class's register blocks.
-    pub fn orbit(&self, state: &State, blocks: &[std::ops::Range<usize>]) -> Vec<State> {
+    pub fn orbit(&self, state: &State, blocks: &[Range<usize>]) -> Vec<State> {
         let mut out = vec![state.clone()];
         for c in &self.classes {
-            let tuples: Vec<Vec<Option<i64>>> = c
-                .iter()
-                .map(|&t| {
-                    state.regs[blocks[t].clone()]
-                        .iter()
-                        .map(|(_, v)| *v)
-                        .collect()
-                })
-                .collect();
-            let arrangements = permutations(tuples);
+            let arrangements = permutations(tuples(state, c, blocks));
             let mut next = Vec::with_capacity(out.len() * arrangements.len());
             for s in &out {
                 for a in &arrangements {
                     let mut s = s.clone();
-                    for (&t, tuple) in c.iter().zip(a) {
-                        for (slot, v) in s.regs[blocks[t].clone()].iter_mut().zip(tuple) {
-                            slot.1 = *v;
-                        }
-                    }
+                    place(&mut s, c, blocks, a);
                     next.push(s);
                 }
             }
@@ -127,18 +103,10 @@ impl Classes {
     }
 
     /// The size of a canonical state's orbit.
-    pub fn orbit_size(&self, state: &State, blocks: &[std::ops::Range<usize>]) -> u64 {
+    pub fn orbit_size(&self, state: &State, blocks: &[Range<usize>]) -> u64 {
         self.classes
             .iter()
-            .map(|c| {
-                let tuples = c.iter().map(|&t| {
-                    state.regs[blocks[t].clone()]
-                        .iter()
-                        .map(|(_, v)| *v)
-                        .collect::<Vec<_>>()
-                });
-                multinomial(tuples)
-            })
+            .map(|c| multinomial(tuples(state, c, blocks).into_iter()))
             .product()
     }
 
@@ -157,6 +125,27 @@ impl Classes {
             })
             .collect::<Vec<_>>()
             .join("; ")
+    }
+}
+
+/// The register values of each member of class `c`, in class order.
+fn tuples(state: &State, c: &[usize], blocks: &[Range<usize>]) -> Vec<Vec<Option<i64>>> {
+    c.iter()
+        .map(|&t| {
+            state.regs[blocks[t].clone()]
+                .iter()
+                .map(|(_, v)| *v)
+                .collect()
+        })
+        .collect()
+}
+
+/// Writes `tuples` back into the blocks of class `c`, in class order.
+fn place(state: &mut State, c: &[usize], blocks: &[Range<usize>], tuples: &[Vec<Option<i64>>]) {
+    for (&t, tuple) in c.iter().zip(tuples) {
+        for (slot, v) in state.regs[blocks[t].clone()].iter_mut().zip(tuple) {
+            slot.1 = *v;
+        }
     }
 }
 

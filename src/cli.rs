@@ -797,6 +797,9 @@ fn run_tests(paths: &[PathBuf], o: &RunOptions) -> Result<bool, String> {
                 }
             };
             test.warnings.emit_stderr(&name, src, o.color);
+            if o.cat.is_none() {
+                vulkan_refusal(&test.program, &name, src, o.color);
+            }
             ok &= report_one(test, (decided, peak), o, &mut tally, &mut reports);
         }
     }
@@ -820,6 +823,21 @@ fn run_tests(paths: &[PathBuf], o: &RunOptions) -> Result<bool, String> {
         );
     }
     Ok(ok)
+}
+
+/// Points at the first construct only the Vulkan model defines, when the
+/// pomset semantics (or the SC or reference engine) is asked to run it.
+fn vulkan_refusal(p: &Program, name: &str, src: &str, color: bool) {
+    let Some((at, what)) = p.vulkan_only() else {
+        return;
+    };
+    let d = syntax::diagnostic::Diagnostic::error(
+        format!("{what} is defined by the Vulkan model only"),
+        at,
+    )
+    .with_label("the pomset semantics has no meaning for this")
+    .with_hint("run with --model vulkan (the book's \"Vulkan\" chapter)");
+    syntax::diagnostic::Diagnostics(vec![d]).emit_stderr(name, src, color);
 }
 
 /// Decides one test under a cat model (on a worker thread). The file's
@@ -866,11 +884,11 @@ fn decide_one(
     crate::memory::reset_peak();
     let limits = limit_args.limits();
     let (max_pomsets, deadline) = (limits.max_pomsets, limits.deadline);
-    let unsupported = |Unsupported::Option(k, v)| {
+    let unsupported = |u: Unsupported| {
         Decided::Report(Box::new(Report::unsupported(
             p,
             &model,
-            format!("{k} = {v} is not implemented by `run` yet"),
+            u.sentence("is not implemented by `run` yet"),
         )))
     };
     if verdict_only && engine == Engine::Fast {
@@ -1116,10 +1134,10 @@ pub fn pomset_listing(
             }),
             unsupported: None,
         },
-        Err(crate::semantics::decide::Unsupported::Option(k, v)) => Listing {
+        Err(u) => Listing {
             pomsets: Vec::new(),
             limit: None,
-            unsupported: Some(format!("{k} = {v}")),
+            unsupported: Some(u.to_string()),
         },
     }
 }
@@ -1129,6 +1147,14 @@ pub fn unsupported_text(option: &str) -> String {
     format!(
         "{option} is not implemented (the book's \"The semantics\", section \"Not implemented\", says why); choose another value with --set"
     )
+}
+
+/// What the pomset semantics refuses, as one line.
+pub fn refusal_text(u: &crate::semantics::decide::Unsupported) -> String {
+    match u {
+        crate::semantics::decide::Unsupported::Option(..) => unsupported_text(&u.to_string()),
+        crate::semantics::decide::Unsupported::VulkanOnly(..) => u.sentence(""),
+    }
 }
 
 fn candidate_pomsets(
@@ -1167,9 +1193,7 @@ fn candidate_pomsets(
                 println!("Limit reached: {l} (the list is incomplete)");
             }
         }
-        Err(crate::semantics::decide::Unsupported::Option(k, v)) => {
-            return Err(unsupported_text(&format!("{k} = {v}")));
-        }
+        Err(u) => return Err(refusal_text(&u)),
     }
     Ok(true)
 }
@@ -1184,11 +1208,7 @@ fn explain(
         return Ok(false);
     };
     let p = &test.program;
-    crate::semantics::decide::refused(&model).map_err(
-        |crate::semantics::decide::Unsupported::Option(k, v)| {
-            unsupported_text(&format!("{k} = {v}"))
-        },
-    )?;
+    crate::semantics::decide::refused_program(p, &model).map_err(|u| refusal_text(&u))?;
     let chosen: Vec<usize> = match condition {
         Some(_) => vec![p.conditions.len() - 1],
         None => (0..p.conditions.len()).collect(),
@@ -1330,9 +1350,7 @@ pub fn explain_text(p: &crate::syntax::core::Program, model: &Model, chosen: &[u
                     out.push_str(&format!("  {line}\n"));
                 }
             }
-            Err(crate::semantics::decide::Unsupported::Option(k, v)) => {
-                out.push_str(&format!("  {}\n", unsupported_text(&format!("{k} = {v}"))))
-            }
+            Err(u) => out.push_str(&format!("  {}\n", refusal_text(&u))),
         }
     }
     out

@@ -52,6 +52,8 @@ impl Default for Limits {
 pub enum Unsupported {
     /// Some execution reads a register before its thread assigns it.
     UnassignedRegister { thread: String, reg: String },
+    /// A construct only the Vulkan model defines (a barrier, a qualifier).
+    VulkanOnly(&'static str),
 }
 
 impl fmt::Display for Unsupported {
@@ -62,6 +64,10 @@ impl fmt::Display for Unsupported {
                 "register {thread}:{reg} is read before it is assigned; \
                  SC interleaving gives it no value the note would agree with"
             ),
+            Unsupported::VulkanOnly(what) => write!(
+                f,
+                "{what} is defined by the Vulkan model only; run with --model vulkan"
+            ),
         }
     }
 }
@@ -70,6 +76,9 @@ impl fmt::Display for Unsupported {
 /// counted once (`Outcomes::states` values are 1; `witnesses` counts the
 /// distinct final configurations).
 pub fn outcomes(p: &Program, limits: Limits) -> Result<Outcomes, Unsupported> {
+    if p.vulkan_only().is_some() {
+        return Err(vulkan_only(p));
+    }
     let memory = Memory::new(p);
     let mut search = Search {
         p,
@@ -203,6 +212,10 @@ fn eval(e: &Expr, regs: &[Option<i64>]) -> Eval<i64> {
     })
 }
 
+fn vulkan_only(p: &Program) -> Unsupported {
+    Unsupported::VulkanOnly(p.vulkan_only().map_or("a Vulkan construct", |v| v.1))
+}
+
 fn unassigned(p: &Program, r: RegId) -> Unsupported {
     let info = p.regs.get(r as usize);
     Unsupported::UnassignedRegister {
@@ -228,6 +241,7 @@ impl<'a> Search<'_, '_, 'a> {
             limit: self.limit,
             stats: crate::logic::Stats::default(),
             notes: self.p.bound_note().into_iter().collect(),
+            flags: BTreeMap::new(),
         }
     }
 
@@ -375,6 +389,9 @@ impl<'a> Config<'a> {
             };
             match s {
                 Stmt::Read { .. } | Stmt::Write { .. } | Stmt::Rmw { .. } => return Ok(true),
+                Stmt::Vulkan { .. } | Stmt::Barrier { .. } => {
+                    return Err(vulkan_only(search.p));
+                }
                 Stmt::Skip | Stmt::Fence { .. } => {
                     th.work.pop();
                 }

@@ -36,6 +36,10 @@ pub struct Report {
     /// What the states leave out (writes whose value may leave V), one sentence each.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The flags a cat model raised (herd7's `Flag data-race`), each with
+    /// the number of consistent executions raising it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<Flag>,
     /// `run --verdict-only`: `states` holds only the states the searches
     /// stopped at, and `positive`/`negative` count those, not every state.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -43,6 +47,13 @@ pub struct Report {
     /// The most heap held at once while deciding, in bytes (`--stats`).
     #[serde(skip)]
     pub peak_bytes: Option<usize>,
+}
+
+/// A flag raised by a cat model, as herd7 names it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Flag {
+    pub name: String,
+    pub executions: usize,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -111,6 +122,14 @@ impl Report {
             seconds: elapsed.as_secs_f64(),
             stats: Some(o.stats),
             warnings: o.notes.clone(),
+            flags: o
+                .flags
+                .iter()
+                .map(|(name, &executions)| Flag {
+                    name: name.clone(),
+                    executions,
+                })
+                .collect(),
             verdict_only: false,
             peak_bytes: None,
         }
@@ -171,6 +190,7 @@ impl Report {
             seconds: elapsed.as_secs_f64(),
             stats: Some(stats),
             warnings,
+            flags: Vec::new(),
             verdict_only: true,
             peak_bytes: None,
         }
@@ -188,6 +208,7 @@ impl Report {
             seconds: 0.0,
             stats: None,
             warnings: vec![],
+            flags: Vec::new(),
             verdict_only: false,
             peak_bytes: None,
         }
@@ -305,6 +326,9 @@ impl Report {
             let _ = writeln!(out, "{ok}");
             let _ = writeln!(out, "Witnesses");
             let _ = writeln!(out, "Positive: {} Negative: {}", c.positive, c.negative);
+            for f in &self.flags {
+                let _ = writeln!(out, "Flag {}", f.name);
+            }
             let _ = writeln!(out, "Condition {}", c.text);
             let obs = c.observation.unwrap_or("Unknown");
             let _ = writeln!(

@@ -57,14 +57,14 @@ impl<'a> Ctx<'a> {
             x,
             model,
             slots: vec![None; model.slots],
-            builtins: vec![None; builtins::TABLE.len()],
+            builtins: vec![None; builtins::named().count()],
             error: None,
         }
     }
 
     /// A builtin's value, computed once per execution.
     fn builtin(&mut self, b: builtins::Builtin) -> Value {
-        let Some(i) = builtins::TABLE.iter().position(|(_, t, _, _)| *t == b) else {
+        let Some(i) = builtins::named().position(|(_, t, _, _)| *t == b) else {
             return builtins::value(b, self.x);
         };
         if let Some(v) = &self.builtins[i] {
@@ -411,8 +411,7 @@ impl Ctx<'_> {
         let d = depth - 1;
         match ir {
             Ir::Builtin(bt) => {
-                let n = builtins::TABLE
-                    .iter()
+                let n = builtins::named()
                     .find(|(_, t, _, _)| t == bt)
                     .map_or("", |(n, _, _, _)| *n);
                 Some(vec![(a, b, within(name, n))])

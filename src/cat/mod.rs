@@ -37,7 +37,15 @@ impl Ty {
 }
 
 /// The models bundled in the binary, by name: each a file of `models/`.
-pub const BUNDLED: [(&str, &str); 1] = [("rc11", include_str!("../../models/rc11.cat"))];
+pub const BUNDLED: [(&str, &str); 4] = [
+    ("rc11", include_str!("../../models/rc11.cat")),
+    ("vulkan", include_str!("../../models/vulkan.cat")),
+    ("vulkan-2021", include_str!("../../models/vulkan-2021.cat")),
+    (
+        "vulkan-common",
+        include_str!("../../models/vulkan-common.cat"),
+    ),
+];
 
 /// A bundled model's text, by `name` or `name.cat`.
 pub fn bundled(name: &str) -> Option<&'static str> {

@@ -10,7 +10,7 @@ use super::output::{Output, Tone};
 use crate::cli::{apply_sets, explain_text, model_text, pomset_listing};
 use crate::model::Model;
 use crate::report::Report;
-use crate::semantics::decide::{outcomes, Limits, Unsupported};
+use crate::semantics::decide::{outcomes, Limits};
 use crate::syntax::{self, core::Program, Litmus};
 
 /// One command: its name, its arguments as the help shows them, and one line
@@ -605,9 +605,7 @@ impl Session {
                     out.hint(format!("(:show N prints candidate N of {})", listed.len()));
                 }
             }
-            Err(Unsupported::Option(k, v)) => out.error(format!(
-                "{k} = {v} is not implemented for listing candidates"
-            )),
+            Err(u) => out.error(u.sentence("is not implemented for listing candidates")),
         }
         self.listing = listed;
     }
@@ -657,11 +655,7 @@ impl Session {
         let start = std::time::Instant::now();
         let report = match outcomes(p, &model, self.limits()) {
             Ok(o) => Report::new(p, &model, &o, start.elapsed()),
-            Err(Unsupported::Option(k, v)) => Report::unsupported(
-                p,
-                &model,
-                format!("{k} = {v} is not implemented by `run` yet"),
-            ),
+            Err(u) => Report::unsupported(p, &model, u.sentence("is not implemented by `run` yet")),
         };
         // Ctrl-C leaves a partial list, possibly of tens of thousands of
         // states: a count and the first few say enough.

@@ -26,7 +26,7 @@ pub struct Explanation {
 const SHOWN: usize = 6;
 
 pub fn explain(p: &Program, model: &Model, prop: &Prop) -> Result<Explanation, Unsupported> {
-    decide::refused(model)?;
+    decide::refused_program(p, model)?;
     let mut sem = Sem::new(p, model, 200_000);
     let mut lines = Vec::new();
     match walk(&mut sem, p, model, prop, &mut lines) {

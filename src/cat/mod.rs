@@ -37,20 +37,27 @@ impl Ty {
 }
 
 /// The models bundled in the binary, by name: each a file of `models/`.
-pub const BUNDLED: [(&str, &str); 4] = [
+pub const BUNDLED: [(&str, &str); 3] = [
     ("rc11", include_str!("../../models/rc11.cat")),
     ("vulkan", include_str!("../../models/vulkan.cat")),
     ("vulkan-2021", include_str!("../../models/vulkan-2021.cat")),
-    (
-        "vulkan-common",
-        include_str!("../../models/vulkan-common.cat"),
-    ),
 ];
 
-/// A bundled model's text, by `name` or `name.cat`.
+/// Bundled files that models include but that are no model by themselves
+/// (they use names their includer defines).
+pub const LIBRARY: [(&str, &str); 1] = [(
+    "vulkan-common",
+    include_str!("../../models/vulkan-common.cat"),
+)];
+
+/// A bundled model's (or library file's) text, by `name` or `name.cat`.
 pub fn bundled(name: &str) -> Option<&'static str> {
     let name = name.strip_suffix(".cat").unwrap_or(name);
-    BUNDLED.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
+    BUNDLED
+        .iter()
+        .chain(LIBRARY.iter())
+        .find(|(n, _)| *n == name)
+        .map(|(_, s)| *s)
 }
 
 /// One source file of a model (the model's own, or an included one).

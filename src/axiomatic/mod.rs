@@ -297,6 +297,9 @@ fn skeleton(p: &Program, cells: &Cells, chosen: &[&Trace]) -> Option<Execution> 
     Some(x)
 }
 
+/// A barrier's thread, id, and how many same-id barriers came before it.
+type Instance = (Option<ThreadId>, i64, usize);
+
 /// Control barriers that are one dynamic instance: the same barrier id,
 /// reached the same number of times by their threads (the Vulkan spec's
 /// "Control Barrier" instance; the model decides what scope they need).
@@ -310,7 +313,7 @@ fn syncbar(events: &[Event], po: &Rel) -> Rel {
             .count();
         (e.thread, e.value, earlier)
     };
-    let barriers: Vec<(usize, (Option<ThreadId>, i64, usize))> = (0..n)
+    let barriers: Vec<(usize, Instance)> = (0..n)
         .filter(|&a| events[a].kind == Kind::Barrier)
         .map(|a| (a, instance(a)))
         .collect();

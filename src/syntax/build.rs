@@ -190,7 +190,7 @@ fn not_mode_or_scope(part: &Ident) -> Diagnostic {
         .chain(Scope::ALL.iter().map(|s| s.as_str()));
     let hint = match crate::model::closest(part.as_str(), names) {
         Some(near) => format!("did you mean `.{near}`?"),
-        None => "modes are wk, rlx, rel, acq, ra, sc; scopes are cta, gpu, sys (and Vulkan's sg); Vulkan qualifiers are av, vis, nonpriv, sc0-sc3, semsc0-semsc3, semav, semvis".to_string(),
+        None => "modes are wk, rlx, rel, acq, ra, sc; scopes are cta, gpu, sys (Vulkan adds sg and qualifiers such as av, vis, nonpriv)".to_string(),
     };
     Diagnostic::error(format!("`{part}` is neither a mode nor a scope"), part.span)
         .with_label("unknown suffix")

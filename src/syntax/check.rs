@@ -351,7 +351,11 @@ impl Checker {
                         *span,
                     )
                     .with_label("misplaced group")
-                    .with_hint("nest as sys { gpu { cta { sg { P0 } } } }");
+                    .with_hint(if *level == Scope::Sg || outer == "sg" {
+                        "nest as sys { gpu { cta { sg { P0 } } } }"
+                    } else {
+                        "nest as sys { gpu { cta { P0 } } }"
+                    });
                     self.error(d);
                     return;
                 }

@@ -127,6 +127,10 @@ fn misplaced_qualifiers_are_located_errors() {
         ("litmus A\n\nbarrier;\n\nexists (true)\n", "scope"),
         ("litmus A\n\nx.wk.av.av := 1;\n\nexists (true)\n", "twice"),
         ("litmus A\n\nx.sc4 := 1;\n\nexists (true)\n", "neither"),
+        (
+            "litmus A\n\nx.wk.semsc0 := 1;\n\nexists (true)\n",
+            "semantics",
+        ),
     ] {
         let d = syntax::parse(src).err().unwrap_or_else(|| panic!("{src}"));
         let text = d.render("t", src);

@@ -1079,13 +1079,19 @@ impl Checker {
     }
 
     /// Vulkan's per-instruction qualifiers: `.av` on writes, `.vis` on
-    /// reads, neither on RMWs (the book's "Vulkan").
+    /// reads, neither on RMWs; semantics only on atomics (the book's
+    /// "Vulkan").
     fn access_quals(&mut self, s: &Suffix, access: Access) {
+        let non_atomic = matches!(s.mode, Some((Mode::Wk, _)));
         for (q, span) in &s.quals {
+            let semantics = matches!(q, Qual::SemSc(_) | Qual::SemAv | Qual::SemVis);
             let wrong = match (q, access) {
                 (Qual::Av, Access::Write) | (Qual::Vis, Access::Read) => None,
                 (Qual::Av, _) => Some("`.av` (MakePointerAvailable) goes on writes"),
                 (Qual::Vis, _) => Some("`.vis` (MakePointerVisible) goes on reads"),
+                _ if semantics && non_atomic => {
+                    Some("semantics go on atomics, fences and barriers, not on `wk` accesses")
+                }
                 _ => None,
             };
             if let Some(why) = wrong {

@@ -241,7 +241,7 @@ impl<'a> Search<'_, '_, 'a> {
             limit: self.limit,
             stats: crate::logic::Stats::default(),
             notes: self.p.bound_note().into_iter().collect(),
-            flags: BTreeMap::new(),
+            flags: Vec::new(),
         }
     }
 

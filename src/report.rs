@@ -36,10 +36,10 @@ pub struct Report {
     /// What the states leave out (writes whose value may leave V), one sentence each.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
-    /// The flags a cat model raised (herd7's `Flag data-race`), each with
-    /// the number of consistent executions raising it.
+    /// A cat model's raised flags (herd7's `Flag data-race`), each with the
+    /// number of consistent executions raising it; absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub flags: Vec<Flag>,
+    pub flags: Vec<FlagCount>,
     /// `run --verdict-only`: `states` holds only the states the searches
     /// stopped at, and `positive`/`negative` count those, not every state.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -49,10 +49,10 @@ pub struct Report {
     pub peak_bytes: Option<usize>,
 }
 
-/// A flag raised by a cat model, as herd7 names it.
 #[derive(Clone, Debug, Serialize)]
-pub struct Flag {
+pub struct FlagCount {
     pub name: String,
+    /// Consistent executions raising it.
     pub executions: usize,
 }
 
@@ -125,9 +125,9 @@ impl Report {
             flags: o
                 .flags
                 .iter()
-                .map(|(name, &executions)| Flag {
+                .map(|(name, n)| FlagCount {
                     name: name.clone(),
-                    executions,
+                    executions: *n,
                 })
                 .collect(),
             verdict_only: false,
@@ -317,7 +317,7 @@ impl Report {
                 count(self.states.len() - listed.len(), "more state")
             );
         }
-        for c in &self.conditions {
+        for (i, c) in self.conditions.iter().enumerate() {
             let ok = match c.ok {
                 Some(true) => "Ok",
                 Some(false) => "No",
@@ -326,8 +326,10 @@ impl Report {
             let _ = writeln!(out, "{ok}");
             let _ = writeln!(out, "Witnesses");
             let _ = writeln!(out, "Positive: {} Negative: {}", c.positive, c.negative);
-            for f in &self.flags {
-                let _ = writeln!(out, "Flag {}", f.name);
+            if i == 0 {
+                for f in &self.flags {
+                    let _ = writeln!(out, "Flag {} ({} executions)", f.name, f.executions);
+                }
             }
             let _ = writeln!(out, "Condition {}", c.text);
             let obs = c.observation.unwrap_or("Unknown");

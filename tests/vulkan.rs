@@ -38,7 +38,7 @@ fn verdicts(model: &str) -> String {
         let c = p.conditions.first().expect("a condition");
         let j = judge(p, c, &o, &p.model);
         let obs = j.observation.map_or("Unknown", |x| x.as_str());
-        let flags: Vec<String> = o.flags.keys().map(|f| format!("Flag {f}")).collect();
+        let flags: Vec<String> = o.flags.iter().map(|(f, _)| format!("Flag {f}")).collect();
         let line = format!("{:<18} {obs:<9} {}", p.name, flags.join(" "));
         out.push_str(line.trim_end());
         out.push('\n');

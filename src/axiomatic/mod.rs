@@ -474,6 +474,6 @@ pub fn outcomes(p: &Program, model: &cat::Model, limits: Limits) -> Result<Outco
         limit: over.or(seen.limit),
         stats: crate::logic::Stats::default(),
         notes,
-        flags,
+        flags: flags.into_iter().collect(),
     })
 }

@@ -75,7 +75,7 @@ pub fn outcomes(p: &Program, model: &Model, limits: Limits) -> Result<Outcomes, 
         limit: None,
         stats: Default::default(),
         notes: p.bound_note().into_iter().collect(),
-        flags: BTreeMap::new(),
+        flags: Vec::new(),
     };
     if let Err(Stop(why)) = run(&mut den, &mut out) {
         out.limit = Some(why);

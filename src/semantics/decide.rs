@@ -72,9 +72,9 @@ pub struct Outcomes {
     pub stats: crate::logic::Stats,
     /// What the outcomes leave out, one sentence each (values outside V).
     pub notes: Vec<String>,
-    /// A cat model's flags (herd7's `Flag data-race`), each with the
-    /// number of consistent executions, within `filter`, that raise it.
-    pub flags: BTreeMap<String, usize>,
+    /// A cat model's raised flags (`flag ~empty race as data-race`), each
+    /// with the number of consistent executions (within `filter`) raising it.
+    pub flags: Vec<(String, usize)>,
 }
 
 /// Why a test cannot be decided under this model.
@@ -200,7 +200,7 @@ fn empty_outcomes() -> Outcomes {
         limit: None,
         stats: crate::logic::Stats::default(),
         notes: Vec::new(),
-        flags: BTreeMap::new(),
+        flags: Vec::new(),
     }
 }
 

@@ -11,6 +11,9 @@ use std::collections::BTreeMap;
 use crate::model::Model;
 use crate::syntax;
 use crate::syntax::core::Program;
+use crate::workbench::{
+    apply_sets, explain_text, load_options, options_table, pomset_listing, refusal_text,
+};
 
 const ABOUT: &str =
     "A workbench for relaxed-memory semantics: litmus tests, pomsets with predicate \
@@ -33,6 +36,7 @@ Examples:
   pomset refine --from 'x := 1; r := x;' --to 'x := 1; r := 1;'
                                       is this compiler transformation sound?
   pomset repl                         explore interactively (also `pomset` alone, in a terminal)
+  pomset serve                        the same in a web page, at http://127.0.0.1:8417/
 
 A litmus file looks like this (the book's \"Writing litmus tests\" has the whole syntax):
 
@@ -149,7 +153,7 @@ limit is named; it is never a wrong answer.")]
         #[arg(long)]
         verdict_only: bool,
         /// Which model decides: pwt (the pomset semantics), a bundled cat
-        /// model (rc11), or a .cat file. Under a cat model the file's
+        /// model (rc11, ptx, hrf-direct, hrf-indirect), or a .cat file. Under a cat model the file's
         /// expectations (the note's verdicts) are not checked.
         #[arg(long, default_value = "pwt", value_name = "MODEL")]
         model: String,
@@ -253,7 +257,7 @@ with each.")]
         limit: usize,
         #[command(flatten)]
         limits: LimitArgs,
-        /// pwt (the pomset semantics), a bundled cat model (rc11) or a .cat
+        /// pwt (the pomset semantics), a bundled cat model (rc11, ptx, hrf-direct, hrf-indirect) or a .cat
         /// file: under a cat model, candidate executions are drawn (po, rf,
         /// co, fr, rmw, the model's `show`n relations and the failing
         /// check's cycle); --which N is the N-th consistent execution,
@@ -280,7 +284,7 @@ blocking write (c8b), or a precondition that is not a tautology (c3).")]
         condition: Option<String>,
         #[arg(long = "set", value_name = "OPTION=VALUE")]
         set: Vec<String>,
-        /// pwt (the pomset semantics), a bundled cat model (rc11) or a .cat
+        /// pwt (the pomset semantics), a bundled cat model (rc11, ptx, hrf-direct, hrf-indirect) or a .cat
         /// file: under a cat model, each candidate execution reaching the
         /// outcome and the checks that fail on it (the cycle or the pair).
         #[arg(long, default_value = "pwt", value_name = "MODEL")]
@@ -293,6 +297,7 @@ Examples:
   pomset compare examples/classic --models pwt,rc11
   pomset compare examples/classic/mp.litmus --models rc11,my-model.cat
   pomset compare examples/ --models pwt,rc11 --mapping rc11:pwt
+  pomset compare examples/ --models pwt,ptx --mapping pwt:ptx
 
 Each cell is herd7's observation of the condition under that model:
 Sometimes, Always or Never (the outcome is never observed), or Unknown with
@@ -304,7 +309,7 @@ there is one.")]
     Compare {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// The models, comma-separated: pwt, a bundled cat model (rc11), or .cat files.
+        /// The models, comma-separated: pwt, a bundled cat model (rc11, ptx, hrf-direct, hrf-indirect), or .cat files.
         #[arg(long, default_value = "pwt,rc11", value_delimiter = ',')]
         models: Vec<String>,
         /// List the outcomes the target allows and the source forbids.
@@ -385,6 +390,27 @@ the REPL\" is a guided tour.")]
         /// Run this session file instead of reading standard input.
         script: Option<PathBuf>,
     },
+    /// Start the web explorer: a local page to write tests, decide them,
+    /// flip options, explain outcomes and draw pomsets.
+    #[command(after_help = "\
+Examples:
+  pomset serve                        http://127.0.0.1:8417/
+  pomset serve --port 0               any free port (printed)
+
+The page and its JSON API (POST /api/decide, /api/explain, /api/draw,
+/api/pomsets, /api/refine, /api/vary, /api/options; GET /api/examples) run
+every decision within limits (a timeout of 10 s by default, at most 60 s,
+and a pomset count), so a large test cannot hang the server. The book's
+\"The web explorer\" is a tour.")]
+    Serve {
+        /// The port (0: any free one).
+        #[arg(long, default_value_t = 8417)]
+        port: u16,
+        /// The address to listen on; anything but a loopback address lets
+        /// other machines reach the explorer.
+        #[arg(long, default_value = "127.0.0.1", value_name = "ADDR")]
+        bind: String,
+    },
     /// Print tests from other tools (herd7 C, Dat3M PTX, the PwT prototype's
     /// .lit) in pomset's syntax, with a comment naming the source.
     #[command(after_help = "\
@@ -423,25 +449,11 @@ pub enum ExportFormat {
     HerdC,
 }
 
-/// `--unroll`, for every file this process reads (0: not given).
-static UNROLL: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-
-/// How files are read: the format is recognised, `--unroll` applied.
-pub fn load_options() -> crate::import::Options {
-    let n = UNROLL.load(std::sync::atomic::Ordering::Relaxed);
-    crate::import::Options {
-        unroll: (n > 0).then_some(n),
-    }
-}
-
 /// Runs a command; the exit code is 0 on success, 1 when a check fails.
 pub fn run(cli: Cli) -> ExitCode {
     // Every command stops at the memory budget; `--max-memory` overrides it.
     crate::memory::set_budget_mb(crate::memory::default_budget_mb());
-    UNROLL.store(
-        cli.unroll.unwrap_or(0),
-        std::sync::atomic::Ordering::Relaxed,
-    );
+    crate::workbench::set_unroll(cli.unroll);
     let color = match cli.color {
         Color::Always => true,
         Color::Never => false,
@@ -556,7 +568,7 @@ pub fn run(cli: Cli) -> ExitCode {
                         limit,
                         limits: limits.limits(),
                     };
-                    crate::render::draw::command(
+                    draw_command(
                         &path,
                         outcome.as_deref(),
                         &set,
@@ -592,7 +604,7 @@ pub fn run(cli: Cli) -> ExitCode {
             max_contexts,
             max_pomsets,
             timeout,
-        } => crate::refinement::cli(
+        } => refine_files(
             &paths,
             from.zip(to),
             &set,
@@ -611,6 +623,7 @@ pub fn run(cli: Cli) -> ExitCode {
             };
             crate::repl::start(script.as_deref(), color).map(|()| true)
         }
+        Command::Serve { port, bind } => crate::serve::run(&bind, port).map(|()| true),
         Command::Import { paths } => import(&paths, color),
         Command::Export { paths, to } => export(&paths, to, color),
     };
@@ -675,6 +688,10 @@ pub struct LimitArgs {
     /// Give up (verdict unknown) after this many seconds per test.
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
+    /// Search every arrangement of threads with the same code, instead of one
+    /// per multiset (the book's Performance chapter: thread symmetry).
+    #[arg(long)]
+    pub no_symmetry: bool,
 }
 
 impl LimitArgs {
@@ -693,21 +710,9 @@ impl LimitArgs {
             max_states: self.max_states,
             deadline,
             cancel: None,
+            symmetry: !self.no_symmetry,
         }
     }
-}
-
-/// Applies `--set name=value` overrides to a model.
-pub fn apply_sets(model: &mut Model, sets: &[String]) -> Result<(), String> {
-    for s in sets {
-        let Some((k, v)) = s.split_once('=') else {
-            return Err(format!(
-                "--set takes OPTION=VALUE, not `{s}` (see `pomset options`)"
-            ));
-        };
-        model.set(k.trim(), v.trim()).map_err(|e| e.to_string())?;
-    }
-    Ok(())
 }
 
 /// What `pomset run` was asked for, beyond the files.
@@ -840,29 +845,18 @@ fn vulkan_refusal(p: &Program, name: &str, src: &str, color: bool) {
     syntax::diagnostic::Diagnostics(vec![d]).emit_stderr(name, src, color);
 }
 
-/// Decides one test under a cat model (on a worker thread). The file's
-/// expectations are the note's verdicts, not the model's: not checked.
+/// Decides one test under a cat model (on a worker thread).
 fn decide_cat(
     p: &Program,
     sets: &[String],
     limit_args: &LimitArgs,
     cat: &crate::cat::Model,
 ) -> Decided {
-    use crate::report::Report;
     let mut model = p.model;
     if apply_sets(&mut model, sets).is_err() {
         return Decided::BadSet;
     }
-    let start = std::time::Instant::now();
-    crate::memory::reset_peak();
-    let report = match crate::axiomatic::outcomes(p, cat, limit_args.limits()) {
-        Ok(o) => {
-            let mut r = Report::new(p, &model, &o, start.elapsed()).without_expectations();
-            r.model = vec![cat.name.clone()];
-            r
-        }
-        Err(why) => Report::unsupported(p, &model, why),
-    };
+    let report = crate::workbench::decide_cat(p, &model, cat, limit_args.limits());
     Decided::Report(Box::new(report))
 }
 
@@ -874,64 +868,18 @@ fn decide_one(
     engine: Engine,
     verdict_only: bool,
 ) -> Decided {
-    use crate::report::Report;
-    use crate::semantics::decide::{outcomes, settle_conditions, Unsupported};
     let mut model = p.model;
     if apply_sets(&mut model, sets).is_err() {
         return Decided::BadSet;
     }
-    let start = std::time::Instant::now();
-    crate::memory::reset_peak();
-    let limits = limit_args.limits();
-    let (max_pomsets, deadline) = (limits.max_pomsets, limits.deadline);
-    let unsupported = |u: Unsupported| {
-        Decided::Report(Box::new(Report::unsupported(
-            p,
-            &model,
-            u.sentence("is not implemented by `run` yet"),
-        )))
+    let engine = match engine {
+        Engine::Fast => crate::workbench::Engine::Fast,
+        Engine::Reference => crate::workbench::Engine::Reference,
+        Engine::Sc => crate::workbench::Engine::Sc,
     };
-    if verdict_only && engine == Engine::Fast {
-        return match settle_conditions(p, &model, limits) {
-            Ok(found) => Decided::Report(Box::new(Report::settled(
-                p,
-                &model,
-                &found,
-                start.elapsed(),
-            ))),
-            Err(u) => unsupported(u),
-        };
-    }
-    let decided = match engine {
-        Engine::Fast => outcomes(p, &model, limits),
-        Engine::Reference => crate::reference::outcomes(
-            p,
-            &model,
-            crate::reference::Limits {
-                max_pomsets,
-                deadline: deadline.map(|d| d.0),
-            },
-        ),
-        // Modes, scopes and model options mean nothing under SC.
-        Engine::Sc => match crate::interleaving::outcomes(
-            p,
-            crate::interleaving::Limits {
-                max_states: max_pomsets,
-            },
-        ) {
-            Ok(o) => Ok(o),
-            Err(why) => {
-                return Decided::Unsupported(format!("Test {} Unsupported {why}\n", p.name))
-            }
-        },
-    };
-    match decided {
-        // A file's expectations are the note's verdicts, not SC's.
-        Ok(o) if engine == Engine::Sc => Decided::Report(Box::new(
-            Report::new(p, &model, &o, start.elapsed()).without_expectations(),
-        )),
-        Ok(o) => Decided::Report(Box::new(Report::new(p, &model, &o, start.elapsed()))),
-        Err(u) => unsupported(u),
+    match crate::workbench::decide(p, &model, engine, verdict_only, limit_args.limits()) {
+        Ok(report) => Decided::Report(Box::new(report)),
+        Err(line) => Decided::Unsupported(line),
     }
 }
 
@@ -1014,32 +962,23 @@ fn usage(message: &str) -> ExitCode {
 }
 
 /// Parses a test and applies `--set` to its model. A condition from the
-/// command line is parsed as one more condition of the file, so it names
-/// registers and locations exactly as the file's own conditions do. `None`:
-/// the file has errors, already printed.
+/// command line is parsed as one more condition of the file
+/// (`workbench::parse_test`). `None`: the file has errors, already printed.
 pub(crate) fn load(
     path: &Path,
     condition: Option<&str>,
     sets: &[String],
     color: bool,
 ) -> Result<Option<(syntax::Litmus, Model)>, String> {
-    let mut src = read(path)?;
-    let at = src.len() + "\nexists (".len();
-    if let Some(c) = condition {
-        src.push_str(&format!("\nexists ({c})\n"));
-    }
-    match crate::import::load(&path.display().to_string(), &src, load_options()) {
+    let src = read(path)?;
+    match crate::workbench::parse_test(&path.display().to_string(), &src, condition) {
         Ok(t) => {
             let mut model = t.program.model;
             apply_sets(&mut model, sets)?;
             Ok(Some((t, model)))
         }
-        Err(d) => {
-            // An error in the condition is shown in the argument as typed.
-            match condition.and_then(|c| Some((c, d.within(at, c.len())?))) {
-                Some((c, moved)) => moved.emit_stderr("<condition>", c, color),
-                None => d.emit_stderr(&path.display().to_string(), &src, color),
-            }
+        Err(failed) => {
+            failed.emit_stderr(color);
             Ok(None)
         }
     }
@@ -1061,8 +1000,8 @@ fn pomsets(
         .map(|c| c.prop.clone());
     let limits = limit_args.limits();
     let listing = pomset_listing(p, &model, filter.as_ref(), limits);
-    if let Some(option) = &listing.unsupported {
-        return Err(unsupported_text(option));
+    if let Some(refusal) = &listing.unsupported {
+        return Err(refusal.clone());
     }
     for shown in listing.pomsets.iter().take(limit) {
         println!("{shown}");
@@ -1071,130 +1010,21 @@ fn pomsets(
     Ok(true)
 }
 
-/// The complete pomsets of a test, rendered, with the search's verdict on
-/// how complete the list is; shared by `pomset pomsets` and the REPL.
-pub struct Listing {
-    /// Each matching complete pomset in the note's notation, numbered from 1.
-    pub pomsets: Vec<String>,
-    /// The limit that stopped the search, if one did.
-    pub limit: Option<String>,
-    /// The model option the semantics does not implement, if any
-    /// (`if_closure = on`).
-    pub unsupported: Option<String>,
-}
-
-impl Listing {
-    /// "N complete pomsets", with how many are shown and any limit.
-    pub fn summary(&self, shown: usize) -> String {
-        if let Some(option) = &self.unsupported {
-            return unsupported_text(option);
-        }
-        let n = self.pomsets.len();
-        let mut out = crate::report::count(n, "complete pomset");
-        if shown < n {
-            out.push_str(&format!(", {shown} shown"));
-        }
-        if let Some(l) = &self.limit {
-            out.push_str(&format!("\nLimit reached: {l} (the list is incomplete)"));
-        }
-        out
-    }
-}
-
-/// Lists the complete pomsets whose final state satisfies `filter`
-/// (rendering at most `MAX_LISTED`, so a huge test cannot exhaust memory).
-pub fn pomset_listing(
-    p: &crate::syntax::core::Program,
-    model: &Model,
-    filter: Option<&crate::syntax::core::Prop>,
-    limits: crate::semantics::decide::Limits,
-) -> Listing {
-    use crate::semantics::decide::outcomes_visiting;
-    use crate::semantics::verdict::holds;
-    const MAX_LISTED: usize = 10_000;
-    let mut pomsets = Vec::new();
-    let mut matching = 0usize;
-    let mut visit = |sem: &crate::semantics::construct::Sem,
-                     sk: &crate::pomset::Skeleton,
-                     w: &crate::check::Witness,
-                     state: &crate::semantics::decide::State| {
-        if filter.is_some_and(|f| !holds(p, state, f)) {
-            return;
-        }
-        matching += 1;
-        if pomsets.len() < MAX_LISTED {
-            pomsets.push(crate::render::text::pomset(sem, p, matching, sk, w, state));
-        }
-    };
-    match outcomes_visiting(p, model, limits, Some(&mut visit)) {
-        Ok(o) => Listing {
-            pomsets,
-            limit: o.limit.or_else(|| {
-                (matching > MAX_LISTED).then(|| format!("{MAX_LISTED} pomsets listed"))
-            }),
-            unsupported: None,
-        },
-        Err(u) => Listing {
-            pomsets: Vec::new(),
-            limit: None,
-            unsupported: Some(u.to_string()),
-        },
-    }
-}
-
-/// The one line that says an option value is refused, and where to read why.
-pub fn unsupported_text(option: &str) -> String {
-    format!(
-        "{option} is not implemented (the book's \"The semantics\", section \"Not implemented\", says why); choose another value with --set"
-    )
-}
-
-/// What the pomset semantics refuses, as one line.
-pub fn refusal_text(u: &crate::semantics::decide::Unsupported) -> String {
-    match u {
-        crate::semantics::decide::Unsupported::Option(..) => unsupported_text(&u.to_string()),
-        crate::semantics::decide::Unsupported::VulkanOnly(..) => u.sentence(""),
-    }
-}
-
 fn candidate_pomsets(
     path: &Path,
     sets: &[String],
     (limit, limit_args): (usize, LimitArgs),
     color: bool,
 ) -> Result<bool, String> {
-    use crate::semantics::candidates::candidates_visiting;
     let Some((test, model)) = load(path, None, sets, color)? else {
         return Ok(false);
     };
-    let p = &test.program;
-    let mut shown = 0usize;
-    let mut visit = |sem: &crate::semantics::construct::Sem,
-                     c: &crate::semantics::candidates::Candidate| {
-        if shown < limit {
-            shown += 1;
-            println!("{}", crate::render::text::candidate(sem, p, shown, c));
-        }
-    };
-    let limits = limit_args.limits();
-    match candidates_visiting(p, &model, limits, &mut visit) {
-        Ok(l) => {
-            let more = if shown < l.candidates {
-                format!(", {shown} shown")
-            } else {
-                String::new()
-            };
-            println!(
-                "{}, {} complete{more}",
-                crate::report::count(l.candidates, "candidate pomset"),
-                l.complete
-            );
-            if let Some(l) = l.limit {
-                println!("Limit reached: {l} (the list is incomplete)");
-            }
-        }
-        Err(u) => return Err(refusal_text(&u)),
+    let listing =
+        crate::workbench::candidate_listing(&test.program, &model, limit_args.limits(), limit)?;
+    for shown in &listing.pomsets {
+        println!("{shown}");
     }
+    println!("{}", listing.summary());
     Ok(true)
 }
 
@@ -1326,69 +1156,6 @@ fn compare(
         }
     }
     Ok(false)
-}
-
-/// `explain`'s text for the conditions `chosen` (indices into the program's
-/// conditions); shared by `pomset explain` and the REPL.
-pub fn explain_text(p: &crate::syntax::core::Program, model: &Model, chosen: &[usize]) -> String {
-    use crate::semantics::explain::explain;
-    let surface = syntax::print::core_to_ast(p);
-    let mut out = String::new();
-    for &i in chosen {
-        let (Some(shown), Some(c)) = (surface.conditions.get(i), p.conditions.get(i)) else {
-            continue;
-        };
-        let shown = syntax::print::prop(&shown.prop, 0);
-        out.push_str(&format!(
-            "{} under {}: {shown}\n",
-            p.name,
-            model_text(model)
-        ));
-        match explain(p, model, &c.prop) {
-            Ok(e) => {
-                for line in e.lines {
-                    out.push_str(&format!("  {line}\n"));
-                }
-            }
-            Err(u) => out.push_str(&format!("  {}\n", refusal_text(&u))),
-        }
-    }
-    out
-}
-
-pub fn model_text(model: &Model) -> String {
-    let set = model.non_defaults();
-    if set.is_empty() {
-        "the default model".to_string()
-    } else {
-        set.join(", ")
-    }
-}
-
-/// Every option with its values (default first, marked) and its doc line.
-pub fn options_table() -> String {
-    let mut out = String::new();
-    for o in Model::OPTIONS {
-        let values: Vec<String> = o
-            .values
-            .iter()
-            .map(|v| {
-                if *v == o.default {
-                    format!("{v}*")
-                } else {
-                    v.to_string()
-                }
-            })
-            .collect();
-        out.push_str(&format!("{:<18} {}\n", o.name, values.join(" | ")));
-        for line in o.doc.lines() {
-            out.push_str(&format!("{:<18} {}\n", "", line.trim()));
-        }
-    }
-    out.push_str(
-        "(* marks the default; set with `--set name=value` or a `model { name = value }` block)\n",
-    );
-    out
 }
 
 /// The litmus files named by `paths`: files as given, directories searched
@@ -1532,4 +1299,124 @@ fn first_difference(a: &str, b: &str) -> String {
         }
     }
     "  (only the final newline differs)\n".to_string()
+}
+
+/// `pomset draw FILE`: parses, draws, and prints or writes the result.
+fn draw_command(
+    path: &std::path::Path,
+    outcome: Option<&str>,
+    sets: &[String],
+    args: DrawArgs,
+    output: Option<&std::path::Path>,
+    (cat, color): (Option<&crate::cat::Model>, bool),
+) -> Result<bool, String> {
+    use crate::render::draw::{pictures_counted, render, DrawOptions, Format, Which};
+    let which = Which::parse(&args.which)?;
+    let Some((test, model)) = load(path, outcome, sets, color)? else {
+        return Ok(false);
+    };
+    let opts = DrawOptions {
+        format: match args.format {
+            DrawFormat::Text => Format::Text,
+            DrawFormat::Svg => Format::Svg,
+            DrawFormat::Tikz => Format::Tikz,
+            DrawFormat::Dot => Format::Dot,
+        },
+        which,
+        outcome: outcome.and_then(|_| test.program.conditions.last().map(|c| c.prop.clone())),
+        all_edges: args.all_edges,
+        legend: args.legend,
+        snippet: args.snippet,
+        init: args.init,
+        limits: args.limits,
+        max_pictures: Some(args.limit),
+    };
+    let drawn = match cat {
+        Some(cat) => crate::render::execution::pictures(&test, cat, &opts),
+        None => pictures_counted(&test, &model, &opts),
+    }
+    .map_err(|e| e.to_string())?;
+    let pics = drawn.pictures;
+    let what = if cat.is_some() {
+        "executions"
+    } else {
+        "pomsets"
+    };
+    if drawn.in_all > pics.len() {
+        eprintln!(
+            "drew {} of {} {what} (--limit {} draws more)",
+            pics.len(),
+            drawn.in_all,
+            args.limit
+        );
+    }
+    if let Some(l) = drawn.limit {
+        eprintln!("Limit reached: {l} (there may be more {what})");
+    }
+    let text = render(&pics, &opts);
+    match output {
+        Some(o) => {
+            std::fs::write(o, text).map_err(|e| format!("cannot write {}: {e}", o.display()))?
+        }
+        None => print!("{text}"),
+    }
+    Ok(true)
+}
+
+/// `pomset refine`: each file (or the `--from/--to` pair); Ok(false) when a
+/// verdict differs from its `expect` or a file does not parse.
+fn refine_files(
+    paths: &[std::path::PathBuf],
+    quick_pair: Option<(String, String)>,
+    sets: &[String],
+    (max_contexts, max_pomsets, timeout): (usize, usize, Option<f64>),
+    color: bool,
+) -> Result<bool, String> {
+    use crate::refinement::{parse_refinement, quick_text, refine, refinement_files, Limits};
+    let mut inputs: Vec<(String, String)> = Vec::new();
+    if let Some((from, to)) = quick_pair {
+        inputs.push(("--from/--to".into(), quick_text(&from, &to)));
+    } else {
+        if paths.is_empty() {
+            return Err("give refinement files, or --from and --to".into());
+        }
+        for path in refinement_files(paths)? {
+            let src = std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            inputs.push((path.display().to_string(), src));
+        }
+    }
+    let mut ok = true;
+    for (name, src) in inputs {
+        let req = match parse_refinement(&src) {
+            Ok(r) => r,
+            Err(d) => {
+                d.emit_stderr(&name, &src, color);
+                ok = false;
+                continue;
+            }
+        };
+        let mut model = req.program.model;
+        apply_sets(&mut model, sets)?;
+        let mut limits = Limits {
+            max_contexts,
+            max_pomsets,
+            ..Limits::default()
+        };
+        limits.run.deadline = timeout.map(|t| {
+            let secs = std::time::Duration::from_secs_f64(t.clamp(0.0, 1e9));
+            (std::time::Instant::now() + secs, t)
+        });
+        match refine(&req, &model, limits) {
+            Ok(report) => {
+                print!("{}", report.text());
+                ok &= report.as_expected();
+            }
+            Err(e) => {
+                println!("Refinement {}: {e}", req.name);
+                ok = false;
+            }
+        }
+    }
+    Ok(ok)
 }

@@ -18,7 +18,9 @@ pub mod render;
 pub mod repl;
 pub mod report;
 pub mod semantics;
+pub mod serve;
 pub mod syntax;
+pub mod workbench;
 
 lalrpop_util::lalrpop_mod!(
     #[allow(clippy::all, unused_parens, dead_code)]

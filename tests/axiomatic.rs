@@ -271,7 +271,7 @@ fn rc11_flags_data_races_on_non_atomic_accesses() {
     let flags = |src: &str| {
         let t = pomset::syntax::parse(src).expect("parses");
         let o = axiomatic::outcomes(&t.program, &rc11, Limits::default()).expect("decided");
-        o.flags.iter().filter(|(f, _)| f == "data-race").count()
+        o.flags.iter().filter(|(n, _)| n == "data-race").count()
     };
     let ordered = "litmus A\nx.wk := 1; y.rel := 1;\n|| r := y.acq; if (r = 1) { s := x.wk; }\nexists (r = 1 /\\ s = 0)\n";
     let racy = "litmus B\nx.wk := 1; y := 1;\n|| r := y; s := x.wk;\nexists (r = 1 /\\ s = 0)\n";

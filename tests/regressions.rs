@@ -5,9 +5,9 @@
 use std::collections::BTreeSet;
 
 use pomset::model::Model;
-use pomset::semantics::decide::{outcomes, Limits, State};
+use pomset::semantics::decide::{outcomes, settle_conditions, Limits, State};
 use pomset::semantics::explain::explain;
-use pomset::semantics::verdict::{judge, Observation};
+use pomset::semantics::verdict::{judge, judge_settled, Observation};
 use pomset::syntax::{self, Litmus};
 
 fn parse(src: &str) -> Litmus {
@@ -327,4 +327,65 @@ r0 := x.rlx; r1 := [r0 + 1].rlx;
 exists (P0:r0 = 1 /\\ P0:r1 = 1)
 ";
     assert_eq!(observations(src), vec![Never]);
+}
+
+/// Found by the SC-inclusion test (under `sc_order = sec11`, but the bug was
+/// in construction): M3a's pruning over V is sound only where every register
+/// ranges over V. The write's value 1 mentions no register, but its computed
+/// address does: r1 = r0 - 1 is LET-assigned and reaches -1, outside
+/// V = {0, 1}, so the guard r1 + 2 = 1 must not be dropped as unsatisfiable
+/// over V. The fast engine kept only the other state; the reference engine
+/// and SC have both.
+#[test]
+fn a_let_register_outside_v_may_compute_an_address() {
+    let src = "litmus ADDR3
+locations { x @ 1 }
+r0 := y.rlx; r1 := r0 - 1; [r1 + 2].rlx := 1;
+|| y.rlx := 1;
+exists (P0:r1 = -1 /\\ x = 1)
+";
+    assert_eq!(observations(src), vec![Sometimes]);
+    let expected: BTreeSet<String> = [
+        "P0:r0=0 P0:r1=-1 [x]=1 [y]=1",
+        "P0:r0=1 P0:r1=0 [x]=0 [y]=1",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(states(src), expected);
+}
+
+/// Found by the differential test: under `monotonicity` a stronger label can
+/// leave no write ⊑-last, so `[x]` is `?` in a state the labels as written
+/// do not reach (`semantics::gap`). No found state falsifies `[x] = 0`, so a
+/// coarsening could (and does): both the full run and the verdict-only
+/// searches must decide again with every stronger label built.
+#[test]
+fn monotonicity_can_leave_final_memory_undetermined() {
+    let src = "litmus MONO-FINAL
+model { monotonicity = modes_scopes }
+x.wk.cta := 0;
+|| x.wk.cta := 0; r0 := x.wk.cta; r1 := x.sc.cta;
+forall ([x] = 0)
+";
+    let t = parse(src);
+    let (p, model) = (&t.program, t.program.model);
+    let o = outcomes(p, &model, Limits::default()).expect("decidable");
+    let found: BTreeSet<String> = o.states.keys().map(show).collect();
+    assert!(found.contains("P1:r0=0 P1:r1=0 [x]=?"), "{found:?}");
+    let full = judge(p, &p.conditions[0], &o, &model);
+    assert_eq!((full.ok, full.observation), (Some(false), Some(Sometimes)));
+    let [holds, fails] = settle_conditions(p, &model, Limits::default())
+        .expect("decidable")
+        .swap_remove(0);
+    let quick = judge_settled(
+        &p.conditions[0],
+        Some(holds.found.is_some()),
+        Some(fails.found.is_some()),
+        &model,
+    );
+    assert_eq!(
+        (quick.ok, quick.observation),
+        (Some(false), Some(Sometimes))
+    );
 }

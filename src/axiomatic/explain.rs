@@ -118,6 +118,8 @@ pub fn explain(
     prop: &Prop,
     limits: &Limits,
 ) -> Result<Vec<String>, String> {
+    let lowered = model.lowering.map(|l| l.apply(p));
+    let p = lowered.as_ref().unwrap_or(p);
     let cells = Cells::new(p);
     let mut lines = Vec::new();
     let (mut reaching, mut consistent, mut shown) = (0usize, 0usize, 0usize);

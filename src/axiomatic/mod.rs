@@ -8,6 +8,7 @@
 
 pub mod execution;
 pub mod explain;
+pub mod lower;
 pub mod relation;
 
 use std::collections::BTreeMap;
@@ -431,6 +432,8 @@ pub fn thread_label(p: &Program, e: &Event) -> String {
 /// (a data race under RC11 or Vulkan) by executions whose final state
 /// passes the test's `filter` (herd7 filters before it flags).
 pub fn outcomes(p: &Program, model: &cat::Model, limits: Limits) -> Result<Outcomes, String> {
+    let lowered = model.lowering.map(|l| l.apply(p));
+    let p = lowered.as_ref().unwrap_or(p);
     let mut states: BTreeMap<State, usize> = BTreeMap::new();
     let mut flags: BTreeMap<String, usize> = BTreeMap::new();
     let mut witnesses = 0;

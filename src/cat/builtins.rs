@@ -344,9 +344,10 @@ pub enum Function {
     Domain,
     Range,
     FenceRel,
+    PerScope,
 }
 
-pub const FUNCTIONS: [(&str, Function, &str); 3] = [
+pub const FUNCTIONS: [(&str, Function, &str); 4] = [
     (
         "domain",
         Function::Domain,
@@ -361,6 +362,11 @@ pub const FUNCTIONS: [(&str, Function, &str); 3] = [
         "fencerel",
         Function::FenceRel,
         "fencerel(S): po ; [S] ; po, pairs separated by an S event",
+    ),
+    (
+        "per-scope",
+        Function::PerScope,
+        "per-scope(r, s): for each scope instance I, the closure of r with the pairs of s whose narrower scope instance is I; the union of these (HRF-direct's happens-before)",
     ),
 ];
 

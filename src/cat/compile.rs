@@ -33,6 +33,7 @@ pub enum Ir {
     Domain(Box<Ir>),
     Range(Box<Ir>),
     FenceRel(Box<Ir>),
+    PerScope(Box<Ir>, Box<Ir>),
 }
 
 /// One step of a model, run in order on each execution.
@@ -49,6 +50,15 @@ pub enum Step {
         max_iterations: usize,
     },
     Check(Check),
+    /// `with NAME from linearisations(set, order)`: the slot ranges over
+    /// the strict total orders on `set` that extend `order`.
+    With {
+        slot: usize,
+        set: Ir,
+        order: Ir,
+        span: Span,
+        file: usize,
+    },
 }
 
 /// `[flag] [~] acyclic|irreflexive|empty e [as name]`.
@@ -80,6 +90,9 @@ pub struct Model {
     /// The steps that are checks, cheapest first (by the size of what they
     /// depend on): a candidate is rejected at its first failing check.
     pub checks_by_cost: Vec<usize>,
+    /// The instructions the model's events stand for, when a program of
+    /// pomset's language must be rewritten first (the bundled `ptx`).
+    pub lowering: Option<crate::axiomatic::lower::Lowering>,
 }
 
 /// What a name stands for while compiling.
@@ -153,6 +166,7 @@ pub fn compile(main: Source) -> Result<Model, LoadError> {
         match step {
             Step::Let(s, _) => defined_by[*s] = i,
             Step::Rec { slots, .. } => slots.iter().for_each(|(s, _)| defined_by[*s] = i),
+            Step::With { slot, .. } => defined_by[*slot] = i,
             Step::Check(_) => {}
         }
     }
@@ -174,6 +188,7 @@ pub fn compile(main: Source) -> Result<Model, LoadError> {
         names: c.names,
         defined_by,
         checks_by_cost: checks.into_iter().map(|(_, i)| i).collect(),
+        lowering: None,
     })
 }
 
@@ -212,9 +227,12 @@ fn cost(ir: &Ir, steps: &[Step], defined_by: &[usize], memo: &mut [Option<usize>
     let mut sub = |a: &Ir| cost(a, steps, defined_by, memo);
     match ir {
         Ir::Builtin(_) | Ir::Empty(_) | Ir::Slot(_) => 1,
-        Ir::Union(a, b) | Ir::Inter(a, b) | Ir::Diff(a, b) | Ir::Seq(a, b) | Ir::Product(a, b) => {
-            1 + sub(a) + sub(b)
-        }
+        Ir::Union(a, b)
+        | Ir::Inter(a, b)
+        | Ir::Diff(a, b)
+        | Ir::Seq(a, b)
+        | Ir::Product(a, b)
+        | Ir::PerScope(a, b) => 1 + sub(a) + sub(b),
         Ir::Inverse(a)
         | Ir::Plus(a)
         | Ir::Star(a)
@@ -349,6 +367,30 @@ impl Compiler {
                     span: *span,
                     file,
                 }));
+                Ok(())
+            }
+            Stmt::With {
+                name,
+                set,
+                order,
+                span,
+            } => {
+                if self.steps.iter().any(|s| matches!(s, Step::With { .. })) {
+                    return Err(Diagnostic::error("a second `with` is not supported", *span)
+                        .with_label("one `with` per model")
+                        .with_hint("the model is judged once per choice of the one `with`"));
+                }
+                let set = self.set(set, env, file, "`linearisations` orders a set")?;
+                let order = self.rel(order, env, file, "`linearisations` extends a relation")?;
+                let slot = self.new_slot(&name.name, Ty::Rel);
+                self.steps.push(Step::With {
+                    slot,
+                    set,
+                    order,
+                    span: *span,
+                    file,
+                });
+                env.insert(name.name.clone(), Entry::Slot(slot, Ty::Rel));
                 Ok(())
             }
             Stmt::Show(items) => {
@@ -599,6 +641,13 @@ impl Compiler {
         };
         let b = Box::new;
         match env.get(&f.name) {
+            Some(Entry::Function(Function::PerScope)) => {
+                arity(args.len(), 2)?;
+                let why = "`per-scope` takes two relations";
+                let r = self.rel(&args[0], env, file, why)?;
+                let s = self.rel(&args[1], env, file, why)?;
+                Ok((Ir::PerScope(b(r), b(s)), Ty::Rel))
+            }
             Some(Entry::Function(func)) => {
                 arity(args.len(), 1)?;
                 Ok(match func {
@@ -629,6 +678,7 @@ impl Compiler {
                         )?)),
                         Ty::Rel,
                     ),
+                    Function::PerScope => unreachable!("handled above"),
                 })
             }
             Some(Entry::Defined(def)) => {

@@ -96,6 +96,7 @@ impl<'a> Ctx<'a> {
                     .clone()
                     .unwrap_or_else(|| Value::Rel(Rel::new(self.x.len())))
             }
+            // A `with` slot is preset by `Model::context`; unset, it is empty.
             _ => Value::Rel(Rel::new(self.x.len())),
         }
     }
@@ -149,7 +150,10 @@ impl Model {
     /// check (cheapest first); flags are reported only for consistent
     /// executions.
     pub fn judge(&self, x: &Execution) -> Result<Judgement, CatError> {
-        let mut ctx = Ctx::new(self, x);
+        self.for_some_choice(x, |ctx| Self::judge_in(self, ctx))
+    }
+
+    fn judge_in(&self, ctx: &mut Ctx) -> Result<Judgement, CatError> {
         let mut j = Judgement::default();
         for &i in &self.checks_by_cost {
             let Some(Step::Check(c)) = self.steps.get(i) else {
@@ -176,7 +180,10 @@ impl Model {
 
     /// Every failing check, in the model's order, with evidence (for `explain`).
     pub fn explain(&self, x: &Execution) -> Result<Judgement, CatError> {
-        let mut ctx = Ctx::new(self, x);
+        self.for_some_choice(x, |ctx| Self::explain_in(self, ctx))
+    }
+
+    fn explain_in(&self, ctx: &mut Ctx) -> Result<Judgement, CatError> {
         let mut j = Judgement::default();
         for step in &self.steps {
             let Step::Check(c) = step else {
@@ -197,7 +204,7 @@ impl Model {
 
     /// The value of each `show`n name (for `draw`), relations only.
     pub fn shown(&self, x: &Execution) -> Result<Vec<(String, Rel)>, CatError> {
-        let mut ctx = Ctx::new(self, x);
+        let mut ctx = self.context(x, self.choice_for(x)?);
         let out = self
             .shown
             .iter()
@@ -216,7 +223,7 @@ impl Model {
         x: &Execution,
         pairs: &[(usize, usize)],
     ) -> Result<Vec<Vec<String>>, CatError> {
-        let mut ctx = Ctx::new(self, x);
+        let mut ctx = self.context(x, self.choice_for(x)?);
         let values: Vec<(String, Value)> = self
             .names
             .iter()
@@ -236,6 +243,156 @@ impl Model {
             })
             .collect())
     }
+}
+
+/// The most total orders a `with ... from linearisations` may range over
+/// in one execution (7! = 5040).
+pub const MAX_LINEARISATIONS: usize = 5040;
+
+impl Model {
+    /// The model's `with` step, if any.
+    fn with_step(&self) -> Option<&Step> {
+        self.steps.iter().find(|s| matches!(s, Step::With { .. }))
+    }
+
+    /// A context with the `with` slot (if any) set to `choice`.
+    fn context<'a>(&'a self, x: &'a Execution, choice: Option<Rel>) -> Ctx<'a> {
+        let mut ctx = Ctx::new(self, x);
+        if let (Some(Step::With { slot, .. }), Some(r)) = (self.with_step(), choice) {
+            ctx.slots[*slot] = Some(Value::Rel(r));
+        }
+        ctx
+    }
+
+    /// Every value of the model's `with` on `x`: `[None]` when there is no
+    /// `with`; the linearisations otherwise (none if the order is cyclic).
+    fn choices(&self, x: &Execution) -> Result<Vec<Option<Rel>>, CatError> {
+        let Some(Step::With {
+            set,
+            order,
+            span,
+            file,
+            ..
+        }) = self.with_step()
+        else {
+            return Ok(vec![None]);
+        };
+        let mut ctx = Ctx::new(self, x);
+        let events = ctx.set(set);
+        let base = ctx.rel(order);
+        if let Some(e) = ctx.error.take() {
+            return Err(e);
+        }
+        let mut out = Vec::new();
+        let mut prefix = Vec::new();
+        if !linearise(&base, events, &mut prefix, &mut out) {
+            let d = Diagnostic::error("too many linearisations", *span).with_label(format!(
+                "more than {MAX_LINEARISATIONS} total orders in one execution"
+            ));
+            return Err(CatError::new(&self.sources[*file], d));
+        }
+        Ok(out.into_iter().map(Some).collect())
+    }
+
+    /// `f` under each choice of the `with` until one is consistent: that
+    /// judgement, else the first one's (or, with no choice at all, a
+    /// failure named after the `with`).
+    fn for_some_choice(
+        &self,
+        x: &Execution,
+        f: impl Fn(&mut Ctx) -> Result<Judgement, CatError>,
+    ) -> Result<Judgement, CatError> {
+        let mut first = None;
+        for choice in self.choices(x)? {
+            let j = f(&mut self.context(x, choice))?;
+            if j.consistent() {
+                return Ok(j);
+            }
+            first.get_or_insert(j);
+        }
+        Ok(first.unwrap_or_else(|| Judgement {
+            failed: vec![("with".to_string(), Witness::Holds)],
+            flags: Vec::new(),
+        }))
+    }
+
+    /// The choice `explain` and `draw` show: the first under which `x` is
+    /// consistent, else the first.
+    fn choice_for(&self, x: &Execution) -> Result<Option<Rel>, CatError> {
+        let choices = self.choices(x)?;
+        for c in &choices {
+            if self.judge_in(&mut self.context(x, c.clone()))?.consistent() {
+                return Ok(c.clone());
+            }
+        }
+        Ok(choices.into_iter().next().flatten())
+    }
+}
+
+/// Every strict total order on `left` (plus `prefix`, placed first) that
+/// extends `base`, pushed onto `out`; false once there would be more than
+/// `MAX_LINEARISATIONS`.
+fn linearise(base: &Rel, left: u64, prefix: &mut Vec<usize>, out: &mut Vec<Rel>) -> bool {
+    if left == 0 {
+        let mut r = Rel::new(base.len());
+        for (i, &a) in prefix.iter().enumerate() {
+            for &b in &prefix[i + 1..] {
+                r.add(a, b);
+            }
+        }
+        out.push(r);
+        return out.len() <= MAX_LINEARISATIONS;
+    }
+    for e in crate::axiomatic::relation::members(left) {
+        let rest = left & !(1u64 << e);
+        // `e` can come next if nothing left must precede it.
+        let blocked = (0..base.len()).any(|a| rest & (1u64 << a) != 0 && base.has(a, e));
+        if blocked {
+            continue;
+        }
+        prefix.push(e);
+        let ok = linearise(base, rest, prefix, out);
+        prefix.pop();
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
+/// `per-scope(r, s)`: the pairs of `s` grouped by the narrower of their
+/// two scope instances (an event's instance: its scope level and the events
+/// of threads in it); the union over groups of `(r | group)+`.
+fn per_scope(x: &Execution, r: &Rel, s: &Rel) -> Rel {
+    use crate::syntax::ast::Scope;
+    let n = x.len();
+    let threaded = x.set(|e| e.thread.is_some());
+    let instance = |e: usize| -> (u8, u64) {
+        match x.events[e].scope {
+            // Vulkan's subgroup, narrower than a cta.
+            Scope::Sg => (0, x.same_sg.row(e)),
+            Scope::Cta => (1, x.same_cta.row(e)),
+            Scope::Gpu => (2, x.same_gpu.row(e)),
+            Scope::Sys => (3, threaded),
+        }
+    };
+    let mut groups: Vec<((u8, u64), Rel)> = Vec::new();
+    for (a, b) in s.pairs() {
+        let key = instance(a).min(instance(b));
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, g)) => g.add(a, b),
+            None => {
+                let mut g = Rel::new(n);
+                g.add(a, b);
+                groups.push((key, g));
+            }
+        }
+    }
+    let mut out = r.plus();
+    for (_, g) in groups {
+        out = out.union(&r.union(&g).plus());
+    }
+    out
 }
 
 fn empty(ty: Ty, n: usize) -> Value {
@@ -307,6 +464,10 @@ impl Ctx<'_> {
                 let po = &self.x.po;
                 Value::Rel(po.seq(&Rel::identity(n, fences)).seq(po))
             }
+            Ir::PerScope(r, s) => {
+                let (r, s) = (self.rel(r), self.rel(s));
+                Value::Rel(per_scope(self.x, &r, &s))
+            }
         }
     }
 
@@ -369,7 +530,7 @@ impl Model {
             Witness::Pair(a, b) => vec![(*a, *b)],
             Witness::Member(_) | Witness::Holds => Vec::new(),
         };
-        let mut ctx = Ctx::new(self, x);
+        let mut ctx = self.context(x, self.choice_for(x)?);
         let mut out = Vec::new();
         for (a, b) in pairs {
             match ctx.path(&c.ir, a, b, "", PATH_DEPTH) {

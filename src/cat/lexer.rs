@@ -21,6 +21,8 @@ pub enum Tok {
     As,
     Flag,
     Show,
+    With,
+    From,
     /// A herd7 keyword this interpreter does not support.
     Unsupported(&'static str),
     Eq,
@@ -67,6 +69,8 @@ impl Tok {
             Tok::As => "as",
             Tok::Flag => "flag",
             Tok::Show => "show",
+            Tok::With => "with",
+            Tok::From => "from",
             Tok::Eq => "=",
             Tok::Bar => "|",
             Tok::Amp => "&",
@@ -90,18 +94,16 @@ impl Tok {
 
 /// herd7 keywords outside the subset: refused with their name, never read
 /// as something else.
-const UNSUPPORTED: [&str; 17] = [
+const UNSUPPORTED: [&str; 15] = [
     "procedure",
     "call",
     "end",
     "match",
-    "with",
     "if",
     "then",
     "else",
     "forall",
     "do",
-    "from",
     "fun",
     "in",
     "enum",
@@ -122,6 +124,8 @@ fn keyword(name: &str) -> Option<Tok> {
         "as" => Tok::As,
         "flag" => Tok::Flag,
         "show" => Tok::Show,
+        "with" => Tok::With,
+        "from" => Tok::From,
         _ => {
             return UNSUPPORTED
                 .iter()

@@ -37,8 +37,14 @@ impl Ty {
 }
 
 /// The models bundled in the binary, by name: each a file of `models/`.
-pub const BUNDLED: [(&str, &str); 3] = [
+pub const BUNDLED: [(&str, &str); 6] = [
     ("rc11", include_str!("../../models/rc11.cat")),
+    ("ptx", include_str!("../../models/ptx.cat")),
+    ("hrf-direct", include_str!("../../models/hrf-direct.cat")),
+    (
+        "hrf-indirect",
+        include_str!("../../models/hrf-indirect.cat"),
+    ),
     ("vulkan", include_str!("../../models/vulkan.cat")),
     ("vulkan-2021", include_str!("../../models/vulkan-2021.cat")),
 ];
@@ -58,6 +64,12 @@ pub fn bundled(name: &str) -> Option<&'static str> {
         .chain(LIBRARY.iter())
         .find(|(n, _)| *n == name)
         .map(|(_, s)| *s)
+}
+
+/// The lowering a bundled model's programs go through (PTX's events are
+/// PTX instructions: an sc access is a fence.sc and an acquire or release).
+fn lowering(name: &str) -> Option<crate::axiomatic::lower::Lowering> {
+    (name == "ptx").then_some(crate::axiomatic::lower::Lowering::Ptx)
 }
 
 /// One source file of a model (the model's own, or an included one).
@@ -118,12 +130,14 @@ impl LoadError {
 /// Loads a model by bundled name (`rc11`) or as a `.cat` file.
 pub fn load(spec: &str) -> Result<Model, LoadError> {
     if let Some(text) = bundled(spec) {
-        let name = format!("{}.cat", spec.strip_suffix(".cat").unwrap_or(spec));
-        return compile::compile(Source {
-            name,
+        let short = spec.strip_suffix(".cat").unwrap_or(spec);
+        let mut model = compile::compile(Source {
+            name: format!("{short}.cat"),
             text: text.to_string(),
             dir: None,
-        });
+        })?;
+        model.lowering = lowering(short);
+        return Ok(model);
     }
     let path = Path::new(spec);
     let text = std::fs::read_to_string(path).map_err(|e| {

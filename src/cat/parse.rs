@@ -8,6 +8,7 @@
 //!             | "include" STRING
 //!             | ["flag"] ["~"] ("acyclic" | "irreflexive" | "empty") expr ["as" NAME]
 //!             | "show" expr ["as" NAME] ("," expr ["as" NAME])*
+//!             | "with" NAME "from" "linearisations" "(" expr "," expr ")"
 //! binding   ::= NAME ["(" NAME ("," NAME)* ")"] "=" expr
 //! expr      ::= expr "|" expr | expr ";" expr | expr "\" expr | expr "&" expr
 //!             | expr "*" expr | "~" expr | expr ("^-1" | "+" | "*" | "?")
@@ -90,6 +91,14 @@ pub enum Stmt {
         span: Span,
     },
     Show(Vec<(Expr, Option<Ident>)>),
+    /// `with NAME from linearisations(S, r)`: the rest of the model holds
+    /// for some strict total order NAME on the set S that extends r.
+    With {
+        name: Ident,
+        set: Expr,
+        order: Expr,
+        span: Span,
+    },
 }
 
 /// A parsed cat file.
@@ -250,11 +259,40 @@ impl Parser {
                     }
                 }
             }
+            Some(Tok::With) => self.with(start),
             Some(Tok::Flag | Tok::Tilde | Tok::Acyclic | Tok::Irreflexive | Tok::Empty) => {
                 self.check(start)
             }
-            _ => Err(self.unexpected("`let`, `include`, a check or `show`")),
+            _ => Err(self.unexpected("`let`, `include`, `with`, a check or `show`")),
         }
+    }
+
+    /// `with NAME from linearisations(S, r)`, the one form of `with` read.
+    fn with(&mut self, start: Span) -> Parsed<Stmt> {
+        self.at += 1;
+        let name = self.name("a name after `with`")?;
+        self.expect(&Tok::From, "`from`")?;
+        let f = self.name("`linearisations`")?;
+        if f.name != "linearisations" {
+            return Err(Diagnostic::error(
+                format!("`with ... from {}` is not supported", f.name),
+                f.span,
+            )
+            .with_label("not linearisations")
+            .with_hint("the subset reads `with NAME from linearisations(SET, REL)` only"));
+        }
+        self.expect(&Tok::LParen, "`(`")?;
+        let set = self.expr()?;
+        self.expect(&Tok::Comma, "`,`")?;
+        let order = self.expr()?;
+        self.expect(&Tok::RParen, "`)`")?;
+        let span = start.to(Span::new(self.prev_end(), self.prev_end()));
+        Ok(Stmt::With {
+            name,
+            set,
+            order,
+            span,
+        })
     }
 
     fn check(&mut self, start: Span) -> Parsed<Stmt> {

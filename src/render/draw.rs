@@ -47,6 +47,24 @@ impl Default for Which {
     }
 }
 
+impl Which {
+    /// `--which`: complete, candidates, incomplete or a number from 1 (and,
+    /// for a cat model's executions, consistent and inconsistent).
+    pub fn parse(word: &str) -> Result<Which, String> {
+        match word {
+            "complete" | "consistent" => Ok(Which::Complete),
+            "candidates" => Ok(Which::Candidates),
+            "incomplete" | "inconsistent" => Ok(Which::Incomplete),
+            n => match n.parse::<usize>() {
+                Ok(n) if n >= 1 => Ok(Which::Nth(n)),
+                _ => Err(format!(
+                    "--which takes complete, candidates (every candidate, complete or not), incomplete or a number from 1 (under a cat --model also consistent, inconsistent), not `{n}`"
+                )),
+            },
+        }
+    }
+}
+
 /// Everything `draw` needs besides the test and the model.
 #[derive(Clone, Debug, Default)]
 pub struct DrawOptions {
@@ -369,80 +387,6 @@ fn candidate_pictures(
         in_all: wanted_in_all,
         limit: listing.limit,
     })
-}
-
-/// `pomset draw FILE`: parses, draws, and prints or writes the result.
-pub fn command(
-    path: &std::path::Path,
-    outcome: Option<&str>,
-    sets: &[String],
-    args: crate::cli::DrawArgs,
-    output: Option<&std::path::Path>,
-    (cat, color): (Option<&crate::cat::Model>, bool),
-) -> Result<bool, String> {
-    use crate::cli::DrawFormat;
-    let which = match args.which.as_str() {
-        "complete" | "consistent" => Which::Complete,
-        "candidates" => Which::Candidates,
-        "incomplete" | "inconsistent" => Which::Incomplete,
-        n => match n.parse::<usize>() {
-            Ok(n) if n >= 1 => Which::Nth(n),
-            _ => {
-                return Err(format!(
-                    "--which takes complete, candidates (every candidate, complete or not), incomplete or a number from 1 (under a cat --model also consistent, inconsistent), not `{n}`"
-                ))
-            }
-        },
-    };
-    let Some((test, model)) = crate::cli::load(path, outcome, sets, color)? else {
-        return Ok(false);
-    };
-    let opts = DrawOptions {
-        format: match args.format {
-            DrawFormat::Text => Format::Text,
-            DrawFormat::Svg => Format::Svg,
-            DrawFormat::Tikz => Format::Tikz,
-            DrawFormat::Dot => Format::Dot,
-        },
-        which,
-        outcome: outcome.and_then(|_| test.program.conditions.last().map(|c| c.prop.clone())),
-        all_edges: args.all_edges,
-        legend: args.legend,
-        snippet: args.snippet,
-        init: args.init,
-        limits: args.limits,
-        max_pictures: Some(args.limit),
-    };
-    let drawn = match cat {
-        Some(cat) => super::execution::pictures(&test, cat, &opts),
-        None => pictures_counted(&test, &model, &opts),
-    }
-    .map_err(|e| e.to_string())?;
-    let pics = drawn.pictures;
-    let what = if cat.is_some() {
-        "executions"
-    } else {
-        "pomsets"
-    };
-    if drawn.in_all > pics.len() {
-        eprintln!(
-            "drew {} of {} {what} (--limit {} draws more)",
-            pics.len(),
-            drawn.in_all,
-            args.limit
-        );
-    }
-    if let Some(l) = drawn.limit {
-        eprintln!("Limit reached: {l} (there may be more {what})");
-    }
-    let text = render(&pics, &opts);
-    match output {
-        Some(o) => {
-            std::fs::write(o, text).map_err(|e| format!("cannot write {}: {e}", o.display()))?
-        }
-        None => print!("{text}"),
-    }
-    Ok(true)
 }
 
 /// `pomset run --draw DIR`: for each condition that some complete pomset

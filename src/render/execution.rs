@@ -21,7 +21,8 @@ use crate::syntax::Litmus;
 /// them in): `Nth(n)` the n-th consistent one, `Complete` every consistent
 /// one, `Candidates` every one, `Incomplete` the inconsistent ones.
 pub fn pictures(lit: &Litmus, model: &Model, opts: &DrawOptions) -> Result<Drawn, DrawError> {
-    let p = &lit.program;
+    let lowered = model.lowering.map(|l| l.apply(&lit.program));
+    let p = lowered.as_ref().unwrap_or(&lit.program);
     let cells = Cells::new(p);
     let shown = Shown {
         all_edges: opts.all_edges,

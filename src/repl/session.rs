@@ -7,11 +7,13 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
 use super::output::{Output, Tone};
-use crate::cli::{apply_sets, explain_text, model_text, pomset_listing};
 use crate::model::Model;
-use crate::report::Report;
-use crate::semantics::decide::{outcomes, Limits};
+use crate::semantics::decide::Limits;
 use crate::syntax::{self, core::Program, Litmus};
+use crate::workbench::{
+    apply_sets, decide, explain_text_within, load_options, model_text, pomset_listing, vary,
+    Engine, VaryRow,
+};
 
 /// One command: its name, its arguments as the help shows them, and one line
 /// of help. Completion and `:help` read this table.
@@ -652,10 +654,9 @@ impl Session {
         };
         let p = &cur.test.program;
         let model = self.model();
-        let start = std::time::Instant::now();
-        let report = match outcomes(p, &model, self.limits()) {
-            Ok(o) => Report::new(p, &model, &o, start.elapsed()),
-            Err(u) => Report::unsupported(p, &model, u.sentence("is not implemented by `run` yet")),
+        let report = match decide(p, &model, Engine::Fast, false, self.limits()) {
+            Ok(r) => r,
+            Err(line) => return out.error(line.trim_end()),
         };
         // Ctrl-C leaves a partial list, possibly of tens of thousands of
         // states: a count and the first few say enough.
@@ -688,13 +689,18 @@ impl Session {
                 return out.error("the current test has no conditions; :explain COND names one");
             }
             let all: Vec<usize> = (0..p.conditions.len()).collect();
-            return out.plain(explain_text(p, &model, &all));
+            return out.plain(explain_text_within(p, &model, &all, &self.limits()));
         }
         let Some(test) = self.with_condition(args, out) else {
             return;
         };
         let p = &test.program;
-        out.plain(explain_text(p, &model, &[p.conditions.len() - 1]));
+        out.plain(explain_text_within(
+            p,
+            &model,
+            &[p.conditions.len() - 1],
+            &self.limits(),
+        ));
     }
 
     fn set(&mut self, args: &str, out: &mut Output) {
@@ -794,53 +800,14 @@ impl Session {
         };
         let p = &cur.test.program;
         let base = self.model();
-        let current = base.get(info.name).unwrap_or(info.default);
-        let mut rows: Vec<Vec<String>> = Vec::new();
+        let table = vary(p, &base, info, || self.limits());
         let mut header = vec![info.name.to_string(), "states".to_string()];
-        let surface = syntax::print::core_to_ast(p);
-        header.extend(
-            surface
-                .conditions
-                .iter()
-                .map(|c| syntax::print::prop(&c.prop, 0)),
-        );
-        for value in info.values {
-            let mut model = base;
-            if model.set(info.name, value).is_err() {
-                continue;
-            }
-            let mark = match (*value == current, *value == info.default) {
-                (true, true) => " (current, default)",
-                (true, false) => " (current)",
-                (false, true) => " (default)",
-                _ => "",
-            };
-            let mut row = vec![format!("{value}{mark}")];
-            match outcomes(p, &model, self.limits()) {
-                Ok(o) => {
-                    let report = Report::new(p, &model, &o, std::time::Duration::ZERO);
-                    row.push(match &o.limit {
-                        Some(l) => format!("? ({l})"),
-                        None => o.states.len().to_string(),
-                    });
-                    for c in &report.conditions {
-                        row.push(
-                            match c.ok {
-                                Some(true) => "Ok",
-                                Some(false) => "No",
-                                None => "Unknown",
-                            }
-                            .to_string(),
-                        );
-                    }
-                }
-                Err(_) => {
-                    row.push("unsupported".into());
-                    row.extend(p.conditions.iter().map(|_| "-".to_string()));
-                }
-            }
-            rows.push(row);
-        }
+        header.extend(table.conditions.iter().cloned());
+        let rows: Vec<Vec<String>> = table
+            .rows
+            .iter()
+            .map(|r| vary_cells(r, table.conditions.len()))
+            .collect();
         let widths: Vec<usize> = (0..header.len())
             .map(|i| {
                 rows.iter()
@@ -1035,7 +1002,7 @@ fn render_within(d: &syntax::Diagnostics, src: &str, at: usize, typed: &str, nam
 
 /// Reads a file in any format `import::load` knows, rendering diagnostics into `out`.
 fn load(src: &str, name: &str, out: &mut Output) -> Option<Litmus> {
-    match crate::import::load(name, src, crate::cli::load_options()) {
+    match crate::import::load(name, src, load_options()) {
         Ok(t) => {
             if !t.warnings.is_empty() {
                 out.push(Tone::Hint, t.warnings.render(name, src));
@@ -1063,6 +1030,36 @@ fn parse(src: &str, name: &str, out: &mut Output) -> Option<Litmus> {
             None
         }
     }
+}
+
+/// One row of `:vary`'s table: the value (marked current, default), the
+/// number of states, each condition's verdict.
+fn vary_cells(row: &VaryRow, conditions: usize) -> Vec<String> {
+    let mark = match (row.current, row.default) {
+        (true, true) => " (current, default)",
+        (true, false) => " (current)",
+        (false, true) => " (default)",
+        _ => "",
+    };
+    let mut cells = vec![format!("{}{mark}", row.value)];
+    if row.unsupported {
+        cells.push("unsupported".into());
+        cells.extend((0..conditions).map(|_| "-".to_string()));
+        return cells;
+    }
+    cells.push(match (&row.limit, row.states) {
+        (Some(l), _) => format!("? ({l})"),
+        (None, n) => n.unwrap_or(0).to_string(),
+    });
+    cells.extend(row.verdicts.iter().map(|v| {
+        match v {
+            Some(true) => "Ok",
+            Some(false) => "No",
+            None => "Unknown",
+        }
+        .to_string()
+    }));
+    cells
 }
 
 /// The first word and the rest.

@@ -533,8 +533,10 @@ impl<'a> Sem<'a> {
                 let vt = self.l.value(v);
                 let eq = expr::equals(&mut self.l, &value, vt);
                 let kappa_f = self.l.and(guard, eq);
-                // M3a, sound only where every register in M ranges over V.
-                let bounded = !mentions_any(m, &self.unbounded);
+                // M3a, sound only where every register in M, and in a
+                // computed address (the guard is part of κ), ranges over V.
+                let bounded = !mentions_any(m, &self.unbounded)
+                    && !matches!(loc, Loc::Computed(l) if mentions_any(l, &self.unbounded));
                 if kappa_f == self.l.ff() || (bounded && !self.l.satisfiable(kappa_f)) {
                     continue;
                 }

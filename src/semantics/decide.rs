@@ -10,7 +10,9 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::construct::{Ev, Frag, Limit, Sem};
+use super::gap;
 use super::goal::{self, Goal};
+use super::symmetry::Classes;
 use super::tau::{Events, KappaNode, Tau, TauNode};
 use crate::action::{self, Action, Groups, Kind, Mode, Scope, ThreadId};
 use crate::check::{candidates_interruptible, Edge, OrderKind, Reason, RfMode, Search, Witness};
@@ -32,6 +34,9 @@ pub struct Limits {
     pub deadline: Option<(std::time::Instant, f64)>,
     /// Set from outside (the REPL's Ctrl-C) to stop the search as a deadline would.
     pub cancel: Option<&'static std::sync::atomic::AtomicBool>,
+    /// Search one arrangement of interchangeable threads (`symmetry.rs`);
+    /// off only to check it against the plain search.
+    pub symmetry: bool,
 }
 
 /// The default of `--max-states`: high enough to decide IRIW with six
@@ -47,16 +52,36 @@ impl Default for Limits {
             max_states: MAX_STATES,
             deadline: None,
             cancel: None,
+            symmetry: true,
         }
     }
 }
 
 /// A final state: each register's and each observed location's value
 /// (`None`: not determined, for instance a register whose read was dropped).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct State {
     pub regs: Vec<(String, Option<i64>)>,
     pub mem: Vec<(String, Option<i64>)>,
+}
+
+/// States order by their values first, then by names. One program's states
+/// name the same registers and locations in the same order, so this is the
+/// order of the (name, value) pairs, found without comparing the names of
+/// every pair (which dominated the cost of keeping a million states).
+impl Ord for State {
+    fn cmp(&self, other: &State) -> std::cmp::Ordering {
+        let mine = self.regs.iter().chain(&self.mem).map(|(_, v)| v);
+        let theirs = other.regs.iter().chain(&other.mem).map(|(_, v)| v);
+        mine.cmp(theirs)
+            .then_with(|| (&self.regs, &self.mem).cmp(&(&other.regs, &other.mem)))
+    }
+}
+
+impl PartialOrd for State {
+    fn partial_cmp(&self, other: &State) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 /// What deciding a test found.
@@ -181,7 +206,31 @@ pub fn outcomes_visiting<'v>(
     // another event's and so coalesce with it (s1, I1), which can reach new
     // states (the reference engine found one). The stronger labels are
     // enumerated like every other existential choice.
+    let listing = visit.is_some();
+    let mut out = decide_all(p, model, limits, visit, false);
+    // `monotonicity` with `final = loc_max` (see `gap`): the states found
+    // may omit coarsenings of their final memory. Where one could change a
+    // verdict, decide again with every stronger label built; else say so.
+    if gap::memory_gap(model) && out.limit.is_none() && !p.locs.is_empty() && !listing {
+        if p.conditions.iter().any(|c| gap::could_matter(p, c, &out)) {
+            out = decide_all(p, model, limits, None, true);
+        } else {
+            out.notes.push(gap::NOTE.to_string());
+        }
+    }
+    Ok(out)
+}
+
+/// One decision; `strengthen` builds every stronger label (`Sem::modes`).
+fn decide_all<'v>(
+    p: &Program,
+    model: &Model,
+    limits: Limits,
+    visit: Option<&'v mut Visit<'v>>,
+    strengthen: bool,
+) -> Outcomes {
     let mut sem = Sem::new(p, model, limits.max_pomsets);
+    sem.strengthen = strengthen;
     let mut out = empty_outcomes();
     match run(&mut sem, p, model, limits, visit, None, &mut out) {
         Ok(_) => {}
@@ -190,7 +239,7 @@ pub fn outcomes_visiting<'v>(
     out.stats = sem.l.stats();
     out.notes = outside_v_notes(&sem, p);
     out.notes.extend(p.bound_note());
-    Ok(out)
+    out
 }
 
 fn empty_outcomes() -> Outcomes {
@@ -277,6 +326,11 @@ pub fn settle_conditions(
     p.conditions
         .iter()
         .map(|c| {
+            // Under `monotonicity` a counterexample may be a coarsening the
+            // searches do not build (`gap`): decide those conditions fully.
+            if gap::memory_gap(model) && !gap::condition_locations(p, c).is_empty() {
+                return settled_from_outcomes(p, c, &outcomes(p, model, limits)?);
+            }
             let [holds, fails] = goal::goals(p, c);
             Ok([
                 settle(p, model, limits, holds)?,
@@ -284,6 +338,33 @@ pub fn settle_conditions(
             ])
         })
         .collect()
+}
+
+/// The two searches' answers for `c`, read off a full decision: the first
+/// kept state where `c` holds, and the first where it does not.
+fn settled_from_outcomes(
+    p: &Program,
+    c: &core::Condition,
+    o: &Outcomes,
+) -> Result<[Settled; 2], Unsupported> {
+    let kept: Vec<&State> = o
+        .states
+        .keys()
+        .filter(|s| super::verdict::kept(p, s))
+        .collect();
+    let first = |want: bool| {
+        kept.iter()
+            .find(|s| super::verdict::holds(p, s, &c.prop) == want)
+            .map(|s| (*s).clone())
+    };
+    let settled = |found: Option<State>| Settled {
+        found,
+        witnesses: o.witnesses,
+        limit: o.limit.clone(),
+        stats: o.stats,
+        notes: o.notes.clone(),
+    };
+    Ok([settled(first(true)), settled(first(false))])
 }
 
 /// Decides the test, or with a goal searches for one state meeting it
@@ -336,7 +417,22 @@ fn run<'v>(
         Final::LocMax => None,
         Final::Observer => Some(observer_reads(sem, p, init_thread + 1)?),
     };
+    // Thread symmetry (`symmetry.rs`): not with an observer, a visitor or a
+    // goal, and only where the built variants confirm it.
+    let classes = if observer.is_none() && visit.is_none() && goal.is_none() && limits.symmetry {
+        Classes::of(p)
+    } else {
+        Classes::default()
+    };
+    let classes = if confirmed(&classes, &per_thread) {
+        classes
+    } else {
+        Classes::default()
+    };
+    let blocks = register_blocks(&per_thread);
     let mut search = Product {
+        classes,
+        blocks,
         observer,
         init_tau,
         model,
@@ -354,7 +450,83 @@ fn run<'v>(
         found: None,
     };
     search.run(sem, p, 0, &mut choice, &mut Vec::new(), out)?;
+    search.expand(out);
     Ok(search.found)
+}
+
+/// Whether each class's threads have variants that correspond index by
+/// index: the same events, orders, dependencies and final registers, but for
+/// the thread (`symmetry.rs` needs this of the construction).
+fn confirmed(classes: &Classes, per_thread: &[Vec<Completed>]) -> bool {
+    classes.classes.iter().all(|c| {
+        let first = &per_thread[c[0]];
+        c[1..].iter().all(|&t| {
+            let other = &per_thread[t];
+            other.len() == first.len() && first.iter().zip(other).all(|(a, b)| shape(a) == shape(b))
+        })
+    })
+}
+
+/// A variant with its events numbered by position and its thread erased.
+type Shape = (
+    Vec<Action>,
+    Vec<(usize, usize)>,
+    Vec<(usize, usize, Action, Action)>,
+    Vec<(usize, Vec<usize>)>,
+    Vec<(usize, usize)>,
+    Vec<Option<i64>>,
+);
+
+fn shape(c: &Completed) -> Shape {
+    let at = |id: u32| {
+        c.frag
+            .events
+            .iter()
+            .position(|e| e.id == id)
+            .unwrap_or(usize::MAX)
+    };
+    let erase = |mut a: Action| {
+        a.thread = 0;
+        a
+    };
+    let pairs = |v: &[(u32, u32)]| v.iter().map(|&(x, y)| (at(x), at(y))).collect::<Vec<_>>();
+    let deps = c
+        .deps
+        .iter()
+        .map(|&(e, d)| {
+            (
+                at(e),
+                (0..64u32).filter(|k| d >> k & 1 == 1).map(at).collect(),
+            )
+        })
+        .collect();
+    let regs = c.regs.iter().map(|(_, v)| *v).collect();
+    (
+        c.frag.events.iter().map(|e| erase(e.label)).collect(),
+        pairs(&c.frag.po),
+        c.frag
+            .seq_labels
+            .iter()
+            .map(|&(x, y, a, b)| (at(x), at(y), erase(a), erase(b)))
+            .collect(),
+        deps,
+        pairs(&c.frag.rmw),
+        regs,
+    )
+}
+
+/// Where each thread's registers sit in a state's register list (every
+/// variant of a thread lists the same registers).
+fn register_blocks(per_thread: &[Vec<Completed>]) -> Vec<std::ops::Range<usize>> {
+    let mut at = 0;
+    per_thread
+        .iter()
+        .map(|t| {
+            let n = t.first().map_or(0, |c| c.regs.len());
+            at += n;
+            at - n..at
+        })
+        .collect()
 }
 
 /// The implicit initial writes (option `init`), as a top-level prefix.
@@ -544,6 +716,11 @@ fn later_writes(init: &[Ev], threads: &[Vec<Completed>]) -> Vec<Vec<(action::Loc
 
 /// The product of the threads' complete fragments, searched depth first.
 struct Product<'a, 'v> {
+    /// Interchangeable threads (`symmetry.rs`): only one arrangement of each
+    /// combination is searched, and states are kept canonical until `expand`.
+    classes: Classes,
+    /// Where each thread's registers sit in a state.
+    blocks: Vec<std::ops::Range<usize>>,
     /// `final = observer`: one read per location after the threads.
     observer: Option<Vec<Ev>>,
     init_tau: Tau,
@@ -581,7 +758,9 @@ impl Product<'_, '_> {
         if i == self.threads.len() {
             return self.leaf(sem, p, choice, out);
         }
-        for k in 0..self.threads[i].len() {
+        // A class's choices are non-decreasing: one arrangement per multiset.
+        let from = self.classes.previous(i).map_or(0, |j| choice[j]);
+        for k in from..self.threads[i].len() {
             let c = &self.threads[i][k];
             let mark = writes.len();
             writes.extend(writes_of(&c.frag.events));
@@ -662,6 +841,7 @@ impl Product<'_, '_> {
         };
         let regs: Vec<(String, Option<i64>)> =
             parts.iter().flat_map(|c| c.regs.iter().cloned()).collect();
+        let times = self.classes.arrangements(choice);
         for w in found {
             if out.limit.is_some() || self.found.is_some() {
                 break;
@@ -675,6 +855,7 @@ impl Product<'_, '_> {
                         regs: regs.clone(),
                         mem,
                     },
+                    times,
                     out,
                 );
             }
@@ -684,6 +865,37 @@ impl Product<'_, '_> {
 }
 
 impl Product<'_, '_> {
+    /// With symmetry, replaces each canonical state by its orbit. Its count
+    /// so far is the orbit's total (each pomset counted once per arrangement
+    /// of its combination, `record`), and by symmetry every member of the
+    /// orbit has the same count, so each gets total / orbit size.
+    fn expand(&self, out: &mut Outcomes) {
+        if self.classes.is_empty() {
+            return;
+        }
+        let canonical = std::mem::take(&mut out.states);
+        for (state, total) in canonical {
+            let size = usize::try_from(self.classes.orbit_size(&state, &self.blocks)).unwrap_or(1);
+            if out.states.len().saturating_add(size) > self.max_states {
+                if out.limit.is_none() {
+                    out.limit = Some(format!("--max-states {} (final states)", self.max_states));
+                }
+                return;
+            }
+            for member in self.classes.orbit(&state, &self.blocks) {
+                *out.states.entry(member).or_insert(0) += total / size.max(1);
+            }
+            // The limits hold here too: expanding can be most of the work.
+            if out.limit.is_none() {
+                out.limit =
+                    interrupted(self.deadline, self.cancel).or_else(crate::memory::over_budget);
+            }
+            if out.limit.is_some() {
+                return;
+            }
+        }
+    }
+
     /// The candidates with total rf (c2b) under the step budget; `None`, with
     /// the limit recorded, when the budget runs out.
     fn search(&mut self, sk: &Skeleton, out: &mut Outcomes) -> Option<Vec<Witness>> {
@@ -723,8 +935,23 @@ impl Product<'_, '_> {
     }
 
     /// Counts one complete pomset's final state, and shows it to the visitor.
-    fn record(&mut self, sem: &Sem, sk: &Skeleton, w: &Witness, state: State, out: &mut Outcomes) {
-        out.witnesses += 1;
+    /// With symmetry, the pomset stands for `times` arrangements, and its
+    /// state is kept as its orbit's canonical member (`expand` undoes both).
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &mut self,
+        sem: &Sem,
+        sk: &Skeleton,
+        w: &Witness,
+        mut state: State,
+        times: u64,
+        out: &mut Outcomes,
+    ) {
+        let times = usize::try_from(times).unwrap_or(usize::MAX);
+        if !self.classes.is_empty() {
+            self.classes.canonical(&mut state, &self.blocks);
+        }
+        out.witnesses += times;
         if let Some(visit) = self.visit.as_mut() {
             visit(sem, sk, w, &state);
         }
@@ -733,7 +960,7 @@ impl Product<'_, '_> {
                 self.found = Some(state.clone());
             }
         }
-        *out.states.entry(state).or_insert(0) += 1;
+        *out.states.entry(state).or_insert(0) += times;
         if out.states.len() > self.max_states && out.limit.is_none() {
             out.limit = Some(format!("--max-states {} (final states)", self.max_states));
         }
@@ -818,7 +1045,7 @@ impl Product<'_, '_> {
                     regs: regs.clone(),
                     mem: mem.clone(),
                 };
-                self.record(sem, &sk, &w, state, out);
+                self.record(sem, &sk, &w, state, 1, out);
             }
             if self.found.is_some() {
                 return Ok(());

@@ -26,8 +26,26 @@ pub struct Explanation {
 const SHOWN: usize = 6;
 
 pub fn explain(p: &Program, model: &Model, prop: &Prop) -> Result<Explanation, Unsupported> {
+    let limits = decide::Limits {
+        max_pomsets: 200_000,
+        ..decide::Limits::default()
+    };
+    explain_within(p, model, prop, &limits)
+}
+
+/// As `explain`, stopping at `limits`' pomset count, deadline and Ctrl-C
+/// flag (the web explorer's per-request limits); reaching one gives the
+/// "search limit" line, never a wrong reason.
+pub fn explain_within(
+    p: &Program,
+    model: &Model,
+    prop: &Prop,
+    limits: &decide::Limits,
+) -> Result<Explanation, Unsupported> {
     decide::refused_program(p, model)?;
-    let mut sem = Sem::new(p, model, 200_000);
+    let mut sem = Sem::new(p, model, limits.max_pomsets);
+    sem.deadline = limits.deadline;
+    sem.cancel = limits.cancel;
     let mut lines = Vec::new();
     match walk(&mut sem, p, model, prop, &mut lines) {
         Ok(reachable) => Ok(Explanation { reachable, lines }),
@@ -89,7 +107,15 @@ fn walk(
     let mut ways = 0usize;
     let mut choice = vec![0usize; per_thread.len()];
     let mut reachable = false;
+    let mut stopped = None;
     combos(&per_thread, 0, &mut choice, &mut |parts| {
+        if stopped.is_some() {
+            return;
+        }
+        if let Err(limit) = sem.interrupted() {
+            stopped = Some(limit);
+            return;
+        }
         let regs: Vec<(String, Option<i64>)> =
             parts.iter().flat_map(|c| c.regs.iter().cloned()).collect();
         if !can_hold(p, prop, &regs) {
@@ -142,6 +168,9 @@ fn walk(
             *failures.entry(text).or_insert(0) += 1;
         }
     });
+    if let Some(limit) = stopped {
+        return Err(limit);
+    }
     if reachable {
         lines.push(
             "Reachable: some complete pomset ends in this state (`pomset run` lists it).".into(),

@@ -6,6 +6,8 @@ pub mod construct;
 pub mod decide;
 pub mod explain;
 pub mod expr;
+pub mod gap;
 pub mod goal;
+pub mod symmetry;
 pub mod tau;
 pub mod verdict;

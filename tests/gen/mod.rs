@@ -550,6 +550,35 @@ impl Test {
         t
     }
 
+    /// The test with `copies` more copies of top-level thread `k` at the end,
+    /// labelled `DUP0`, `DUP1`, ..., placed in thread k's cta (so that the
+    /// copies are interchangeable with it: the engine's thread symmetry).
+    pub fn duplicate_thread(&self, k: usize, copies: usize) -> Test {
+        let mut t = self.clone();
+        t.freeze_names();
+        let Some(original) = t.threads.get(k).cloned() else {
+            return t;
+        };
+        // Forked branches carry labels, which a copy would repeat.
+        if forks_in(&original.body) {
+            return t;
+        }
+        let name = original.label.clone().unwrap_or_default();
+        for c in 0..copies {
+            let label = format!("DUP{c}");
+            t.threads.push(Thread {
+                label: Some(label.clone()),
+                body: original.body.clone(),
+            });
+            if let Some(s) = &mut t.scopes {
+                if let Some(&(_, gpu, cta)) = s.iter().find(|(n, _, _)| *n == name) {
+                    s.push((label, gpu, cta));
+                }
+            }
+        }
+        t
+    }
+
     /// A new last thread `EXTRA` writing and reading a location of its own
     /// into a register of its own. Returns the test and what to project away:
     /// the thread's state name prefix and the location's name.
@@ -584,6 +613,14 @@ impl Test {
         }
         (t, "EXTRA:".into(), "extra".into())
     }
+}
+
+fn forks_in(ss: &[Stmt]) -> bool {
+    ss.iter().any(|s| match s {
+        Stmt::Fork(_) => true,
+        Stmt::If { then, els, .. } => forks_in(then) || forks_in(els),
+        _ => false,
+    })
 }
 
 fn rename_expr(e: &mut Expr, f: &dyn Fn(&str) -> String) {

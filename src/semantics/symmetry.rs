@@ -1,0 +1,379 @@
+//! Thread symmetry: top-level threads with the same code (up to a renaming of
+//! their registers) and interchangeable scope placement.
+//!
+//! If threads i and j run the same statement, with each register of i
+//! playing the part of one register of j, and swapping i and j
+//! maps the scope tree to itself, then swapping them maps every complete
+//! pomset to a complete pomset (the rules see threads only through the
+//! program order and the `=cta`/`=gpu` relations, both preserved) and every
+//! final state to the state with i's and j's registers exchanged. So the
+//! product of threads need only visit one combination of variants per
+//! multiset (`Product::run` keeps each class's choices non-decreasing), and
+//! the states of the other arrangements are the permuted ones.
+//!
+//! The argument needs the threads' variant lists to correspond index by
+//! index; `Classes::check_variants` confirms it on the built pomsets (labels
+//! equal but for the thread, registers equal by name) and the engine falls
+//! back to no symmetry when it does not hold. Not used with `final =
+//! observer` (the observer reads after PAR, whose transformer is the last
+//! thread's, P4), with forks, or in a condition-directed search.
+
+use std::collections::HashMap;
+
+use super::decide::State;
+use crate::syntax::core::{Expr, Loc, Program, RegId, Stmt};
+
+/// Classes of interchangeable threads, by position in `Program::main`;
+/// each class has at least two members, in increasing order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Classes {
+    pub classes: Vec<Vec<usize>>,
+}
+
+impl Classes {
+    /// The symmetry of `p`'s top-level threads.
+    pub fn of(p: &Program) -> Classes {
+        if p.main.iter().any(|(_, s)| forks(s)) {
+            return Classes::default();
+        }
+        let mut classes: Vec<Vec<usize>> = Vec::new();
+        for i in 0..p.main.len() {
+            match classes
+                .iter_mut()
+                .find(|c| interchangeable(p, c[0], i) && c.iter().all(|&j| placement(p, j, i)))
+            {
+                Some(c) => c.push(i),
+                None => classes.push(vec![i]),
+            }
+        }
+        classes.retain(|c| c.len() > 1);
+        Classes { classes }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.classes.is_empty()
+    }
+
+    /// The earlier member of `i`'s class just before it, if any.
+    pub fn previous(&self, i: usize) -> Option<usize> {
+        self.classes.iter().find_map(|c| {
+            let at = c.iter().position(|&t| t == i)?;
+            at.checked_sub(1).map(|k| c[k])
+        })
+    }
+
+    /// The number of distinct arrangements of a combination: per class, the
+    /// multinomial of how often each variant is chosen.
+    pub fn arrangements(&self, choice: &[usize]) -> u64 {
+        self.classes
+            .iter()
+            .map(|c| multinomial(c.iter().map(|&t| choice[t])))
+            .product()
+    }
+
+    /// The canonical member of a state's orbit: within each class, the
+    /// members' register blocks sorted by value. `blocks[t]` is where thread
+    /// t's registers sit in `state.regs`.
+    pub fn canonical(&self, state: &mut State, blocks: &[std::ops::Range<usize>]) {
+        for c in &self.classes {
+            let mut tuples: Vec<Vec<Option<i64>>> = c
+                .iter()
+                .map(|&t| {
+                    state.regs[blocks[t].clone()]
+                        .iter()
+                        .map(|(_, v)| *v)
+                        .collect()
+                })
+                .collect();
+            tuples.sort();
+            for (&t, tuple) in c.iter().zip(tuples) {
+                for (slot, v) in state.regs[blocks[t].clone()].iter_mut().zip(tuple) {
+                    slot.1 = v;
+                }
+            }
+        }
+    }
+
+    /// The orbit of a canonical state: every distinct arrangement of each
+    /// class's register blocks.
+    pub fn orbit(&self, state: &State, blocks: &[std::ops::Range<usize>]) -> Vec<State> {
+        let mut out = vec![state.clone()];
+        for c in &self.classes {
+            let tuples: Vec<Vec<Option<i64>>> = c
+                .iter()
+                .map(|&t| {
+                    state.regs[blocks[t].clone()]
+                        .iter()
+                        .map(|(_, v)| *v)
+                        .collect()
+                })
+                .collect();
+            let arrangements = permutations(tuples);
+            let mut next = Vec::with_capacity(out.len() * arrangements.len());
+            for s in &out {
+                for a in &arrangements {
+                    let mut s = s.clone();
+                    for (&t, tuple) in c.iter().zip(a) {
+                        for (slot, v) in s.regs[blocks[t].clone()].iter_mut().zip(tuple) {
+                            slot.1 = *v;
+                        }
+                    }
+                    next.push(s);
+                }
+            }
+            out = next;
+        }
+        out
+    }
+
+    /// The size of a canonical state's orbit.
+    pub fn orbit_size(&self, state: &State, blocks: &[std::ops::Range<usize>]) -> u64 {
+        self.classes
+            .iter()
+            .map(|c| {
+                let tuples = c.iter().map(|&t| {
+                    state.regs[blocks[t].clone()]
+                        .iter()
+                        .map(|(_, v)| *v)
+                        .collect::<Vec<_>>()
+                });
+                multinomial(tuples)
+            })
+            .product()
+    }
+
+    /// A sentence naming the classes, e.g. `P2, P4 and P6; P3 and P5`.
+    pub fn describe(&self, p: &Program) -> String {
+        self.classes
+            .iter()
+            .map(|c| {
+                let names: Vec<&str> = c.iter().map(|&t| p.thread_name(p.main[t].0)).collect();
+                match names.split_last() {
+                    Some((last, rest)) if !rest.is_empty() => {
+                        format!("{} and {last}", rest.join(", "))
+                    }
+                    _ => names.join(""),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
+/// k! / Π m_i! for the multiplicities m_i of the items.
+fn multinomial<T: Ord>(items: impl Iterator<Item = T>) -> u64 {
+    let mut v: Vec<T> = items.collect();
+    v.sort();
+    let mut out: u64 = 1;
+    let mut run = 0u64;
+    for (n, i) in (0..v.len()).enumerate() {
+        run = if i > 0 && v[i] == v[i - 1] {
+            run + 1
+        } else {
+            1
+        };
+        out = out * (n as u64 + 1) / run;
+    }
+    out
+}
+
+/// Every distinct ordering of the items (they arrive sorted or not).
+fn permutations<T: Ord + Clone>(mut items: Vec<T>) -> Vec<Vec<T>> {
+    items.sort();
+    let mut out = vec![items.clone()];
+    // Next lexicographic permutation, which skips repeats.
+    loop {
+        let Some(i) = (1..items.len()).rev().find(|&i| items[i - 1] < items[i]) else {
+            return out;
+        };
+        let j = (i..items.len())
+            .rev()
+            .find(|&j| items[i - 1] < items[j])
+            .unwrap_or(i);
+        items.swap(i - 1, j);
+        items[i..].reverse();
+        out.push(items.clone());
+    }
+}
+
+fn forks(s: &Stmt) -> bool {
+    match s {
+        Stmt::Par { .. } => true,
+        Stmt::If { then, els, .. } => forks(then) || forks(els),
+        Stmt::Seq(ss) => ss.iter().any(forks),
+        _ => false,
+    }
+}
+
+/// Whether swapping threads i and j (positions in `main`) maps the scope
+/// tree to itself: same gpu, and the same cta or each alone in its cta.
+fn placement(p: &Program, i: usize, j: usize) -> bool {
+    let (ti, tj) = (
+        &p.threads[p.main[i].0 as usize],
+        &p.threads[p.main[j].0 as usize],
+    );
+    let alone = |t: &crate::syntax::core::ThreadInfo| {
+        p.threads.iter().filter(|u| u.cta == t.cta).count() == 1
+    };
+    ti.gpu == tj.gpu && (ti.cta == tj.cta || (alone(ti) && alone(tj)))
+}
+
+/// Whether threads i and j run the same code up to a renaming of registers
+/// that keeps the order in which a state lists them (by id, fresh ones
+/// left out), so that swapping the threads swaps their blocks of a state.
+fn interchangeable(p: &Program, i: usize, j: usize) -> bool {
+    let mut map = Renaming::default();
+    if !same_stmt(p, &p.main[i].1, &p.main[j].1, &mut map) {
+        return false;
+    }
+    let listed = |t: usize| -> Vec<RegId> {
+        (0..p.regs.len() as RegId)
+            .filter(|&r| p.regs[r as usize].thread == p.main[t].0 && !p.regs[r as usize].fresh)
+            .collect()
+    };
+    let (a, b) = (listed(i), listed(j));
+    a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| map.there.get(x) == Some(y))
+}
+
+#[derive(Default)]
+struct Renaming {
+    there: HashMap<RegId, RegId>,
+    back: HashMap<RegId, RegId>,
+}
+
+impl Renaming {
+    fn pair(&mut self, p: &Program, a: RegId, b: RegId) -> bool {
+        if p.regs[a as usize].fresh != p.regs[b as usize].fresh {
+            return false;
+        }
+        *self.there.entry(a).or_insert(b) == b && *self.back.entry(b).or_insert(a) == a
+    }
+}
+
+fn same_stmt(p: &Program, a: &Stmt, b: &Stmt, m: &mut Renaming) -> bool {
+    use Stmt::*;
+    match (a, b) {
+        (Skip, Skip) | (Diverge, Diverge) => true,
+        (Let { reg: r1, expr: e1 }, Let { reg: r2, expr: e2 }) => {
+            m.pair(p, *r1, *r2) && same_expr(p, e1, e2, m)
+        }
+        (
+            Read {
+                reg: r1,
+                loc: l1,
+                mode: m1,
+                scope: s1,
+            },
+            Read {
+                reg: r2,
+                loc: l2,
+                mode: m2,
+                scope: s2,
+            },
+        ) => m.pair(p, *r1, *r2) && same_loc(p, l1, l2, m) && m1 == m2 && s1 == s2,
+        (
+            Write {
+                loc: l1,
+                expr: e1,
+                mode: m1,
+                scope: s1,
+            },
+            Write {
+                loc: l2,
+                expr: e2,
+                mode: m2,
+                scope: s2,
+            },
+        ) => same_loc(p, l1, l2, m) && same_expr(p, e1, e2, m) && m1 == m2 && s1 == s2,
+        (
+            Fence {
+                mode: m1,
+                scope: s1,
+            },
+            Fence {
+                mode: m2,
+                scope: s2,
+            },
+        ) => m1 == m2 && s1 == s2,
+        (
+            Rmw {
+                reg: r1,
+                op: o1,
+                read_mode: a1,
+                write_mode: w1,
+                scope: s1,
+                loc: l1,
+                args: x1,
+            },
+            Rmw {
+                reg: r2,
+                op: o2,
+                read_mode: a2,
+                write_mode: w2,
+                scope: s2,
+                loc: l2,
+                args: x2,
+            },
+        ) => {
+            m.pair(p, *r1, *r2)
+                && o1 == o2
+                && a1 == a2
+                && w1 == w2
+                && s1 == s2
+                && same_loc(p, l1, l2, m)
+                && x1.len() == x2.len()
+                && x1.iter().zip(x2).all(|(x, y)| same_expr(p, x, y, m))
+        }
+        (
+            If {
+                cond: c1,
+                then: t1,
+                els: e1,
+            },
+            If {
+                cond: c2,
+                then: t2,
+                els: e2,
+            },
+        ) => same_expr(p, c1, c2, m) && same_stmt(p, t1, t2, m) && same_stmt(p, e1, e2, m),
+        (Seq(x), Seq(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_stmt(p, a, b, m))
+        }
+        _ => false,
+    }
+}
+
+fn same_loc(p: &Program, a: &Loc, b: &Loc, m: &mut Renaming) -> bool {
+    match (a, b) {
+        (Loc::Named(x), Loc::Named(y)) => x == y,
+        (Loc::Computed(x), Loc::Computed(y)) => same_expr(p, x, y, m),
+        _ => false,
+    }
+}
+
+fn same_expr(p: &Program, a: &Expr, b: &Expr, m: &mut Renaming) -> bool {
+    match (a, b) {
+        (Expr::Int(x), Expr::Int(y)) => x == y,
+        (Expr::Reg(x), Expr::Reg(y)) => m.pair(p, *x, *y),
+        (Expr::Unary(o1, x), Expr::Unary(o2, y)) => o1 == o2 && same_expr(p, x, y, m),
+        (Expr::Binary(o1, x1, y1), Expr::Binary(o2, x2, y2)) => {
+            o1 == o2 && same_expr(p, x1, x2, m) && same_expr(p, y1, y2, m)
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multinomials_count_distinct_arrangements() {
+        assert_eq!(multinomial([1, 1, 2].into_iter()), 3);
+        assert_eq!(multinomial([1, 2, 3].into_iter()), 6);
+        assert_eq!(multinomial([4, 4, 4, 4].into_iter()), 1);
+        assert_eq!(multinomial([1, 1, 2, 2].into_iter()), 6);
+        assert_eq!(permutations(vec![2, 1, 1]).len(), 3);
+        assert_eq!(permutations(vec![1, 2, 2, 1]).len(), 6);
+    }
+}

@@ -1,0 +1,311 @@
+//! The JSON API: one request type, one function per endpoint, each a thin
+//! layer over `workbench` that runs on a blocking thread within the
+//! request's limits. Errors are `Problem`s (located when they have a place).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::model::Model;
+use crate::semantics::decide::Limits;
+use crate::workbench::{self, Engine, Loaded, Problem, TestInput};
+
+/// The most seconds one request may decide for, and the default.
+pub const MAX_TIMEOUT: f64 = 60.0;
+pub const DEFAULT_TIMEOUT: f64 = 10.0;
+/// The most local pomsets (`--max-pomsets`) one request may ask for, and the default.
+pub const MAX_POMSETS: usize = 1_000_000;
+pub const DEFAULT_POMSETS: usize = 200_000;
+/// Final states kept per request: what bounds a request's memory.
+pub const MAX_STATES: usize = 200_000;
+/// Pictures drawn per request at most.
+pub const MAX_PICTURES: usize = 50;
+
+/// Every endpoint's request: the test and what to do with it. Unused fields
+/// are ignored, so the page sends one shape everywhere.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Request {
+    #[serde(flatten)]
+    pub test: TestInput,
+    /// `pwt` (the pomset semantics, the default) or a bundled cat model (`rc11`).
+    pub model: Option<String>,
+    pub engine: Engine,
+    /// Seconds, at most `MAX_TIMEOUT` (default `DEFAULT_TIMEOUT`).
+    pub timeout: Option<f64>,
+    pub max_pomsets: Option<usize>,
+    /// `draw`: svg (default), tikz, dot or text.
+    pub format: Option<String>,
+    /// `draw`: complete (default), candidates, incomplete or N.
+    pub which: Option<String>,
+    /// `draw`: at most this many pictures.
+    pub limit: Option<usize>,
+    /// `vary`: the option.
+    pub option: Option<String>,
+    /// `refine`: a refinement file's text, or `from` and `to` fragments.
+    pub refinement: Option<String>,
+    pub from: Option<String>,
+    pub to: Option<String>,
+}
+
+impl Request {
+    /// The limits of this request, the deadline counted from now.
+    pub fn limits(&self) -> Limits {
+        let secs = self
+            .timeout
+            .filter(|t| t.is_finite())
+            .unwrap_or(DEFAULT_TIMEOUT)
+            .clamp(0.01, MAX_TIMEOUT);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs_f64(secs);
+        Limits {
+            max_pomsets: self
+                .max_pomsets
+                .unwrap_or(DEFAULT_POMSETS)
+                .clamp(1, MAX_POMSETS),
+            max_states: MAX_STATES,
+            deadline: Some((deadline, secs)),
+            ..Limits::default()
+        }
+    }
+
+    /// The cat model asked for: `None` for pwt. Only bundled models: the
+    /// server reads no file named by a request.
+    fn cat(&self) -> Result<Option<crate::cat::Model>, Problem> {
+        match self.model.as_deref() {
+            None | Some("") | Some("pwt") => Ok(None),
+            Some(name) if crate::cat::bundled(name).is_some() => crate::cat::load(name)
+                .map(Some)
+                .map_err(|_| Problem::message(format!("the bundled model `{name}` has errors"))),
+            Some(name) => Err(Problem::message(format!(
+                "unknown model `{name}`: the explorer decides under pwt or a bundled cat model ({})",
+                crate::cat::BUNDLED.map(|(n, _)| n).join(", ")
+            ))),
+        }
+    }
+}
+
+/// What the pomset semantics refuses (an option value such as `if_closure
+/// = on`, a construct only the Vulkan model defines) as a problem.
+fn refused(p: &crate::syntax::core::Program, model: &Model) -> Result<(), Problem> {
+    crate::semantics::decide::refused_program(p, model)
+        .map_err(|u| Problem::message(workbench::refusal_text(&u)))
+}
+
+/// `POST /api/decide`: the report (states, verdicts), its text as `pomset
+/// run` prints it, the warnings, and the options with their values.
+pub fn decide(req: &Request) -> Result<Value, Problem> {
+    let loaded = workbench::load(&req.test)?;
+    let p = &loaded.test.program;
+    let report = match req.cat()? {
+        Some(cat) => workbench::decide_cat(p, &loaded.model, &cat, req.limits()),
+        None => workbench::decide(p, &loaded.model, req.engine, false, req.limits())
+            .map_err(|line| Problem::message(line.trim_end()))?,
+    };
+    let text = report.text(p);
+    Ok(json!({
+        "report": report,
+        "text": text,
+        "warnings": loaded.warnings,
+        "options": workbench::options(&loaded.model),
+    }))
+}
+
+/// `POST /api/explain`: why the request's condition (or each of the file's)
+/// is forbidden.
+pub fn explain(req: &Request) -> Result<Value, Problem> {
+    let loaded = workbench::load(&req.test)?;
+    let p = &loaded.test.program;
+    let chosen: Vec<usize> = match loaded.added_condition(&req.test) {
+        Some(i) => vec![i],
+        None => (0..p.conditions.len()).collect(),
+    };
+    if chosen.is_empty() {
+        return Err(Problem::message(
+            "the test has no conditions: give one to explain",
+        ));
+    }
+    let limits = req.limits();
+    let text = match req.cat()? {
+        None => {
+            refused(p, &loaded.model)?;
+            workbench::explain_text_within(p, &loaded.model, &chosen, &limits)
+        }
+        Some(cat) => explain_cat(&loaded, &cat, &chosen, &limits)?,
+    };
+    Ok(json!({ "text": text }))
+}
+
+/// `explain --model CAT`'s text for the chosen conditions.
+fn explain_cat(
+    loaded: &Loaded,
+    cat: &crate::cat::Model,
+    chosen: &[usize],
+    limits: &Limits,
+) -> Result<String, Problem> {
+    let p = &loaded.test.program;
+    let surface = crate::syntax::print::core_to_ast(p);
+    let mut out = String::new();
+    for &i in chosen {
+        let (Some(shown), Some(c)) = (surface.conditions.get(i), p.conditions.get(i)) else {
+            continue;
+        };
+        let shown = crate::syntax::print::prop(&shown.prop, 0);
+        out.push_str(&format!("{} under {}: {shown}\n", p.name, cat.name));
+        let lines = crate::axiomatic::explain::explain(p, cat, &c.prop, limits)
+            .map_err(Problem::message)?;
+        for line in lines {
+            out.push_str(&format!("  {line}\n"));
+        }
+    }
+    Ok(out)
+}
+
+/// `POST /api/pomsets`: the complete pomsets (ending in the condition's
+/// state, if one is given) in the note's notation, or with `which:
+/// "candidates"` every candidate pomset (§1.3), complete or not.
+pub fn pomsets(req: &Request) -> Result<Value, Problem> {
+    let loaded = workbench::load(&req.test)?;
+    let p = &loaded.test.program;
+    let shown = req.limit.unwrap_or(MAX_PICTURES).min(MAX_PICTURES);
+    if req.which.as_deref() == Some("candidates") {
+        let listing = workbench::candidate_listing(p, &loaded.model, req.limits(), shown)
+            .map_err(Problem::message)?;
+        let summary = listing.summary();
+        return Ok(
+            json!({ "pomsets": listing.pomsets, "count": listing.candidates, "complete": listing.complete, "summary": summary, "limit": listing.limit }),
+        );
+    }
+    let filter = loaded
+        .added_condition(&req.test)
+        .and_then(|i| p.conditions.get(i))
+        .map(|c| c.prop.clone());
+    let listing = workbench::pomset_listing(p, &loaded.model, filter.as_ref(), req.limits());
+    if let Some(refusal) = &listing.unsupported {
+        return Err(Problem::message(refusal.clone()));
+    }
+    let summary = listing.summary(shown.min(listing.pomsets.len()));
+    let pomsets: Vec<&String> = listing.pomsets.iter().take(shown).collect();
+    Ok(
+        json!({ "pomsets": pomsets, "count": listing.pomsets.len(), "summary": summary, "limit": listing.limit }),
+    )
+}
+
+/// `POST /api/draw`: pictures of the complete pomsets (a cat model's
+/// consistent executions) ending in the condition's state, one string each.
+pub fn draw(req: &Request) -> Result<Value, Problem> {
+    use crate::render::draw::{DrawOptions, Format, Which};
+    let loaded = workbench::load(&req.test)?;
+    let p = &loaded.test.program;
+    let format = match req.format.as_deref().unwrap_or("svg") {
+        "svg" => Format::Svg,
+        "tikz" => Format::Tikz,
+        "dot" => Format::Dot,
+        "text" => Format::Text,
+        other => {
+            return Err(Problem::message(format!(
+                "`{other}` is not a format; use svg, tikz, dot or text"
+            )))
+        }
+    };
+    let which =
+        Which::parse(req.which.as_deref().unwrap_or("complete")).map_err(Problem::message)?;
+    let outcome = loaded
+        .added_condition(&req.test)
+        .and_then(|i| p.conditions.get(i))
+        .map(|c| c.prop.clone());
+    let cat = req.cat()?;
+    if cat.is_none() {
+        refused(p, &loaded.model)?;
+    }
+    let opts = DrawOptions {
+        format,
+        which,
+        limits: req.limits(),
+        max_pictures: Some(req.limit.unwrap_or(12).clamp(1, MAX_PICTURES)),
+        ..DrawOptions::default()
+    };
+    let (pictures, in_all, limit) =
+        workbench::draw_each(&loaded.test, &loaded.model, cat.as_ref(), outcome, &opts)
+            .map_err(Problem::message)?;
+    Ok(json!({ "pictures": pictures, "in_all": in_all, "limit": limit }))
+}
+
+/// `POST /api/refine`: a refinement file's text, or `from`/`to` fragments.
+pub fn refine(req: &Request) -> Result<Value, Problem> {
+    let text = match (&req.refinement, &req.from, &req.to) {
+        (Some(text), _, _) if !text.trim().is_empty() => text.clone(),
+        (_, Some(from), Some(to)) => crate::refinement::quick_text(from, to),
+        _ => {
+            return Err(Problem::message(
+                "give a refinement file's text, or a source and a target fragment",
+            ))
+        }
+    };
+    let run = req.limits();
+    let limits = crate::refinement::Limits {
+        run: Limits {
+            max_pomsets: run.max_pomsets.min(50_000),
+            ..run
+        },
+        ..crate::refinement::Limits::default()
+    };
+    let refined = workbench::refine(&text, &req.test.sets, limits)?;
+    Ok(serde_json::to_value(refined).unwrap_or(Value::Null))
+}
+
+/// `POST /api/vary`: the test under every value of one option.
+pub fn vary(req: &Request) -> Result<Value, Problem> {
+    let name = req.option.as_deref().unwrap_or("");
+    let Some(info) = Model::OPTIONS.iter().find(|o| o.name == name) else {
+        let hint = crate::model::closest(name, Model::OPTIONS.iter().map(|o| o.name))
+            .map(|s| format!(" (did you mean `{s}`?)"))
+            .unwrap_or_default();
+        return Err(Problem::message(format!(
+            "unknown model option `{name}`{hint}"
+        )));
+    };
+    let loaded = workbench::load(&req.test)?;
+    let deadline = req.limits();
+    let table = workbench::vary(&loaded.test.program, &loaded.model, info, || deadline);
+    Ok(serde_json::to_value(table).unwrap_or(Value::Null))
+}
+
+/// `GET /api/options` (defaults) or `POST /api/options` (the test's model
+/// with the overrides).
+pub fn options(req: Option<&Request>) -> Result<Value, Problem> {
+    let model = match req {
+        Some(r) if !r.test.source.trim().is_empty() => workbench::load(&r.test)?.model,
+        Some(r) => {
+            let mut m = Model::default();
+            workbench::apply_sets(&mut m, &r.test.sets).map_err(Problem::message)?;
+            m
+        }
+        None => Model::default(),
+    };
+    Ok(json!({ "options": workbench::options(&model), "models": models() }))
+}
+
+/// The models a request may name.
+fn models() -> Vec<&'static str> {
+    std::iter::once("pwt")
+        .chain(crate::cat::BUNDLED.iter().map(|(n, _)| *n))
+        .collect()
+}
+
+/// One bundled example.
+#[derive(Clone, Debug, Serialize)]
+pub struct Example {
+    /// Its path under `examples/`.
+    pub path: &'static str,
+    pub source: &'static str,
+}
+
+/// Every file under `examples/`, embedded at build time.
+pub const EXAMPLES: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/examples.rs"));
+
+/// `GET /api/examples`.
+pub fn examples() -> Vec<Example> {
+    EXAMPLES
+        .iter()
+        .map(|(path, source)| Example { path, source })
+        .collect()
+}

@@ -1,0 +1,338 @@
+// The pomset explorer's page: talks only to the JSON API of the server that
+// served it. The location's fragment (#ex=...&src=...&set=k=v,...&model=...)
+// encodes the test and the options, so a link reopens the same view.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const state = {
+  examples: [],
+  options: [],       // every option: name, values, default, doc
+  sets: {},          // option -> value, where it differs from the test's own
+  model: "pwt",
+  last: null,        // { source, model, verdicts: {condition: observation} }
+  chosenText: null,  // the state whose pomsets are drawn, as a condition
+};
+
+async function api(path, body) {
+  const init = body === undefined ? {} : {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  };
+  const response = await fetch(path, init);
+  const answer = await response.json();
+  if (!response.ok) throw answer.error || { message: "request failed" };
+  return answer;
+}
+
+function request(extra) {
+  const sets = Object.entries(state.sets).map(([k, v]) => `${k}=${v}`);
+  return Object.assign({ source: $("source").value, sets, model: state.model }, extra || {});
+}
+
+function text(el, s) { el.textContent = s; return el; }
+function cell(row, s, cls) {
+  const td = row.insertCell();
+  text(td, s);
+  if (cls) td.className = cls;
+  return td;
+}
+
+// A problem from the API: the located message, then the rustc-style rendering.
+function showProblem(where, problem) {
+  const el = $(where);
+  const located = (problem.diagnostics || []).map((d) =>
+    `${d.file}:${d.line}:${d.col}: ${d.severity}: ${d.message}` +
+    (d.label ? ` (${d.label})` : "") + (d.hint ? `\n  hint: ${d.hint}` : ""));
+  text(el, located.length ? located.join("\n") + "\n\n" + problem.rendered : problem.message);
+  el.hidden = false;
+}
+
+function verdictClass(ok) { return ok === true ? "ok" : ok === false ? "no" : "unknown"; }
+
+// ---------------------------------------------------------------- deciding
+
+async function run() {
+  $("problem").hidden = true;
+  $("limit").hidden = true;
+  document.body.classList.add("busy");
+  try {
+    const answer = await api("/api/decide", request());
+    showReport(answer);
+    updateShare();
+    await drawState(firstChoice(answer.report.states));
+  } catch (problem) {
+    // Results of an earlier text would read as this one's: cleared.
+    for (const id of ["verdicts", "states"]) $(id).tBodies[0].innerHTML = "";
+    $("pictures").innerHTML = "";
+    text($("report"), "");
+    state.last = null;
+    showProblem("problem", problem);
+  } finally {
+    document.body.classList.remove("busy");
+  }
+}
+
+function showReport(answer) {
+  const report = answer.report;
+  const source = $("source").value;
+  const before = state.last && state.last.source === source && state.last.model === state.model
+    ? state.last.verdicts : null;
+  const verdicts = {};
+  const body = $("verdicts").tBodies[0];
+  body.innerHTML = "";
+  for (const c of report.conditions) {
+    const row = body.insertRow();
+    const observation = c.observation || "Unknown";
+    verdicts[c.text] = observation;
+    cell(row, c.text);
+    const obs = cell(row, observation, verdictClass(c.ok));
+    obs.dataset.observation = observation;
+    cell(row, c.ok === true ? "Ok" : c.ok === false ? "No" : "Unknown", verdictClass(c.ok));
+    cell(row, c.expected ? `${c.expected}${c.met === false ? " (NOT met)" : ""}` : "");
+    const note = cell(row, "");
+    if (before && c.text in before && before[c.text] !== observation) {
+      row.classList.add("flipped");
+      note.className = "flipped-note";
+      text(note, `flipped (was ${before[c.text]})`);
+    }
+    row.onclick = () => { $("outcome").value = c.text.replace(/^(forbid|allow|exists|~exists|forall)\s*/, ""); };
+  }
+  state.last = { source, model: state.model, verdicts };
+  if (report.limit || report.unsupported) {
+    text($("limit"), report.limit ? `Limit reached: ${report.limit} (verdicts Unknown)` : report.unsupported);
+    $("limit").hidden = false;
+  }
+  const states = $("states").tBodies[0];
+  states.innerHTML = "";
+  report.states.forEach((s, i) => {
+    const row = states.insertRow();
+    cell(row, s.values.map(([k, v]) => `${k}=${v === null ? "?" : v}`).join("; "));
+    cell(row, String(s.count));
+    row.onclick = () => drawState(i);
+  });
+  state.states = report.states;
+  text($("report"), answer.text);
+  showOptions(answer.options);
+}
+
+// The state to draw after a run: the one chosen before if it is still
+// there, else the first with no `?`, else the first.
+function firstChoice(states) {
+  if (state.chosenText) {
+    const again = states.findIndex((s) => stateCondition(s) === state.chosenText);
+    if (again >= 0) return again;
+  }
+  const full = states.findIndex((s) => s.values.every(([, v]) => v !== null));
+  return full >= 0 ? full : 0;
+}
+
+// The state as a condition: its registers and locations with a value (`?`
+// has no name in a condition, so it is left free).
+function stateCondition(s) {
+  return s.values.filter(([, v]) => v !== null).map(([k, v]) => `${k} = ${v}`).join(" /\\ ");
+}
+
+async function drawState(i) {
+  const pictures = $("pictures");
+  pictures.innerHTML = "";
+  if (!state.states || i < 0 || i >= state.states.length) {
+    text($("drawn-what"), "");
+    return;
+  }
+  [...$("states").tBodies[0].rows].forEach((r, k) => r.classList.toggle("chosen", k === i));
+  const condition = stateCondition(state.states[i]);
+  state.chosenText = condition;
+  text($("drawn-what"), `ending in ${condition || "any state"}`);
+  try {
+    const answer = await api("/api/draw", request(condition ? { condition } : {}));
+    for (const svg of answer.pictures) {
+      const div = document.createElement("div");
+      div.className = "picture";
+      div.innerHTML = svg;  // the server's own SVG renderer
+      pictures.appendChild(div);
+    }
+    if (answer.in_all > answer.pictures.length) {
+      pictures.appendChild(text(document.createElement("p"), `${answer.pictures.length} of ${answer.in_all} drawn`));
+    }
+  } catch (problem) {
+    pictures.appendChild(text(document.createElement("pre"), problem.message));
+  }
+}
+
+async function explain() {
+  const outcome = $("outcome").value.trim();
+  try {
+    const answer = await api("/api/explain", request(outcome ? { condition: outcome } : {}));
+    text($("explanation"), answer.text);
+  } catch (problem) {
+    text($("explanation"), "");
+    showProblem("problem", problem);
+  }
+}
+
+async function refine() {
+  try {
+    const answer = await api("/api/refine", request({ from: $("refine-from").value, to: $("refine-to").value }));
+    text($("refinement"), answer.text);
+  } catch (problem) {
+    text($("refinement"), problem.rendered || problem.message);
+  }
+}
+
+// ---------------------------------------------------------------- options
+
+function showOptions(current) {
+  const body = $("options").tBodies[0];
+  body.innerHTML = "";
+  let changed = 0;
+  for (const o of current) {
+    const row = body.insertRow();
+    row.title = o.doc;
+    cell(row, o.name);
+    const select = document.createElement("select");
+    select.id = `option-${o.name}`;
+    for (const v of o.values) {
+      const opt = document.createElement("option");
+      opt.value = v;
+      opt.textContent = v === o.default ? `${v} (default)` : v;
+      select.appendChild(opt);
+    }
+    select.value = o.value;
+    select.onchange = () => { state.sets[o.name] = select.value; run(); };
+    row.insertCell().appendChild(select);
+    cell(row, o.default);
+    const vary = document.createElement("button");
+    vary.type = "button";
+    vary.textContent = "vary";
+    vary.title = `decide the test under every value of ${o.name}`;
+    vary.onclick = () => showVariation(o.name);
+    row.insertCell().appendChild(vary);
+    if (o.value !== o.default) { row.classList.add("changed"); changed++; }
+  }
+  text($("changed"), changed ? `(${changed} not default)` : "(all default)");
+}
+
+// The REPL's `:vary OPTION`: one row per value, one column per condition.
+async function showVariation(name) {
+  const box = $("variation");
+  try {
+    const table = await api("/api/vary", request({ option: name }));
+    text($("variation-title"), `Varying ${table.option}`);
+    const head = $("vary").tHead;
+    head.innerHTML = "";
+    const h = head.insertRow();
+    for (const title of [table.option, "states", ...table.conditions]) {
+      h.appendChild(text(document.createElement("th"), title));
+    }
+    const body = $("vary").tBodies[0];
+    body.innerHTML = "";
+    for (const r of table.rows) {
+      const row = body.insertRow();
+      const marks = [r.current ? "current" : "", r.default ? "default" : ""].filter(Boolean);
+      cell(row, r.value + (marks.length ? ` (${marks.join(", ")})` : ""));
+      cell(row, r.unsupported ? "unsupported" : r.limit ? `? (${r.limit})` : String(r.states));
+      table.conditions.forEach((_, k) => {
+        const v = r.unsupported ? undefined : r.verdicts[k];
+        cell(row, v === true ? "Ok" : v === false ? "No" : r.unsupported ? "-" : "Unknown",
+          r.unsupported ? "" : verdictClass(v));
+      });
+    }
+    box.hidden = false;
+  } catch (problem) {
+    showProblem("problem", problem);
+  }
+}
+
+// ---------------------------------------------------------------- links
+
+function updateShare() {
+  const parts = [];
+  const chosen = $("examples").value;
+  const example = state.examples.find((e) => e.path === chosen);
+  if (example && example.source === $("source").value) parts.push(`ex=${encodeURIComponent(chosen)}`);
+  else parts.push(`src=${encodeURIComponent($("source").value)}`);
+  const sets = Object.entries(state.sets).map(([k, v]) => `${k}=${v}`).join(",");
+  if (sets) parts.push(`set=${encodeURIComponent(sets)}`);
+  if (state.model !== "pwt") parts.push(`model=${encodeURIComponent(state.model)}`);
+  const link = `#${parts.join("&")}`;
+  $("share").href = link;
+  history.replaceState(null, "", link);
+}
+
+function readHash() {
+  const params = {};
+  for (const part of location.hash.replace(/^#/, "").split("&")) {
+    const at = part.indexOf("=");
+    if (at > 0) params[part.slice(0, at)] = decodeURIComponent(part.slice(at + 1));
+  }
+  return params;
+}
+
+function chooseExample(path) {
+  const example = state.examples.find((e) => e.path === path);
+  if (!example) return false;
+  $("examples").value = path;
+  $("source").value = example.source;
+  state.last = null;
+  state.chosenText = null;
+  return true;
+}
+
+// ---------------------------------------------------------------- start
+
+async function start() {
+  state.examples = (await api("/api/examples")).filter((e) => !e.path.endsWith(".refine"));
+  for (const e of state.examples) {
+    const opt = document.createElement("option");
+    opt.value = e.path;
+    opt.textContent = e.path;
+    $("examples").appendChild(opt);
+  }
+  const options = await api("/api/options");
+  for (const m of options.models.filter((m) => m !== "pwt")) {
+    const opt = document.createElement("option");
+    opt.value = m;
+    opt.textContent = m;
+    $("model").appendChild(opt);
+  }
+  showOptions(options.options);
+  const params = readHash();
+  if (!(params.ex && chooseExample(params.ex))) {
+    if (params.src) $("source").value = params.src;
+    else chooseExample("classic/mp+rel+acq.litmus");
+  }
+  for (const kv of (params.set || "").split(",").filter(Boolean)) {
+    const [k, v] = kv.split("=");
+    if (k && v) state.sets[k.trim()] = v.trim();
+  }
+  if (params.model) { state.model = params.model; $("model").value = params.model; }
+  $("examples").onchange = () => { if (chooseExample($("examples").value)) { state.sets = {}; run(); } };
+  $("model").onchange = () => { state.model = $("model").value; run(); };
+  $("run").onclick = run;
+  $("explain").onclick = explain;
+  $("refine").onclick = refine;
+  $("reset").onclick = (e) => { e.preventDefault(); state.sets = {}; run(); };
+  $("source").addEventListener("keydown", (e) => { if (e.key === "Enter" && e.ctrlKey) run(); });
+  $("outcome").addEventListener("keydown", (e) => { if (e.key === "Enter") explain(); });
+  await run();
+  // `flip=OPTION=VALUE` changes one option through its menu after the first
+  // run, as a person would (the browser test and the book's screenshots use it).
+  if (params.flip) {
+    const [k, v] = params.flip.split("=");
+    const select = $(`option-${k}`);
+    if (select) {
+      select.value = v;
+      state.sets[k] = v;
+      await run();
+    }
+  }
+  if (params.vary) await showVariation(params.vary);
+  if (params.explain !== undefined) {
+    $("outcome").value = params.explain;
+    await explain();
+  }
+  document.body.dataset.ready = "yes";
+}
+
+start().catch((problem) => showProblem("problem", problem));

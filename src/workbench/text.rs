@@ -1,0 +1,235 @@
+//! The texts every front end prints the same way: the pomset listing,
+//! `explain`'s lines, the model in one phrase, the options table.
+
+use crate::model::Model;
+use crate::syntax;
+
+/// The complete pomsets of a test, rendered, with the search's verdict on
+/// how complete the list is; shared by `pomset pomsets` and the REPL.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Listing {
+    /// Each matching complete pomset in the note's notation, numbered from 1.
+    pub pomsets: Vec<String>,
+    /// The limit that stopped the search, if one did.
+    pub limit: Option<String>,
+    /// Why the semantics refuses the test, as one line (`refusal_text`),
+    /// if it does: an option value it does not implement (`if_closure =
+    /// on`) or a construct only the Vulkan model defines.
+    pub unsupported: Option<String>,
+}
+
+impl Listing {
+    /// "N complete pomsets", with how many are shown and any limit.
+    pub fn summary(&self, shown: usize) -> String {
+        if let Some(refusal) = &self.unsupported {
+            return refusal.clone();
+        }
+        let n = self.pomsets.len();
+        let mut out = crate::report::count(n, "complete pomset");
+        if shown < n {
+            out.push_str(&format!(", {shown} shown"));
+        }
+        if let Some(l) = &self.limit {
+            out.push_str(&format!("\nLimit reached: {l} (the list is incomplete)"));
+        }
+        out
+    }
+}
+
+/// Lists the complete pomsets whose final state satisfies `filter`
+/// (rendering at most `MAX_LISTED`, so a huge test cannot exhaust memory).
+pub fn pomset_listing(
+    p: &crate::syntax::core::Program,
+    model: &Model,
+    filter: Option<&crate::syntax::core::Prop>,
+    limits: crate::semantics::decide::Limits,
+) -> Listing {
+    use crate::semantics::decide::outcomes_visiting;
+    use crate::semantics::verdict::holds;
+    const MAX_LISTED: usize = 10_000;
+    let mut pomsets = Vec::new();
+    let mut matching = 0usize;
+    let mut visit = |sem: &crate::semantics::construct::Sem,
+                     sk: &crate::pomset::Skeleton,
+                     w: &crate::check::Witness,
+                     state: &crate::semantics::decide::State| {
+        if filter.is_some_and(|f| !holds(p, state, f)) {
+            return;
+        }
+        matching += 1;
+        if pomsets.len() < MAX_LISTED {
+            pomsets.push(crate::render::text::pomset(sem, p, matching, sk, w, state));
+        }
+    };
+    match outcomes_visiting(p, model, limits, Some(&mut visit)) {
+        Ok(o) => Listing {
+            pomsets,
+            limit: o.limit.or_else(|| {
+                (matching > MAX_LISTED).then(|| format!("{MAX_LISTED} pomsets listed"))
+            }),
+            unsupported: None,
+        },
+        Err(u) => Listing {
+            pomsets: Vec::new(),
+            limit: None,
+            unsupported: Some(refusal_text(&u)),
+        },
+    }
+}
+
+/// The one line that says an option value is refused, and where to read why.
+pub fn unsupported_text(option: &str) -> String {
+    format!(
+        "{option} is not implemented (the book's \"The semantics\", section \"Not implemented\", says why); choose another value with --set"
+    )
+}
+
+/// What the pomset semantics refuses, as one line: an option value (with
+/// where to read why) or a construct only the Vulkan model defines (with
+/// the model to run instead).
+pub fn refusal_text(u: &crate::semantics::decide::Unsupported) -> String {
+    match u {
+        crate::semantics::decide::Unsupported::Option(..) => unsupported_text(&u.to_string()),
+        crate::semantics::decide::Unsupported::VulkanOnly(..) => u.sentence(""),
+    }
+}
+
+/// `explain`'s text for the conditions `chosen` (indices into the program's
+/// conditions); shared by `pomset explain` and the REPL.
+pub fn explain_text(p: &crate::syntax::core::Program, model: &Model, chosen: &[usize]) -> String {
+    let limits = crate::semantics::decide::Limits {
+        max_pomsets: 200_000,
+        ..crate::semantics::decide::Limits::default()
+    };
+    explain_text_within(p, model, chosen, &limits)
+}
+
+/// As `explain_text`, within `limits` (pomset count, deadline).
+pub fn explain_text_within(
+    p: &crate::syntax::core::Program,
+    model: &Model,
+    chosen: &[usize],
+    limits: &crate::semantics::decide::Limits,
+) -> String {
+    let surface = syntax::print::core_to_ast(p);
+    let mut out = String::new();
+    for &i in chosen {
+        let (Some(shown), Some(c)) = (surface.conditions.get(i), p.conditions.get(i)) else {
+            continue;
+        };
+        let shown = syntax::print::prop(&shown.prop, 0);
+        out.push_str(&format!(
+            "{} under {}: {shown}\n",
+            p.name,
+            model_text(model)
+        ));
+        match crate::semantics::explain::explain_within(p, model, &c.prop, limits) {
+            Ok(e) => {
+                for line in e.lines {
+                    out.push_str(&format!("  {line}\n"));
+                }
+            }
+            Err(u) => out.push_str(&format!("  {}\n", refusal_text(&u))),
+        }
+    }
+    out
+}
+
+/// The model in one phrase: "the default model", or its non-default options.
+pub fn model_text(model: &Model) -> String {
+    let set = model.non_defaults();
+    if set.is_empty() {
+        "the default model".to_string()
+    } else {
+        set.join(", ")
+    }
+}
+
+/// Every option with its values (default first, marked) and its doc line.
+pub fn options_table() -> String {
+    let mut out = String::new();
+    for o in Model::OPTIONS {
+        let values: Vec<String> = o
+            .values
+            .iter()
+            .map(|v| {
+                if *v == o.default {
+                    format!("{v}*")
+                } else {
+                    v.to_string()
+                }
+            })
+            .collect();
+        out.push_str(&format!("{:<18} {}\n", o.name, values.join(" | ")));
+        for line in o.doc.lines() {
+            out.push_str(&format!("{:<18} {}\n", "", line.trim()));
+        }
+    }
+    out.push_str(
+        "(* marks the default; set with `--set name=value` or a `model { name = value }` block)\n",
+    );
+    out
+}
+
+/// The candidate pomsets (§1.3) of a test, complete or not, the first
+/// `shown` of them rendered; shared by `pomset pomsets --candidates` and the
+/// explorer.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct CandidateListing {
+    /// The first candidates in the note's notation, numbered from 1.
+    pub pomsets: Vec<String>,
+    /// How many candidates there are, and how many of them are complete.
+    pub candidates: usize,
+    pub complete: usize,
+    /// The limit that stopped the search, if one did.
+    pub limit: Option<String>,
+}
+
+impl CandidateListing {
+    /// "N candidate pomsets, M complete", with how many are shown and any limit.
+    pub fn summary(&self) -> String {
+        let shown = self.pomsets.len();
+        let more = if shown < self.candidates {
+            format!(", {shown} shown")
+        } else {
+            String::new()
+        };
+        let mut out = format!(
+            "{}, {} complete{more}",
+            crate::report::count(self.candidates, "candidate pomset"),
+            self.complete
+        );
+        if let Some(l) = &self.limit {
+            out.push_str(&format!("\nLimit reached: {l} (the list is incomplete)"));
+        }
+        out
+    }
+}
+
+/// Lists the candidate pomsets of `p`, rendering the first `shown`. `Err`:
+/// what the semantics refuses, as `refusal_text` says it.
+pub fn candidate_listing(
+    p: &crate::syntax::core::Program,
+    model: &Model,
+    limits: crate::semantics::decide::Limits,
+    shown: usize,
+) -> Result<CandidateListing, String> {
+    use crate::semantics::candidates::candidates_visiting;
+    let mut pomsets = Vec::new();
+    let mut visit = |sem: &crate::semantics::construct::Sem,
+                     c: &crate::semantics::candidates::Candidate| {
+        if pomsets.len() < shown {
+            let n = pomsets.len() + 1;
+            pomsets.push(crate::render::text::candidate(sem, p, n, c));
+        }
+    };
+    match candidates_visiting(p, model, limits, &mut visit) {
+        Ok(l) => Ok(CandidateListing {
+            pomsets,
+            candidates: l.candidates,
+            complete: l.complete,
+            limit: l.limit,
+        }),
+        Err(u) => Err(refusal_text(&u)),
+    }
+}

@@ -1,0 +1,82 @@
+//! Architecture invariant: no library module imports a front end. The front
+//! ends are `cli.rs`, `main.rs`, `repl/` and `serve/`; every other file under
+//! `src/` reaches the shared operations through `workbench` and the stages
+//! below it, so a third front end adds no third copy.
+
+use std::path::{Path, PathBuf};
+
+/// The front ends: they may use each other and everything else.
+const FRONT_ENDS: &[&str] = &["cli.rs", "main.rs", "repl", "serve"];
+
+/// The paths a library module must not name.
+const FORBIDDEN: &[&str] = &[
+    "crate::cli",
+    "crate::repl",
+    "crate::serve",
+    "super::cli",
+    "super::repl",
+    "super::serve",
+    "pomset::cli",
+    "pomset::repl",
+    "pomset::serve",
+];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let entries = std::fs::read_dir(dir).expect("src/ is readable");
+    for entry in entries {
+        let path = entry.expect("a directory entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Whether `path` (relative to src/) is a front end.
+fn is_front_end(relative: &Path) -> bool {
+    let first = relative.components().next();
+    first.is_some_and(|c| FRONT_ENDS.iter().any(|f| c.as_os_str() == *f))
+}
+
+/// The offending lines of one file's text: each line naming a front end
+/// (comments count too, so a doc link cannot hide a dependency).
+fn offences(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| FORBIDDEN.iter().any(|f| l.contains(f)) || l.trim() == "use crate::{cli")
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn no_library_module_imports_a_front_end() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut bad = Vec::new();
+    for path in files {
+        let relative = path.strip_prefix(&src).expect("under src/");
+        if is_front_end(relative) || relative == Path::new("lib.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("a source file is readable");
+        for line in offences(&text) {
+            bad.push(format!("{}: {}", relative.display(), line.trim()));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "library modules import a front end:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn the_check_sees_an_import_of_the_command_line() {
+    assert_eq!(offences("use crate::cli::apply_sets;").len(), 1);
+    assert_eq!(
+        offences("    let x = crate::repl::start(None, None);").len(),
+        1
+    );
+    assert!(offences("use crate::workbench::apply_sets;").is_empty());
+}

@@ -1,0 +1,213 @@
+//! The GPU models (issue 17): the bundled PTX model on our own small tests
+//! (`tests/models/ptx/`), each verdict and raised flag snapshot-tested,
+//! and the cat construct they need, `with ... from linearisations`.
+
+use pomset::axiomatic;
+use pomset::cat;
+use pomset::semantics::decide::Limits;
+use pomset::semantics::verdict::judge;
+
+/// The `.litmus` files of `dir` whose name starts with `prefix`, sorted.
+fn files(dir: &str, prefix: &str) -> Vec<std::path::PathBuf> {
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .expect("the directory exists")
+        .map(|e| e.expect("readable").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "litmus"))
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
+        })
+        .collect();
+    paths.sort();
+    paths
+}
+
+/// One line per condition of each test under `model`: its observation and
+/// the flags raised.
+fn verdicts(model: &cat::Model, paths: &[std::path::PathBuf]) -> String {
+    let mut out = String::new();
+    for path in paths {
+        let src = std::fs::read_to_string(path).expect("readable");
+        let t = pomset::syntax::parse(&src).unwrap_or_else(|e| panic!("{path:?}: {e:?}"));
+        let p = &t.program;
+        let o = axiomatic::outcomes(p, model, Limits::default()).expect("decided");
+        assert!(o.limit.is_none(), "{path:?}: {:?}", o.limit);
+        let flags: Vec<String> = o.flags.iter().map(|(f, _)| f.clone()).collect();
+        for (i, c) in p.conditions.iter().enumerate() {
+            let j = judge(p, c, &o, &p.model);
+            let obs = j
+                .observation
+                .map_or("Unknown".to_string(), |o| format!("{o:?}"));
+            let name = if i == 0 { p.name.as_str() } else { "" };
+            let line = format!("{name:<26} {obs:<10} {}", flags.join(" "));
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[test]
+fn ptx_verdicts_on_our_own_tests() {
+    let ptx = cat::load("ptx").expect("the bundled model compiles");
+    insta::assert_snapshot!(verdicts(&ptx, &files("tests/models/ptx", "")));
+}
+
+/// The seed's own examples (catalogue H1-H5; H6 needs observability) under
+/// HRF-direct-relaxed and HRF-indirect-relaxed. The seed states: H1
+/// race-free, its stale outcome forbidden; H2 racy in HRF-direct,
+/// race-free in HRF-indirect with both stale outcomes forbidden; H3
+/// race-free with scope inclusion, forbidden; H4 race-free, forbidden; H5
+/// allowed (relaxed atomics). Then our own (`tests/models/hrf/`).
+#[test]
+fn hrf_verdicts_on_the_seed_examples() {
+    let mut h = files("examples/catalogue", "h");
+    h.extend(files("tests/models/hrf", ""));
+    let mut out = String::new();
+    for name in ["hrf-direct", "hrf-indirect"] {
+        let m = cat::load(name).expect("the bundled model compiles");
+        out.push_str(&format!("{name}\n{}", verdicts(&m, &h)));
+    }
+    insta::assert_snapshot!(out);
+}
+
+fn model(text: &str) -> cat::Model {
+    cat::from_text("test.cat", text).unwrap_or_else(|e| panic!("{}", e.render()))
+}
+
+fn observation(m: &cat::Model, src: &str) -> String {
+    let t = pomset::syntax::parse(src).expect("parses");
+    let p = &t.program;
+    let o = axiomatic::outcomes(p, m, Limits::default()).expect("decided");
+    let j = judge(p, &p.conditions[0], &o, &p.model);
+    format!("{:?}", j.observation.expect("decided"))
+}
+
+const SB_FENCES: &str =
+    "litmus SB\nx := 1; F.sc; r := y;\n|| y := 1; F.sc; s := x;\nexists (r = 0 /\\ s = 0)\n";
+
+/// A total order on the sc fences, chosen: in either order one of the two
+/// reads sees the other thread's write, so SB's outcome is forbidden; with
+/// the order constrained to be cyclic there is no execution at all.
+#[test]
+fn with_linearisations_chooses_an_order_per_execution() {
+    let sc_fences = model(
+        "F\nwith s from linearisations(F & SC, 0)\n\
+         let fr = rf^-1 ; co\n\
+         irreflexive (po ; [F] ; s ; [F] ; po) ; fr ; (rf | co)? as fences\n\
+         acyclic po-loc | rf | co | fr as coherence\n",
+    );
+    assert_eq!(observation(&sc_fences, SB_FENCES), "Never");
+    let none = model("F\nwith s from linearisations(F & SC, (F * F) & ~id)\n");
+    assert_eq!(observation(&none, SB_FENCES), "Never");
+    let free = model("F\nwith s from linearisations(F & SC, 0)\n");
+    assert_eq!(observation(&free, SB_FENCES), "Sometimes");
+}
+
+#[test]
+fn with_refuses_other_generators_and_a_second_with() {
+    let err = |text: &str| match cat::from_text("t.cat", text) {
+        Ok(_) => panic!("accepted: {text}"),
+        Err(e) => e.render(),
+    };
+    assert!(err("with s from generate_orders(F, 0)\n").contains("not supported"));
+    assert!(
+        err("with s from linearisations(F, 0)\nwith t from linearisations(F, 0)\n")
+            .contains("a second `with`")
+    );
+    assert!(err("with s from linearisations(po, 0)\n").contains("a set"));
+}
+
+/// Why PTX allows, under the lowering of `models/ptx.cat`, an outcome the
+/// pomset semantics forbids: each such row of the table is a documented
+/// difference of the note's model (with the option that removes it) or a
+/// finding. A new one fails the test until it is explained here.
+const EXPLAINED: [(&str, &str); 1] = [(
+    "C58-RELSEQ-FREL-RMW-RA-RLX",
+    "difference of the note's model: Fig. 1's c7a' (c7a = closure) carries P0's release through the acquire RMW to P1's later relaxed write, a release sequence PTX does not have (its F.rel comes before the RMW); the note says \"we seem to disallow\" it, RC11 allows it; `--set c7a=direct` or `c7a=closure_po` allows it too",
+)];
+
+/// The compilation check `compare --models pwt,ptx --mapping pwt:ptx` over
+/// the catalogue and the classic examples, as the book's PTX chapter shows
+/// it; `UPDATE_BOOK=1 cargo test --test models` rewrites that table.
+#[test]
+fn the_pwt_to_ptx_table_in_the_book_is_current() {
+    use pomset::compare::{rows, Column, Engine};
+    let ptx = cat::load("ptx").expect("bundled");
+    let columns = [
+        Column {
+            name: "pwt".to_string(),
+            engine: Engine::Pwt,
+        },
+        Column {
+            name: "ptx".to_string(),
+            engine: Engine::Cat(Box::new(ptx)),
+        },
+    ];
+    let mut table = String::from("| test | condition | pwt | ptx | |\n|---|---|---|---|---|\n");
+    let (mut unsound, mut stronger) = (0, 0);
+    for dir in ["examples/catalogue", "examples/classic"] {
+        for path in files(dir, "") {
+            let src = std::fs::read_to_string(&path).expect("readable");
+            let t = pomset::syntax::parse(&src).expect("example parses");
+            for r in rows(&t.program, &t.program.model, &columns, Limits::default) {
+                assert!(
+                    r.verdicts.iter().all(|v| !v.starts_with("Unknown")),
+                    "{}: {:?}",
+                    r.test,
+                    r.verdicts
+                );
+                let note = if r.allows(1) && r.forbids(0) {
+                    unsound += 1;
+                    let why = EXPLAINED
+                        .iter()
+                        .find(|(n, _)| *n == r.test)
+                        .unwrap_or_else(|| {
+                            panic!("{}: PTX allows what pwt forbids, unexplained", r.test)
+                        });
+                    format!("**PTX allows, pwt forbids**: {}", why.1)
+                } else if r.allows(0) && r.forbids(1) {
+                    stronger += 1;
+                    "PTX forbids".to_string()
+                } else {
+                    String::new()
+                };
+                let cond = r.condition.replace('|', "\\|");
+                table.push_str(&format!(
+                    "| {} | `{cond}` | {} | {} | {note} |\n",
+                    r.test, r.verdicts[0], r.verdicts[1]
+                ));
+            }
+        }
+    }
+    table.push_str(&format!(
+        "\n{unsound} outcome(s) PTX allows and pwt forbids; {stronger} that pwt allows and PTX forbids.\n"
+    ));
+    let book = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("book/src/ptx.md");
+    let page = std::fs::read_to_string(&book).unwrap_or_default();
+    let (begin, end) = ("<!-- table begin -->\n", "<!-- table end -->");
+    let (Some(a), Some(b)) = (page.find(begin), page.find(end)) else {
+        panic!("book/src/ptx.md has no table markers");
+    };
+    let updated = format!("{}{begin}{table}{}", &page[..a], &page[b..]);
+    if std::env::var_os("UPDATE_BOOK").is_some() {
+        std::fs::write(&book, &updated).expect("write the book page");
+    }
+    let current = std::fs::read_to_string(&book).unwrap_or_default();
+    assert_eq!(
+        current, updated,
+        "book/src/ptx.md is stale: run UPDATE_BOOK=1 cargo test --test models"
+    );
+}
+
+/// The PTX lowering: an sc access becomes fence.sc then an acquire read or
+/// a release write, an RMW with an sc half gets the fence too; everything
+/// else keeps its mode and scope.
+#[test]
+fn the_ptx_lowering_fences_sc_accesses() {
+    use pomset::axiomatic::lower::Lowering;
+    let src = "litmus L\nx.sc.gpu := 1; r := y.sc; s := FADD.sc.sc(z, 1);\n|| t := y.acq.cta; x.wk := 2; F.ra;\nexists (r = 0)\n";
+    let t = pomset::syntax::parse(src).expect("parses");
+    let lowered = Lowering::Ptx.apply(&t.program);
+    insta::assert_snapshot!(pomset::syntax::print::core_program(&lowered));
+}

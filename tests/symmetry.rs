@@ -1,0 +1,97 @@
+//! Thread symmetry (`semantics::symmetry`): with copies of a thread added,
+//! searching one arrangement per multiset of variants and expanding the
+//! orbits gives exactly the states, counts and witnesses of the plain search
+//! over every arrangement. `PROPTEST_CASES=N` raises the number of programs.
+
+mod gen;
+
+use pomset::model::Model;
+use pomset::semantics::decide::{self, Limits};
+use pomset::syntax;
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+/// A few settings that change which pomsets exist (the observer turns the
+/// symmetry off, so it checks the fallback).
+const SETTINGS: [(&str, &str); 4] = [
+    ("init", "rlx"),
+    ("monotonicity", "modes"),
+    ("sc_order", "sec11"),
+    ("final", "observer"),
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: cases(60),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn symmetric_search_equals_the_plain_one(
+        t in gen::tiny(),
+        copies in 1usize..=2,
+        setting in 0usize..SETTINGS.len(),
+    ) {
+        let t = t.duplicate_thread(0, copies);
+        let text = t.text();
+        let p = syntax::parse(&text)
+            .map_err(|d| TestCaseError::fail(d.render("gen", &text)))?
+            .program;
+        let mut model = Model::default();
+        let (k, v) = SETTINGS[setting];
+        model.set(k, v).map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
+        // Small budgets: a program that needs more is skipped, not compared.
+        let limits = Limits { max_steps: 1_000_000, max_states: 20_000, ..Limits::default() };
+        let plain = decide::outcomes(&p, &model, Limits { symmetry: false, ..limits });
+        let symmetric = decide::outcomes(&p, &model, limits);
+        let (Ok(plain), Ok(symmetric)) = (plain, symmetric) else {
+            return Ok(());
+        };
+        if plain.limit.is_some() || symmetric.limit.is_some() {
+            return Ok(());
+        }
+        prop_assert_eq!(&plain.states, &symmetric.states, "states or counts differ for\n{}", text);
+        prop_assert_eq!(plain.witnesses, symmetric.witnesses, "witnesses differ for\n{}", text);
+    }
+}
+
+/// The symmetry is found where it should be and the search is smaller: IRIW
+/// with four readers of two kinds visits 15 × 15 multisets, not 9^4.
+#[test]
+fn iriw_readers_of_one_kind_are_interchangeable() {
+    let src = "litmus IRIW-4
+locations { a0; a1 }
+a0 := 1;
+|| a1 := 1;
+|| r0 := a0; s0 := a1;
+|| r1 := a1; s1 := a0;
+|| r2 := a0; s2 := a1;
+|| r3 := a1; s3 := a0;
+exists (r0 = 1 /\\ s0 = 0 /\\ r1 = 1 /\\ s1 = 0 /\\ r2 = 1 /\\ s2 = 0 /\\ r3 = 1 /\\ s3 = 0)
+";
+    let p = syntax::parse(src).expect("parses").program;
+    let classes = pomset::semantics::symmetry::Classes::of(&p);
+    assert_eq!(classes.classes, vec![vec![2, 4], vec![3, 5]]);
+    assert_eq!(classes.describe(&p), "P2 and P4; P3 and P5");
+    let model = Model::default();
+    let plain = decide::outcomes(
+        &p,
+        &model,
+        Limits {
+            symmetry: false,
+            ..Limits::default()
+        },
+    )
+    .expect("decides");
+    let symmetric = decide::outcomes(&p, &model, Limits::default()).expect("decides");
+    assert_eq!(plain.states, symmetric.states);
+    assert_eq!(plain.states.len(), 6561);
+}

@@ -12,7 +12,7 @@ use crate::model::Model;
 use crate::syntax;
 use crate::syntax::core::Program;
 use crate::workbench::{
-    apply_sets, explain_text, load_options, options_table, pomset_listing, unsupported_text,
+    apply_sets, explain_text, load_options, options_table, pomset_listing, refusal_text,
 };
 
 const ABOUT: &str =
@@ -890,6 +890,9 @@ fn run_tests(paths: &[PathBuf], o: &RunOptions) -> Result<bool, String> {
                 }
             };
             test.warnings.emit_stderr(&name, src, o.color);
+            if o.cat.is_none() {
+                vulkan_refusal(&test.program, &name, src, o.color);
+            }
             ok &= report_one(test, (decided, peak), o, &mut tally, &mut reports);
         }
     }
@@ -913,6 +916,21 @@ fn run_tests(paths: &[PathBuf], o: &RunOptions) -> Result<bool, String> {
         );
     }
     Ok(ok)
+}
+
+/// Points at the first construct only the Vulkan model defines, when the
+/// pomset semantics (or the SC or reference engine) is asked to run it.
+fn vulkan_refusal(p: &Program, name: &str, src: &str, color: bool) {
+    let Some((at, what)) = p.vulkan_only() else {
+        return;
+    };
+    let d = syntax::diagnostic::Diagnostic::error(
+        format!("{what} is defined by the Vulkan model only"),
+        at,
+    )
+    .with_label("the pomset semantics has no meaning for this")
+    .with_hint("run with --model vulkan (the book's \"Vulkan\" chapter)");
+    syntax::diagnostic::Diagnostics(vec![d]).emit_stderr(name, src, color);
 }
 
 /// Decides one test under a cat model (on a worker thread).
@@ -1070,8 +1088,8 @@ fn pomsets(
         .map(|c| c.prop.clone());
     let limits = limit_args.limits();
     let listing = pomset_listing(p, &model, filter.as_ref(), limits);
-    if let Some(option) = &listing.unsupported {
-        return Err(unsupported_text(option));
+    if let Some(refusal) = &listing.unsupported {
+        return Err(refusal.clone());
     }
     for shown in listing.pomsets.iter().take(limit) {
         println!("{shown}");
@@ -1108,11 +1126,7 @@ fn explain(
         return Ok(false);
     };
     let p = &test.program;
-    crate::semantics::decide::refused(&model).map_err(
-        |crate::semantics::decide::Unsupported::Option(k, v)| {
-            unsupported_text(&format!("{k} = {v}"))
-        },
-    )?;
+    crate::semantics::decide::refused_program(p, &model).map_err(|u| refusal_text(&u))?;
     let chosen: Vec<usize> = match condition {
         Some(_) => vec![p.conditions.len() - 1],
         None => (0..p.conditions.len()).collect(),

@@ -89,9 +89,7 @@ fn decide(p: &Program, model: &Model, engine: &Engine, limits: Limits) -> Result
     match engine {
         Engine::Pwt => match crate::semantics::decide::outcomes(p, model, limits) {
             Ok(o) => Ok(Report::new(p, model, &o, start.elapsed())),
-            Err(crate::semantics::decide::Unsupported::Option(k, v)) => {
-                Err(format!("{k} = {v} unsupported"))
-            }
+            Err(u) => Err(u.sentence("unsupported")),
         },
         Engine::Cat(m) => {
             let o = crate::axiomatic::outcomes(p, m, limits)?;

@@ -52,6 +52,8 @@ impl Default for Limits {
 pub enum Unsupported {
     /// Some execution reads a register before its thread assigns it.
     UnassignedRegister { thread: String, reg: String },
+    /// A construct only the Vulkan model defines (a barrier, a qualifier).
+    VulkanOnly(&'static str),
 }
 
 impl fmt::Display for Unsupported {
@@ -62,6 +64,10 @@ impl fmt::Display for Unsupported {
                 "register {thread}:{reg} is read before it is assigned; \
                  SC interleaving gives it no value the note would agree with"
             ),
+            Unsupported::VulkanOnly(what) => write!(
+                f,
+                "{what} is defined by the Vulkan model only; run with --model vulkan"
+            ),
         }
     }
 }
@@ -70,6 +76,9 @@ impl fmt::Display for Unsupported {
 /// counted once (`Outcomes::states` values are 1; `witnesses` counts the
 /// distinct final configurations).
 pub fn outcomes(p: &Program, limits: Limits) -> Result<Outcomes, Unsupported> {
+    if p.vulkan_only().is_some() {
+        return Err(vulkan_only(p));
+    }
     let memory = Memory::new(p);
     let mut search = Search {
         p,
@@ -201,6 +210,10 @@ fn eval(e: &Expr, regs: &[Option<i64>]) -> Eval<i64> {
         Expr::Unary(UnOp::Not, a) => i64::from(eval(a, regs)? == 0),
         Expr::Binary(op, a, b) => op.apply(eval(a, regs)?, eval(b, regs)?),
     })
+}
+
+fn vulkan_only(p: &Program) -> Unsupported {
+    Unsupported::VulkanOnly(p.vulkan_only().map_or("a Vulkan construct", |v| v.1))
 }
 
 fn unassigned(p: &Program, r: RegId) -> Unsupported {
@@ -376,6 +389,9 @@ impl<'a> Config<'a> {
             };
             match s {
                 Stmt::Read { .. } | Stmt::Write { .. } | Stmt::Rmw { .. } => return Ok(true),
+                Stmt::Vulkan { .. } | Stmt::Barrier { .. } => {
+                    return Err(vulkan_only(search.p));
+                }
                 Stmt::Skip | Stmt::Fence { .. } => {
                     th.work.pop();
                 }

@@ -162,10 +162,15 @@ pub fn decide(p: &Program, model: &Model, limits: Limits) -> Decided {
                 ok: judged.iter().map(|j| j.ok).collect(),
             }
         }
-        Err(crate::semantics::decide::Unsupported::Option(k, v)) => Decided {
+        Err(u) => Decided {
             states: None,
             limit: None,
-            unsupported: Some(format!("{k} = {v} is not implemented")),
+            unsupported: Some(match u {
+                crate::semantics::decide::Unsupported::Option(k, v) => {
+                    format!("{k} = {v} is not implemented")
+                }
+                other => other.sentence(""),
+            }),
             cells: p.conditions.iter().map(|_| Cell::Unsupported).collect(),
             ok: p.conditions.iter().map(|_| None).collect(),
         },

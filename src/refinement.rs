@@ -370,11 +370,9 @@ pub fn refine(
     model: &Model,
     limits: Limits,
 ) -> Result<RefineReport, RefineError> {
-    if let Err(crate::semantics::decide::Unsupported::Option(k, v)) =
-        crate::semantics::decide::refused(model)
-    {
+    if let Err(u) = crate::semantics::decide::refused(model) {
         return Err(RefineError::Unsupported(format!(
-            "{k} = {v} (merge = off and binary, and if_closure = off, are implemented)"
+            "{u} (merge = off and binary, and if_closure = off, are implemented)"
         )));
     }
     let mut report = RefineReport {

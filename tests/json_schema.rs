@@ -149,6 +149,9 @@ fn real_output_validates() {
         vec!["--set", "c7a=direct", "examples/classic/sb.litmus"],
         vec!["--engine", "sc", "examples/classic/iriw.litmus"],
         vec!["--max-states", "1", "examples/classic/iriw.litmus"],
+        // A cat model's flag (Vulkan's data race), and a refused construct.
+        vec!["--model", "vulkan", "examples/vulkan/mp-racy.litmus"],
+        vec!["examples/vulkan/barrier-mp.litmus"],
     ];
     for args in cases {
         let v = run_json(&args);

@@ -23,14 +23,39 @@ fn st(kind: StmtKind) -> Stmt {
     }
 }
 
+/// Every scope, Vulkan's `sg` included.
+fn scopes() -> Vec<Scope> {
+    let mut all = Scope::ALL.to_vec();
+    all.push(Scope::Sg);
+    all
+}
+
+/// A sorted set of Vulkan qualifiers, as the parser keeps them.
+fn quals() -> impl Strategy<Value = Vec<(Qual, Span)>> {
+    let some = vec![
+        Qual::Av,
+        Qual::Vis,
+        Qual::NonPriv,
+        Qual::Class(2),
+        Qual::SemSc(0),
+        Qual::SemSc(3),
+        Qual::SemAv,
+        Qual::SemVis,
+    ];
+    prop::sample::subsequence(some, 0..3)
+        .prop_map(|qs| qs.into_iter().map(|q| (q, Span::default())).collect())
+}
+
 fn suffix() -> impl Strategy<Value = Suffix> {
     (
         prop::option::of(prop::sample::select(Mode::ALL.to_vec())),
-        prop::option::of(prop::sample::select(Scope::ALL.to_vec())),
+        prop::option::of(prop::sample::select(scopes())),
+        quals(),
     )
-        .prop_map(|(m, s)| Suffix {
+        .prop_map(|(m, s, quals)| Suffix {
             mode: m.map(|m| (m, Span::default())),
             scope: s.map(|s| (s, Span::default())),
+            quals,
         })
 }
 
@@ -84,15 +109,17 @@ fn rmw() -> impl Strategy<Value = Rmw> {
     (
         op,
         modes,
-        prop::option::of(prop::sample::select(Scope::ALL.to_vec())),
+        prop::option::of(prop::sample::select(scopes())),
         place(),
         expr(),
         expr(),
+        quals(),
     )
-        .prop_map(|(op, modes, scope, place, a, b)| Rmw {
+        .prop_map(|(op, modes, scope, place, a, b, quals)| Rmw {
             op,
             modes: modes.into_iter().map(|m| (m, Span::default())).collect(),
             scope: scope.map(|s| (s, Span::default())),
+            quals,
             place,
             args: if op == RmwOp::Cas {
                 vec![a, b]
@@ -116,6 +143,10 @@ fn simple() -> impl Strategy<Value = Stmt> {
             rmw
         })),
         suffix().prop_map(|suffix| st(StmtKind::Fence { suffix })),
+        (suffix(), prop::option::of(0i64..4)).prop_map(|(suffix, id)| st(StmtKind::Barrier {
+            suffix,
+            id: id.map(|n| (n, Span::default())),
+        })),
         Just(st(StmtKind::Diverge)),
     ]
 }

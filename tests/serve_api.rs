@@ -292,3 +292,31 @@ fn a_large_test_stops_at_the_request_timeout_with_the_limit_named() {
     );
     assert_eq!(observation(&small), "Never");
 }
+
+/// A bundled Vulkan example (the page lists `examples/vulkan`): the pomset
+/// semantics refuses it by name on every endpoint, pointing at `--model
+/// vulkan`, and the Vulkan model decides it.
+#[test]
+fn a_vulkan_example_is_refused_by_pwt_and_decided_by_vulkan() {
+    let src = example("vulkan/mp-avvis.litmus");
+    let (status, answer) = post("/api/decide", json!({ "source": src }));
+    assert_eq!(status, 200, "{answer}");
+    let why = answer["report"]["unsupported"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("Vulkan model only") && why.contains("--model vulkan"),
+        "{answer}"
+    );
+    for endpoint in ["/api/pomsets", "/api/explain", "/api/draw"] {
+        let (status, refused) = post(endpoint, json!({ "source": src }));
+        assert_eq!(status, 400, "{endpoint}: {refused}");
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("--model vulkan")),
+            "{endpoint}: {refused}"
+        );
+    }
+    let (status, vulkan) = post("/api/decide", json!({ "source": src, "model": "vulkan" }));
+    assert_eq!(status, 200, "{vulkan}");
+    assert_eq!(observation(&vulkan), "Never", "{vulkan}");
+}

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use super::relation::{full, Rel, Set, MAX_EVENTS};
 use crate::syntax::ast::{Mode, RmwOp, Scope, UnOp};
-use crate::syntax::core::{Expr, Loc, Program, RegId, Stmt, ThreadId};
+use crate::syntax::core::{Expr, Loc, Program, RegId, Stmt, ThreadId, Vk};
 
 /// What an event does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,6 +17,15 @@ pub enum Kind {
     Read,
     Write,
     Fence,
+    /// A Vulkan control barrier; `value` holds its barrier id.
+    Barrier,
+}
+
+impl Kind {
+    /// Reads and writes (not fences or barriers).
+    pub fn is_access(self) -> bool {
+        matches!(self, Kind::Read | Kind::Write)
+    }
 }
 
 /// One event of a candidate execution.
@@ -31,6 +40,8 @@ pub struct Event {
     /// The memory cell (`Cells`); unused for fences.
     pub cell: usize,
     pub value: i64,
+    /// Vulkan qualifiers (all off outside the Vulkan extension).
+    pub vk: Vk,
 }
 
 /// The shared memory's cells: one per named location, then one per value of
@@ -116,6 +127,8 @@ pub struct Traces<'p> {
     pub budget: usize,
     /// Runs dropped because they write a value, or use an address, outside V.
     pub dropped: usize,
+    /// The Vulkan qualifiers of the access being run (`Stmt::Vulkan`).
+    vk: Vk,
 }
 
 impl<'p> Traces<'p> {
@@ -125,6 +138,7 @@ impl<'p> Traces<'p> {
             cells,
             budget,
             dropped: 0,
+            vk: Vk::default(),
         }
     }
 
@@ -206,6 +220,28 @@ impl<'p> Traces<'p> {
                 left,
                 right,
             } => self.par(*thread, left, right, run, out)?,
+            // The qualifiers go on the events of the one access inside.
+            Stmt::Vulkan { vk, body, .. } => {
+                let outer = std::mem::replace(&mut self.vk, *vk);
+                let done = self.exec(body, run, out);
+                self.vk = outer;
+                done?;
+            }
+            Stmt::Barrier {
+                mode,
+                scope,
+                vk,
+                id,
+                ..
+            } => {
+                let mut run = run;
+                let e = self.event(&mut run, Kind::Barrier, Mode::Wk, *scope, 0, *id)?;
+                if let Some(ev) = run.trace.events.get_mut(e) {
+                    ev.mode = *mode;
+                    ev.vk = *vk;
+                }
+                out.push(run);
+            }
         }
         Ok(())
     }
@@ -378,6 +414,7 @@ impl<'p> Traces<'p> {
             scope,
             cell,
             value,
+            vk: self.vk,
         });
         run.trace.po.push(run.frontier);
         deps(&mut run.trace.ctrl, run.ctrl, e);
@@ -460,6 +497,10 @@ pub struct Execution {
     /// Definition 1.1 from the scope tree: same cta, same gpu.
     pub same_cta: Rel,
     pub same_gpu: Rel,
+    /// Vulkan: same subgroup; and control barriers that are one dynamic
+    /// instance (same barrier id, the same number of times executed).
+    pub same_sg: Rel,
+    pub syncbar: Rel,
 }
 
 impl Execution {

@@ -21,6 +21,7 @@ pub fn event_label(p: &Program, cells: &Cells, e: &Event) -> String {
         Kind::Read => format!("{thread}:R{mode} {place}={}", e.value),
         Kind::Write => format!("{thread}:W{mode} {place}={}", e.value),
         Kind::Fence => format!("{thread}:F{mode}"),
+        Kind::Barrier => format!("{thread}:barrier{mode}.{}({})", e.scope.as_str(), e.value),
     }
 }
 

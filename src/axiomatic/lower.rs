@@ -114,6 +114,46 @@ fn ptx(s: &Stmt) -> Stmt {
             left: Box::new(ptx(left)),
             right: Box::new(ptx(right)),
         },
+        // A Vulkan-qualified access is lowered too, its fence left outside
+        // the qualifiers (they name the access's storage and visibility).
+        Stmt::Vulkan { vk, at, body } => {
+            let wrap = |body: Stmt| Stmt::Vulkan {
+                vk: *vk,
+                at: *at,
+                body: Box::new(body),
+            };
+            match ptx(body) {
+                Stmt::Seq(mut v) if v.len() == 2 && matches!(v[0], Stmt::Fence { .. }) => {
+                    let access = v.pop().map(wrap);
+                    v.extend(access);
+                    Stmt::Seq(v)
+                }
+                lowered => wrap(lowered),
+            }
+        }
         other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An sc access under Vulkan qualifiers gets its `fence.sc` too, outside
+    /// the qualifiers, and its sc becomes acquire.
+    #[test]
+    fn a_qualified_sc_read_is_lowered() {
+        let t = crate::syntax::parse("litmus Q\nr := x.sc.nonpriv;\n|| x := 1;\nexists (r = 0)\n")
+            .expect("parses");
+        let q = Lowering::Ptx.apply(&t.program);
+        let (_, body) = &q.main[0];
+        let text = format!("{body:?}");
+        assert!(text.contains("Fence { mode: Sc"), "{text}");
+        assert!(text.contains("mode: Acq"), "{text}");
+        let Stmt::Seq(parts) = body else {
+            panic!("not lowered: {text}");
+        };
+        assert!(matches!(parts[0], Stmt::Fence { .. }), "{text}");
+        assert!(matches!(parts[1], Stmt::Vulkan { .. }), "{text}");
     }
 }

@@ -226,7 +226,7 @@ fn skeleton(p: &Program, cells: &Cells, chosen: &[&Trace]) -> Option<Execution> 
     }
     for t in chosen {
         for e in &t.events {
-            if e.kind != Kind::Fence {
+            if e.kind.is_access() {
                 touched[e.cell] = true;
             }
         }
@@ -240,6 +240,7 @@ fn skeleton(p: &Program, cells: &Cells, chosen: &[&Trace]) -> Option<Execution> 
             scope: crate::syntax::ast::Scope::Sys,
             cell: c,
             value: cells.init[c],
+            vk: Default::default(),
         })
         .collect();
     let total = events.len() + chosen.iter().map(|t| t.events.len()).sum::<usize>();
@@ -257,6 +258,8 @@ fn skeleton(p: &Program, cells: &Cells, chosen: &[&Trace]) -> Option<Execution> 
         ctrl: Rel::new(total),
         same_cta: Rel::new(total),
         same_gpu: Rel::new(total),
+        same_sg: Rel::new(total),
+        syncbar: Rel::new(total),
     };
     for t in chosen {
         let at = events.len();
@@ -286,8 +289,44 @@ fn skeleton(p: &Program, cells: &Cells, chosen: &[&Trace]) -> Option<Execution> 
         total,
         |a, b| matches!((group(&events[a]), group(&events[b])), (Some(s), Some(t)) if s.gpu == t.gpu),
     );
+    x.same_sg = Rel::from_fn(
+        total,
+        |a, b| matches!((group(&events[a]), group(&events[b])), (Some(s), Some(t)) if s.sg == t.sg),
+    );
+    x.syncbar = syncbar(&events, &x.po);
     x.events = events;
     Some(x)
+}
+
+/// A barrier's thread, id, and how many same-id barriers came before it.
+type Instance = (Option<ThreadId>, i64, usize);
+
+/// Control barriers that are one dynamic instance: the same barrier id,
+/// reached the same number of times by their threads (the Vulkan spec's
+/// "Control Barrier" instance; the model decides what scope they need).
+fn syncbar(events: &[Event], po: &Rel) -> Rel {
+    let n = events.len();
+    let instance = |a: usize| {
+        let e = &events[a];
+        let earlier = (0..n)
+            .filter(|&b| po.has(b, a) && events[b].kind == Kind::Barrier)
+            .filter(|&b| events[b].value == e.value)
+            .count();
+        (e.thread, e.value, earlier)
+    };
+    let barriers: Vec<(usize, Instance)> = (0..n)
+        .filter(|&a| events[a].kind == Kind::Barrier)
+        .map(|a| (a, instance(a)))
+        .collect();
+    let mut r = Rel::new(n);
+    for (a, (_, id, k)) in &barriers {
+        for (b, (_, id2, k2)) in &barriers {
+            if id == id2 && k == k2 {
+                r.add(*a, *b);
+            }
+        }
+    }
+    r
 }
 
 /// The registers of all chosen traces (each assigns only its own threads').
@@ -389,8 +428,9 @@ pub fn thread_label(p: &Program, e: &Event) -> String {
 }
 
 /// Every final state of a consistent execution under `model`: each state with
-/// the number of consistent executions ending in it. Flags raised (a data
-/// race under RC11) are notes.
+/// the number of consistent executions ending in it, and the flags raised
+/// (a data race under RC11 or Vulkan) by executions whose final state
+/// passes the test's `filter` (herd7 filters before it flags).
 pub fn outcomes(p: &Program, model: &cat::Model, limits: Limits) -> Result<Outcomes, String> {
     let lowered = model.lowering.map(|l| l.apply(p));
     let p = lowered.as_ref().unwrap_or(p);
@@ -402,10 +442,13 @@ pub fn outcomes(p: &Program, model: &cat::Model, limits: Limits) -> Result<Outco
     let seen = candidates(p, &limits, |x, regs| match model.judge(x) {
         Ok(j) if j.consistent() => {
             witnesses += 1;
-            for f in j.flags {
-                *flags.entry(f).or_default() += 1;
+            let state = final_state(p, x, regs);
+            if crate::semantics::verdict::kept(p, &state) {
+                for f in j.flags {
+                    *flags.entry(f).or_default() += 1;
+                }
             }
-            *states.entry(final_state(p, x, regs)).or_default() += 1;
+            *states.entry(state).or_default() += 1;
             if states.len() > limits.max_states {
                 over = Some(format!("--max-states {}", limits.max_states));
                 return false;

@@ -40,6 +40,23 @@ pub enum Builtin {
     Fri,
     SameCta,
     SameGpu,
+    /// The Vulkan extension's names (`VULKAN`).
+    Vulkan(VkBuiltin),
+}
+
+/// The names the Vulkan extension adds (the book's "Vulkan").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VkBuiltin {
+    Cbar,
+    Av,
+    Vis,
+    NonPriv,
+    Class(u8),
+    SemSc(u8),
+    SemAv,
+    SemVis,
+    SameSg,
+    SyncBar,
 }
 
 /// Every builtin with its name, type and one line for the book.
@@ -197,6 +214,130 @@ pub const TABLE: [(&str, Builtin, Ty, &str); 36] = [
     ),
 ];
 
+/// The Vulkan extension's builtins, with their name, type and one line
+/// for the book's "Vulkan" chapter.
+pub const VULKAN: [(&str, Builtin, Ty, &str); 19] = [
+    (
+        "CBAR",
+        Builtin::Vulkan(VkBuiltin::Cbar),
+        Ty::Set,
+        "control barriers (`barrier`)",
+    ),
+    (
+        "AV",
+        Builtin::Vulkan(VkBuiltin::Av),
+        Ty::Set,
+        "writes with `.av` (MakePointerAvailable)",
+    ),
+    (
+        "VIS",
+        Builtin::Vulkan(VkBuiltin::Vis),
+        Ty::Set,
+        "reads with `.vis` (MakePointerVisible)",
+    ),
+    (
+        "NONPRIV",
+        Builtin::Vulkan(VkBuiltin::NonPriv),
+        Ty::Set,
+        "accesses with `.nonpriv` (NonPrivatePointer)",
+    ),
+    (
+        "SC0",
+        Builtin::Vulkan(VkBuiltin::Class(0)),
+        Ty::Set,
+        "accesses of storage class 0 (no class written, or `.sc0`)",
+    ),
+    (
+        "SC1",
+        Builtin::Vulkan(VkBuiltin::Class(1)),
+        Ty::Set,
+        "accesses of storage class 1 (`.sc1`)",
+    ),
+    (
+        "SC2",
+        Builtin::Vulkan(VkBuiltin::Class(2)),
+        Ty::Set,
+        "accesses of storage class 2 (`.sc2`)",
+    ),
+    (
+        "SC3",
+        Builtin::Vulkan(VkBuiltin::Class(3)),
+        Ty::Set,
+        "accesses of storage class 3 (`.sc3`)",
+    ),
+    (
+        "SEMSC0",
+        Builtin::Vulkan(VkBuiltin::SemSc(0)),
+        Ty::Set,
+        "events with storage class 0 in their semantics (`.semsc0`)",
+    ),
+    (
+        "SEMSC1",
+        Builtin::Vulkan(VkBuiltin::SemSc(1)),
+        Ty::Set,
+        "events with storage class 1 in their semantics (`.semsc1`)",
+    ),
+    (
+        "SEMSC2",
+        Builtin::Vulkan(VkBuiltin::SemSc(2)),
+        Ty::Set,
+        "events with storage class 2 in their semantics (`.semsc2`)",
+    ),
+    (
+        "SEMSC3",
+        Builtin::Vulkan(VkBuiltin::SemSc(3)),
+        Ty::Set,
+        "events with storage class 3 in their semantics (`.semsc3`)",
+    ),
+    (
+        "SEMAV",
+        Builtin::Vulkan(VkBuiltin::SemAv),
+        Ty::Set,
+        "events with MakeAvailable in their semantics (`.semav`)",
+    ),
+    (
+        "SEMVIS",
+        Builtin::Vulkan(VkBuiltin::SemVis),
+        Ty::Set,
+        "events with MakeVisible in their semantics (`.semvis`)",
+    ),
+    (
+        "SG",
+        Builtin::Scope(Scope::Sg),
+        Ty::Set,
+        "events of scope sg (subgroup)",
+    ),
+    (
+        "same-sg",
+        Builtin::Vulkan(VkBuiltin::SameSg),
+        Ty::Rel,
+        "pairs of events whose threads share a subgroup (`sg { ... }` in the tree)",
+    ),
+    (
+        "syncbar",
+        Builtin::Vulkan(VkBuiltin::SyncBar),
+        Ty::Rel,
+        "control barriers of one dynamic instance: same id, reached the same number of times",
+    ),
+    (
+        "WG",
+        Builtin::Scope(Scope::Cta),
+        Ty::Set,
+        "events of scope wg (our cta)",
+    ),
+    (
+        "QF",
+        Builtin::Scope(Scope::Gpu),
+        Ty::Set,
+        "events of scope qf (our gpu)",
+    ),
+];
+
+/// Every builtin name: herd7's, then the Vulkan extension's.
+pub fn named() -> impl Iterator<Item = &'static (&'static str, Builtin, Ty, &'static str)> {
+    TABLE.iter().chain(VULKAN.iter())
+}
+
 /// The builtin functions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Function {
@@ -271,13 +412,13 @@ pub fn value(b: Builtin, x: &Execution) -> Value {
     let int = || same(x, |e| e.thread);
     let threaded = x.set(|e| e.thread.is_some());
     let ext = || Rel::product(n, threaded, threaded).diff(&int());
-    let loc = || same(x, |e| (e.kind != Kind::Fence).then_some(e.cell));
+    let loc = || same(x, |e| e.kind.is_access().then_some(e.cell));
     match b {
         Builtin::All => Value::Set(x.all()),
         Builtin::W => is(x, |e| e.kind == Kind::Write),
         Builtin::R => is(x, |e| e.kind == Kind::Read),
         Builtin::F => is(x, |e| e.kind == Kind::Fence),
-        Builtin::M => is(x, |e| e.kind != Kind::Fence),
+        Builtin::M => is(x, |e| e.kind.is_access()),
         Builtin::IW => is(x, |e| e.thread.is_none()),
         Builtin::Mode(m) => is(x, |e| e.mode == Some(m)),
         Builtin::Scope(s) => is(x, |e| e.scope == s),
@@ -302,5 +443,24 @@ pub fn value(b: Builtin, x: &Execution) -> Value {
         Builtin::Fri => Value::Rel(fr().inter(&int())),
         Builtin::SameCta => Value::Rel(x.same_cta.clone()),
         Builtin::SameGpu => Value::Rel(x.same_gpu.clone()),
+        Builtin::Vulkan(v) => vulkan(v, x),
+    }
+}
+
+/// A Vulkan builtin's value. Storage classes are those of accesses in
+/// threads (an initial write has none).
+fn vulkan(v: VkBuiltin, x: &Execution) -> Value {
+    let access = |e: &Event| e.kind.is_access() && e.thread.is_some();
+    match v {
+        VkBuiltin::Cbar => is(x, |e| e.kind == Kind::Barrier),
+        VkBuiltin::Av => is(x, |e| e.vk.av),
+        VkBuiltin::Vis => is(x, |e| e.vk.vis),
+        VkBuiltin::NonPriv => is(x, |e| e.vk.nonpriv),
+        VkBuiltin::Class(n) => is(x, |e| access(e) && e.vk.class == n),
+        VkBuiltin::SemSc(n) => is(x, |e| e.vk.semsc & (1 << n) != 0),
+        VkBuiltin::SemAv => is(x, |e| e.vk.semav),
+        VkBuiltin::SemVis => is(x, |e| e.vk.semvis),
+        VkBuiltin::SameSg => Value::Rel(x.same_sg.clone()),
+        VkBuiltin::SyncBar => Value::Rel(x.syncbar.clone()),
     }
 }

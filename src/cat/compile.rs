@@ -153,7 +153,7 @@ pub fn compile(main: Source) -> Result<Model, LoadError> {
         inlined: 0,
     };
     let mut env = Env::new();
-    for (name, b, ty, _) in builtins::TABLE {
+    for &(name, b, ty, _) in builtins::named() {
         env.insert(name.to_string(), Entry::Builtin(b, ty));
     }
     for (name, f, _) in builtins::FUNCTIONS {

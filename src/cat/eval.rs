@@ -57,14 +57,14 @@ impl<'a> Ctx<'a> {
             x,
             model,
             slots: vec![None; model.slots],
-            builtins: vec![None; builtins::TABLE.len()],
+            builtins: vec![None; builtins::named().count()],
             error: None,
         }
     }
 
     /// A builtin's value, computed once per execution.
     fn builtin(&mut self, b: builtins::Builtin) -> Value {
-        let Some(i) = builtins::TABLE.iter().position(|(_, t, _, _)| *t == b) else {
+        let Some(i) = builtins::named().position(|(_, t, _, _)| *t == b) else {
             return builtins::value(b, self.x);
         };
         if let Some(v) = &self.builtins[i] {
@@ -369,9 +369,11 @@ fn per_scope(x: &Execution, r: &Rel, s: &Rel) -> Rel {
     let threaded = x.set(|e| e.thread.is_some());
     let instance = |e: usize| -> (u8, u64) {
         match x.events[e].scope {
-            Scope::Cta => (0, x.same_cta.row(e)),
-            Scope::Gpu => (1, x.same_gpu.row(e)),
-            Scope::Sys => (2, threaded),
+            // Vulkan's subgroup, narrower than a cta.
+            Scope::Sg => (0, x.same_sg.row(e)),
+            Scope::Cta => (1, x.same_cta.row(e)),
+            Scope::Gpu => (2, x.same_gpu.row(e)),
+            Scope::Sys => (3, threaded),
         }
     };
     let mut groups: Vec<((u8, u64), Rel)> = Vec::new();
@@ -570,8 +572,7 @@ impl Ctx<'_> {
         let d = depth - 1;
         match ir {
             Ir::Builtin(bt) => {
-                let n = builtins::TABLE
-                    .iter()
+                let n = builtins::named()
                     .find(|(_, t, _, _)| t == bt)
                     .map_or("", |(n, _, _, _)| *n);
                 Some(vec![(a, b, within(name, n))])

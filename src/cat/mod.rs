@@ -37,7 +37,7 @@ impl Ty {
 }
 
 /// The models bundled in the binary, by name: each a file of `models/`.
-pub const BUNDLED: [(&str, &str); 4] = [
+pub const BUNDLED: [(&str, &str); 6] = [
     ("rc11", include_str!("../../models/rc11.cat")),
     ("ptx", include_str!("../../models/ptx.cat")),
     ("hrf-direct", include_str!("../../models/hrf-direct.cat")),
@@ -45,12 +45,25 @@ pub const BUNDLED: [(&str, &str); 4] = [
         "hrf-indirect",
         include_str!("../../models/hrf-indirect.cat"),
     ),
+    ("vulkan", include_str!("../../models/vulkan.cat")),
+    ("vulkan-2021", include_str!("../../models/vulkan-2021.cat")),
 ];
 
-/// A bundled model's text, by `name` or `name.cat`.
+/// Bundled files that models include but that are no model by themselves
+/// (they use names their includer defines).
+pub const LIBRARY: [(&str, &str); 1] = [(
+    "vulkan-common",
+    include_str!("../../models/vulkan-common.cat"),
+)];
+
+/// A bundled model's (or library file's) text, by `name` or `name.cat`.
 pub fn bundled(name: &str) -> Option<&'static str> {
     let name = name.strip_suffix(".cat").unwrap_or(name);
-    BUNDLED.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
+    BUNDLED
+        .iter()
+        .chain(LIBRARY.iter())
+        .find(|(n, _)| *n == name)
+        .map(|(_, s)| *s)
 }
 
 /// The lowering a bundled model's programs go through (PTX's events are

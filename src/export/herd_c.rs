@@ -135,6 +135,12 @@ impl Writer<'_> {
     fn stmt(&self, s: &Stmt, depth: usize, out: &mut String) -> Result<(), String> {
         let pad = "  ".repeat(depth);
         match s {
+            Stmt::Vulkan { .. } | Stmt::Barrier { .. } => {
+                return Err(format!(
+                    "{} is defined by the Vulkan model only; herd7's C has no such construct",
+                    s.vulkan_only().map_or("a Vulkan construct", |v| v.1)
+                ))
+            }
             Stmt::Skip => {}
             Stmt::Seq(parts) => {
                 for part in parts {

@@ -45,6 +45,7 @@ pub fn suffix(mode: Option<Mode>, scope: Option<Scope>, span: Span) -> Suffix {
     Suffix {
         mode: mode.map(|m| (m, span)),
         scope: scope.map(|s| (s, span)),
+        quals: Vec::new(),
     }
 }
 
@@ -80,6 +81,7 @@ pub fn rmw(
                 op,
                 modes: modes.iter().map(|m| (*m, span)).collect(),
                 scope: scope.map(|s| (s, span)),
+                quals: Vec::new(),
                 place: Place::Named(id(loc, span)),
                 args,
                 span,

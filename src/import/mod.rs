@@ -7,6 +7,8 @@
 //! - `herd_c`: herd7's C litmus format, the C11 subset, with `scopes:`.
 //! - `ptx`: Dat3M's PTX litmus format (`P0@cta 0,gpu 0`).
 //! - `lit`: the OCaml PwT prototype's `.lit` format.
+//! - `vulkan`: Dat3M's Vulkan litmus format (`P0@sg 0, wg 0, qf 0`), into
+//!   our language's Vulkan extension.
 //!
 //! `load` is what every front end calls: it recognises the format (by
 //! extension or by the header), reads it, and checks the result.
@@ -18,6 +20,7 @@ pub mod lit;
 pub mod make;
 pub mod ptx;
 pub mod text;
+pub mod vulkan;
 
 use crate::syntax::{self, ast, check, Diagnostics, Litmus};
 
@@ -32,6 +35,8 @@ pub enum Format {
     Ptx,
     /// The PwT prototype's `.lit` format (`name=...`, `%%`, `|||`).
     Lit,
+    /// Dat3M's Vulkan litmus format (`VULKAN NAME`).
+    Vulkan,
 }
 
 impl Format {
@@ -42,6 +47,7 @@ impl Format {
             Format::HerdC => "herd7 C litmus",
             Format::Ptx => "Dat3M PTX litmus",
             Format::Lit => "PwT prototype .lit",
+            Format::Vulkan => "Dat3M Vulkan litmus",
         }
     }
 }
@@ -63,6 +69,7 @@ pub fn detect(name: &str, src: &str) -> Format {
         Some("litmus") => Format::Pomset,
         Some("C") => Format::HerdC,
         Some("PTX" | "ptx") => Format::Ptx,
+        Some("VULKAN" | "Vulkan" | "vulkan") => Format::Vulkan,
         _ if name.ends_with(".lit") => Format::Lit,
         _ if src.contains("|||") || src.contains("%%") => Format::Lit,
         _ => Format::Pomset,
@@ -82,6 +89,7 @@ pub fn to_ast(
         Format::HerdC => herd_c::read(src),
         Format::Ptx => ptx::read(src, unroll.unwrap_or(check::DEFAULT_UNROLL)),
         Format::Lit => lit::read(src, name),
+        Format::Vulkan => vulkan::read(src, unroll.unwrap_or(check::DEFAULT_UNROLL)),
     }
 }
 

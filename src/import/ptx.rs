@@ -376,7 +376,7 @@ impl Reader {
 }
 
 /// The registers read as operands before the text first assigns them.
-fn operands(items: &[Item]) -> BTreeSet<String> {
+pub(super) fn operands(items: &[Item]) -> BTreeSet<String> {
     fn walk(e: &ast::Expr, out: &mut BTreeSet<String>) {
         match &e.kind {
             ast::ExprKind::Name(n, s) if s.is_empty() => {
@@ -421,7 +421,7 @@ fn operands(items: &[Item]) -> BTreeSet<String> {
 }
 
 /// `.a.b.c` after an opcode.
-fn dotted(c: &mut Cursor) -> Read<Vec<(String, Span)>> {
+pub(super) fn dotted(c: &mut Cursor) -> Read<Vec<(String, Span)>> {
     let mut out = Vec::new();
     while c.eat_punct(".") {
         out.push(c.ident("a qualifier")?);
@@ -535,7 +535,7 @@ fn rmw_op(op: &str, a: ast::Expr, span: Span) -> Read<(RmwOp, Vec<ast::Expr>)> {
     }
 }
 
-fn branch_op(b: &str) -> BinOp {
+pub(super) fn branch_op(b: &str) -> BinOp {
     match b {
         "beq" => BinOp::Eq,
         "bne" => BinOp::Ne,
@@ -547,7 +547,7 @@ fn branch_op(b: &str) -> BinOp {
 }
 
 /// The instruction rows: cell k of each row belongs to thread k.
-fn rows(c: &mut Cursor, n: usize) -> Read<Vec<Vec<Vec<Token>>>> {
+pub(super) fn rows(c: &mut Cursor, n: usize) -> Read<Vec<Vec<Vec<Token>>>> {
     let mut cells: Vec<Vec<Vec<Token>>> = vec![Vec::new(); n];
     while !c.at_end() && !at_tail(c) {
         let mut k = 0;

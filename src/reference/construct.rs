@@ -121,6 +121,10 @@ impl<'a> Den<'a> {
     /// ⟦S⟧_α (Fig. 1, bottom).
     pub fn stmt(&mut self, s: &Stmt, alpha: ThreadId) -> Result<Vec<Pomset>, Stop> {
         match s {
+            Stmt::Vulkan { .. } | Stmt::Barrier { .. } => Err(Stop(format!(
+                "{} is defined by the Vulkan model only; run with --model vulkan",
+                s.vulkan_only().map_or("a Vulkan construct", |v| v.1)
+            ))),
             Stmt::Skip => Ok(vec![self.skip()]),
             // No events, τ^D(ψ) = ψ, ✓ = ff: the path never terminates.
             Stmt::Diverge => Ok(vec![Pomset::empty(identity(), self.l.ff())]),

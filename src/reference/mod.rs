@@ -65,6 +65,9 @@ pub fn outcomes(p: &Program, model: &Model, limits: Limits) -> Result<Outcomes, 
     if model.if_closure == IfClosure::On {
         return Err(Unsupported::Option("if_closure", "on"));
     }
+    if let Some((at, what)) = p.vulkan_only() {
+        return Err(Unsupported::VulkanOnly(what, at));
+    }
     let mut den = Den::new(p, model, limits.max_pomsets, limits.deadline);
     let mut out = Outcomes {
         states: BTreeMap::new(),

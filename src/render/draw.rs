@@ -329,9 +329,7 @@ pub fn pictures_counted(
         }
     };
     let found = outcomes_visiting(p, model, opts.limits, Some(&mut visit));
-    let o = found.map_err(|crate::semantics::decide::Unsupported::Option(k, v)| {
-        DrawError::Unsupported(format!("{k} = {v}"))
-    })?;
+    let o = found.map_err(|u| DrawError::Unsupported(u.to_string()))?;
     if pics.is_empty() {
         if let Some(l) = o.limit {
             return Err(DrawError::Limit(l));
@@ -372,11 +370,8 @@ fn candidate_pictures(
             }
         }
     };
-    let listing = candidates_visiting(p, model, opts.limits, &mut visit).map_err(
-        |crate::semantics::decide::Unsupported::Option(k, v)| {
-            DrawError::Unsupported(format!("{k} = {v}"))
-        },
-    )?;
+    let listing = candidates_visiting(p, model, opts.limits, &mut visit)
+        .map_err(|u| DrawError::Unsupported(u.to_string()))?;
     if pics.is_empty() {
         if let Some(l) = listing.limit {
             return Err(DrawError::Limit(l));

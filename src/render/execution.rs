@@ -239,9 +239,10 @@ fn label(cells: &Cells, x: &Execution, e: usize) -> Label {
     let kind = match ev.kind {
         Kind::Read => action::Kind::Read,
         Kind::Write => action::Kind::Write,
-        Kind::Fence => action::Kind::Fence,
+        // A control barrier is drawn as a fence of its scope.
+        Kind::Fence | Kind::Barrier => action::Kind::Fence,
     };
-    let access = ev.kind != Kind::Fence;
+    let access = ev.kind.is_access();
     Label {
         kind,
         mode: ev.mode.filter(|&m| m != action::Mode::Rlx || !access),

@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 
 use super::output::{Output, Tone};
 use crate::model::Model;
-use crate::semantics::decide::{Limits, Unsupported};
+use crate::semantics::decide::Limits;
 use crate::syntax::{self, core::Program, Litmus};
 use crate::workbench::{
     apply_sets, decide, explain_text_within, load_options, model_text, pomset_listing, vary,
@@ -607,9 +607,7 @@ impl Session {
                     out.hint(format!("(:show N prints candidate N of {})", listed.len()));
                 }
             }
-            Err(Unsupported::Option(k, v)) => out.error(format!(
-                "{k} = {v} is not implemented for listing candidates"
-            )),
+            Err(u) => out.error(u.sentence("is not implemented for listing candidates")),
         }
         self.listing = listed;
     }

@@ -60,7 +60,7 @@ pub fn candidates_visiting(
     limits: Limits,
     visit: &mut dyn FnMut(&Sem, &Candidate),
 ) -> Result<Listing, Unsupported> {
-    super::decide::refused(model)?;
+    super::decide::refused_program(p, model)?;
     let mut sem = Sem::new(p, model, limits.max_pomsets);
     sem.complete_only = false;
     let mut listing = Listing::default();

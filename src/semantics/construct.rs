@@ -112,6 +112,9 @@ pub enum Limit {
     Memory(String),
     /// The deadline (`--timeout`) passed or Ctrl-C was pressed.
     Interrupted(String),
+    /// A construct only the Vulkan model defines (`decide::refused` turns
+    /// it away first; this keeps the construction total).
+    Vulkan(&'static str),
 }
 
 impl Limit {
@@ -121,6 +124,7 @@ impl Limit {
             Limit::Pomsets(n) => format!("--max-pomsets {n}"),
             Limit::Accesses => "at most 64 accesses per test".to_string(),
             Limit::Memory(why) | Limit::Interrupted(why) => why.clone(),
+            Limit::Vulkan(what) => format!("{what} is defined by the Vulkan model only"),
         }
     }
 }
@@ -297,6 +301,9 @@ impl<'a> Sem<'a> {
                 scope,
             } => self.write(loc, expr, *mode, *scope, thread),
             Stmt::Fence { mode, scope } => self.fence(*mode, *scope, thread),
+            Stmt::Vulkan { .. } | Stmt::Barrier { .. } => Err(Limit::Vulkan(
+                s.vulkan_only().map_or("a Vulkan construct", |v| v.1),
+            )),
             Stmt::Rmw {
                 reg,
                 op,

@@ -98,7 +98,7 @@ pub struct Outcomes {
     /// What the outcomes leave out, one sentence each (values outside V).
     pub notes: Vec<String>,
     /// A cat model's raised flags (`flag ~empty race as data-race`), each
-    /// with the number of consistent executions raising it.
+    /// with the number of consistent executions (within `filter`) raising it.
     pub flags: Vec<(String, usize)>,
 }
 
@@ -106,6 +106,34 @@ pub struct Outcomes {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Unsupported {
     Option(&'static str, &'static str),
+    /// A construct only the Vulkan model defines (a `barrier`, a Vulkan
+    /// qualifier, the `sg` scope), with its place in the file.
+    VulkanOnly(&'static str, crate::syntax::span::Span),
+}
+
+impl std::fmt::Display for Unsupported {
+    /// `k = v` for an option; the construct and where to run it for Vulkan.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unsupported::Option(k, v) => write!(f, "{k} = {v}"),
+            Unsupported::VulkanOnly(what, _) => write!(
+                f,
+                "{what}, defined by the Vulkan model only (run with --model vulkan),"
+            ),
+        }
+    }
+}
+
+impl Unsupported {
+    /// The refusal as one sentence, for a report: `tail` follows an option.
+    pub fn sentence(&self, tail: &str) -> String {
+        match self {
+            Unsupported::Option(k, v) => format!("{k} = {v} {tail}"),
+            Unsupported::VulkanOnly(what, _) => {
+                format!("{what} is defined by the Vulkan model only; run with --model vulkan")
+            }
+        }
+    }
 }
 
 pub(super) struct ThreadGroups<'a> {
@@ -154,6 +182,17 @@ pub fn refused(model: &Model) -> Result<(), Unsupported> {
     Ok(())
 }
 
+/// `refused`, and the constructs the note does not define: the Vulkan
+/// extension's barriers, qualifiers and subgroup scope (the book's
+/// "Vulkan"). Every entry point that reads a program calls this.
+pub fn refused_program(p: &Program, model: &Model) -> Result<(), Unsupported> {
+    refused(model)?;
+    match p.vulkan_only() {
+        Some((at, what)) => Err(Unsupported::VulkanOnly(what, at)),
+        None => Ok(()),
+    }
+}
+
 /// As `outcomes`, calling `visit` on every complete pomset found.
 pub fn outcomes_visiting<'v>(
     p: &Program,
@@ -161,7 +200,7 @@ pub fn outcomes_visiting<'v>(
     limits: Limits,
     visit: Option<&'v mut Visit<'v>>,
 ) -> Result<Outcomes, Unsupported> {
-    refused(model)?;
+    refused_program(p, model)?;
     // No pruning for `monotonicity` (§2): stronger labels only add
     // constraints to the candidate rules, but a strengthened label can equal
     // another event's and so coalesce with it (s1, I1), which can reach new
@@ -237,7 +276,7 @@ pub fn settle(
     limits: Limits,
     goal: Goal,
 ) -> Result<Settled, Unsupported> {
-    refused(model)?;
+    refused_program(p, model)?;
     let tried = settle_with(p, model, limits, goal, goal::first_try(p, &goal));
     if tried.found.is_some() {
         return Ok(tried);

@@ -42,7 +42,7 @@ pub fn explain_within(
     prop: &Prop,
     limits: &decide::Limits,
 ) -> Result<Explanation, Unsupported> {
-    decide::refused(model)?;
+    decide::refused_program(p, model)?;
     let mut sem = Sem::new(p, model, limits.max_pomsets);
     sem.deadline = limits.deadline;
     sem.cancel = limits.cancel;

@@ -276,7 +276,12 @@ fn count_assignments(
             count_assignments(left, under_if, out);
             count_assignments(right, under_if, out);
         }
-        Stmt::Skip | Stmt::Write { .. } | Stmt::Fence { .. } | Stmt::Diverge => {}
+        Stmt::Vulkan { body, .. } => count_assignments(body, under_if, out),
+        Stmt::Skip
+        | Stmt::Write { .. }
+        | Stmt::Fence { .. }
+        | Stmt::Barrier { .. }
+        | Stmt::Diverge => {}
     }
 }
 

@@ -83,13 +83,11 @@ impl Request {
     }
 }
 
-/// The refused option value (`if_closure = on`) as a problem.
-fn refused(model: &Model) -> Result<(), Problem> {
-    crate::semantics::decide::refused(model).map_err(
-        |crate::semantics::decide::Unsupported::Option(k, v)| {
-            Problem::message(workbench::unsupported_text(&format!("{k} = {v}")))
-        },
-    )
+/// What the pomset semantics refuses (an option value such as `if_closure
+/// = on`, a construct only the Vulkan model defines) as a problem.
+fn refused(p: &crate::syntax::core::Program, model: &Model) -> Result<(), Problem> {
+    crate::semantics::decide::refused_program(p, model)
+        .map_err(|u| Problem::message(workbench::refusal_text(&u)))
 }
 
 /// `POST /api/decide`: the report (states, verdicts), its text as `pomset
@@ -128,7 +126,7 @@ pub fn explain(req: &Request) -> Result<Value, Problem> {
     let limits = req.limits();
     let text = match req.cat()? {
         None => {
-            refused(&loaded.model)?;
+            refused(p, &loaded.model)?;
             workbench::explain_text_within(p, &loaded.model, &chosen, &limits)
         }
         Some(cat) => explain_cat(&loaded, &cat, &chosen, &limits)?,
@@ -181,8 +179,8 @@ pub fn pomsets(req: &Request) -> Result<Value, Problem> {
         .and_then(|i| p.conditions.get(i))
         .map(|c| c.prop.clone());
     let listing = workbench::pomset_listing(p, &loaded.model, filter.as_ref(), req.limits());
-    if let Some(option) = &listing.unsupported {
-        return Err(Problem::message(workbench::unsupported_text(option)));
+    if let Some(refusal) = &listing.unsupported {
+        return Err(Problem::message(refusal.clone()));
     }
     let summary = listing.summary(shown.min(listing.pomsets.len()));
     let pomsets: Vec<&String> = listing.pomsets.iter().take(shown).collect();
@@ -216,7 +214,7 @@ pub fn draw(req: &Request) -> Result<Value, Problem> {
         .map(|c| c.prop.clone());
     let cat = req.cat()?;
     if cat.is_none() {
-        refused(&loaded.model)?;
+        refused(p, &loaded.model)?;
     }
     let opts = DrawOptions {
         format,

@@ -46,37 +46,112 @@ impl Mode {
 /// Scopes σ (§1.1): thread group, processor, system.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Scope {
+    /// Vulkan's subgroup (the book's "Vulkan"); not a scope of the note.
+    Sg,
     Cta,
     Gpu,
     Sys,
 }
 
 impl Scope {
+    /// The note's scopes (§1.1); `sg` is Vulkan's only.
     pub const ALL: [Scope; 3] = [Scope::Cta, Scope::Gpu, Scope::Sys];
 
     pub fn as_str(self) -> &'static str {
         match self {
+            Scope::Sg => "sg",
             Scope::Cta => "cta",
             Scope::Gpu => "gpu",
             Scope::Sys => "sys",
         }
     }
 
+    /// A scope by name; Vulkan's `wg`, `qf` and `dv` are read as `cta`,
+    /// `gpu` and `sys` (the book's "Vulkan").
     pub fn parse(s: &str) -> Option<Scope> {
-        Scope::ALL.into_iter().find(|m| m.as_str() == s)
+        match s {
+            "sg" => Some(Scope::Sg),
+            "wg" => Some(Scope::Cta),
+            "qf" => Some(Scope::Gpu),
+            "dv" => Some(Scope::Sys),
+            _ => Scope::ALL.into_iter().find(|m| m.as_str() == s),
+        }
     }
 }
 
-/// The `.mode.scope` suffix of an access; either part may be absent.
+/// A Vulkan qualifier on an access, fence or barrier (the book's "Vulkan"):
+/// per-instruction availability and visibility, non-private, the storage
+/// class of an access, and the storage-class and av/vis semantics of a
+/// release or acquire. The note defines none of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Qual {
+    /// `.av`: MakePointerAvailable, to the access's scope.
+    Av,
+    /// `.vis`: MakePointerVisible, from the access's scope.
+    Vis,
+    /// `.nonpriv`: NonPrivatePointer.
+    NonPriv,
+    /// `.sc0` to `.sc3`: the storage class of the location accessed.
+    Class(u8),
+    /// `.semsc0` to `.semsc3`: a storage class in the semantics.
+    SemSc(u8),
+    /// `.semav`: MakeAvailable in the semantics.
+    SemAv,
+    /// `.semvis`: MakeVisible in the semantics.
+    SemVis,
+}
+
+/// How many storage classes the Vulkan extension names (`sc0` to `sc3`).
+pub const STORAGE_CLASSES: u8 = 4;
+
+impl Qual {
+    pub fn name(self) -> String {
+        match self {
+            Qual::Av => "av".to_string(),
+            Qual::Vis => "vis".to_string(),
+            Qual::NonPriv => "nonpriv".to_string(),
+            Qual::Class(n) => format!("sc{n}"),
+            Qual::SemSc(n) => format!("semsc{n}"),
+            Qual::SemAv => "semav".to_string(),
+            Qual::SemVis => "semvis".to_string(),
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Qual> {
+        let class = |rest: &str| {
+            rest.parse::<u8>()
+                .ok()
+                .filter(|n| *n < STORAGE_CLASSES && rest.len() == 1)
+        };
+        match s {
+            "av" => Some(Qual::Av),
+            "vis" => Some(Qual::Vis),
+            "nonpriv" => Some(Qual::NonPriv),
+            "semav" => Some(Qual::SemAv),
+            "semvis" => Some(Qual::SemVis),
+            _ => {
+                if let Some(rest) = s.strip_prefix("semsc") {
+                    class(rest).map(Qual::SemSc)
+                } else {
+                    s.strip_prefix("sc").and_then(class).map(Qual::Class)
+                }
+            }
+        }
+    }
+}
+
+/// The `.mode.scope` suffix of an access; either part may be absent, and
+/// Vulkan qualifiers may follow (kept sorted, each at most once).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Suffix {
     pub mode: Option<(Mode, Span)>,
     pub scope: Option<(Scope, Span)>,
+    pub quals: Vec<(Qual, Span)>,
 }
 
 impl Suffix {
     pub fn is_empty(&self) -> bool {
-        self.mode.is_none() && self.scope.is_none()
+        self.mode.is_none() && self.scope.is_none() && self.quals.is_empty()
     }
 }
 
@@ -184,6 +259,8 @@ pub struct Rmw {
     pub op: RmwOp,
     pub modes: Vec<(Mode, Span)>,
     pub scope: Option<(Scope, Span)>,
+    /// Vulkan qualifiers (sorted, each at most once).
+    pub quals: Vec<(Qual, Span)>,
     pub place: Place,
     pub args: Vec<Expr>,
     pub span: Span,
@@ -207,6 +284,13 @@ pub enum StmtKind {
     /// `F.sc` or `fence.sc.cta`.
     Fence {
         suffix: Suffix,
+    },
+    /// `barrier.wg` or `barrier.ra.wg.semsc0(1)`: a Vulkan control barrier
+    /// (OpControlBarrier) with its execution scope, optional semantics and
+    /// barrier id (default 0). Only the Vulkan model gives it a meaning.
+    Barrier {
+        suffix: Suffix,
+        id: Option<(i64, Span)>,
     },
     If {
         cond: Expr,

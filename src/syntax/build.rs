@@ -146,11 +146,29 @@ pub fn suffix(parts: Vec<Ident>) -> Fallible<Suffix> {
                 return fail(twice("scope", &part, first));
             }
             suffix.scope = Some((scope, part.span));
+        } else if let Some(q) = Qual::parse(part.as_str()) {
+            add_qual(&mut suffix.quals, q, &part)?;
         } else {
             return fail(not_mode_or_scope(&part));
         }
     }
     Ok(suffix)
+}
+
+/// Adds a Vulkan qualifier, keeping the list sorted (the formatter prints it
+/// in that order) and refusing a repeat.
+fn add_qual(quals: &mut Vec<(Qual, Span)>, q: Qual, part: &Ident) -> Fallible<()> {
+    if let Some((_, first)) = quals.iter().find(|(p, _)| *p == q) {
+        return fail(
+            Diagnostic::error(format!("`.{part}` is written twice"), part.span)
+                .with_label("second time")
+                .with_also(*first, "first time")
+                .with_hint(format!("keep one `.{}`", q.name())),
+        );
+    }
+    let at = quals.partition_point(|(p, _)| *p < q);
+    quals.insert(at, (q, part.span));
+    Ok(())
 }
 
 fn twice(what: &str, part: &Ident, first: Span) -> Diagnostic {
@@ -172,7 +190,7 @@ fn not_mode_or_scope(part: &Ident) -> Diagnostic {
         .chain(Scope::ALL.iter().map(|s| s.as_str()));
     let hint = match crate::model::closest(part.as_str(), names) {
         Some(near) => format!("did you mean `.{near}`?"),
-        None => "modes are wk, rlx, rel, acq, ra, sc; scopes are cta, gpu, sys".to_string(),
+        None => "modes are wk, rlx, rel, acq, ra, sc; scopes are cta, gpu, sys (Vulkan adds sg and qualifiers such as av, vis, nonpriv)".to_string(),
     };
     Diagnostic::error(format!("`{part}` is neither a mode nor a scope"), part.span)
         .with_label("unknown suffix")
@@ -189,6 +207,7 @@ pub fn rmw(
 ) -> Fallible<Rmw> {
     let mut modes = Vec::new();
     let mut scope = None;
+    let mut quals = Vec::new();
     for part in parts {
         if let Some(mode) = Mode::parse(part.as_str()) {
             if modes.len() == 2 {
@@ -207,6 +226,8 @@ pub fn rmw(
                 return fail(twice("scope", &part, first));
             }
             scope = Some((s, part.span));
+        } else if let Some(q) = Qual::parse(part.as_str()) {
+            add_qual(&mut quals, q, &part)?;
         } else {
             return fail(not_mode_or_scope(&part));
         }
@@ -235,6 +256,7 @@ pub fn rmw(
         op,
         modes,
         scope,
+        quals,
         place,
         args,
         span,

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::ast::{self, Mode, Place, Scope, StmtKind, Suffix};
+use super::ast::{self, Mode, Place, Qual, Scope, StmtKind, Suffix};
 use super::core::{self, LocId, LocInfo, RegId, RegInfo, ThreadId, ThreadInfo};
 use super::diagnostic::{Diagnostic, Diagnostics};
 use super::span::{Ident, Span};
@@ -242,6 +242,7 @@ impl Checker {
             parent,
             cta: 0,
             gpu: 0,
+            sg: 0,
         });
         self.thread_ids.insert(name, id);
         self.thread_spans.push(span);
@@ -263,19 +264,22 @@ impl Checker {
             for (i, t) in self.threads.iter_mut().enumerate() {
                 t.cta = i as u32;
                 t.gpu = 0;
+                t.sg = i as u32;
             }
             return;
         };
-        let mut counters = (0u32, 0u32);
-        self.place(root, None, None, &mut counters);
+        let mut counters = (0u32, 0u32, 0u32);
+        self.place(root, (None, None, None), &mut counters);
         for i in 0..self.threads.len() {
             if self.placed[i] {
                 continue;
             }
             self.threads[i].cta = counters.0;
             self.threads[i].gpu = counters.1;
+            self.threads[i].sg = counters.2;
             counters.0 += 1;
             counters.1 += 1;
+            counters.2 += 1;
             let d = Diagnostic::warning(
                 format!("thread {} is not in `scopes:`", self.threads[i].name),
                 self.thread_spans[i],
@@ -289,12 +293,13 @@ impl Checker {
         }
     }
 
+    /// Places a node of the tree inside the given gpu, cta and Vulkan
+    /// subgroup (`sg`, inside a cta); `n` counts the groups made so far.
     fn place(
         &mut self,
         node: &ast::ScopeNode,
-        gpu: Option<u32>,
-        cta: Option<u32>,
-        n: &mut (u32, u32),
+        (gpu, cta, sg): (Option<u32>, Option<u32>, Option<u32>),
+        n: &mut (u32, u32, u32),
     ) {
         match node {
             ast::ScopeNode::Thread(name) => {
@@ -318,13 +323,16 @@ impl Checker {
                 let t = &mut self.threads[id as usize];
                 t.cta = cta.unwrap_or_else(|| bump(&mut n.0));
                 t.gpu = gpu.unwrap_or_else(|| bump(&mut n.1));
+                t.sg = sg.unwrap_or_else(|| bump(&mut n.2));
             }
             ast::ScopeNode::Group {
                 level,
                 children,
                 span,
             } => {
-                let inside = if cta.is_some() {
+                let inside = if sg.is_some() {
+                    Some("sg")
+                } else if cta.is_some() {
                     Some("cta")
                 } else if gpu.is_some() {
                     Some("gpu")
@@ -335,6 +343,7 @@ impl Checker {
                     Scope::Sys => inside.is_none(),
                     Scope::Gpu => inside.is_none(),
                     Scope::Cta => cta.is_none(),
+                    Scope::Sg => sg.is_none(),
                 };
                 if let (false, Some(outer)) = (ok, inside) {
                     let d = Diagnostic::error(
@@ -342,20 +351,30 @@ impl Checker {
                         *span,
                     )
                     .with_label("misplaced group")
-                    .with_hint("nest as sys { gpu { cta { P0 } } }");
+                    .with_hint(if *level == Scope::Sg || outer == "sg" {
+                        "nest as sys { gpu { cta { sg { P0 } } } }"
+                    } else {
+                        "nest as sys { gpu { cta { P0 } } }"
+                    });
                     self.error(d);
                     return;
                 }
-                let (gpu, cta) = match level {
-                    Scope::Sys => (None, None),
-                    Scope::Gpu => (Some(bump(&mut n.1)), None),
+                let inner = match level {
+                    Scope::Sys => (None, None, None),
+                    Scope::Gpu => (Some(bump(&mut n.1)), None, None),
                     Scope::Cta => (
                         Some(gpu.unwrap_or_else(|| bump(&mut n.1))),
                         Some(bump(&mut n.0)),
+                        None,
+                    ),
+                    Scope::Sg => (
+                        Some(gpu.unwrap_or_else(|| bump(&mut n.1))),
+                        Some(cta.unwrap_or_else(|| bump(&mut n.0))),
+                        Some(bump(&mut n.2)),
                     ),
                 };
                 for child in children {
-                    self.place(child, gpu, cta, n);
+                    self.place(child, inner, n);
                 }
             }
         }
@@ -419,11 +438,16 @@ impl Checker {
             StmtKind::Skip => out.push(core::Stmt::Skip),
             StmtKind::Fence { suffix } => {
                 let mode = self.fence_mode(suffix, s.span);
-                out.push(core::Stmt::Fence {
-                    mode,
-                    scope: scope_of(suffix),
-                });
+                self.no_access_quals(suffix, "a fence");
+                out.push(vulkan(
+                    suffix,
+                    core::Stmt::Fence {
+                        mode,
+                        scope: scope_of(suffix),
+                    },
+                ));
             }
+            StmtKind::Barrier { suffix, id } => out.push(self.barrier(suffix, *id, s.span)),
             StmtKind::Assign { lhs, suffix, rhs } => self.assign(env, lhs, suffix, rhs, out),
             StmtKind::Rmw { target, rmw } => self.rmw(env, target.as_ref(), rmw, out),
             StmtKind::If { cond, then, els } => {
@@ -559,12 +583,16 @@ impl Checker {
                 let loc = self.computed(env, addr, out);
                 let expr = self.stored_expr(env, rhs, out);
                 let mode = self.write_mode(suffix);
-                out.push(core::Stmt::Write {
-                    loc,
-                    expr,
-                    mode,
-                    scope: scope_of(suffix),
-                });
+                self.access_quals(suffix, Access::Write);
+                out.push(vulkan(
+                    suffix,
+                    core::Stmt::Write {
+                        loc,
+                        expr,
+                        mode,
+                        scope: scope_of(suffix),
+                    },
+                ));
                 return;
             }
             Place::Named(name) => name,
@@ -572,12 +600,16 @@ impl Checker {
         if let Some(loc) = self.location(name.as_str()) {
             let expr = self.stored_expr(env, rhs, out);
             let mode = self.write_mode(suffix);
-            out.push(core::Stmt::Write {
-                loc: core::Loc::Named(loc),
-                expr,
-                mode,
-                scope: scope_of(suffix),
-            });
+            self.access_quals(suffix, Access::Write);
+            out.push(vulkan(
+                suffix,
+                core::Stmt::Write {
+                    loc: core::Loc::Named(loc),
+                    expr,
+                    mode,
+                    scope: scope_of(suffix),
+                },
+            ));
             return;
         }
         if !suffix.is_empty() {
@@ -587,13 +619,17 @@ impl Checker {
         // r := x^μ_σ and r := [L]^μ_σ are READs; anything else is a LET (§1.1).
         if let Some((loc, rsuffix)) = self.single_access(env, rhs, out) {
             let mode = self.read_mode(&rsuffix);
+            self.access_quals(&rsuffix, Access::Read);
             let reg = self.assign_reg(env, name);
-            out.push(core::Stmt::Read {
-                reg,
-                loc,
-                mode,
-                scope: scope_of(&rsuffix),
-            });
+            out.push(vulkan(
+                &rsuffix,
+                core::Stmt::Read {
+                    reg,
+                    loc,
+                    mode,
+                    scope: scope_of(&rsuffix),
+                },
+            ));
             return;
         }
         let expr = self.expr(env, rhs, out);
@@ -701,15 +737,24 @@ impl Checker {
             None => self.fresh_reg(env.thread, rmw.op.as_str()),
         };
         let scope = rmw.scope.map_or(Scope::Sys, |(s, _)| s);
-        out.push(core::Stmt::Rmw {
-            reg,
-            op: rmw.op,
-            read_mode,
-            write_mode,
-            scope,
-            loc,
-            args,
-        });
+        let suffix = Suffix {
+            mode: None,
+            scope: rmw.scope,
+            quals: rmw.quals.clone(),
+        };
+        self.access_quals(&suffix, Access::RmwRead);
+        out.push(vulkan(
+            &suffix,
+            core::Stmt::Rmw {
+                reg,
+                op: rmw.op,
+                read_mode,
+                write_mode,
+                scope,
+                loc,
+                args,
+            },
+        ));
     }
 
     /// No mode: rlx, rlx. One mode is shorthand for both halves: acq is
@@ -970,14 +1015,18 @@ impl Checker {
         out: &mut Vec<core::Stmt>,
     ) -> core::Expr {
         let mode = self.read_mode(suffix);
+        self.access_quals(suffix, Access::Read);
         let reg = self.fresh_reg(env.thread, base);
         env.regs.insert(self.regs[reg as usize].name.clone(), reg);
-        out.push(core::Stmt::Read {
-            reg,
-            loc,
-            mode,
-            scope: scope_of(suffix),
-        });
+        out.push(vulkan(
+            suffix,
+            core::Stmt::Read {
+                reg,
+                loc,
+                mode,
+                scope: scope_of(suffix),
+            },
+        ));
         core::Expr::Reg(reg)
     }
 
@@ -1026,6 +1075,67 @@ impl Checker {
                 self.error(d);
                 Mode::Sc
             }
+        }
+    }
+
+    /// Vulkan's per-instruction qualifiers: `.av` on writes, `.vis` on
+    /// reads, neither on RMWs; semantics only on atomics (the book's
+    /// "Vulkan").
+    fn access_quals(&mut self, s: &Suffix, access: Access) {
+        let non_atomic = matches!(s.mode, Some((Mode::Wk, _)));
+        for (q, span) in &s.quals {
+            let semantics = matches!(q, Qual::SemSc(_) | Qual::SemAv | Qual::SemVis);
+            let wrong = match (q, access) {
+                (Qual::Av, Access::Write) | (Qual::Vis, Access::Read) => None,
+                (Qual::Av, _) => Some("`.av` (MakePointerAvailable) goes on writes"),
+                (Qual::Vis, _) => Some("`.vis` (MakePointerVisible) goes on reads"),
+                _ if semantics && non_atomic => {
+                    Some("semantics go on atomics, fences and barriers, not on `wk` accesses")
+                }
+                _ => None,
+            };
+            if let Some(why) = wrong {
+                let d = Diagnostic::error(format!("`.{}` is not allowed here", q.name()), *span)
+                    .with_label("misplaced qualifier")
+                    .with_hint(why);
+                self.error(d);
+            }
+        }
+    }
+
+    /// Fences and barriers carry semantics, not a storage class or
+    /// per-instruction av/vis.
+    fn no_access_quals(&mut self, s: &Suffix, what: &str) {
+        for (q, span) in &s.quals {
+            if matches!(q, Qual::Av | Qual::Vis | Qual::NonPriv | Qual::Class(_)) {
+                let d =
+                    Diagnostic::error(format!("`.{}` is not allowed on {what}", q.name()), *span)
+                        .with_label("an access qualifier")
+                        .with_hint(format!(
+                            "{what} takes semantics: `.semsc0` to `.semsc3`, `.semav`, `.semvis`"
+                        ));
+                self.error(d);
+            }
+        }
+    }
+
+    /// `barrier.ra.wg.semsc0(1)`: a control barrier; its mode, when given,
+    /// is that of a fence (its memory semantics).
+    fn barrier(&mut self, suffix: &Suffix, id: Option<(i64, Span)>, span: Span) -> core::Stmt {
+        let mode = suffix.mode.map(|(m, ms)| self.legal(m, ms, Access::Fence));
+        self.no_access_quals(suffix, "a barrier");
+        if suffix.scope.is_none() {
+            let d = Diagnostic::error("a barrier needs an execution scope", span)
+                .with_label("no scope")
+                .with_hint("write `barrier.wg` (the workgroup, our cta) or `barrier.sg`");
+            self.error(d);
+        }
+        core::Stmt::Barrier {
+            mode,
+            scope: scope_of(suffix),
+            vk: core::Vk::from_quals(suffix.quals.iter().map(|(q, _)| q)),
+            id: id.map_or(0, |(n, _)| n),
+            at: span,
         }
     }
 
@@ -1371,6 +1481,22 @@ impl Access {
     }
 }
 
+/// An access or fence with Vulkan qualifiers (or the Vulkan-only scope
+/// `sg`) wrapped so that only the Vulkan model reads it.
+fn vulkan(suffix: &Suffix, s: core::Stmt) -> core::Stmt {
+    let vk = core::Vk::from_quals(suffix.quals.iter().map(|(q, _)| q));
+    let sg = suffix.scope.filter(|(sc, _)| *sc == Scope::Sg);
+    if vk == core::Vk::default() && sg.is_none() {
+        return s;
+    }
+    let at = suffix.quals.first().map(|q| q.1).or(sg.map(|x| x.1));
+    core::Stmt::Vulkan {
+        vk,
+        at: at.unwrap_or_default(),
+        body: Box::new(s),
+    }
+}
+
 fn scope_of(s: &Suffix) -> Scope {
     s.scope.map_or(Scope::Sys, |(sc, _)| sc)
 }
@@ -1431,7 +1557,12 @@ fn renumber_stmt(s: core::Stmt, new_id: &[RegId]) -> core::Stmt {
     };
     let b = |s: Box<Stmt>| Box::new(renumber_stmt(*s, new_id));
     match s {
-        Stmt::Skip | Stmt::Fence { .. } | Stmt::Diverge => s,
+        Stmt::Skip | Stmt::Fence { .. } | Stmt::Diverge | Stmt::Barrier { .. } => s,
+        Stmt::Vulkan { vk, at, body } => Stmt::Vulkan {
+            vk,
+            at,
+            body: b(body),
+        },
         Stmt::Let { reg, expr } => Stmt::Let {
             reg: r(reg),
             expr: e(expr),

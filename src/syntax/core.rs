@@ -2,7 +2,8 @@
 //! mode and scope, extended expressions are reads into fresh registers
 //! (§1.1), names are resolved to small integers, and threads have ids.
 
-use super::ast::{BinOp, CmpOp, Mode, Quantifier, RmwOp, Scope, UnOp, Verdict};
+use super::ast::{BinOp, CmpOp, Mode, Qual, Quantifier, RmwOp, Scope, UnOp, Verdict};
+use super::span::Span;
 use crate::model::Model;
 
 pub type ThreadId = u32;
@@ -17,6 +18,9 @@ pub struct ThreadInfo {
     /// Definition 1.1: threads with equal `cta` are =cta; equal `gpu`, =gpu.
     pub cta: u32,
     pub gpu: u32,
+    /// Vulkan's subgroups (`sg { ... }` in the tree); a thread outside any
+    /// `sg` group is a subgroup of its own.
+    pub sg: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,6 +57,66 @@ impl Expr {
             Expr::Unary(UnOp::Not, a) => Some(i64::from(a.constant()? == 0)),
             Expr::Binary(op, a, b) => Some(op.apply(a.constant()?, b.constant()?)),
         }
+    }
+}
+
+/// Vulkan's qualifiers of one instruction, resolved (the book's "Vulkan"):
+/// the storage class of an access (sc0 when unwritten), per-instruction
+/// availability/visibility, non-private, and the semantics of a release or
+/// acquire (storage classes as a bit set, MakeAvailable, MakeVisible).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Vk {
+    pub av: bool,
+    pub vis: bool,
+    pub nonpriv: bool,
+    pub class: u8,
+    /// Bit n: storage class n is in the semantics.
+    pub semsc: u8,
+    pub semav: bool,
+    pub semvis: bool,
+}
+
+impl Vk {
+    pub fn from_quals<'a>(quals: impl IntoIterator<Item = &'a Qual>) -> Vk {
+        let mut vk = Vk::default();
+        for q in quals {
+            match *q {
+                Qual::Av => vk.av = true,
+                Qual::Vis => vk.vis = true,
+                Qual::NonPriv => vk.nonpriv = true,
+                Qual::Class(n) => vk.class = n,
+                Qual::SemSc(n) => vk.semsc |= 1 << n,
+                Qual::SemAv => vk.semav = true,
+                Qual::SemVis => vk.semvis = true,
+            }
+        }
+        vk
+    }
+
+    /// The qualifiers that say this, sorted; the default class is left out.
+    pub fn quals(self) -> Vec<Qual> {
+        let mut out = Vec::new();
+        let flags = [
+            (self.av, Qual::Av),
+            (self.vis, Qual::Vis),
+            (self.nonpriv, Qual::NonPriv),
+        ];
+        out.extend(flags.iter().filter(|f| f.0).map(|f| f.1));
+        if self.class != 0 {
+            out.push(Qual::Class(self.class));
+        }
+        out.extend(
+            (0..super::ast::STORAGE_CLASSES)
+                .filter(|n| self.semsc & (1 << n) != 0)
+                .map(Qual::SemSc),
+        );
+        out.extend(
+            [(self.semav, Qual::SemAv), (self.semvis, Qual::SemVis)]
+                .iter()
+                .filter(|f| f.0)
+                .map(|f| f.1),
+        );
+        out
     }
 }
 
@@ -117,9 +181,40 @@ pub enum Stmt {
         left: Box<Stmt>,
         right: Box<Stmt>,
     },
+    /// A Vulkan-qualified access (`body` is one READ, WRITE, FENCE or RMW):
+    /// only the Vulkan model gives the qualifiers a meaning; the pomset
+    /// semantics refuses it (`at` is the statement's place in the file).
+    Vulkan {
+        vk: Vk,
+        at: Span,
+        body: Box<Stmt>,
+    },
+    /// Vulkan's control barrier (OpControlBarrier) with execution scope
+    /// `scope`, optional semantics (`mode` acq, rel or ra, and `vk`'s
+    /// storage classes and av/vis flags) and barrier id `id`.
+    Barrier {
+        mode: Option<Mode>,
+        scope: Scope,
+        vk: Vk,
+        id: i64,
+        at: Span,
+    },
 }
 
 impl Stmt {
+    /// The first construct only the Vulkan model defines (a qualifier, a
+    /// barrier, the subgroup scope), with its place and name.
+    pub fn vulkan_only(&self) -> Option<(Span, &'static str)> {
+        match self {
+            Stmt::Vulkan { vk, at, .. } => Some((*at, vk_name(vk))),
+            Stmt::Barrier { at, .. } => Some((*at, "`barrier`")),
+            Stmt::If { then, els, .. } => then.vulkan_only().or_else(|| els.vulkan_only()),
+            Stmt::Seq(parts) => parts.iter().find_map(Stmt::vulkan_only),
+            Stmt::Par { left, right, .. } => left.vulkan_only().or_else(|| right.vulkan_only()),
+            _ => None,
+        }
+    }
+
     /// The registers a LET assigns anywhere in this statement. Their values
     /// may leave V (`r := 1 + 1` with V = {0, 1}), unlike those of registers
     /// that only reads assign.
@@ -131,6 +226,22 @@ impl Stmt {
             Stmt::Par { left, right, .. } => [left.let_targets(), right.let_targets()].concat(),
             _ => vec![],
         }
+    }
+}
+
+/// The name of a qualified access's first Vulkan qualifier, for refusals.
+fn vk_name(vk: &Vk) -> &'static str {
+    match vk.quals().first() {
+        Some(Qual::Av) => "the availability qualifier `.av`",
+        Some(Qual::Vis) => "the visibility qualifier `.vis`",
+        Some(Qual::NonPriv) => "the qualifier `.nonpriv`",
+        Some(Qual::Class(_)) => "a storage class (`.sc1` to `.sc3`)",
+        Some(Qual::SemSc(_)) => "storage-class semantics (`.semsc0` to `.semsc3`)",
+        Some(Qual::SemAv | Qual::SemVis) => {
+            "availability/visibility semantics (`.semav`, `.semvis`)"
+        }
+        // Wrapped without qualifiers: the access's scope is `sg`.
+        None => "the subgroup scope `.sg`",
     }
 }
 
@@ -227,6 +338,12 @@ pub struct Program {
 }
 
 impl Program {
+    /// The first construct only the Vulkan model defines, with its place
+    /// (the pomset semantics and the SC and reference engines refuse it).
+    pub fn vulkan_only(&self) -> Option<(Span, &'static str)> {
+        self.main.iter().find_map(|(_, s)| s.vulkan_only())
+    }
+
     /// The note every engine adds when a loop's bound cut a path.
     pub fn bound_note(&self) -> Option<String> {
         self.unroll.map(|n| {

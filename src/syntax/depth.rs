@@ -93,7 +93,7 @@ fn push_stmt<'a>(stack: &mut Stack<'a>, s: &'a Stmt, d: usize) {
         stack.extend(body.iter().map(|s| (Node::Stmt(s), d, s.span)));
     };
     match &s.kind {
-        StmtKind::Skip | StmtKind::Fence { .. } | StmtKind::Diverge => {}
+        StmtKind::Skip | StmtKind::Fence { .. } | StmtKind::Barrier { .. } | StmtKind::Diverge => {}
         StmtKind::While { cond, body } | StmtKind::DoWhile { body, cond } => {
             stack.push((Node::Expr(cond), d, cond.span));
             stmts(stack, body);

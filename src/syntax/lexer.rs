@@ -65,6 +65,8 @@ pub enum Tok {
     FenceShort,
     #[token("fence")]
     Fence,
+    #[token("barrier")]
+    Barrier,
     #[token("CAS")]
     Cas,
     #[token("FADD")]
@@ -192,6 +194,7 @@ fn spelling(tok: &Tok) -> &'static str {
         Tok::Skip => "skip",
         Tok::FenceShort => "F",
         Tok::Fence => "fence",
+        Tok::Barrier => "barrier",
         Tok::Cas => "CAS",
         Tok::Fadd => "FADD",
         Tok::Exchg => "EXCHG",

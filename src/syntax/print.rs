@@ -176,6 +176,10 @@ fn stmt(s: &Stmt) -> Doc {
             None => Doc::text(format!("{};", rmw(r))),
         },
         StmtKind::Fence { suffix: sfx } => Doc::text(format!("F{};", suffix(sfx))),
+        StmtKind::Barrier { suffix: sfx, id } => Doc::text(match id {
+            Some((n, _)) => format!("barrier{}({n});", suffix(sfx)),
+            None => format!("barrier{};", suffix(sfx)),
+        }),
         StmtKind::If { cond, then, els } => {
             let head = Doc::text(format!("if ({}) ", expr(cond))).append(block(then));
             match els {
@@ -224,7 +228,13 @@ pub fn suffix(s: &Suffix) -> String {
         out.push('.');
         out.push_str(sc.as_str());
     }
+    out.push_str(&quals(&s.quals));
     out
+}
+
+/// Vulkan qualifiers, each as `.name`.
+fn quals(qs: &[(Qual, Span)]) -> String {
+    qs.iter().map(|(q, _)| format!(".{}", q.name())).collect()
 }
 
 fn rmw(r: &Rmw) -> String {
@@ -237,6 +247,7 @@ fn rmw(r: &Rmw) -> String {
         head.push('.');
         head.push_str(s.as_str());
     }
+    head.push_str(&quals(&r.quals));
     let mut args = vec![place(&r.place)];
     args.extend(r.args.iter().map(expr));
     format!("{head}({})", args.join(", "))
@@ -358,6 +369,28 @@ fn full_suffix(mode: Mode, scope: Scope) -> Suffix {
     Suffix {
         mode: Some((mode, Span::default())),
         scope: Some((scope, Span::default())),
+        quals: Vec::new(),
+    }
+}
+
+/// Vulkan qualifiers from the core, with no place.
+fn vk_quals(vk: &core::Vk) -> Vec<(Qual, Span)> {
+    vk.quals()
+        .into_iter()
+        .map(|q| (q, Span::default()))
+        .collect()
+}
+
+/// Puts Vulkan qualifiers on the one access or fence of `s`.
+fn qualify(s: &mut Stmt, qs: Vec<(Qual, Span)>) {
+    match &mut s.kind {
+        StmtKind::Assign { suffix, rhs, .. } if suffix.is_empty() => match &mut rhs.kind {
+            ExprKind::Name(_, sfx) | ExprKind::Deref(_, sfx) => sfx.quals = qs,
+            _ => suffix.quals = qs,
+        },
+        StmtKind::Assign { suffix, .. } | StmtKind::Fence { suffix } => suffix.quals = qs,
+        StmtKind::Rmw { rmw, .. } => rmw.quals = qs,
+        _ => {}
     }
 }
 
@@ -445,13 +478,7 @@ impl CoreView<'_> {
                     .into_iter()
                     .map(|c| ScopeNode::Group {
                         level: Scope::Cta,
-                        children: self
-                            .p
-                            .threads
-                            .iter()
-                            .filter(|t| t.gpu == g && t.cta == c)
-                            .map(|t| ScopeNode::Thread(id(&t.name)))
-                            .collect(),
+                        children: self.subgroups(g, c),
                         span: Span::default(),
                     })
                     .collect();
@@ -467,6 +494,40 @@ impl CoreView<'_> {
             children,
             span: Span::default(),
         }
+    }
+
+    /// The threads of one cta, those sharing a Vulkan subgroup grouped
+    /// as `sg { ... }` (a thread alone is its own subgroup).
+    fn subgroups(&self, gpu: u32, cta: u32) -> Vec<ScopeNode> {
+        let threads: Vec<&core::ThreadInfo> = self
+            .p
+            .threads
+            .iter()
+            .filter(|t| t.gpu == gpu && t.cta == cta)
+            .collect();
+        let mut out = Vec::new();
+        let mut done = Vec::new();
+        for t in &threads {
+            if done.contains(&t.sg) {
+                continue;
+            }
+            done.push(t.sg);
+            let mates: Vec<ScopeNode> = threads
+                .iter()
+                .filter(|u| u.sg == t.sg)
+                .map(|u| ScopeNode::Thread(id(&u.name)))
+                .collect();
+            if mates.len() == 1 {
+                out.extend(mates);
+            } else {
+                out.push(ScopeNode::Group {
+                    level: Scope::Sg,
+                    children: mates,
+                    span: Span::default(),
+                });
+            }
+        }
+        out
     }
 
     /// A core statement as surface statements; sequences flatten.
@@ -529,6 +590,7 @@ impl CoreView<'_> {
                         (*write_mode, Span::default()),
                     ],
                     scope: Some((*scope, Span::default())),
+                    quals: Vec::new(),
                     place: self.place(loc),
                     args: args.iter().map(|a| self.expr(a)).collect(),
                     span: Span::default(),
@@ -543,6 +605,27 @@ impl CoreView<'_> {
                 },
             },
             core::Stmt::Par { .. } => StmtKind::Par(self.branches(s)),
+            core::Stmt::Vulkan { vk, body, .. } => {
+                let mut out = self.stmts(body);
+                if let Some(first) = out.first_mut() {
+                    qualify(first, vk_quals(vk));
+                }
+                return out;
+            }
+            core::Stmt::Barrier {
+                mode,
+                scope,
+                vk,
+                id,
+                ..
+            } => StmtKind::Barrier {
+                suffix: Suffix {
+                    mode: mode.map(|m| (m, Span::default())),
+                    scope: Some((*scope, Span::default())),
+                    quals: vk_quals(vk),
+                },
+                id: (*id != 0).then_some((*id, Span::default())),
+            },
         };
         vec![Stmt {
             kind,

@@ -33,12 +33,8 @@ pub fn decide(
     let start = std::time::Instant::now();
     crate::memory::reset_peak();
     let (max_pomsets, deadline) = (limits.max_pomsets, limits.deadline);
-    let unsupported = |Unsupported::Option(k, v)| {
-        Report::unsupported(
-            p,
-            model,
-            format!("{k} = {v} is not implemented by `run` yet"),
-        )
+    let unsupported = |u: Unsupported| {
+        Report::unsupported(p, model, u.sentence("is not implemented by `run` yet"))
     };
     if verdict_only && engine == Engine::Fast {
         return Ok(match settle_conditions(p, model, limits) {

@@ -27,7 +27,7 @@ pub use decide::{decide, decide_cat, draw_each, refine, Engine, Refined};
 pub use located::{Failed, Located, Problem};
 pub use text::{
     candidate_listing, explain_text, explain_text_within, model_text, options_table,
-    pomset_listing, unsupported_text, CandidateListing, Listing,
+    pomset_listing, refusal_text, unsupported_text, CandidateListing, Listing,
 };
 pub use vary::{vary, Variation, VaryRow};
 

@@ -12,16 +12,17 @@ pub struct Listing {
     pub pomsets: Vec<String>,
     /// The limit that stopped the search, if one did.
     pub limit: Option<String>,
-    /// The model option the semantics does not implement, if any
-    /// (`if_closure = on`).
+    /// Why the semantics refuses the test, as one line (`refusal_text`),
+    /// if it does: an option value it does not implement (`if_closure =
+    /// on`) or a construct only the Vulkan model defines.
     pub unsupported: Option<String>,
 }
 
 impl Listing {
     /// "N complete pomsets", with how many are shown and any limit.
     pub fn summary(&self, shown: usize) -> String {
-        if let Some(option) = &self.unsupported {
-            return unsupported_text(option);
+        if let Some(refusal) = &self.unsupported {
+            return refusal.clone();
         }
         let n = self.pomsets.len();
         let mut out = crate::report::count(n, "complete pomset");
@@ -68,10 +69,10 @@ pub fn pomset_listing(
             }),
             unsupported: None,
         },
-        Err(crate::semantics::decide::Unsupported::Option(k, v)) => Listing {
+        Err(u) => Listing {
             pomsets: Vec::new(),
             limit: None,
-            unsupported: Some(format!("{k} = {v}")),
+            unsupported: Some(refusal_text(&u)),
         },
     }
 }
@@ -81,6 +82,16 @@ pub fn unsupported_text(option: &str) -> String {
     format!(
         "{option} is not implemented (the book's \"The semantics\", section \"Not implemented\", says why); choose another value with --set"
     )
+}
+
+/// What the pomset semantics refuses, as one line: an option value (with
+/// where to read why) or a construct only the Vulkan model defines (with
+/// the model to run instead).
+pub fn refusal_text(u: &crate::semantics::decide::Unsupported) -> String {
+    match u {
+        crate::semantics::decide::Unsupported::Option(..) => unsupported_text(&u.to_string()),
+        crate::semantics::decide::Unsupported::VulkanOnly(..) => u.sentence(""),
+    }
 }
 
 /// `explain`'s text for the conditions `chosen` (indices into the program's
@@ -118,9 +129,7 @@ pub fn explain_text_within(
                     out.push_str(&format!("  {line}\n"));
                 }
             }
-            Err(crate::semantics::decide::Unsupported::Option(k, v)) => {
-                out.push_str(&format!("  {}\n", unsupported_text(&format!("{k} = {v}"))))
-            }
+            Err(u) => out.push_str(&format!("  {}\n", refusal_text(&u))),
         }
     }
     out
@@ -198,7 +207,7 @@ impl CandidateListing {
 }
 
 /// Lists the candidate pomsets of `p`, rendering the first `shown`. `Err`:
-/// the option value the semantics refuses, as `unsupported_text` says it.
+/// what the semantics refuses, as `refusal_text` says it.
 pub fn candidate_listing(
     p: &crate::syntax::core::Program,
     model: &Model,
@@ -221,8 +230,6 @@ pub fn candidate_listing(
             complete: l.complete,
             limit: l.limit,
         }),
-        Err(crate::semantics::decide::Unsupported::Option(k, v)) => {
-            Err(unsupported_text(&format!("{k} = {v}")))
-        }
+        Err(u) => Err(refusal_text(&u)),
     }
 }

@@ -48,7 +48,7 @@ pub fn read(src: &str, bound: u32) -> Result<ast::File, Diagnostics> {
             .map(|cell| r.instruction(cell))
             .collect::<Result<Vec<Vec<Item>>, Diagnostic>>()?
             .concat();
-        let mut body = r.register_inits(tname, &items, *span);
+        let mut body = register_inits(&r.reg_init, tname, &items, *span);
         body.extend(cfg::unroll(&items, bound)?);
         if body.is_empty() {
             body.push(make::stmt(ast::StmtKind::Skip, *span));
@@ -362,17 +362,23 @@ impl Reader {
         let (n, span) = c.int("a register or a constant")?;
         Ok(make::int(n, span))
     }
+}
 
-    /// `r := v` at a thread's start for each register the init block sets
-    /// and the code reads before (in the text) assigning it.
-    fn register_inits(&self, thread: &str, items: &[Item], span: Span) -> Vec<ast::Stmt> {
-        let used = operands(items);
-        self.reg_init
-            .iter()
-            .filter(|((t, r), _)| t == thread && used.contains(r))
-            .map(|((_, r), v)| make::assign(r, Default::default(), make::int(*v, span), span))
-            .collect()
-    }
+/// `r := v` at a thread's start for each register the init block sets
+/// (`reg_init`, keyed by thread and register) and the code reads before (in
+/// the text) assigning it. Dat3M's PTX and Vulkan formats share it.
+pub(super) fn register_inits(
+    reg_init: &BTreeMap<(String, String), i64>,
+    thread: &str,
+    items: &[Item],
+    span: Span,
+) -> Vec<ast::Stmt> {
+    let used = operands(items);
+    reg_init
+        .iter()
+        .filter(|((t, r), _)| t == thread && used.contains(r))
+        .map(|((_, r), v)| make::assign(r, Default::default(), make::int(*v, span), span))
+        .collect()
 }
 
 /// The registers read as operands before the text first assigns them.

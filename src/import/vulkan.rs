@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use super::cfg::{self, Item};
 use super::make;
-use super::ptx::{branch_op, dotted, operands, rows};
+use super::ptx::{branch_op, dotted, register_inits, rows};
 use super::text::{self, fail, refuse, Cursor, Kind, Read, Spelling, Token};
 use crate::syntax::ast::{self, BinOp, Mode, Qual, RmwOp, Scope, ScopeNode, Suffix, UnOp};
 use crate::syntax::{Diagnostic, Diagnostics, Span};
@@ -59,7 +59,7 @@ pub fn read(src: &str, bound: u32) -> Result<ast::File, Diagnostics> {
             .collect::<Result<Vec<Vec<Item>>, Diagnostic>>()?
             .concat();
         r.adds += adds(&items, bound);
-        let mut body = r.register_inits(tname, &items, *span);
+        let mut body = register_inits(&r.reg_init, tname, &items, *span);
         body.extend(cfg::unroll(&items, bound)?);
         if body.is_empty() {
             body.push(make::stmt(ast::StmtKind::Skip, *span));
@@ -473,17 +473,6 @@ impl Reader {
         let (n, span) = c.int("a register or a constant")?;
         self.constants.push(n);
         Ok(make::int(n, span))
-    }
-
-    /// `r := v` at a thread's start for each register the init block sets
-    /// and the code reads before (in the text) assigning it.
-    fn register_inits(&self, thread: &str, items: &[Item], span: Span) -> Vec<ast::Stmt> {
-        let used = operands(items);
-        self.reg_init
-            .iter()
-            .filter(|((t, r), _)| t == thread && used.contains(r))
-            .map(|((_, r), v)| make::assign(r, Default::default(), make::int(*v, span), span))
-            .collect()
     }
 }
 

@@ -14,6 +14,7 @@ use std::fmt::Write;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, Criterion};
+use pomset::report::Report;
 use pomset::semantics::decide::{outcomes, settle_conditions, Limits};
 use pomset::syntax::{self, core::Program};
 
@@ -168,6 +169,21 @@ fn limits(seconds: u64) -> Limits {
     }
 }
 
+/// What `pomset run FILE` computes for its text report: the outcomes, kept
+/// one per orbit where threads are interchangeable, every state judged, and
+/// the first determined states listed.
+fn full(p: &Program, limits: Limits) -> Report {
+    let limits = Limits {
+        orbits: true,
+        ..limits
+    };
+    let start = Instant::now();
+    match outcomes(p, &p.model, limits) {
+        Ok(o) => Report::new(p, &p.model, &o, start.elapsed()),
+        Err(u) => Report::unsupported(p, &p.model, u.to_string()),
+    }
+}
+
 /// One run: seconds, peak heap in MB, and the observation or the limit.
 fn measure(p: &Program, verdict_only: bool) -> (f64, f64, String) {
     pomset::memory::reset_peak();
@@ -197,17 +213,19 @@ fn measure(p: &Program, verdict_only: bool) -> (f64, f64, String) {
             Err(e) => format!("{e:?}"),
         }
     } else {
-        match outcomes(p, &p.model, limits(60)) {
-            Ok(o) => match &o.limit {
-                Some(l) => format!("Unknown ({l})"),
-                None => {
-                    let j = pomset::semantics::verdict::judge(p, &p.conditions[0], &o, &p.model);
-                    let obs = j.observation.map_or("Unknown", |x| x.as_str());
-                    let n = o.states.len();
-                    format!("{obs}, {n} state{}", if n == 1 { "" } else { "s" })
-                }
-            },
-            Err(e) => format!("{e:?}"),
+        let report = full(p, limits(60));
+        match (
+            &report.limit,
+            report.conditions.first(),
+            &report.unsupported,
+        ) {
+            (Some(l), _, _) => format!("Unknown ({l})"),
+            (None, Some(c), None) => {
+                let obs = c.observation.unwrap_or("Unknown");
+                let n = report.unlisted.map_or(report.states.len(), |u| u.total);
+                format!("{obs}, {n} state{}", if n == 1 { "" } else { "s" })
+            }
+            (_, _, why) => format!("{why:?}"),
         }
     };
     let secs = start.elapsed().as_secs_f64();
@@ -233,7 +251,7 @@ fn scaling(c: &mut Criterion) {
                 if verdict_only {
                     std::hint::black_box(settle_conditions(&p, &p.model, Limits::default()).is_ok())
                 } else {
-                    std::hint::black_box(outcomes(&p, &p.model, Limits::default()).is_ok())
+                    std::hint::black_box(full(&p, Limits::default()).limit.is_none())
                 }
             })
         });

@@ -762,8 +762,9 @@ pub struct LimitArgs {
     /// Give up (verdict unknown) beyond this many local pomsets.
     #[arg(long, default_value_t = 200_000)]
     pub max_pomsets: usize,
-    /// Give up (verdict unknown) beyond this many final states, or complete
-    /// pomsets of one rf search held at once (what bounds memory).
+    /// Give up (verdict unknown) beyond this many final states kept (the
+    /// text report keeps interchangeable threads' states one per orbit), or
+    /// complete pomsets of one rf search held at once (what bounds memory).
     #[arg(long, default_value_t = crate::semantics::decide::MAX_STATES)]
     pub max_states: usize,
     /// Give up (verdict unknown) after this many steps of the rf searches.
@@ -799,6 +800,7 @@ impl LimitArgs {
             deadline,
             cancel: None,
             symmetry: !self.no_symmetry,
+            orbits: false,
         }
     }
 }
@@ -856,11 +858,17 @@ fn run_tests(paths: &[PathBuf], o: &RunOptions) -> Result<bool, String> {
             o.verdict_only,
             o.cat.clone(),
         );
+        // The text report lists a few states and counts the rest, so it can
+        // take them one per orbit; JSON and `--all-states` list every one.
+        let orbits = !o.json && !o.all_states;
         rayon::spawn(move || {
             let decided = match &tests[k].2 {
                 Ok(test) => match cat {
                     Some(cat) => decide_cat(&test.program, &sets, &limits, &cat),
-                    None => decide_one(&test.program, &sets, &limits, engine, verdict_only),
+                    None => {
+                        let how = (engine, verdict_only, orbits);
+                        decide_one(&test.program, &sets, &limits, how)
+                    }
                 },
                 Err(_) => Decided::BadSet,
             };
@@ -949,12 +957,13 @@ fn decide_cat(
 }
 
 /// Decides one test with the chosen engine (on a worker thread).
+/// `how`: the engine, whether only verdicts are asked for, and whether the
+/// report may take states one per orbit (`Limits::orbits`).
 fn decide_one(
     p: &Program,
     sets: &[String],
     limit_args: &LimitArgs,
-    engine: Engine,
-    verdict_only: bool,
+    (engine, verdict_only, orbits): (Engine, bool, bool),
 ) -> Decided {
     let mut model = p.model;
     if apply_sets(&mut model, sets).is_err() {
@@ -965,7 +974,11 @@ fn decide_one(
         Engine::Reference => crate::workbench::Engine::Reference,
         Engine::Sc => crate::workbench::Engine::Sc,
     };
-    match crate::workbench::decide(p, &model, engine, verdict_only, limit_args.limits()) {
+    let limits = crate::semantics::decide::Limits {
+        orbits,
+        ..limit_args.limits()
+    };
+    match crate::workbench::decide(p, &model, engine, verdict_only, limits) {
         Ok(report) => Decided::Report(Box::new(report)),
         Err(line) => Decided::Unsupported(line),
     }

@@ -242,6 +242,7 @@ impl<'a> Search<'_, '_, 'a> {
             stats: crate::logic::Stats::default(),
             notes: self.p.bound_note().into_iter().collect(),
             flags: Vec::new(),
+            orbits: None,
         }
     }
 

@@ -47,6 +47,19 @@ pub struct Report {
     /// The most heap held at once while deciding, in bytes (`--stats`).
     #[serde(skip)]
     pub peak_bytes: Option<usize>,
+    /// Set when `states` lists only some states (the first determined ones,
+    /// from outcomes kept one per orbit): how many there are in all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unlisted: Option<Unlisted>,
+}
+
+/// The states a report counts but does not list.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Unlisted {
+    /// Every kept state, listed or not.
+    pub total: usize,
+    /// Those with an undetermined value `?`.
+    pub open: usize,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -95,15 +108,20 @@ impl ConditionReport {
 
 impl Report {
     pub fn new(p: &Program, model: &Model, o: &Outcomes, elapsed: Duration) -> Report {
-        let states = o
-            .states
-            .iter()
-            .filter(|(s, _)| crate::semantics::verdict::kept(p, s))
-            .map(|(s, n)| StateCount {
-                values: flatten(s),
-                count: *n,
-            })
-            .collect();
+        let (states, unlisted) = match &o.orbits {
+            None => (
+                o.states
+                    .iter()
+                    .filter(|(s, _)| crate::semantics::verdict::kept(p, s))
+                    .map(|(s, n)| StateCount {
+                        values: flatten(s),
+                        count: *n,
+                    })
+                    .collect(),
+                None,
+            ),
+            Some(_) => listing(p, o, SHOWN_STATES),
+        };
         let surface = print::core_to_ast(p);
         let conditions = p
             .conditions
@@ -132,6 +150,7 @@ impl Report {
                 .collect(),
             verdict_only: false,
             peak_bytes: None,
+            unlisted,
         }
     }
 
@@ -193,6 +212,7 @@ impl Report {
             flags: Vec::new(),
             verdict_only: true,
             peak_bytes: None,
+            unlisted: None,
         }
     }
 
@@ -211,6 +231,7 @@ impl Report {
             flags: Vec::new(),
             verdict_only: false,
             peak_bytes: None,
+            unlisted: None,
         }
     }
 
@@ -293,8 +314,9 @@ impl Report {
                 "Verdict only: the states below are where the searches stopped, not every state"
             );
         }
-        let _ = writeln!(out, "States {}", self.states.len());
-        let cut = self.states.len() > shown;
+        let total = self.unlisted.map_or(self.states.len(), |u| u.total);
+        let _ = writeln!(out, "States {total}");
+        let cut = total > shown;
         let determined = |s: &&StateCount| s.values.iter().all(|(_, v)| v.is_some());
         let listed: Vec<&StateCount> = if cut {
             self.states.iter().filter(determined).take(shown).collect()
@@ -309,12 +331,15 @@ impl Report {
                 .collect();
             let _ = writeln!(out, "{:<4} :> {}", s.count, vals.join(" "));
         }
-        if cut {
-            let open = self.states.iter().filter(|s| !determined(s)).count();
+        if total > listed.len() {
+            let open = match self.unlisted {
+                Some(u) => u.open,
+                None => self.states.iter().filter(|s| !determined(s)).count(),
+            };
             let _ = writeln!(
                 out,
                 "…    {} not listed ({open} with an undetermined value `?`); {more}",
-                count(self.states.len() - listed.len(), "more state")
+                count(total - listed.len(), "more state")
             );
         }
         for (i, c) in self.conditions.iter().enumerate() {
@@ -416,4 +441,57 @@ fn flatten(s: &State) -> Vec<(String, Option<i64>)> {
     let mut v = s.regs.clone();
     v.extend(s.mem.iter().map(|(k, x)| (format!("[{k}]"), *x)));
     v
+}
+
+/// The kept states of outcomes with orbits, as a report lists them: all of
+/// them, in order, when there are at most `shown`; else the first `shown`
+/// determined ones (no `?`), in order, and the count of the rest. One pass
+/// over the orbits' members, keeping at most `shown` of each kind; states of
+/// one shape order as their values do (`State`'s order).
+fn listing(p: &Program, o: &Outcomes, shown: usize) -> (Vec<StateCount>, Option<Unlisted>) {
+    let Some(orbits) = &o.orbits else {
+        return (Vec::new(), None);
+    };
+    let slots = crate::semantics::verdict::Slots::of(p, orbits.shape());
+    type Values = Vec<Option<i64>>;
+    let mut all: BTreeMap<Values, usize> = BTreeMap::new();
+    let mut first: BTreeMap<Values, usize> = BTreeMap::new();
+    let (mut total, mut open) = (0usize, 0usize);
+    orbits.each_values(&mut |values, n| {
+        if !slots.kept(p, values) {
+            return;
+        }
+        total += 1;
+        let determined = values.iter().all(Option::is_some);
+        open += usize::from(!determined);
+        if total <= shown {
+            *all.entry(values.to_vec()).or_insert(0) += n;
+        } else if !all.is_empty() {
+            all.clear();
+        }
+        // The `shown` least determined states: a bounded ordered set.
+        let wanted = first.len() < shown
+            || first
+                .last_key_value()
+                .is_some_and(|(m, _)| values < m.as_slice());
+        if determined && wanted {
+            *first.entry(values.to_vec()).or_insert(0) += n;
+            if first.len() > shown {
+                first.pop_last();
+            }
+        }
+    });
+    let counted = |m: BTreeMap<Values, usize>| {
+        m.iter()
+            .map(|(values, &count)| StateCount {
+                values: flatten(&orbits.state(values)),
+                count,
+            })
+            .collect()
+    };
+    if total <= shown {
+        (counted(all), None)
+    } else {
+        (counted(first), Some(Unlisted { total, open }))
+    }
 }

@@ -60,7 +60,16 @@ proptest! {
         }
         prop_assert_eq!(&plain.states, &symmetric.states, "states or counts differ for\n{}", text);
         prop_assert_eq!(plain.witnesses, symmetric.witnesses, "witnesses differ for\n{}", text);
+        // Kept one per orbit, the report (states, counts, verdicts) is the same.
+        let orbits = decide::outcomes(&p, &model, Limits { orbits: true, ..limits })
+            .map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
+        prop_assert_eq!(report(&p, &model, &plain), report(&p, &model, &orbits), "reports differ for\n{}", text);
     }
+}
+
+/// The text `run` prints, without its time.
+fn report(p: &syntax::core::Program, model: &Model, o: &decide::Outcomes) -> String {
+    pomset::report::Report::new(p, model, o, std::time::Duration::ZERO).text(p)
 }
 
 /// The symmetry is found where it should be and the search is smaller: IRIW
@@ -94,4 +103,23 @@ exists (r0 = 1 /\\ s0 = 0 /\\ r1 = 1 /\\ s1 = 0 /\\ r2 = 1 /\\ s2 = 0 /\\ r3 = 1
     let symmetric = decide::outcomes(&p, &model, Limits::default()).expect("decides");
     assert_eq!(plain.states, symmetric.states);
     assert_eq!(plain.states.len(), 6561);
+    // One per orbit: 15 × 15 multisets of variants, fewer orbits (some
+    // multisets end in the same states), and the same report, which lists
+    // the determined states (256) and counts the rest.
+    let orbits = decide::outcomes(
+        &p,
+        &model,
+        Limits {
+            orbits: true,
+            ..Limits::default()
+        },
+    )
+    .expect("decides");
+    assert!(orbits.states.is_empty());
+    assert_eq!(orbits.orbits.as_ref().map(|o| o.orbits()), Some(2025));
+    assert_eq!(orbits.state_count(), 6561);
+    let text = report(&p, &model, &orbits);
+    assert_eq!(report(&p, &model, &plain), text);
+    assert!(text.contains("States 6561\n"), "{text}");
+    assert!(text.contains("6305 more states not listed"), "{text}");
 }

@@ -478,5 +478,6 @@ pub fn outcomes(p: &Program, model: &cat::Model, limits: Limits) -> Result<Outco
         stats: crate::logic::Stats::default(),
         notes,
         flags: flags.into_iter().collect(),
+        orbits: None,
     })
 }

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use super::construct::{Ev, Frag, Limit, Sem};
 use super::gap;
 use super::goal::{self, Goal};
-use super::symmetry::Classes;
+use super::symmetry::{Classes, Orbits};
 use super::tau::{Events, KappaNode, Tau, TauNode};
 use crate::action::{self, Action, Groups, Kind, Mode, Scope, ThreadId};
 use crate::check::{candidates_interruptible, Edge, OrderKind, Reason, RfMode, Search, Witness};
@@ -37,11 +37,18 @@ pub struct Limits {
     /// Search one arrangement of interchangeable threads (`symmetry.rs`);
     /// off only to check it against the plain search.
     pub symmetry: bool,
+    /// The caller takes the states of interchangeable threads one per orbit
+    /// (`Outcomes::orbits`) instead of every member: `--max-states` then
+    /// counts orbits, and memory holds orbits only. Off by default: a
+    /// caller that reads `Outcomes::states` alone sees every state.
+    pub orbits: bool,
 }
 
 /// The default of `--max-states`: high enough to decide IRIW with six
-/// relaxed readers (531 441 states, 1.4 GB), low enough that memory stays
-/// within a few GB before the limit stops the search.
+/// relaxed readers in full (531 441 states, 1.4 GB), low enough that memory
+/// stays within a few GB before the limit stops the search. With
+/// `Limits::orbits` it counts orbits, and IRIW with eight readers keeps
+/// 245 025.
 pub const MAX_STATES: usize = 1_000_000;
 
 impl Default for Limits {
@@ -53,6 +60,7 @@ impl Default for Limits {
             deadline: None,
             cancel: None,
             symmetry: true,
+            orbits: false,
         }
     }
 }
@@ -100,6 +108,30 @@ pub struct Outcomes {
     /// A cat model's raised flags (`flag ~empty race as data-race`), each
     /// with the number of consistent executions (within `filter`) raising it.
     pub flags: Vec<(String, usize)>,
+    /// With `Limits::orbits`, the states of interchangeable threads, one
+    /// per orbit; they are then not in `states`.
+    pub orbits: Option<Orbits>,
+}
+
+impl Outcomes {
+    /// No state, no witness, no limit.
+    pub fn empty() -> Outcomes {
+        Outcomes {
+            states: BTreeMap::new(),
+            witnesses: 0,
+            limit: None,
+            stats: crate::logic::Stats::default(),
+            notes: Vec::new(),
+            flags: Vec::new(),
+            orbits: None,
+        }
+    }
+
+    /// How many final states there are, orbits' members included.
+    pub fn state_count(&self) -> usize {
+        let orbits = self.orbits.as_ref().map_or(0, Orbits::states);
+        self.states.len().saturating_add(orbits)
+    }
 }
 
 /// Why a test cannot be decided under this model.
@@ -207,6 +239,11 @@ pub fn outcomes_visiting<'v>(
     // states (the reference engine found one). The stronger labels are
     // enumerated like every other existential choice.
     let listing = visit.is_some();
+    // `gap::could_matter` reads `states`: no orbits where it is asked.
+    let limits = Limits {
+        orbits: limits.orbits && !gap::memory_gap(model),
+        ..limits
+    };
     let mut out = decide_all(p, model, limits, visit, false);
     // `monotonicity` with `final = loc_max` (see `gap`): the states found
     // may omit coarsenings of their final memory. Where one could change a
@@ -243,14 +280,7 @@ fn decide_all<'v>(
 }
 
 fn empty_outcomes() -> Outcomes {
-    Outcomes {
-        states: BTreeMap::new(),
-        witnesses: 0,
-        limit: None,
-        stats: crate::logic::Stats::default(),
-        notes: Vec::new(),
-        flags: Vec::new(),
-    }
+    Outcomes::empty()
 }
 
 /// What a condition-directed search (`goal.rs`) found.
@@ -448,9 +478,11 @@ fn run<'v>(
         visit,
         goal,
         found: None,
+        canon: BTreeMap::new(),
+        shape: None,
     };
     search.run(sem, p, 0, &mut choice, &mut Vec::new(), out)?;
-    search.expand(out);
+    search.finish(out, limits.orbits);
     Ok(search.found)
 }
 
@@ -738,6 +770,10 @@ struct Product<'a, 'v> {
     /// Condition-directed search: the goal, and the first state meeting it.
     goal: Option<Goal<'a>>,
     found: Option<State>,
+    /// With symmetry: each orbit's canonical member (its values, registers
+    /// then memory) and its count, and the names of a state (`finish`).
+    canon: BTreeMap<Vec<Option<i64>>, usize>,
+    shape: Option<State>,
 }
 
 impl Product<'_, '_> {
@@ -865,29 +901,36 @@ impl Product<'_, '_> {
 }
 
 impl Product<'_, '_> {
-    /// With symmetry, replaces each canonical state by its orbit. Its count
-    /// so far is the orbit's total (each pomset counted once per arrangement
-    /// of its combination, `record`), and by symmetry every member of the
-    /// orbit has the same count, so each gets total / orbit size.
-    fn expand(&self, out: &mut Outcomes) {
-        if self.classes.is_empty() {
+    /// With symmetry, hands the orbits over: as they are when the caller
+    /// takes orbits (`Limits::orbits`), else each replaced by its members.
+    /// An orbit's count so far is its total (each pomset counted once per
+    /// arrangement of its combination, `record`), and by symmetry every
+    /// member has the same count: total / orbit size (`Orbits::each_values`).
+    fn finish(&mut self, out: &mut Outcomes, keep_orbits: bool) {
+        let Some(shape) = self.shape.take() else {
+            return;
+        };
+        let orbits = Orbits::new(
+            shape,
+            self.classes.clone(),
+            self.blocks.clone(),
+            std::mem::take(&mut self.canon),
+        );
+        if keep_orbits {
+            out.orbits = Some(orbits);
             return;
         }
-        let canonical = std::mem::take(&mut out.states);
-        for (state, total) in canonical {
-            let size = usize::try_from(self.classes.orbit_size(&state, &self.blocks)).unwrap_or(1);
+        for (values, total, size) in orbits.each_orbit() {
             if out.states.len().saturating_add(size) > self.max_states {
                 if out.limit.is_none() {
                     out.limit = Some(format!("--max-states {} (final states)", self.max_states));
                 }
                 return;
             }
-            // Exact when the search was complete; never 0 when a limit cut
-            // it short (the verdicts are unknown then anyway).
             let each = (total / size.max(1)).max(1);
-            for member in self.classes.orbit(&state, &self.blocks) {
-                *out.states.entry(member).or_insert(0) += each;
-            }
+            orbits.members(values, &mut |member| {
+                *out.states.entry(orbits.state(member)).or_insert(0) += each;
+            });
             // The limits hold here too: expanding can be most of the work.
             if out.limit.is_none() {
                 out.limit =
@@ -951,10 +994,26 @@ impl Product<'_, '_> {
         out: &mut Outcomes,
     ) {
         let times = usize::try_from(times).unwrap_or(usize::MAX);
-        if !self.classes.is_empty() {
-            self.classes.canonical(&mut state, &self.blocks);
-        }
         out.witnesses += times;
+        if !self.classes.is_empty() {
+            // Symmetry has no visitor and no goal (`run`): keep the values.
+            self.classes.canonical(&mut state, &self.blocks);
+            let values = state
+                .regs
+                .iter()
+                .chain(&state.mem)
+                .map(|(_, v)| *v)
+                .collect();
+            *self.canon.entry(values).or_insert(0) += times;
+            self.shape.get_or_insert(state);
+            if self.canon.len() > self.max_states && out.limit.is_none() {
+                out.limit = Some(format!("--max-states {} (final states)", self.max_states));
+            }
+            if out.limit.is_none() {
+                out.limit = crate::memory::over_budget();
+            }
+            return;
+        }
         if let Some(visit) = self.visit.as_mut() {
             visit(sem, sk, w, &state);
         }

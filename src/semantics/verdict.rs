@@ -3,7 +3,7 @@
 
 use super::decide::{Outcomes, State};
 use crate::syntax::ast::{Quantifier, Verdict};
-use crate::syntax::core::{Condition, Program, Prop, Term};
+use crate::syntax::core::{Condition, LocId, Program, Prop, Term};
 
 /// herd7's observation of a proposition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,32 +79,93 @@ pub fn kept(p: &Program, s: &State) -> bool {
 
 /// A proposition's truth in a state: `None` is unknown.
 pub fn truth(p: &Program, s: &State, prop: &Prop) -> Option<bool> {
+    truth_with(prop, &|t| value(p, s, t))
+}
+
+/// A proposition's truth, given each term's value (`None`: `?`).
+fn truth_with(prop: &Prop, value: &dyn Fn(&Term) -> Option<i64>) -> Option<bool> {
     match prop {
         Prop::True => Some(true),
         Prop::False => Some(false),
-        Prop::Not(a) => truth(p, s, a).map(|b| !b),
-        Prop::And(a, b) => match (truth(p, s, a), truth(p, s, b)) {
+        Prop::Not(a) => truth_with(a, value).map(|b| !b),
+        Prop::And(a, b) => match (truth_with(a, value), truth_with(b, value)) {
             (Some(false), _) | (_, Some(false)) => Some(false),
             (Some(true), Some(true)) => Some(true),
             _ => None,
         },
-        Prop::Or(a, b) => match (truth(p, s, a), truth(p, s, b)) {
+        Prop::Or(a, b) => match (truth_with(a, value), truth_with(b, value)) {
             (Some(true), _) | (_, Some(true)) => Some(true),
             (Some(false), Some(false)) => Some(false),
             _ => None,
         },
-        Prop::Cmp(a, op, b) => Some(op.holds(value(p, s, a)?, value(p, s, b)?)),
+        Prop::Cmp(a, op, b) => Some(op.holds(value(a)?, value(b)?)),
+    }
+}
+
+/// Where each register and location sits in the values of states of one
+/// shape (registers, then memory, as `State` lists them): conditions over
+/// millions of states (orbits' members) are evaluated on their values,
+/// without a name compared. Same answers as `truth` on the state.
+pub struct Slots {
+    regs: Vec<Option<usize>>,
+    locs: Vec<Option<usize>>,
+}
+
+impl Slots {
+    pub fn of(p: &Program, shape: &State) -> Slots {
+        let at = |name: &str, offset: usize, list: &[(String, Option<i64>)]| {
+            list.iter().position(|(n, _)| n == name).map(|i| i + offset)
+        };
+        let regs = p
+            .regs
+            .iter()
+            .map(|info| {
+                let name = format!("{}:{}", p.thread_name(info.thread), info.name);
+                at(&name, 0, &shape.regs)
+            })
+            .collect();
+        let locs = (0..p.locs.len())
+            .map(|l| at(p.loc_name(l as LocId), shape.regs.len(), &shape.mem))
+            .collect();
+        Slots { regs, locs }
+    }
+
+    /// `truth` on a state of this shape, given by its values.
+    pub fn truth(&self, values: &[Option<i64>], prop: &Prop) -> Option<bool> {
+        let slot = |i: Option<&Option<usize>>| i.copied().flatten().and_then(|i| *values.get(i)?);
+        truth_with(prop, &|t| match t {
+            Term::Int(v) => Some(*v),
+            Term::Reg(r) => slot(self.regs.get(*r as usize)),
+            Term::Mem(l) => slot(self.locs.get(*l as usize)),
+        })
+    }
+
+    pub fn holds(&self, values: &[Option<i64>], prop: &Prop) -> bool {
+        self.truth(values, prop) == Some(true)
+    }
+
+    /// `kept` on a state of this shape.
+    pub fn kept(&self, p: &Program, values: &[Option<i64>]) -> bool {
+        p.filter.as_ref().is_none_or(|f| self.holds(values, f))
     }
 }
 
 pub fn judge(p: &Program, c: &Condition, o: &Outcomes, model: &crate::model::Model) -> Judgement {
-    let (mut positive, mut negative) = (0, 0);
-    for (s, n) in o.states.iter().filter(|(s, _)| kept(p, s)) {
-        if holds(p, s, &c.prop) {
-            positive += n;
-        } else {
-            negative += n;
-        }
+    let (mut positive, mut negative) = (0usize, 0usize);
+    let mut count = |holds: bool, n: usize| {
+        let side = if holds { &mut positive } else { &mut negative };
+        *side = side.saturating_add(n);
+    };
+    for (s, &n) in o.states.iter().filter(|(s, _)| kept(p, s)) {
+        count(holds(p, s, &c.prop), n);
+    }
+    if let Some(orbits) = &o.orbits {
+        let slots = Slots::of(p, orbits.shape());
+        orbits.each_values(&mut |values, n| {
+            if slots.kept(p, values) {
+                count(slots.holds(values, &c.prop), n);
+            }
+        });
     }
     let known = o.limit.is_none();
     judgement(c, (positive, negative), (known, known), model)

@@ -96,6 +96,10 @@ pub struct Witness {
     pub orders: Orders,
     /// Every edge a rule put in, before closure, with the rule.
     pub edges: Vec<Edge>,
+    /// Whether `orders` are the least orders of this rf (`Search::mandatory`):
+    /// no disjunct of c7b or c8b was there to choose, and no edge was asked
+    /// for besides the rules'.
+    pub least: bool,
 }
 
 /// An edge of one order, with the rule that put it there.
@@ -412,7 +416,9 @@ impl<'a> Search<'a> {
         edges.extend(self.rf_edges(rf, &labels));
         let disjunctions = self.disjunctions(rf, &labels);
         let pending: Vec<&(Choice, Vec<Disjunct>)> = disjunctions.iter().collect();
-        self.branch(rf, &labels, &mut edges, &mut Vec::new(), &pending)
+        let mut w = self.branch(rf, &labels, &mut edges, &mut Vec::new(), &pending)?;
+        w.least = disjunctions.is_empty() && extra.is_empty();
+        Ok(w)
     }
 
     /// The orders every candidate with this rf contains: the least orders
@@ -641,6 +647,7 @@ impl<'a> Search<'a> {
                     rf: rf.to_vec(),
                     orders,
                     edges,
+                    least: false,
                 });
             };
             let mut failures = Vec::new();

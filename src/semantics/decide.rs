@@ -480,8 +480,10 @@ fn run<'v>(
         found: None,
         canon: BTreeMap::new(),
         shape: None,
+        batch: Vec::new(),
     };
     search.run(sem, p, 0, &mut choice, &mut Vec::new(), out)?;
+    search.flush(sem, out);
     search.finish(out, limits.orbits);
     Ok(search.found)
 }
@@ -746,6 +748,69 @@ fn later_writes(init: &[Ev], threads: &[Vec<Completed>]) -> Vec<Vec<(action::Loc
     out
 }
 
+/// A search's witnesses (`Err`: cut short), the steps it used, and whether
+/// `--max-states` cut it.
+type Searched = (Result<Vec<Witness>, Vec<Witness>>, u64, bool);
+
+/// One combination decided (`Leaves::decide`): its search, and each
+/// witness's final memories.
+type Decided = (Searched, Vec<Vec<Vec<(String, Option<i64>)>>>);
+
+/// What deciding one complete combination reads, and nothing it writes: the
+/// threads of `Product::flush` share it.
+struct Leaves<'a> {
+    model: &'a Model,
+    groups: &'a ThreadGroups<'a>,
+    init: &'a [Ev],
+    threads: &'a [Vec<Completed>],
+    deadline: Option<(std::time::Instant, f64)>,
+    cancel: Option<&'static std::sync::atomic::AtomicBool>,
+    cap: usize,
+}
+
+impl Leaves<'_> {
+    /// The candidates with total rf (c2b) of a skeleton, within `budget` steps.
+    fn candidates(&self, sk: &Skeleton, budget: u64) -> Searched {
+        let (deadline, cancel) = (self.deadline, self.cancel);
+        let stop = || interrupted(deadline, cancel).is_some();
+        candidates_interruptible(
+            sk,
+            self.model,
+            self.groups,
+            RfMode::Total,
+            (budget, self.cap),
+            &stop,
+        )
+    }
+
+    /// One combination's skeleton searched, and the final memories of each
+    /// witness (none when the search was cut short).
+    fn decide(
+        &self,
+        labelled: &[Option<action::Loc>],
+        p: &Program,
+        choice: &[usize],
+        budget: u64,
+    ) -> Decided {
+        let parts: Vec<&Completed> = self
+            .threads
+            .iter()
+            .zip(choice.iter())
+            .map(|(t, &k)| &t[k])
+            .collect();
+        let (sk, _) = skeleton(self.init, &parts);
+        let searched = self.candidates(&sk, budget);
+        let memories = match &searched.0 {
+            Ok(found) => found
+                .iter()
+                .map(|w| final_memory_at(labelled, p, self.model, self.groups, &sk, w))
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        (searched, memories)
+    }
+}
+
 /// The product of the threads' complete fragments, searched depth first.
 struct Product<'a, 'v> {
     /// Interchangeable threads (`symmetry.rs`): only one arrangement of each
@@ -774,7 +839,12 @@ struct Product<'a, 'v> {
     /// then memory) and its count, and the names of a state (`finish`).
     canon: BTreeMap<Vec<Option<i64>>, usize>,
     shape: Option<State>,
+    /// Complete combinations waiting to be decided together (`flush`).
+    batch: Vec<Vec<usize>>,
 }
+
+/// How many complete combinations `Product::flush` decides at once.
+const BATCH: usize = 64;
 
 impl Product<'_, '_> {
     /// `writes`: what the threads chosen so far write.
@@ -792,7 +862,14 @@ impl Product<'_, '_> {
             return Ok(());
         }
         if i == self.threads.len() {
-            return self.leaf(sem, p, choice, out);
+            if !self.batched() {
+                return self.leaf(sem, p, choice, out);
+            }
+            self.batch.push(choice.clone());
+            if self.batch.len() >= BATCH {
+                self.flush(sem, out);
+            }
+            return Ok(());
         }
         // A class's choices are non-decreasing: one arrangement per multiset.
         let from = self.classes.previous(i).map_or(0, |j| choice[j]);
@@ -946,17 +1023,18 @@ impl Product<'_, '_> {
     /// the limit recorded, when the budget runs out.
     fn search(&mut self, sk: &Skeleton, out: &mut Outcomes) -> Option<Vec<Witness>> {
         let budget = self.steps.min(1_000_000);
-        let cap = self.max_states;
-        let (deadline, cancel) = (self.deadline, self.cancel);
-        let stop = || interrupted(deadline, cancel).is_some();
-        let (found, used, capped) = candidates_interruptible(
-            sk,
-            self.model,
-            self.groups,
-            RfMode::Total,
-            (budget, cap),
-            &stop,
-        );
+        let searched = self.leaves().candidates(sk, budget);
+        self.account(searched, out)
+    }
+
+    /// What `search` does with a search's result: the step budget spent,
+    /// and the limit named when the search was cut short.
+    fn account(
+        &mut self,
+        (found, used, capped): Searched,
+        out: &mut Outcomes,
+    ) -> Option<Vec<Witness>> {
+        let (deadline, cancel, cap) = (self.deadline, self.cancel, self.max_states);
         self.steps = self.steps.saturating_sub(used.max(1));
         if self.steps == 0 {
             out.limit = Some(format!("--max-steps {}", self.steps_given));
@@ -980,6 +1058,82 @@ impl Product<'_, '_> {
         }
     }
 
+    /// Whether complete combinations are decided in batches (`flush`): not
+    /// with an observer (it needs `&mut Sem`), a visitor or a goal (they see
+    /// each pomset as it is found).
+    fn batched(&self) -> bool {
+        self.observer.is_none() && self.visit.is_none() && self.goal.is_none()
+    }
+
+    /// What deciding one combination needs, shared by the threads of `flush`.
+    fn leaves(&self) -> Leaves<'_> {
+        Leaves {
+            model: self.model,
+            groups: self.groups,
+            init: self.init,
+            threads: self.threads,
+            deadline: self.deadline,
+            cancel: self.cancel,
+            cap: self.max_states,
+        }
+    }
+
+    /// Decides the waiting combinations, in parallel across cores, then
+    /// records their states one after another in the order they were found,
+    /// exactly as `leaf` would have: the rf searches and final memories are
+    /// pure, and the step budget is spent in order (a combination whose
+    /// search used more than was left then is where the budget ran out, as
+    /// it would have been one at a time). So the outcomes, counts and the
+    /// limit named are those of the sequential search.
+    fn flush(&mut self, sem: &Sem, out: &mut Outcomes) {
+        use rayon::prelude::*;
+        let batch = std::mem::take(&mut self.batch);
+        if batch.is_empty() || out.limit.is_some() || self.steps == 0 {
+            return;
+        }
+        let budget = self.steps.min(1_000_000);
+        let leaves = self.leaves();
+        let (p, labelled) = (self.groups.p, labelled(sem));
+        let decided: Vec<Decided> = batch
+            .par_iter()
+            .map(|choice| leaves.decide(&labelled, p, choice, budget))
+            .collect();
+        for (choice, (searched, memories)) in batch.iter().zip(decided) {
+            if out.limit.is_some() {
+                return;
+            }
+            let spent = searched.1.max(1);
+            if spent > self.steps {
+                // One at a time, this search would have had only what was left.
+                self.steps = 0;
+                out.limit = Some(format!("--max-steps {} (the rf search)", self.steps_given));
+                return;
+            }
+            let Some(found) = self.account(searched, out) else {
+                return;
+            };
+            let regs: Vec<(String, Option<i64>)> = self
+                .threads
+                .iter()
+                .zip(choice.iter())
+                .flat_map(|(t, &k)| t[k].regs.iter().cloned())
+                .collect();
+            let times = self.classes.arrangements(choice);
+            for mems in memories.into_iter().take(found.len()) {
+                if out.limit.is_some() {
+                    break;
+                }
+                for mem in mems {
+                    let state = State {
+                        regs: regs.clone(),
+                        mem,
+                    };
+                    self.count(state, times, out);
+                }
+            }
+        }
+    }
+
     /// Counts one complete pomset's final state, and shows it to the visitor.
     /// With symmetry, the pomset stands for `times` arrangements, and its
     /// state is kept as its orbit's canonical member (`expand` undoes both).
@@ -989,41 +1143,40 @@ impl Product<'_, '_> {
         sem: &Sem,
         sk: &Skeleton,
         w: &Witness,
-        mut state: State,
+        state: State,
         times: u64,
         out: &mut Outcomes,
     ) {
+        if self.classes.is_empty() {
+            // Symmetry has no visitor and no goal (`run`).
+            if let Some(visit) = self.visit.as_mut() {
+                visit(sem, sk, w, &state);
+            }
+            if let Some(goal) = self.goal {
+                if goal.met_by(self.groups.p, &state) {
+                    self.found = Some(state.clone());
+                }
+            }
+        }
+        self.count(state, times, out);
+    }
+
+    /// Counts a final state `times` over: as its orbit's canonical member,
+    /// values only, with symmetry; else as it is.
+    fn count(&mut self, mut state: State, times: u64, out: &mut Outcomes) {
         let times = usize::try_from(times).unwrap_or(usize::MAX);
         out.witnesses += times;
-        if !self.classes.is_empty() {
-            // Symmetry has no visitor and no goal (`run`): keep the values.
+        let kept = if self.classes.is_empty() {
+            *out.states.entry(state).or_insert(0) += times;
+            out.states.len()
+        } else {
             self.classes.canonical(&mut state, &self.blocks);
-            let values = state
-                .regs
-                .iter()
-                .chain(&state.mem)
-                .map(|(_, v)| *v)
-                .collect();
-            *self.canon.entry(values).or_insert(0) += times;
+            let values = state.regs.iter().chain(&state.mem).map(|(_, v)| *v);
+            *self.canon.entry(values.collect()).or_insert(0) += times;
             self.shape.get_or_insert(state);
-            if self.canon.len() > self.max_states && out.limit.is_none() {
-                out.limit = Some(format!("--max-states {} (final states)", self.max_states));
-            }
-            if out.limit.is_none() {
-                out.limit = crate::memory::over_budget();
-            }
-            return;
-        }
-        if let Some(visit) = self.visit.as_mut() {
-            visit(sem, sk, w, &state);
-        }
-        if let Some(goal) = self.goal {
-            if goal.met_by(self.groups.p, &state) {
-                self.found = Some(state.clone());
-            }
-        }
-        *out.states.entry(state).or_insert(0) += times;
-        if out.states.len() > self.max_states && out.limit.is_none() {
+            self.canon.len()
+        };
+        if kept > self.max_states && out.limit.is_none() {
             out.limit = Some(format!("--max-states {} (final states)", self.max_states));
         }
         if out.limit.is_none() {
@@ -1379,12 +1532,32 @@ pub(super) fn final_memory(
     sk: &Skeleton,
     w: &Witness,
 ) -> Vec<Vec<(String, Option<i64>)>> {
+    final_memory_at(&labelled(sem), p, model, groups, sk, w)
+}
+
+/// Each named location's id in labels, if any event accesses it.
+fn labelled(sem: &Sem) -> Vec<Option<action::Loc>> {
+    sem.loc_addr
+        .iter()
+        .map(|a| sem.dense.get(a).copied())
+        .collect()
+}
+
+/// `final_memory`, with each location's id in labels (`labelled`).
+fn final_memory_at(
+    labelled: &[Option<action::Loc>],
+    p: &Program,
+    model: &Model,
+    groups: &ThreadGroups,
+    sk: &Skeleton,
+    w: &Witness,
+) -> Vec<Vec<(String, Option<i64>)>> {
     let writes: Vec<Vec<Event>> = p
         .locs
         .iter()
         .enumerate()
-        .map(|(i, _)| match sem.dense.get(&sem.loc_addr[i]) {
-            Some(&loc) => (0..sk.len())
+        .map(|(i, _)| match labelled.get(i).copied().flatten() {
+            Some(loc) => (0..sk.len())
                 .filter(|&k| sk.labels[k].kind == Kind::Write && sk.labels[k].loc == loc)
                 .collect(),
             None => vec![],
@@ -1393,8 +1566,15 @@ pub(super) fn final_memory(
     // A write above every other write to its location in the orders every
     // candidate with this rf contains is the maximum in each of them: that
     // location's value is settled, with no search and no ⊥.
-    let mut search = Search::new(sk, model, groups, u64::MAX);
-    let writes: Vec<Vec<Event>> = match search.mandatory(&w.rf) {
+    // The witness's orders are these when no disjunct was chosen for it.
+    let mut search = None;
+    let least = match w.least {
+        true => Ok(w.orders.clone()),
+        false => search
+            .get_or_insert_with(|| Search::new(sk, model, groups, u64::MAX))
+            .mandatory(&w.rf),
+    };
+    let writes: Vec<Vec<Event>> = match least {
         Ok(least) => writes
             .into_iter()
             .map(|all| {
@@ -1420,7 +1600,10 @@ pub(super) fn final_memory(
                     .map(move |&o| (OrderKind::Loc, o, w, Reason::CoDelays))
             })
             .collect();
-        search.decide_with(&w.rf, &extra).is_ok()
+        search
+            .get_or_insert_with(|| Search::new(sk, model, groups, u64::MAX))
+            .decide_with(&w.rf, &extra)
+            .is_ok()
     };
     last_writes(&writes, &mut pick, &mut last, &mut feasible);
     let maximal = feasible.iter().filter(|c| {

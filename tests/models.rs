@@ -374,3 +374,77 @@ fn the_pwt_to_vulkan_table_in_the_book_is_current() {
     }
     book_table("book/src/vulkan.md", &table);
 }
+
+/// The Vulkan mapping: releases and acquires gain storage-class semantics
+/// with MakeAvailable / MakeVisible, every access is non-private, sc
+/// becomes release/acquire beside an acq_rel fence, fences gain semantics,
+/// already-qualified accesses stay as written.
+#[test]
+fn the_vulkan_mapping_qualifies_releases_and_acquires() {
+    use pomset::axiomatic::lower::{Lowering, WkReading};
+    let src = "litmus L\nscopes: sys { cta { P0 P1 } }\nx.sc.cta := 1; r := y.sc; s := FADD.acq.rel(z, 1); F.rel; F.sc;\n|| t := y.acq.cta; x.wk := 2; u := x.rlx; a := x.acq.cta.sc1.semsc1; F.ra.cta;\nexists (r = 0)\n";
+    let t = pomset::syntax::parse(src).expect("parses");
+    let mut out = String::new();
+    for wk in [WkReading::NonAtomic, WkReading::Relaxed] {
+        let lowered = Lowering::Vulkan(wk).apply(&t.program);
+        out.push_str(&format!("// {wk:?}\n"));
+        out.push_str(&pomset::syntax::print::core_program(&lowered));
+    }
+    insta::assert_snapshot!(out);
+}
+
+/// Verdicts under the mapping: message passing through release/acquire is
+/// forbidden once mapped (allowed as written, without semantics); store
+/// buffering of sc accesses stays allowed (Vulkan has no sc); a weak load
+/// buffering races under the non-atomic reading and not under wk-rlx.
+#[test]
+fn the_vulkan_mapping_decides_mp_sb_and_a_racy_test() {
+    use pomset::axiomatic::lower::{Lowering, WkReading};
+    let decide = |path: &str, lowering: Option<Lowering>| {
+        let mut m = cat::load("vulkan").expect("bundled");
+        m.lowering = lowering;
+        let src = std::fs::read_to_string(path).expect("readable");
+        let t = pomset::syntax::parse(&src).expect("parses");
+        let p = &t.program;
+        let o = axiomatic::outcomes(p, &m, Limits::default()).expect("decided");
+        let j = judge(p, &p.conditions[0], &o, &p.model);
+        let obs = j.observation.map_or("Unknown".to_string(), |o| format!("{o:?}"));
+        let flags: Vec<String> = o.flags.iter().map(|(f, _)| f.clone()).collect();
+        format!("{obs} {flags:?}")
+    };
+    let mapped = Some(Lowering::Vulkan(WkReading::NonAtomic));
+    let rlx = Some(Lowering::Vulkan(WkReading::Relaxed));
+    let mp = "examples/classic/mp+rel+acq.litmus";
+    assert_eq!(decide(mp, None), "Sometimes []");
+    assert_eq!(decide(mp, mapped), "Never []");
+    assert_eq!(decide(mp, rlx), "Never []");
+    let sb = "examples/catalogue/h4-sb-mixed-scopes.litmus";
+    assert_eq!(decide(sb, mapped), "Sometimes []");
+    let lb = "book/snippets/vulkan-lb-wk.litmus";
+    assert_eq!(decide(lb, mapped), "Sometimes [\"data-race\"]");
+    assert_eq!(decide(lb, rlx), "Sometimes []");
+}
+
+/// `compare --mapping pwt:vulkan` lists a test racy under Vulkan apart,
+/// with exit code 0; under `pwt:vulkan:wk-rlx` the same outcome is a
+/// counterexample (exit 1) whose explain command carries the mapping.
+#[test]
+fn compare_lists_racy_tests_apart() {
+    let run = |mapping: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pomset"))
+            .args(["compare", "--models", "pwt,vulkan", "--mapping", mapping])
+            .arg("book/snippets/vulkan-lb-wk.litmus")
+            .output()
+            .expect("runs");
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).to_string())
+    };
+    let (code, text) = run("pwt:vulkan");
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("LB+wk forbid (P0:r = 1 /\\ P1:s = 1): racy under vulkan"), "{text}");
+    assert!(text.contains("No other outcome"), "{text}");
+    let (code, text) = run("pwt:vulkan:wk-rlx");
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("pomset explain --model vulkan --mapping pwt:vulkan:wk-rlx"), "{text}");
+    let (code, _) = run("pwt:vulkan:wk-na");
+    assert_eq!(code, Some(2));
+}

@@ -189,7 +189,10 @@ impl VkMap {
     /// The acq_rel fence standing beside an sc access.
     fn fence(&self, scope: Scope) -> Stmt {
         VkMap::wrap(
-            self.sem(true, true),
+            Vk {
+                nonpriv: false,
+                ..self.sem(true, true)
+            },
             Stmt::Fence {
                 mode: Mode::Ra,
                 scope,
@@ -220,7 +223,7 @@ impl VkMap {
                     Stmt::Read {
                         reg: *reg,
                         loc: loc.clone(),
-                        mode: weaken(m, Mode::Acq),
+                        mode: one_sided(m, Mode::Acq),
                         scope: sc,
                     },
                 );
@@ -243,7 +246,7 @@ impl VkMap {
                     Stmt::Write {
                         loc: loc.clone(),
                         expr: expr.clone(),
-                        mode: weaken(m, Mode::Rel),
+                        mode: one_sided(m, Mode::Rel),
                         scope: sc,
                     },
                 );
@@ -332,6 +335,16 @@ impl VkMap {
 /// sc as PTX's acquire (for a read) or release (for a write).
 fn weaken(m: Mode, to: Mode) -> Mode {
     if m == Mode::Sc {
+        to
+    } else {
+        m
+    }
+}
+
+/// sc and ra as the one side a load (acquire) or a store (release) can
+/// have in SPIR-V.
+fn one_sided(m: Mode, to: Mode) -> Mode {
+    if matches!(m, Mode::Sc | Mode::Ra) {
         to
     } else {
         m

@@ -1240,10 +1240,13 @@ fn compare(
     };
     // The mapping's lowering goes on the target's column only.
     if let (Some(m), Some((_, tgt))) = (&mapping, pair) {
-        if let (Some(l), Some(Column {
-            engine: Engine::Cat(cat),
-            ..
-        })) = (m.lowering, columns.get_mut(tgt))
+        if let (
+            Some(l),
+            Some(Column {
+                engine: Engine::Cat(cat),
+                ..
+            }),
+        ) = (m.lowering, columns.get_mut(tgt))
         {
             cat.lowering = Some(l);
         }
@@ -1265,8 +1268,9 @@ fn compare(
         return Ok(parsed);
     };
     let counter = |i: &usize| all[*i].allows(tgt) && all[*i].forbids(src);
-    let (racy, bad): (Vec<usize>, Vec<usize>) =
-        (0..all.len()).filter(counter).partition(|&i| all[i].is_racy(tgt));
+    let (racy, bad): (Vec<usize>, Vec<usize>) = (0..all.len())
+        .filter(counter)
+        .partition(|&i| all[i].is_racy(tgt));
     let (s, t) = (&models[src], &models[tgt]);
     // The target side's explain takes the mapping when it lowers.
     let lowered = match &mapping {
@@ -1277,7 +1281,10 @@ fn compare(
         let (r, path) = (&all[i], files[i].display());
         println!("  {} {}", r.test, r.condition);
         println!("    pomset explain --model {s} {path} '{}'", r.prop);
-        println!("    pomset explain --model {t}{lowered} {path} '{}'", r.prop);
+        println!(
+            "    pomset explain --model {t}{lowered} {path} '{}'",
+            r.prop
+        );
     };
     println!();
     if !racy.is_empty() {

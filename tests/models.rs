@@ -332,7 +332,9 @@ fn the_pwt_to_vulkan_table_in_the_book_is_current() {
                 );
                 let sides = [vulkan_side(&r, 1), vulkan_side(&r, 2)];
                 for (k, (class, _)) in sides.iter().enumerate() {
-                    let slot = ["unsound", "racy", "stronger"].iter().position(|c| c == class);
+                    let slot = ["unsound", "racy", "stronger"]
+                        .iter()
+                        .position(|c| c == class);
                     if let Some(i) = slot {
                         counts[k][i] += 1;
                     }
@@ -347,8 +349,16 @@ fn the_pwt_to_vulkan_table_in_the_book_is_current() {
                     say(sides[0])
                 } else {
                     let (a, b) = (say(sides[0]), say(sides[1]));
-                    let a = if a.is_empty() { "agrees".to_string() } else { a };
-                    let b = if b.is_empty() { "agrees".to_string() } else { b };
+                    let a = if a.is_empty() {
+                        "agrees".to_string()
+                    } else {
+                        a
+                    };
+                    let b = if b.is_empty() {
+                        "agrees".to_string()
+                    } else {
+                        b
+                    };
                     format!("vulkan: {a}; wk-rlx: {b}")
                 };
                 let cell = |j: usize| {
@@ -419,7 +429,9 @@ fn the_vulkan_mapping_decides_mp_sb_and_a_racy_test() {
         let p = &t.program;
         let o = axiomatic::outcomes(p, &m, Limits::default()).expect("decided");
         let j = judge(p, &p.conditions[0], &o, &p.model);
-        let obs = j.observation.map_or("Unknown".to_string(), |o| format!("{o:?}"));
+        let obs = j
+            .observation
+            .map_or("Unknown".to_string(), |o| format!("{o:?}"));
         let flags: Vec<String> = o.flags.iter().map(|(f, _)| f.clone()).collect();
         format!("{obs} {flags:?}")
     };
@@ -463,15 +475,24 @@ fn compare_lists_racy_tests_apart() {
             .arg("book/snippets/vulkan-lb-wk.litmus")
             .output()
             .expect("runs");
-        (out.status.code(), String::from_utf8_lossy(&out.stdout).to_string())
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+        )
     };
     let (code, text) = run("pwt:vulkan");
     assert_eq!(code, Some(0), "{text}");
-    assert!(text.contains("LB+wk forbid (P0:r = 1 /\\ P1:s = 1): racy under vulkan"), "{text}");
+    assert!(
+        text.contains("LB+wk forbid (P0:r = 1 /\\ P1:s = 1): racy under vulkan"),
+        "{text}"
+    );
     assert!(text.contains("No other outcome"), "{text}");
     let (code, text) = run("pwt:vulkan:wk-rlx");
     assert_eq!(code, Some(1), "{text}");
-    assert!(text.contains("pomset explain --model vulkan --mapping pwt:vulkan:wk-rlx"), "{text}");
+    assert!(
+        text.contains("pomset explain --model vulkan --mapping pwt:vulkan:wk-rlx"),
+        "{text}"
+    );
     let (code, _) = run("pwt:vulkan:wk-na");
     assert_eq!(code, Some(2));
 }

@@ -15,8 +15,8 @@
 //!   `--mapping` applies it: `run --model vulkan` judges a program as
 //!   written.
 
-use crate::syntax::ast::{Mode, Scope};
 use crate::syntax::ast::RmwOp;
+use crate::syntax::ast::{Mode, Scope};
 use crate::syntax::core::{Expr, Loc, LocId, LocInfo, Program, RegId, RegInfo, Stmt, ThreadId, Vk};
 use crate::syntax::span::Span;
 

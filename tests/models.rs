@@ -241,15 +241,15 @@ const EXPLAINED_VULKAN: [(&str, &str); 9] = [
     ),
     (
         "C52-LAHAV17-FIG5",
-        "the price of sc: Vulkan has no sequentially consistent ordering, so `F.sc` maps to an acq_rel fence, which orders only through a reads-from; no fence of Vulkan forbids this shape (no option of the note allows it); the variant `pwt:vulkan:sc-rmw`, which makes every `F.sc` an acq_rel RMW of one location, forbids it",
+        "the price of sc: Vulkan has no sequentially consistent ordering, so `F.sc` maps to an acq_rel fence, which orders only through a reads-from; no fence of Vulkan forbids this shape; in the note it is c7b (A6: strongly-fencing events are ordered, a rule the note questions) that forbids it, and `--set c7b=off` allows it; the variant `pwt:vulkan:sc-rmw`, which makes every `F.sc` an acq_rel RMW of one location, forbids it",
     ),
     (
         "C53-LAHAV17-FIG6",
-        "the price of sc: Vulkan has no sequentially consistent ordering, so `F.sc` maps to an acq_rel fence, which orders only through a reads-from; no fence of Vulkan forbids this shape (no option of the note allows it); the variant `pwt:vulkan:sc-rmw`, which makes every `F.sc` an acq_rel RMW of one location, forbids it",
+        "the price of sc: Vulkan has no sequentially consistent ordering, so `F.sc` maps to an acq_rel fence, which orders only through a reads-from; no fence of Vulkan forbids this shape; in the note it is c7b (A6: strongly-fencing events are ordered, a rule the note questions) that forbids it, and `--set c7b=off` allows it; the variant `pwt:vulkan:sc-rmw`, which makes every `F.sc` an acq_rel RMW of one location, forbids it",
     ),
     (
         "SB+fences",
-        "the price of sc: Vulkan has no sequentially consistent ordering, so `F.sc` maps to an acq_rel fence, which orders only through a reads-from; no fence of Vulkan forbids this shape (no option of the note allows it); the variant `pwt:vulkan:sc-rmw`, which makes every `F.sc` an acq_rel RMW of one location, forbids it",
+        "the price of sc: Vulkan has no sequentially consistent ordering, so `F.sc` maps to an acq_rel fence, which orders only through a reads-from; no fence of Vulkan forbids this shape; in the note it is c7b (A6: strongly-fencing events are ordered, a rule the note questions) that forbids it, and `--set c7b=off` allows it; the variant `pwt:vulkan:sc-rmw`, which makes every `F.sc` an acq_rel RMW of one location, forbids it",
     ),
     (
         "H4-SB-MIXED-SCOPES",

@@ -563,6 +563,34 @@ fn ptx(s: &Stmt) -> Stmt {
 mod tests {
     use super::*;
 
+    /// `SRC:TGT[:VARIANT]...`: pwt to a bundled Vulkan model lowers, with
+    /// the variants; other pairs are the identity and take no variant.
+    #[test]
+    fn mappings_parse_with_their_variants() {
+        let lowering = |t: &str| Mapping::parse(t).map(|m| m.lowering);
+        assert_eq!(
+            lowering("pwt:vulkan"),
+            Ok(Some(Lowering::Vulkan(VulkanReading::DEFAULT)))
+        );
+        assert_eq!(
+            lowering("pwt:vulkan-2021:sc-rmw:wk-rlx"),
+            Ok(Some(Lowering::Vulkan(VulkanReading {
+                wk: WkReading::Relaxed,
+                sc: ScReading::Rmw,
+            })))
+        );
+        assert_eq!(lowering("pwt:ptx"), Ok(None));
+        assert_eq!(lowering("rc11:pwt"), Ok(None));
+        for bad in [
+            "pwt",
+            "pwt:vulkan:wk-na",
+            "pwt:vulkan:wk-rlx:wk-rlx",
+            "pwt:ptx:wk-rlx",
+        ] {
+            assert!(lowering(bad).is_err(), "{bad}");
+        }
+    }
+
     /// An sc access under Vulkan qualifiers gets its `fence.sc` too, outside
     /// the qualifiers, and its sc becomes acquire.
     #[test]

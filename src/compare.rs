@@ -34,6 +34,10 @@ pub struct Row {
     pub index: usize,
     /// One per column: `Sometimes`, `Never`, `Always`, or why there is none.
     pub verdicts: Vec<String>,
+    /// One per column: whether the model raised `data-race` on the test (a
+    /// consistent execution kept by the filter has a data race: undefined
+    /// behaviour under RC11 and Vulkan, whatever the condition).
+    pub racy: Vec<bool>,
 }
 
 impl Row {
@@ -48,6 +52,11 @@ impl Row {
     /// Whether column `i` decided the outcome is never observed.
     pub fn forbids(&self, i: usize) -> bool {
         self.verdicts.get(i).is_some_and(|v| v == "Never")
+    }
+
+    /// Whether column `i` found a data race in the test.
+    pub fn is_racy(&self, i: usize) -> bool {
+        self.racy.get(i).copied().unwrap_or(false)
     }
 }
 
@@ -80,6 +89,7 @@ pub fn rows(
                 .map_or_else(String::new, |c| crate::syntax::print::prop(&c.prop, 0)),
             index: i,
             verdicts: reports.iter().map(|r| verdict(r, i)).collect(),
+            racy: reports.iter().map(racy).collect(),
         })
         .collect()
 }
@@ -96,6 +106,12 @@ fn decide(p: &Program, model: &Model, engine: &Engine, limits: Limits) -> Result
             Ok(Report::new(p, model, &o, start.elapsed()))
         }
     }
+}
+
+/// Whether a report raised herd7's `data-race` flag.
+fn racy(r: &Result<Report, String>) -> bool {
+    r.as_ref()
+        .is_ok_and(|r| r.flags.iter().any(|f| f.name == "data-race"))
 }
 
 /// A cell of the table: the observation, or `Unknown` / `Unsupported`.

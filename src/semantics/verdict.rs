@@ -45,10 +45,16 @@ fn value(p: &Program, s: &State, t: &Term) -> Option<i64> {
         Term::Int(v) => Some(*v),
         Term::Reg(r) => {
             let info = &p.regs[*r as usize];
-            let name = format!("{}:{}", p.thread_name(info.thread), info.name);
+            let thread = p.thread_name(info.thread);
+            // `thread:register`, matched without building the name.
+            let named = |n: &str| {
+                n.strip_prefix(thread)
+                    .and_then(|rest| rest.strip_prefix(':'))
+                    .is_some_and(|reg| reg == info.name)
+            };
             s.regs
                 .iter()
-                .find(|(n, _)| *n == name)
+                .find(|(n, _)| named(n))
                 .and_then(|(_, v)| *v)
         }
         Term::Mem(l) => s

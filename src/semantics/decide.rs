@@ -748,6 +748,11 @@ fn later_writes(init: &[Ev], threads: &[Vec<Completed>]) -> Vec<Vec<(action::Loc
     out
 }
 
+/// Each thread's chosen variant.
+fn chosen<'t>(threads: &'t [Vec<Completed>], choice: &[usize]) -> Vec<&'t Completed> {
+    threads.iter().zip(choice).map(|(t, &k)| &t[k]).collect()
+}
+
 /// A search's witnesses (`Err`: cut short), the steps it used, and whether
 /// `--max-states` cut it.
 type Searched = (Result<Vec<Witness>, Vec<Witness>>, u64, bool);
@@ -792,12 +797,7 @@ impl Leaves<'_> {
         choice: &[usize],
         budget: u64,
     ) -> Decided {
-        let parts: Vec<&Completed> = self
-            .threads
-            .iter()
-            .zip(choice.iter())
-            .map(|(t, &k)| &t[k])
-            .collect();
+        let parts = chosen(self.threads, choice);
         let (sk, _) = skeleton(self.init, &parts);
         let searched = self.candidates(&sk, budget);
         let memories = match &searched.0 {
@@ -939,12 +939,7 @@ impl Product<'_, '_> {
         choice: &[usize],
         out: &mut Outcomes,
     ) -> Result<(), Limit> {
-        let parts: Vec<&Completed> = self
-            .threads
-            .iter()
-            .zip(choice.iter())
-            .map(|(t, &k)| &t[k])
-            .collect();
+        let parts = chosen(self.threads, choice);
         if let Some(reads) = self.observer.clone() {
             return self.observed(sem, p, &parts, &reads, out);
         }
@@ -1112,11 +1107,9 @@ impl Product<'_, '_> {
             let Some(found) = self.account(searched, out) else {
                 return;
             };
-            let regs: Vec<(String, Option<i64>)> = self
-                .threads
-                .iter()
-                .zip(choice.iter())
-                .flat_map(|(t, &k)| t[k].regs.iter().cloned())
+            let regs: Vec<(String, Option<i64>)> = chosen(self.threads, choice)
+                .into_iter()
+                .flat_map(|c| c.regs.iter().cloned())
                 .collect();
             let times = self.classes.arrangements(choice);
             for mems in memories.into_iter().take(found.len()) {

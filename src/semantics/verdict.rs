@@ -52,10 +52,7 @@ fn value(p: &Program, s: &State, t: &Term) -> Option<i64> {
                     .and_then(|rest| rest.strip_prefix(':'))
                     .is_some_and(|reg| reg == info.name)
             };
-            s.regs
-                .iter()
-                .find(|(n, _)| named(n))
-                .and_then(|(_, v)| *v)
+            s.regs.iter().find(|(n, _)| named(n)).and_then(|(_, v)| *v)
         }
         Term::Mem(l) => s
             .mem

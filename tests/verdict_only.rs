@@ -69,8 +69,9 @@ fn compare(p: &Program, model: &Model) -> Result<Option<usize>, String> {
 
 #[test]
 fn verdict_only_agrees_with_full_enumeration_on_random_programs() {
+    let n = cases(1500);
     let mut runner = TestRunner::new(RunnerConfig {
-        cases: cases(1500),
+        cases: n,
         failure_persistence: None,
         ..RunnerConfig::default()
     });
@@ -93,9 +94,11 @@ fn verdict_only_agrees_with_full_enumeration_on_random_programs() {
     if let Err(e) = result {
         panic!("{e}");
     }
+    // About a third of random programs have a condition to compare (the
+    // bound scales with PROPTEST_CASES, which the long oracle runs set).
     assert!(
-        compared.get() > 500,
-        "too few conditions compared: {}",
+        compared.get() > n as usize / 3,
+        "too few conditions compared: {} of {n} programs",
         compared.get()
     );
 }

@@ -129,13 +129,19 @@ impl Report {
             .zip(&surface.conditions)
             .map(|(c, shown)| condition_report(c, shown, judge(p, c, o, model)))
             .collect();
+        // Visiting orbits' members (listing, judging) stops at the deadline
+        // too: past it, something was cut short.
+        let cut = o.orbits.as_ref().and_then(|orbits| match o.limit {
+            None => orbits.interrupted(),
+            Some(_) => None,
+        });
         Report {
             name: p.name.clone(),
             model: model.non_defaults(),
             states,
             witnesses: o.witnesses,
             conditions,
-            limit: o.limit.clone(),
+            limit: o.limit.clone().or(cut),
             unsupported: None,
             seconds: elapsed.as_secs_f64(),
             stats: Some(o.stats),
@@ -457,7 +463,7 @@ fn listing(p: &Program, o: &Outcomes, shown: usize) -> (Vec<StateCount>, Option<
     let mut all: BTreeMap<Values, usize> = BTreeMap::new();
     let mut first: BTreeMap<Values, usize> = BTreeMap::new();
     let (mut total, mut open) = (0usize, 0usize);
-    orbits.each_values(&mut |values, n| {
+    let mut each = |values: &[Option<i64>], n| {
         if !slots.kept(p, values) {
             return;
         }
@@ -480,7 +486,16 @@ fn listing(p: &Program, o: &Outcomes, shown: usize) -> (Vec<StateCount>, Option<
                 first.pop_last();
             }
         }
-    });
+    };
+    // Cut short, only the orbits' canonical members are listed (the
+    // verdicts are unknown); a visit the deadline stops lists what it saw
+    // (`Report::new` names the limit).
+    match o.limit {
+        Some(_) => orbits.each_canonical(&mut each),
+        None => {
+            let _ = orbits.each_values(&mut each);
+        }
+    }
     let counted = |m: BTreeMap<Values, usize>| {
         m.iter()
             .map(|(values, &count)| StateCount {

@@ -123,3 +123,39 @@ exists (r0 = 1 /\\ s0 = 0 /\\ r1 = 1 /\\ s1 = 0 /\\ r2 = 1 /\\ s2 = 0 /\\ r3 = 1
     assert!(text.contains("States 6561\n"), "{text}");
     assert!(text.contains("6305 more states not listed"), "{text}");
 }
+
+/// Visiting the orbits' members (to judge and list them) can take as long
+/// as the search, so it stops at the search's limits too: a Ctrl-C that
+/// comes after the search makes the report's verdicts unknown, with the
+/// limit named, instead of judging every member.
+#[test]
+fn judging_orbits_stops_at_ctrl_c() {
+    static CANCEL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let src = "litmus IRIW-3
+locations { a0; a1 }
+a0 := 1;
+|| a1 := 1;
+|| r0 := a0; s0 := a1;
+|| r1 := a0; s1 := a1;
+|| r2 := a0; s2 := a1;
+exists (r0 = 1 /\\ s0 = 0)
+";
+    let p = syntax::parse(src).expect("parses").program;
+    let model = Model::default();
+    let limits = Limits {
+        orbits: true,
+        cancel: Some(&CANCEL),
+        ..Limits::default()
+    };
+    let o = decide::outcomes(&p, &model, limits).expect("decides");
+    assert!(o.orbits.is_some() && o.limit.is_none());
+    let text = report(&p, &model, &o);
+    assert!(text.contains("Observation IRIW-3 Sometimes"), "{text}");
+    CANCEL.store(true, std::sync::atomic::Ordering::Relaxed);
+    let text = report(&p, &model, &o);
+    assert!(text.contains("Observation IRIW-3 Unknown"), "{text}");
+    assert!(
+        text.contains("Limit reached: interrupted (Ctrl-C)"),
+        "{text}"
+    );
+}

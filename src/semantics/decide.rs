@@ -987,6 +987,7 @@ impl Product<'_, '_> {
             self.classes.clone(),
             self.blocks.clone(),
             std::mem::take(&mut self.canon),
+            (self.deadline, self.cancel),
         );
         if keep_orbits {
             out.orbits = Some(orbits);

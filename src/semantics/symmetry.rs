@@ -190,7 +190,17 @@ pub struct Orbits {
     /// Each orbit's canonical member, as values (registers, then memory),
     /// with the number of complete pomsets ending anywhere in the orbit.
     canonical: BTreeMap<Vec<Option<i64>>, usize>,
+    /// The search's deadline and Ctrl-C flag: visiting every member can take
+    /// as long as the search (IRIW with nine readers has 387 M), so
+    /// `each_values` stops at them too.
+    stop: Stop,
 }
+
+/// A deadline (`--timeout`) and a Ctrl-C flag.
+pub type Stop = (
+    Option<(std::time::Instant, f64)>,
+    Option<&'static std::sync::atomic::AtomicBool>,
+);
 
 impl Orbits {
     pub fn new(
@@ -198,13 +208,20 @@ impl Orbits {
         classes: Classes,
         blocks: Vec<Range<usize>>,
         canonical: BTreeMap<Vec<Option<i64>>, usize>,
+        stop: Stop,
     ) -> Orbits {
         Orbits {
             shape,
             classes,
             blocks,
             canonical,
+            stop,
         }
+    }
+
+    /// The limit that stops a visit of the members now, if one does.
+    pub fn interrupted(&self) -> Option<String> {
+        super::decide::interrupted(self.stop.0, self.stop.1)
     }
 
     /// How many orbits there are.
@@ -245,10 +262,25 @@ impl Orbits {
     /// complete pomsets, so each counts its orbit's total divided by the
     /// orbit's size; never 0 when a limit cut the search short (the
     /// verdicts are unknown then anyway).
-    pub fn each_values(&self, f: &mut dyn FnMut(&[Option<i64>], usize)) {
+    /// `Err` names the limit (`--timeout`, Ctrl-C, `--max-memory`) that
+    /// stopped the visit part way.
+    pub fn each_values(&self, f: &mut dyn FnMut(&[Option<i64>], usize)) -> Result<(), String> {
         for (values, total, size) in self.each_orbit() {
+            if let Some(why) = self.interrupted() {
+                return Err(why);
+            }
             let each = (total / size.max(1)).max(1);
             self.members(values, &mut |member| f(member, each));
+        }
+        Ok(())
+    }
+
+    /// Calls `f` on each orbit's canonical member with the orbit's total:
+    /// what a report shows of outcomes a limit cut short, whose verdicts
+    /// are unknown anyway, without visiting every member.
+    pub fn each_canonical(&self, f: &mut dyn FnMut(&[Option<i64>], usize)) {
+        for (values, total) in &self.canonical {
+            f(values, *total);
         }
     }
 

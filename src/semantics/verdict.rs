@@ -162,15 +162,22 @@ pub fn judge(p: &Program, c: &Condition, o: &Outcomes, model: &crate::model::Mod
     for (s, &n) in o.states.iter().filter(|(s, _)| kept(p, s)) {
         count(holds(p, s, &c.prop), n);
     }
+    let mut cut = None;
     if let Some(orbits) = &o.orbits {
         let slots = Slots::of(p, orbits.shape());
-        orbits.each_values(&mut |values, n| {
+        let mut each = |values: &[Option<i64>], n| {
             if slots.kept(p, values) {
                 count(slots.holds(values, &c.prop), n);
             }
-        });
+        };
+        // Cut short, the verdict is unknown: the orbits' canonical members
+        // are counted, not every member.
+        match o.limit {
+            Some(_) => orbits.each_canonical(&mut each),
+            None => cut = orbits.each_values(&mut each).err(),
+        }
     }
-    let known = o.limit.is_none();
+    let known = o.limit.is_none() && cut.is_none();
     judgement(c, (positive, negative), (known, known), model)
 }
 

@@ -814,7 +814,7 @@ impl Leaves<'_> {
 /// The product of the threads' complete fragments, searched depth first.
 struct Product<'a, 'v> {
     /// Interchangeable threads (`symmetry.rs`): only one arrangement of each
-    /// combination is searched, and states are kept canonical until `expand`.
+    /// combination is searched, and states are kept canonical until `finish`.
     classes: Classes,
     /// Where each thread's registers sit in a state.
     blocks: Vec<std::ops::Range<usize>>,
@@ -1130,7 +1130,7 @@ impl Product<'_, '_> {
 
     /// Counts one complete pomset's final state, and shows it to the visitor.
     /// With symmetry, the pomset stands for `times` arrangements, and its
-    /// state is kept as its orbit's canonical member (`expand` undoes both).
+    /// state is kept as its orbit's canonical member (`finish` undoes both).
     #[allow(clippy::too_many_arguments)]
     fn record(
         &mut self,

@@ -93,21 +93,6 @@ impl Classes {
         }
     }
 
-    /// The orbit of a canonical state: every distinct arrangement of each
-    /// class's register blocks.
-    pub fn orbit(&self, state: &State, blocks: &[Range<usize>]) -> Vec<State> {
-        let values: Vec<Option<i64>> = state.regs.iter().map(|(_, v)| *v).collect();
-        let mut out = Vec::new();
-        self.each_member(&values, blocks, &mut |member| {
-            let mut s = state.clone();
-            for (slot, v) in s.regs.iter_mut().zip(member) {
-                slot.1 = *v;
-            }
-            out.push(s);
-        });
-        out
-    }
-
     /// Calls `f` on the values of every member of a canonical state's orbit
     /// (registers first), reusing one buffer: no member is kept.
     pub fn each_member(
@@ -144,13 +129,8 @@ impl Classes {
         }
     }
 
-    /// The size of a canonical state's orbit.
-    pub fn orbit_size(&self, state: &State, blocks: &[Range<usize>]) -> u64 {
-        let values: Vec<Option<i64>> = state.regs.iter().map(|(_, v)| *v).collect();
-        self.orbit_size_values(&values, blocks)
-    }
-
-    /// `orbit_size` on a state's values (registers first).
+    /// The size of a canonical state's orbit, given its values (registers
+    /// first).
     pub fn orbit_size_values(&self, values: &[Option<i64>], blocks: &[Range<usize>]) -> u64 {
         self.classes
             .iter()

@@ -487,15 +487,9 @@ fn listing(p: &Program, o: &Outcomes, shown: usize) -> (Vec<StateCount>, Option<
             }
         }
     };
-    // Cut short, only the orbits' canonical members are listed (the
-    // verdicts are unknown); a visit the deadline stops lists what it saw
-    // (`Report::new` names the limit).
-    match o.limit {
-        Some(_) => orbits.each_canonical(&mut each),
-        None => {
-            let _ = orbits.each_values(&mut each);
-        }
-    }
+    // A visit the deadline stops lists what it saw (`Report::new` names
+    // the limit).
+    let _ = orbits.each_reported(o.limit.is_some(), &mut each);
     let counted = |m: BTreeMap<Values, usize>| {
         m.iter()
             .map(|(values, &count)| StateCount {

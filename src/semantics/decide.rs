@@ -268,7 +268,7 @@ fn decide_all<'v>(
 ) -> Outcomes {
     let mut sem = Sem::new(p, model, limits.max_pomsets);
     sem.strengthen = strengthen;
-    let mut out = empty_outcomes();
+    let mut out = Outcomes::empty();
     match run(&mut sem, p, model, limits, visit, None, &mut out) {
         Ok(_) => {}
         Err(l) => out.limit = Some(l.text()),
@@ -277,10 +277,6 @@ fn decide_all<'v>(
     out.notes = outside_v_notes(&sem, p);
     out.notes.extend(p.bound_note());
     out
-}
-
-fn empty_outcomes() -> Outcomes {
-    Outcomes::empty()
 }
 
 /// What a condition-directed search (`goal.rs`) found.
@@ -326,7 +322,7 @@ fn settle_with(
 ) -> Settled {
     let mut sem = Sem::new(p, model, limits.max_pomsets);
     sem.pinned = pinned;
-    let mut out = empty_outcomes();
+    let mut out = Outcomes::empty();
     let found = match run(&mut sem, p, model, limits, None, Some(goal), &mut out) {
         Ok(found) => found,
         Err(l) => {
@@ -1157,16 +1153,23 @@ impl Product<'_, '_> {
 
     /// Counts a final state `times` over: as its orbit's canonical member,
     /// values only, with symmetry; else as it is.
-    fn count(&mut self, mut state: State, times: u64, out: &mut Outcomes) {
+    fn count(&mut self, state: State, times: u64, out: &mut Outcomes) {
         let times = usize::try_from(times).unwrap_or(usize::MAX);
         out.witnesses += times;
         let kept = if self.classes.is_empty() {
             *out.states.entry(state).or_insert(0) += times;
             out.states.len()
         } else {
-            self.classes.canonical(&mut state, &self.blocks);
-            let values = state.regs.iter().chain(&state.mem).map(|(_, v)| *v);
-            *self.canon.entry(values.collect()).or_insert(0) += times;
+            // Registers first, as `blocks` counts them; the names are the
+            // same in every state, so one is kept as the shape.
+            let mut values: Vec<Option<i64>> = state
+                .regs
+                .iter()
+                .chain(&state.mem)
+                .map(|(_, v)| *v)
+                .collect();
+            self.classes.canonical_values(&mut values, &self.blocks);
+            *self.canon.entry(values).or_insert(0) += times;
             self.shape.get_or_insert(state);
             self.canon.len()
         };

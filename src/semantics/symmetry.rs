@@ -72,19 +72,10 @@ impl Classes {
             .product()
     }
 
-    /// The canonical member of a state's orbit: within each class, the
-    /// members' register blocks sorted by value. `blocks[t]` is where thread
-    /// t's registers sit in `state.regs`.
-    pub fn canonical(&self, state: &mut State, blocks: &[Range<usize>]) {
-        let mut values: Vec<Option<i64>> = state.regs.iter().map(|(_, v)| *v).collect();
-        self.canonical_values(&mut values, blocks);
-        for (slot, v) in state.regs.iter_mut().zip(values) {
-            slot.1 = v;
-        }
-    }
-
-    /// `canonical` on a state's values alone (registers first, as in
-    /// `State`; the memory after them is left alone).
+    /// The canonical member of an orbit, in place: within each class, the
+    /// members' register blocks sorted by value. `values` are a state's
+    /// (registers first, as in `State`; the memory after them is left
+    /// alone), and `blocks[t]` is where thread t's registers sit in them.
     pub fn canonical_values(&self, values: &mut [Option<i64>], blocks: &[Range<usize>]) {
         for c in &self.classes {
             let mut tuples = tuples(values, c, blocks);
@@ -255,13 +246,22 @@ impl Orbits {
         Ok(())
     }
 
-    /// Calls `f` on each orbit's canonical member with the orbit's total:
-    /// what a report shows of outcomes a limit cut short, whose verdicts
-    /// are unknown anyway, without visiting every member.
-    pub fn each_canonical(&self, f: &mut dyn FnMut(&[Option<i64>], usize)) {
+    /// The states a report counts and lists: every member (`each_values`)
+    /// when the search was complete; when a limit cut it short (`limited`),
+    /// whose verdicts are unknown anyway, each orbit's canonical member with
+    /// the orbit's total, without visiting every member.
+    pub fn each_reported(
+        &self,
+        limited: bool,
+        f: &mut dyn FnMut(&[Option<i64>], usize),
+    ) -> Result<(), String> {
+        if !limited {
+            return self.each_values(f);
+        }
         for (values, total) in &self.canonical {
             f(values, *total);
         }
+        Ok(())
     }
 
     /// Calls `f` on the values of each member of one orbit.

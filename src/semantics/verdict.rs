@@ -3,7 +3,7 @@
 
 use super::decide::{Outcomes, State};
 use crate::syntax::ast::{Quantifier, Verdict};
-use crate::syntax::core::{Condition, LocId, Program, Prop, Term};
+use crate::syntax::core::{Condition, LocId, Program, Prop, RegId, Term};
 
 /// herd7's observation of a proposition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,14 +44,7 @@ fn value(p: &Program, s: &State, t: &Term) -> Option<i64> {
     match t {
         Term::Int(v) => Some(*v),
         Term::Reg(r) => {
-            let info = &p.regs[*r as usize];
-            let thread = p.thread_name(info.thread);
-            // `thread:register`, matched without building the name.
-            let named = |n: &str| {
-                n.strip_prefix(thread)
-                    .and_then(|rest| rest.strip_prefix(':'))
-                    .is_some_and(|reg| reg == info.name)
-            };
+            let named = |n: &str| names_register(p, *r, n);
             s.regs.iter().find(|(n, _)| named(n)).and_then(|(_, v)| *v)
         }
         Term::Mem(l) => s
@@ -60,6 +53,15 @@ fn value(p: &Program, s: &State, t: &Term) -> Option<i64> {
             .find(|(n, _)| n == p.loc_name(*l))
             .and_then(|(_, v)| *v),
     }
+}
+
+/// Whether a state's register name (`thread:register`) names register `r`,
+/// matched without building the name.
+fn names_register(p: &Program, r: RegId, name: &str) -> bool {
+    let info = &p.regs[r as usize];
+    name.strip_prefix(p.thread_name(info.thread))
+        .and_then(|rest| rest.strip_prefix(':'))
+        .is_some_and(|reg| reg == info.name)
 }
 
 /// Whether a state satisfies a proposition.
@@ -116,19 +118,18 @@ pub struct Slots {
 
 impl Slots {
     pub fn of(p: &Program, shape: &State) -> Slots {
-        let at = |name: &str, offset: usize, list: &[(String, Option<i64>)]| {
-            list.iter().position(|(n, _)| n == name).map(|i| i + offset)
-        };
-        let regs = p
-            .regs
-            .iter()
-            .map(|info| {
-                let name = format!("{}:{}", p.thread_name(info.thread), info.name);
-                at(&name, 0, &shape.regs)
+        let regs = (0..p.regs.len())
+            .map(|r| {
+                let r = r as RegId;
+                shape.regs.iter().position(|(n, _)| names_register(p, r, n))
             })
             .collect();
         let locs = (0..p.locs.len())
-            .map(|l| at(p.loc_name(l as LocId), shape.regs.len(), &shape.mem))
+            .map(|l| {
+                let name = p.loc_name(l as LocId);
+                let at = shape.mem.iter().position(|(n, _)| n == name);
+                at.map(|i| i + shape.regs.len())
+            })
             .collect();
         Slots { regs, locs }
     }
@@ -170,12 +171,7 @@ pub fn judge(p: &Program, c: &Condition, o: &Outcomes, model: &crate::model::Mod
                 count(slots.holds(values, &c.prop), n);
             }
         };
-        // Cut short, the verdict is unknown: the orbits' canonical members
-        // are counted, not every member.
-        match o.limit {
-            Some(_) => orbits.each_canonical(&mut each),
-            None => cut = orbits.each_values(&mut each).err(),
-        }
+        cut = orbits.each_reported(o.limit.is_some(), &mut each).err();
     }
     let known = o.limit.is_none() && cut.is_none();
     judgement(c, (positive, negative), (known, known), model)

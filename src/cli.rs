@@ -774,6 +774,11 @@ pub struct LimitArgs {
     /// Give up (verdict unknown) beyond this many local pomsets.
     #[arg(long, default_value_t = 200_000)]
     pub max_pomsets: usize,
+    /// With `--set if_closure=registers`: give up (verdict unknown) when one
+    /// statement's registers in scope have more partitions of their
+    /// valuations than this (Bell(7) = 877 fits, Bell(8) = 4140 does not).
+    #[arg(long, default_value_t = crate::semantics::if_closure::MAX_PARTITIONS)]
+    pub max_partitions: usize,
     /// Give up (verdict unknown) beyond this many final states kept (the
     /// text report keeps interchangeable threads' states one per orbit), or
     /// complete pomsets of one rf search held at once (what bounds memory).
@@ -807,6 +812,7 @@ impl LimitArgs {
         });
         crate::semantics::decide::Limits {
             max_pomsets: self.max_pomsets,
+            max_partitions: self.max_partitions,
             max_steps: self.max_steps,
             max_states: self.max_states,
             deadline,

@@ -208,8 +208,10 @@ model_options! {
     final_ "final": Final = LocMax { LocMax => "loc_max", Observer => "observer" }
 
     /// A22, §1.6: if-closure, READ and WRITE generalised to several events with
-    /// partitioned preconditions.
-    if_closure "if_closure": IfClosure = Off { Off => "off", On => "on" }
+    /// partitioned preconditions. `registers`: the guards θ_e range over the
+    /// partitions of the valuations of the registers in scope (exact, under
+    /// `--max-partitions`); `on` (any formulas) is refused.
+    if_closure "if_closure": IfClosure = Off { Off => "off", Registers => "registers", On => "on" }
 }
 
 impl Model {

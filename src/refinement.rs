@@ -372,7 +372,7 @@ pub fn refine(
 ) -> Result<RefineReport, RefineError> {
     if let Err(u) = crate::semantics::decide::refused(model) {
         return Err(RefineError::Unsupported(format!(
-            "{u} (merge = off and binary, and if_closure = off, are implemented)"
+            "{u} (every other value of merge and if_closure is implemented)"
         )));
     }
     let mut report = RefineReport {
@@ -389,6 +389,7 @@ pub fn refine(
     };
     let p = &req.program;
     let mut sem = Sem::new(p, model, limits.max_pomsets);
+    sem.max_partitions = limits.run.max_partitions;
     sem.complete_only = false;
     // Refinement compares pomsets: with `monotonicity`, every stronger label.
     sem.strengthen = true;

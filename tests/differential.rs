@@ -172,3 +172,16 @@ fn the_engines_agree_on_random_programs_under_sampled_options() {
     eprintln!("sampled options: {compared} programs compared, {skipped} skipped at a limit");
     assert!(compared > 4 * skipped, "too many programs hit a limit");
 }
+
+/// `if_closure = registers` (`semantics::if_closure`): both engines build
+/// every partition of the registers' valuations, each in its own way.
+#[test]
+fn the_engines_agree_on_random_programs_under_if_closure() {
+    let mut closed = Model::default();
+    closed
+        .set("if_closure", "registers")
+        .expect("a listed value");
+    let (compared, skipped) = run(cases(2000) / 10, Just(closed).boxed());
+    eprintln!("if_closure = registers: {compared} programs compared, {skipped} skipped at a limit");
+    assert!(compared > 2 * skipped, "too many programs hit a limit");
+}

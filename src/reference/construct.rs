@@ -16,7 +16,7 @@ use super::expr::{self, Value};
 use super::pomset::{member, rename, single, Event, EventId, Events, Pomset, Tau, ALL, MAX_EVENTS};
 use crate::action::{Action, Kind, Mode, Scope, ThreadId};
 use crate::logic::{Addr, FormulaId, Logic, Subst, Var};
-use crate::model::{Model, Monotonicity};
+use crate::model::{IfClosure, Model, Monotonicity};
 use crate::syntax::ast::{BinOp, RmwOp};
 use crate::syntax::core::{Expr, Loc, Program, Stmt};
 
@@ -43,6 +43,20 @@ pub struct Den<'a> {
     deadline: Option<Instant>,
     /// Registers some LET assigns: M3a cannot judge them over V.
     unbounded: Vec<u32>,
+    /// `if_closure = registers`: the most partitions one statement may
+    /// have; the registers some statement assigns; those assigned so far.
+    pub max_partitions: usize,
+    every_assigned: Vec<u32>,
+    defined: Vec<u32>,
+}
+
+/// One way an if-closed event can go (Definition 1.7): its label, κ
+/// without the guard, ✓ without the guard, and its transformer for an id.
+struct Way {
+    label: Action,
+    kappa: FormulaId,
+    check: FormulaId,
+    tau: Rc<dyn Fn(EventId) -> Tau>,
 }
 
 impl<'a> Den<'a> {
@@ -68,7 +82,30 @@ impl<'a> Den<'a> {
             max_pomsets,
             deadline,
             unbounded: p.main.iter().flat_map(|(_, s)| s.let_targets()).collect(),
+            max_partitions: 1000,
+            every_assigned: Vec::new(),
+            defined: Vec::new(),
         };
+        fn assigns(s: &Stmt, out: &mut Vec<u32>) {
+            match s {
+                Stmt::Read { reg, .. } | Stmt::Let { reg, .. } | Stmt::Rmw { reg, .. } => {
+                    out.push(*reg)
+                }
+                Stmt::If { then, els, .. } => {
+                    assigns(then, out);
+                    assigns(els, out);
+                }
+                Stmt::Seq(parts) => parts.iter().for_each(|s| assigns(s, out)),
+                Stmt::Par { left, right, .. } => {
+                    assigns(left, out);
+                    assigns(right, out);
+                }
+                _ => {}
+            }
+        }
+        for (_, body) in &p.main {
+            assigns(body, &mut den.every_assigned);
+        }
         for a in addr {
             den.loc_of(a);
         }
@@ -128,13 +165,20 @@ impl<'a> Den<'a> {
             Stmt::Skip => Ok(vec![self.skip()]),
             // No events, τ^D(ψ) = ψ, ✓ = ff: the path never terminates.
             Stmt::Diverge => Ok(vec![Pomset::empty(identity(), self.l.ff())]),
-            Stmt::Let { reg, expr } => Ok(vec![self.let_(*reg, expr)]),
+            Stmt::Let { reg, expr } => {
+                self.defined.push(*reg);
+                Ok(vec![self.let_(*reg, expr)])
+            }
             Stmt::Read {
                 reg,
                 loc,
                 mode,
                 scope,
-            } => self.read(*reg, loc, *mode, *scope, alpha, false),
+            } => {
+                let out = self.read(*reg, loc, *mode, *scope, alpha, false);
+                self.defined.push(*reg);
+                out
+            }
             Stmt::Write {
                 loc,
                 expr,
@@ -152,11 +196,18 @@ impl<'a> Den<'a> {
                 args,
             } => {
                 let modes = (*read_mode, *write_mode);
-                self.rmw(*reg, *op, modes, *scope, loc, args, alpha)
+                let out = self.rmw(*reg, *op, modes, *scope, loc, args, alpha);
+                self.defined.push(*reg);
+                out
             }
             Stmt::If { cond, then, els } => {
                 let phi = expr::truth(&mut self.l, cond);
-                let (a, b) = (self.stmt(then, alpha)?, self.stmt(els, alpha)?);
+                let outside = self.defined.len();
+                let a = self.stmt(then, alpha)?;
+                // The else branch sees only what precedes the IF as defined.
+                let in_then: Vec<u32> = self.defined.drain(outside..).collect();
+                let b = self.stmt(els, alpha)?;
+                self.defined.extend(in_then);
                 self.if_(phi, &a, &b)
             }
             Stmt::Seq(parts) => {
@@ -270,6 +321,7 @@ impl<'a> Den<'a> {
     ) -> Result<Vec<Pomset>, Stop> {
         let id = self.fresh()?;
         let mut out = Vec::new();
+        let mut ways = Vec::new();
         for (guard, a) in self.places(loc) {
             let dloc = self.loc_of(a);
             // R3: κ(e) = (L = ℓ) ∧ Q_[ℓ].
@@ -285,10 +337,20 @@ impl<'a> Den<'a> {
                     if p.lambda_consistent(&mut self.l, &self.unbounded) {
                         out.push(p);
                     }
+                    ways.push(Way {
+                        label,
+                        kappa,
+                        check: self.l.tt(),
+                        tau: Rc::new(move |e| read_tau(e, reg, guard, a, v, false)),
+                    });
                 }
             }
         }
         out.push(self.absent_read(id, reg, mode));
+        if !rmw && self.model.if_closure == IfClosure::Registers {
+            let closed = self.if_closed(id, &ways, alpha)?;
+            out.extend(closed);
+        }
         self.done(out)
     }
 
@@ -314,11 +376,25 @@ impl<'a> Den<'a> {
         scope: Scope,
         alpha: ThreadId,
     ) -> Result<Vec<Pomset>, Stop> {
+        self.write_or_half(loc, m, (mode, scope), alpha, true)
+    }
+
+    /// WRITE, if-closed when `closed` and the model says so (an RMW's
+    /// write half never is).
+    fn write_or_half(
+        &mut self,
+        loc: &Loc,
+        m: &Expr,
+        (mode, scope): (Mode, Scope),
+        alpha: ThreadId,
+        closed: bool,
+    ) -> Result<Vec<Pomset>, Stop> {
         let id = self.fresh()?;
         let m = expr::value(&mut self.l, m);
         let computed = matches!(loc, Loc::Computed(_));
         let places = self.places(loc);
         let mut out = Vec::new();
+        let mut ways = Vec::new();
         for &(guard, a) in &places {
             let dloc = self.loc_of(a);
             for v in self.p.values.clone() {
@@ -334,6 +410,13 @@ impl<'a> Den<'a> {
                     if p.lambda_consistent(&mut self.l, &self.unbounded) {
                         out.push(p);
                     }
+                    let tau = tau.clone();
+                    ways.push(Way {
+                        label,
+                        kappa,
+                        check: kappa,
+                        tau: Rc::new(move |_| tau.clone()),
+                    });
                 }
             }
         }
@@ -352,7 +435,114 @@ impl<'a> Den<'a> {
             all
         });
         out.push(Pomset::empty(tau, ff));
+        if closed && self.model.if_closure == IfClosure::Registers {
+            let closed = self.if_closed(id, &ways, alpha)?;
+            out.extend(closed);
+        }
         self.done(out)
+    }
+
+    /// Definition 1.7 with Ω = tt and two or more events, under the reading
+    /// `if_closure = registers`: the guards θ_e are the blocks of a
+    /// partition of the valuations (over V) of the registers of thread
+    /// `alpha` in scope (defined before this statement, or never assigned),
+    /// and each event takes one of `ways`. w4/R4: τ^D(ψ) = ∧_e (θ_e ⇒
+    /// τ_e^D(ψ)); w5: ✓ = ∧_e (θ_e ⇒ ✓_e); w3/R3: κ(e) = θ_e ∧ κ_e. The
+    /// one-block partition and Ω = ff are Fig. 1's pomsets, built above.
+    fn if_closed(
+        &mut self,
+        id: EventId,
+        ways: &[Way],
+        alpha: ThreadId,
+    ) -> Result<Vec<Pomset>, Stop> {
+        let regs: Vec<u32> = (0..self.p.regs.len() as u32)
+            .filter(|&r| self.p.regs[r as usize].thread == alpha)
+            .filter(|r| !self.every_assigned.contains(r) || self.defined.contains(r))
+            .collect();
+        let mut valuations: Vec<FormulaId> = vec![self.l.tt()];
+        for &r in &regs {
+            let mut next = Vec::new();
+            for &f in &valuations {
+                for v in self.p.values.clone() {
+                    let (rt, vt) = (self.l.reg(r), self.l.value(v));
+                    let eq = self.l.eq(rt, vt);
+                    next.push(self.l.and(f, eq));
+                }
+            }
+            valuations = next;
+        }
+        let n = valuations.len();
+        if n < 2 || ways.is_empty() {
+            return Ok(vec![]);
+        }
+        let every = set_partitions(n, self.max_partitions).ok_or_else(|| {
+            Stop(format!(
+                "reference: more than {} partitions (--max-partitions)",
+                self.max_partitions
+            ))
+        })?;
+        let mut ids = vec![id];
+        for _ in 1..n {
+            ids.push(self.fresh()?);
+        }
+        let mut out = Vec::new();
+        for blocks in every.into_iter().filter(|b| b.len() >= 2) {
+            let thetas: Vec<FormulaId> = blocks
+                .iter()
+                .map(|b| {
+                    let fs: Vec<FormulaId> = b.iter().map(|&i| valuations[i]).collect();
+                    self.l.or_all(fs)
+                })
+                .collect();
+            // Every assignment of a way to each block.
+            let mut picks: Vec<Vec<usize>> = vec![vec![]];
+            for _ in &blocks {
+                picks = picks
+                    .into_iter()
+                    .flat_map(|p| {
+                        (0..ways.len()).map(move |w| {
+                            let mut q = p.clone();
+                            q.push(w);
+                            q
+                        })
+                    })
+                    .collect();
+            }
+            for pick in picks {
+                let mut events = Vec::new();
+                let mut taus: Vec<(FormulaId, Tau)> = Vec::new();
+                let mut check = self.l.tt();
+                for (i, &w) in pick.iter().enumerate() {
+                    let way = &ways[w];
+                    let kappa = self.l.and(thetas[i], way.kappa);
+                    events.push(Event {
+                        id: ids[i],
+                        label: way.label,
+                        kappa,
+                    });
+                    taus.push((thetas[i], (way.tau)(ids[i])));
+                    let c = self.l.implies(thetas[i], way.check);
+                    check = self.l.and(check, c);
+                }
+                let tau: Tau = Rc::new(move |l, d, psi| {
+                    let mut all = l.tt();
+                    for (theta, t) in &taus {
+                        let f = t(l, d, psi);
+                        let f = l.implies(*theta, f);
+                        all = l.and(all, f);
+                    }
+                    all
+                });
+                let mut p = Pomset::empty(tau, check);
+                p.events = events;
+                // M3a: every κ(e) λ-consistent.
+                if p.lambda_consistent(&mut self.l, &self.unbounded) {
+                    out.push(p);
+                }
+                self.within_limits(out.len())?;
+            }
+        }
+        Ok(out)
     }
 
     /// FENCE (F1-F5).
@@ -402,12 +592,13 @@ impl<'a> Den<'a> {
         let arg = |i: usize| Box::new(args.get(i).cloned().unwrap_or(Expr::Int(0)));
         let writes = match op {
             RmwOp::Fadd => {
-                self.write(loc, &Expr::Binary(BinOp::Add, r, arg(0)), nu, scope, alpha)?
+                let sum = Expr::Binary(BinOp::Add, r, arg(0));
+                self.write_or_half(loc, &sum, (nu, scope), alpha, false)?
             }
-            RmwOp::Exchg => self.write(loc, &arg(0), nu, scope, alpha)?,
+            RmwOp::Exchg => self.write_or_half(loc, &arg(0), (nu, scope), alpha, false)?,
             RmwOp::Cas => {
                 let phi = expr::truth(&mut self.l, &Expr::Binary(BinOp::Eq, r, arg(0)));
-                let w = self.write(loc, &arg(1), nu, scope, alpha)?;
+                let w = self.write_or_half(loc, &arg(1), (nu, scope), alpha, false)?;
                 let skip = vec![self.skip()];
                 self.if_(phi, &w, &skip)?
             }
@@ -803,4 +994,29 @@ fn predecessors(edges: &[(EventId, EventId)]) -> HashMap<EventId, Events> {
             return below;
         }
     }
+}
+
+/// Every partition of {0, …, n-1}, each as its list of blocks, built by
+/// placing each element in turn into one of the blocks so far or a new one;
+/// `None` when there are more than `most`.
+fn set_partitions(n: usize, most: usize) -> Option<Vec<Vec<Vec<usize>>>> {
+    let mut all: Vec<Vec<Vec<usize>>> = vec![vec![]];
+    for x in 0..n {
+        let mut next = Vec::new();
+        for p in &all {
+            for b in 0..p.len() {
+                let mut q = p.clone();
+                q[b].push(x);
+                next.push(q);
+            }
+            let mut q = p.clone();
+            q.push(vec![x]);
+            next.push(q);
+        }
+        if next.len() > most {
+            return None;
+        }
+        all = next;
+    }
+    Some(all)
 }

@@ -17,7 +17,8 @@
 //! - this file: the whole test SEQ(INIT, PAR(T0, PAR(T1, …))) (then OBS
 //!   with `final = observer`), and the final states.
 //!
-//! Refused, like the fast engine: `merge ≠ off` and `if_closure = on`.
+//! Refused: `merge ≠ off`, and `if_closure = on` like the fast engine.
+//! `if_closure = registers` is built literally in `construct`.
 
 mod complete;
 mod construct;

@@ -14,10 +14,11 @@
 use std::collections::HashMap;
 
 use super::expr;
+use super::if_closure::{self, Effect, Way};
 use super::tau::{Events, Kappa, KappaNode, Tau, TauNode, Trees};
 use crate::action::{self, Action, Kind, Mode, Scope, ThreadId};
 use crate::logic::{Addr, FormulaId, Logic, Subst, Var};
-use crate::model::{Model, Monotonicity};
+use crate::model::{IfClosure, Model, Monotonicity};
 use crate::syntax::ast::RmwOp;
 use crate::syntax::core::{self, Expr, Loc, Program, Stmt};
 
@@ -112,6 +113,9 @@ pub enum Limit {
     Memory(String),
     /// The deadline (`--timeout`) passed or Ctrl-C was pressed.
     Interrupted(String),
+    /// An if-closed statement (`if_closure = registers`) with more
+    /// partitions of its registers' valuations than `--max-partitions`.
+    Partitions(usize),
     /// A construct only the Vulkan model defines (`decide::refused` turns
     /// it away first; this keeps the construction total).
     Vulkan(&'static str),
@@ -122,6 +126,7 @@ impl Limit {
     pub fn text(&self) -> String {
         match self {
             Limit::Pomsets(n) => format!("--max-pomsets {n}"),
+            Limit::Partitions(n) => format!("--max-partitions {n}"),
             Limit::Accesses => "at most 64 accesses per test".to_string(),
             Limit::Memory(why) | Limit::Interrupted(why) => why.clone(),
             Limit::Vulkan(what) => format!("{what} is defined by the Vulkan model only"),
@@ -151,7 +156,7 @@ pub struct Sem<'a> {
     pub strengthen: bool,
     /// Registers some LET assigns: their values may lie outside V (`r := 1 + 1`
     /// with V = {0, 1}), which the logic, ranging over V, cannot see.
-    unbounded: Vec<core::RegId>,
+    pub(super) unbounded: Vec<core::RegId>,
     /// Writes whose value may leave V (thread, location), whose executions
     /// then have no write event: reported, never dropped silently.
     pub outside_v: Vec<(ThreadId, String)>,
@@ -168,6 +173,12 @@ pub struct Sem<'a> {
     /// (`decide::final_registers` reads it off the label).
     pub read_once: HashMap<core::RegId, u32>,
     once: Vec<core::RegId>,
+    /// `if_closure = registers`: the most partitions one statement may have.
+    pub max_partitions: usize,
+    /// The registers some statement assigns, and those the statements
+    /// denoted so far assign (what is in scope, `if_closure.rs`).
+    pub(super) assigned_anywhere: Vec<core::RegId>,
+    pub(super) assigned: Vec<core::RegId>,
 }
 
 /// Named locations without a declared address get addresses from here, far
@@ -205,11 +216,22 @@ impl<'a> Sem<'a> {
             deadline: None,
             cancel: None,
             read_once: HashMap::new(),
-            once: super::goal::read_once(program)
-                .into_iter()
-                .map(|(r, _)| r)
-                .collect(),
+            // A statement's events no longer share its id under if-closure,
+            // so the shortcut that reads a register off it is off.
+            once: match model.if_closure {
+                IfClosure::Off => super::goal::read_once(program)
+                    .into_iter()
+                    .map(|(r, _)| r)
+                    .collect(),
+                _ => Vec::new(),
+            },
+            max_partitions: if_closure::MAX_PARTITIONS,
+            assigned_anywhere: Vec::new(),
+            assigned: Vec::new(),
         };
+        for (_, body) in &program.main {
+            if_closure::assigned_regs(body, &mut sem.assigned_anywhere);
+        }
         for i in 0..program.locs.len() {
             let addr = sem.loc_addr[i];
             sem.dense_loc(addr);
@@ -238,6 +260,10 @@ impl<'a> Sem<'a> {
         }
         self.next_event += 1;
         Ok(self.next_event - 1)
+    }
+
+    pub(super) fn empty_frag(&mut self, tau: Tau, check: FormulaId) -> Frag {
+        self.empty(tau, check)
     }
 
     fn empty(&mut self, tau: Tau, check: FormulaId) -> Frag {
@@ -287,13 +313,20 @@ impl<'a> Sem<'a> {
         match s {
             Stmt::Skip => Ok(vec![self.skip()]),
             Stmt::Diverge => Ok(self.diverge().into_iter().collect()),
-            Stmt::Let { reg, expr } => Ok(vec![self.let_(*reg, expr)]),
+            Stmt::Let { reg, expr } => {
+                self.assigned.push(*reg);
+                Ok(vec![self.let_(*reg, expr)])
+            }
             Stmt::Read {
                 reg,
                 loc,
                 mode,
                 scope,
-            } => self.read(*reg, loc, *mode, *scope, thread, false),
+            } => {
+                let out = self.read(*reg, loc, *mode, *scope, thread, false);
+                self.assigned.push(*reg);
+                out
+            }
             Stmt::Write {
                 loc,
                 expr,
@@ -312,21 +345,29 @@ impl<'a> Sem<'a> {
                 scope,
                 loc,
                 args,
-            } => self.rmw(
-                *reg,
-                *op,
-                (*read_mode, *write_mode),
-                *scope,
-                loc,
-                args,
-                thread,
-            ),
+            } => {
+                let out = self.rmw(
+                    *reg,
+                    *op,
+                    (*read_mode, *write_mode),
+                    *scope,
+                    loc,
+                    args,
+                    thread,
+                );
+                self.assigned.push(*reg);
+                out
+            }
             Stmt::If { cond, then, els } => {
                 let phi = expr::formula(&mut self.l, cond);
                 self.if_depth += 1;
-                let branches = self
-                    .stmt(then, thread)
-                    .and_then(|a| Ok((a, self.stmt(els, thread)?)));
+                // Each branch sees in scope what precedes the IF; after it,
+                // what either branch assigned.
+                let before = self.assigned.clone();
+                let a = self.stmt(then, thread);
+                let after_then = std::mem::replace(&mut self.assigned, before);
+                let branches = a.and_then(|a| Ok((a, self.stmt(els, thread)?)));
+                self.assigned.extend(after_then);
                 self.if_depth -= 1;
                 let (a, b) = branches?;
                 self.if_then_else(phi, &a, &b)
@@ -444,6 +485,7 @@ impl<'a> Sem<'a> {
             self.read_once.insert(reg, id);
         }
         let mut out = Vec::new();
+        let mut ways = Vec::new();
         for (guard, addr) in self.places(loc) {
             let dloc = self.dense_loc(addr);
             let q = self.l.quiescent(addr);
@@ -453,6 +495,12 @@ impl<'a> Sem<'a> {
                 if !rmw && !self.may_read(reg, Some(v)) {
                     continue;
                 }
+                let effect = Effect::Read {
+                    reg,
+                    addr,
+                    value: v,
+                    guard,
+                };
                 let tau = self.trees.tau(TauNode::Read {
                     event: id,
                     reg,
@@ -468,6 +516,12 @@ impl<'a> Sem<'a> {
                         let mut f = self.empty(tau, tt);
                         f.events.push(Ev { id, label, kappa });
                         out.push(f);
+                        ways.push(Way {
+                            label,
+                            kappa: kappa_f,
+                            check: tt,
+                            effect: effect.clone(),
+                        });
                     }
                 }
             }
@@ -479,15 +533,23 @@ impl<'a> Sem<'a> {
         if self.keep(&absent) && (rmw || self.may_read(reg, None)) {
             out.push(absent);
         }
+        if !rmw && self.model.if_closure == IfClosure::Registers {
+            let bounded = !matches!(loc, Loc::Computed(l) if mentions_any(l, &self.unbounded));
+            out.extend(self.if_closed(id, &ways, thread, bounded)?);
+        }
         self.limit(out)
     }
 
     /// Whether a read into `reg` may end with `value` (`None`: dropped) under
     /// the goal of a condition-directed search (`Sem::pinned`).
+    /// Under if-closure a register's final value is no one event's, so
+    /// nothing is pinned.
     fn may_read(&self, reg: u32, value: Option<i64>) -> bool {
-        self.pinned
-            .get(&reg)
-            .is_none_or(|allowed| allowed.contains(&value))
+        self.model.if_closure != IfClosure::Off
+            || self
+                .pinned
+                .get(&reg)
+                .is_none_or(|allowed| allowed.contains(&value))
     }
 
     /// WRITE (w1-w5), with computed addresses (§1.5, Definition 1.6).
@@ -522,11 +584,24 @@ impl<'a> Sem<'a> {
         scope: Scope,
         thread: ThreadId,
     ) -> Result<Vec<Frag>, Limit> {
+        self.write_access(loc, m, (mode, scope), thread, true)
+    }
+
+    /// WRITE; `closed`: if-closed too when the model says so (not an RMW's).
+    fn write_access(
+        &mut self,
+        loc: &Loc,
+        m: &Expr,
+        (mode, scope): (Mode, Scope),
+        thread: ThreadId,
+        closed: bool,
+    ) -> Result<Vec<Frag>, Limit> {
         let id = self.new_event()?;
         let value = expr::cases(&mut self.l, m);
         self.note_outside_v(&value, loc, thread);
         let computed = matches!(loc, Loc::Computed(_));
         let mut out = Vec::new();
+        let mut ways = Vec::new();
         for (guard, addr) in self.places(loc) {
             let dloc = self.dense_loc(addr);
             for v in self.program.values.clone() {
@@ -551,13 +626,16 @@ impl<'a> Sem<'a> {
                 }
                 for md in self.modes(Kind::Write, mode) {
                     for s in self.scopes(scope) {
+                        let label = Action::write(thread, md, s, dloc, v);
                         let mut f = self.empty(tau, kappa_f);
-                        f.events.push(Ev {
-                            id,
-                            label: Action::write(thread, md, s, dloc, v),
-                            kappa,
-                        });
+                        f.events.push(Ev { id, label, kappa });
                         out.push(f);
+                        ways.push(Way {
+                            label,
+                            kappa: kappa_f,
+                            check: kappa_f,
+                            effect: Effect::Write(tau),
+                        });
                     }
                 }
             }
@@ -584,6 +662,11 @@ impl<'a> Sem<'a> {
                 _ => self.trees.tau(TauNode::Guarded(parts)),
             };
             out.push(self.empty(tau, ff));
+        }
+        if closed && self.model.if_closure == IfClosure::Registers {
+            let bounded = !mentions_any(m, &self.unbounded)
+                && !matches!(loc, Loc::Computed(l) if mentions_any(l, &self.unbounded));
+            out.extend(self.if_closed(id, &ways, thread, bounded)?);
         }
         self.limit(out)
     }
@@ -641,16 +724,16 @@ impl<'a> Sem<'a> {
                     Box::new(r),
                     Box::new(arg(0)),
                 );
-                self.write(loc, &sum, write_mode, scope, thread)?
+                self.write_access(loc, &sum, (write_mode, scope), thread, false)?
             }
-            RmwOp::Exchg => self.write(loc, &arg(0), write_mode, scope, thread)?,
+            RmwOp::Exchg => self.write_access(loc, &arg(0), (write_mode, scope), thread, false)?,
             RmwOp::Cas => {
                 let cond =
                     Expr::Binary(crate::syntax::ast::BinOp::Eq, Box::new(r), Box::new(arg(0)));
                 let phi = expr::formula(&mut self.l, &cond);
                 // The write sits inside IF(r = M, ...): a failing CAS drops it (I5).
                 self.if_depth += 1;
-                let w = self.write(loc, &arg(1), write_mode, scope, thread);
+                let w = self.write_access(loc, &arg(1), (write_mode, scope), thread, false);
                 self.if_depth -= 1;
                 let skip = vec![self.skip()];
                 self.if_then_else(phi, &w?, &skip)?

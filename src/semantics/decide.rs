@@ -25,6 +25,9 @@ use crate::syntax::core::{self, Loc, Program, Stmt, Term};
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     pub max_pomsets: usize,
+    /// `if_closure = registers`: the most partitions of the valuations of
+    /// the registers in scope one statement may have (`--max-partitions`).
+    pub max_partitions: usize,
     pub max_steps: u64,
     /// Final states kept, and complete pomsets one rf search may hold at
     /// once (`--max-states`): the bound that keeps memory finite when a test
@@ -55,6 +58,7 @@ impl Default for Limits {
     fn default() -> Limits {
         Limits {
             max_pomsets: 200_000,
+            max_partitions: super::if_closure::MAX_PARTITIONS,
             max_steps: 50_000_000,
             max_states: MAX_STATES,
             deadline: None,
@@ -160,6 +164,10 @@ impl Unsupported {
     /// The refusal as one sentence, for a report: `tail` follows an option.
     pub fn sentence(&self, tail: &str) -> String {
         match self {
+            Unsupported::Option("if_closure", "on") => format!(
+                "if_closure = on {tail} (its guards may be any formulas; \
+                 if_closure = registers is the reading decided)"
+            ),
             Unsupported::Option(k, v) => format!("{k} = {v} {tail}"),
             Unsupported::VulkanOnly(what, _) => {
                 format!("{what} is defined by the Vulkan model only; run with --model vulkan")
@@ -202,8 +210,9 @@ pub fn outcomes(p: &Program, model: &Model, limits: Limits) -> Result<Outcomes, 
 }
 
 /// The option values no command decides, refused rather than read another
-/// way: `if_closure = on` (the book's "The semantics" says why) and
-/// `merge = multi`. Every entry point into the semantics calls this.
+/// way: `if_closure = on`, whose guards may be any formulas (the book's
+/// "The semantics" says why; `if_closure = registers` is the reading
+/// decided). Every entry point into the semantics calls this.
 pub fn refused(model: &Model) -> Result<(), Unsupported> {
     if model.if_closure == IfClosure::On {
         return Err(Unsupported::Option("if_closure", "on"));
@@ -267,6 +276,7 @@ fn decide_all<'v>(
     strengthen: bool,
 ) -> Outcomes {
     let mut sem = Sem::new(p, model, limits.max_pomsets);
+    sem.max_partitions = limits.max_partitions;
     sem.strengthen = strengthen;
     let mut out = Outcomes::empty();
     match run(&mut sem, p, model, limits, visit, None, &mut out) {
@@ -321,6 +331,7 @@ fn settle_with(
     pinned: HashMap<core::RegId, Vec<Option<i64>>>,
 ) -> Settled {
     let mut sem = Sem::new(p, model, limits.max_pomsets);
+    sem.max_partitions = limits.max_partitions;
     sem.pinned = pinned;
     let mut out = Outcomes::empty();
     let found = match run(&mut sem, p, model, limits, None, Some(goal), &mut out) {

@@ -8,6 +8,7 @@ pub mod explain;
 pub mod expr;
 pub mod gap;
 pub mod goal;
+pub mod if_closure;
 pub mod symmetry;
 pub mod tau;
 pub mod verdict;

@@ -755,7 +755,7 @@ pub fn fit(tests: &[Test], source: &Source, limits: FitLimits) -> Result<Fit, St
     let points = product(&spaces);
     let mut expectations = Vec::new();
     let mut sets = Vec::new();
-    let mut undecided = Vec::new();
+    let mut undecided: Vec<(String, Vec<Setting>)> = Vec::new();
     for &(t, c, fixed) in &targets {
         let test = &tests[t];
         let p = &test.program;
@@ -791,9 +791,10 @@ pub fn fit(tests: &[Test], source: &Source, limits: FitLimits) -> Result<Fit, St
                 (None, _) => true,
                 (Some(_), Some(b)) => b,
                 (Some(_), None) => {
-                    let label = format!("{} under {}", p.name, s.label());
-                    if !undecided.contains(&label) {
-                        undecided.push(label);
+                    match undecided.iter_mut().find(|(n, _)| *n == p.name) {
+                        Some((_, settings)) if !settings.contains(&s) => settings.push(s.clone()),
+                        Some(_) => {}
+                        None => undecided.push((p.name.clone(), vec![s.clone()])),
                     }
                     false
                 }
@@ -891,8 +892,33 @@ pub fn fit(tests: &[Test], source: &Source, limits: FitLimits) -> Result<Fit, St
         complete,
         max_conflict_size: limits.max_conflict_size,
         limit: None,
-        undecided,
+        undecided: undecided
+            .into_iter()
+            .map(|(t, s)| undecided_text(&t, &s))
+            .collect(),
     })
+}
+
+/// One test's settings left undecided by a limit, in a line: the setting
+/// when there is one, else how many and the assignments they all share.
+fn undecided_text(test: &str, settings: &[Setting]) -> String {
+    match settings {
+        [one] => format!("{test} under {}", one.label()),
+        _ => {
+            let shared: Vec<String> = settings[0]
+                .0
+                .iter()
+                .filter(|a| settings.iter().all(|s| s.0.contains(a)))
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            let with = if shared.is_empty() {
+                String::new()
+            } else {
+                format!(", every one with {}", shared.join(", "))
+            };
+            format!("{test} under {} settings{with}", settings.len())
+        }
+    }
 }
 
 fn empty_fit(decisions: usize, limit: String) -> Fit {

@@ -18,7 +18,7 @@ use super::if_closure::{self, Effect, Way};
 use super::tau::{Events, Kappa, KappaNode, Tau, TauNode, Trees};
 use crate::action::{self, Action, Kind, Mode, Scope, ThreadId};
 use crate::logic::{Addr, FormulaId, Logic, Subst, Var};
-use crate::model::{IfClosure, Model, Monotonicity};
+use crate::model::{IfClosure, Merge, Model, Monotonicity};
 use crate::syntax::ast::RmwOp;
 use crate::syntax::core::{self, Expr, Loc, Program, Stmt};
 
@@ -765,7 +765,7 @@ impl<'a> Sem<'a> {
 
     /// SEQ without coalescing (the two halves of an RMW never share a label).
     fn seq_plain(&mut self, a: &Frag, b: &Frag) -> Vec<Frag> {
-        self.seq_with(a, b, &[])
+        self.seq_with(a, b, &[], &[])
     }
 
     /// SEQ (s1-s9) over all pairs, with every coalescing of equal labels.
@@ -788,8 +788,11 @@ impl<'a> Sem<'a> {
                             matches!((x, y), (Some(x), Some(y)) if joined(model, &x, &y).is_some());
                         !join && (in_rmw(a, l) || in_rmw(b, r))
                     });
-                    if !breaks_rmw {
-                        out.extend(self.seq_with(a, b, &pairing));
+                    if breaks_rmw {
+                        continue;
+                    }
+                    for extra in multi_merges(model, a, b, &pairing) {
+                        out.extend(self.seq_with(a, b, &pairing, &extra));
                     }
                 }
                 if out.len() > self.max_pomsets {
@@ -801,8 +804,16 @@ impl<'a> Sem<'a> {
         self.limit(out)
     }
 
-    /// SEQ of one pair; `pairing` lists (left event, right event) that coalesce.
-    fn seq_with(&mut self, a: &Frag, b: &Frag, pairing: &[(u32, u32)]) -> Vec<Frag> {
+    /// SEQ of one pair; `pairing` lists (left event, right event) that
+    /// coalesce, and `extra` (left write c, right event e) the further left
+    /// writes `merge = multi` merges into e's coalesced event (π(c) = e).
+    fn seq_with(
+        &mut self,
+        a: &Frag,
+        b: &Frag,
+        pairing: &[(u32, u32)],
+        extra: &[(u32, u32)],
+    ) -> Vec<Frag> {
         let all = u64::MAX;
         let tau = self.trees.tau(TauNode::Seq(a.tau, b.tau));
         let check2 = self.trees.apply(&mut self.l, a.tau, all, b.check);
@@ -831,6 +842,14 @@ impl<'a> Sem<'a> {
                 KappaNode::Dep(a.tau, e.kappa)
             };
             let k2 = self.trees.kappa(node);
+            if let Some(l) = merged(e.id).filter(|_| extra.iter().any(|x| x.1 == e.id)) {
+                let into: Vec<u32> = extra.iter().filter(|x| x.1 == e.id).map(|x| x.0).collect();
+                match self.multi_merge(&mut f, e, k2, l, &into) {
+                    Some(changed) => relabelled |= changed,
+                    None => return vec![],
+                }
+                continue;
+            }
             if let Some(l) = merged(e.id) {
                 let left = f
                     .events
@@ -876,7 +895,10 @@ impl<'a> Sem<'a> {
             // s3c: an event on both sides has κ1(e) ∨ κ2'(e).
             self.absorb(&mut f, e, k2, merged(e.id));
         }
-        let canon = |id: u32| merged(id).unwrap_or(id);
+        // A left write merged away (π(c) = e) is e's coalesced event now.
+        let host = |id: u32| extra.iter().find(|x| x.0 == id).and_then(|x| merged(x.1));
+        let canon = |id: u32| merged(id).or_else(|| host(id)).unwrap_or(id);
+        f.events.retain(|x| host(x.id).is_none());
         // Right-hand ids stay as written until `rename_coalesced`, so that
         // `keep_seq_labels` can tell λ2(e) from the label e merged into.
         for x in &a.events {
@@ -889,13 +911,103 @@ impl<'a> Sem<'a> {
         if relabelled {
             keep_seq_labels(&mut f, a, b, &canon);
         }
-        rename_coalesced(&mut f, pairing);
+        let mut renaming = pairing.to_vec();
+        renaming.extend(extra.iter().filter_map(|&(c, _)| host(c).map(|l| (l, c))));
+        rename_coalesced(&mut f, &renaming);
         let right: Vec<u32> = b.events.iter().map(|e| canon(e.id)).collect();
         if self.keep(&f) && rmw_is_function(&f) && self.m3a(&f, &right) {
             vec![f]
         } else {
             vec![]
         }
+    }
+
+    /// `merge = multi` (§2's π proposal, the book's reading): right event `e`
+    /// (κ2' = `k2`) coalesces with left write `l`, and the left writes `into`
+    /// merge into it too. Π = {l} ∪ into must have pairwise unsatisfiable
+    /// κ1; every c ∈ Π must merge with λ2(e) to one label λ (s2c); κ(e) =
+    /// κ2'(e) ∨ ∨{κ1(c) | c ∈ Π, λ1(c) = λ2(e)} (s3c); and where labels
+    /// differ, the disjunction of those c's κ1 must be equivalent to κ(e)
+    /// (the binary rule's κ1 ≡ κ2' for several writes; with `merge_read =
+    /// prose` not asked of a read). Relabels l; `None` when no pomset.
+    /// `Some(true)` when a label changed (s7a/s8a then read the old ones).
+    fn multi_merge(
+        &mut self,
+        f: &mut Frag,
+        e: &Ev,
+        k2: Kappa,
+        l: u32,
+        into: &[u32],
+    ) -> Option<bool> {
+        let left = |f: &Frag, id: u32| {
+            f.events
+                .iter()
+                .find(|x| x.id == id)
+                .map(|x| (x.label, x.kappa))
+        };
+        let mut pi = vec![left(f, l)?];
+        for &c in into {
+            pi.push(left(f, c)?);
+        }
+        for i in 0..pi.len() {
+            for j in i + 1..pi.len() {
+                if !self.kappas_disjoint(pi[i].1, pi[j].1) {
+                    return None;
+                }
+            }
+        }
+        let label = pi
+            .iter()
+            .find(|(x, _)| *x != e.label)
+            .map_or(Some(e.label), |(x, _)| merge(self.model, x, &e.label))?;
+        let fits = |x: &Action| *x == e.label || merge(self.model, x, &e.label) == Some(label);
+        if !pi.iter().all(|(x, _)| fits(x)) {
+            return None;
+        }
+        let same: Vec<Kappa> = pi
+            .iter()
+            .filter(|(x, _)| *x == e.label)
+            .map(|p| p.1)
+            .collect();
+        let differ: Vec<Kappa> = pi
+            .iter()
+            .filter(|(x, _)| *x != e.label)
+            .map(|p| p.1)
+            .collect();
+        let kappa = same
+            .iter()
+            .fold(k2, |k, &c| self.trees.kappa(KappaNode::Or(k, c)));
+        let prose =
+            e.label.kind == Kind::Read && self.model.merge_read == crate::model::MergeRead::Prose;
+        if let Some((&first, rest)) = differ.split_first() {
+            let joint = rest
+                .iter()
+                .fold(first, |k, &c| self.trees.kappa(KappaNode::Or(k, c)));
+            if !prose && !self.kappas_agree(joint, kappa) {
+                return None;
+            }
+        }
+        if let Some(ev) = f.events.iter_mut().find(|x| x.id == l) {
+            ev.label = label;
+            ev.kappa = kappa;
+        }
+        if e.label.kind == Kind::Read {
+            // write-read: the read's s_e is the write's value.
+            f.merged.push((e.id, e.label.value));
+        }
+        Some(!differ.is_empty() || label != e.label)
+    }
+
+    /// The note's "writes that coalesce have disjoint preconditions":
+    /// κ1(c) ∧ κ1(c') unsatisfiable, tested at ↓ = ∅ and ↓ = every read
+    /// like `kappas_agree`.
+    fn kappas_disjoint(&mut self, k1: Kappa, k2: Kappa) -> bool {
+        [0, u64::MAX].into_iter().all(|d| {
+            let a = self.trees.eval(&mut self.l, k1, d);
+            let b = self.trees.eval(&mut self.l, k2, d);
+            let both = self.l.and(a, b);
+            both == self.l.ff() || !self.l.satisfiable(both)
+        })
     }
 
     /// §2 s3c for a merge of different labels: κ1(e) ≡ κ2'(e). The dependency
@@ -1204,6 +1316,50 @@ pub fn joined(model: &Model, a: &Action, b: &Action) -> Option<Action> {
         scope: a.scope.max(b.scope),
         ..*a
     })
+}
+
+/// `merge = multi` (§2's π): for a SEQ with coalescing `pairing`, every way
+/// the left writes outside it (and outside rmw) may also merge into one of
+/// its coalesced events whose labels are those of a merge or equal: each
+/// such write stays, or names the right event it merges into. The first
+/// way merges nothing; with any other `merge` it is the only one.
+fn multi_merges(model: &Model, a: &Frag, b: &Frag, pairing: &[(u32, u32)]) -> Vec<Vec<(u32, u32)>> {
+    let mut out = vec![Vec::new()];
+    if model.merge != Merge::Multi {
+        return out;
+    }
+    let in_rmw = |f: &Frag, id: u32| f.rmw.iter().any(|&(r, w)| r == id || w == id);
+    let label = |f: &Frag, id: u32| f.events.iter().find(|e| e.id == id).map(|e| e.label);
+    let hosts: Vec<(u32, Action)> = pairing
+        .iter()
+        .filter(|&&(l, r)| !in_rmw(a, l) && !in_rmw(b, r))
+        .filter(|&&(l, _)| label(a, l).is_some_and(|x| x.kind == Kind::Write))
+        .filter_map(|&(_, r)| Some((r, label(b, r)?)))
+        .collect();
+    for c in &a.events {
+        let free = c.label.kind == Kind::Write
+            && !in_rmw(a, c.id)
+            && !pairing.iter().any(|&(l, _)| l == c.id);
+        if !free {
+            continue;
+        }
+        let targets: Vec<u32> = hosts
+            .iter()
+            .filter(|(_, y)| c.label == *y || merge(model, &c.label, y).is_some())
+            .map(|(r, _)| *r)
+            .collect();
+        let mut next = Vec::with_capacity(out.len() * (targets.len() + 1));
+        for way in &out {
+            next.push(way.clone());
+            for &r in &targets {
+                let mut w = way.clone();
+                w.push((c.id, r));
+                next.push(w);
+            }
+        }
+        out = next;
+    }
+    out
 }
 
 /// Every set of disjoint pairs (a, b) whose labels `pairs` accepts.

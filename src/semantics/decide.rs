@@ -17,7 +17,7 @@ use super::tau::{Events, KappaNode, Tau, TauNode};
 use crate::action::{self, Action, Groups, Kind, Mode, Scope, ThreadId};
 use crate::check::{candidates_interruptible, Edge, OrderKind, Reason, RfMode, Search, Witness};
 use crate::logic::{Assignment, FormulaId, Var};
-use crate::model::{Final, IfClosure, Init, Merge, Model};
+use crate::model::{Final, IfClosure, Init, Model};
 use crate::pomset::{Event, Skeleton};
 use crate::syntax::core::{self, Loc, Program, Stmt, Term};
 
@@ -216,9 +216,6 @@ pub fn outcomes(p: &Program, model: &Model, limits: Limits) -> Result<Outcomes, 
 pub fn refused(model: &Model) -> Result<(), Unsupported> {
     if model.if_closure == IfClosure::On {
         return Err(Unsupported::Option("if_closure", "on"));
-    }
-    if model.merge == Merge::Multi {
-        return Err(Unsupported::Option("merge", model.merge.as_str()));
     }
     Ok(())
 }

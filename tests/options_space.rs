@@ -223,7 +223,9 @@ How it is computed, and what it assumes:
 
 - The options a file's `model { }` block sets stay as set for that file (the note's verdict
   is stated under them; C35 keeps `sc_order = sec11`). Every other option is varied over the
-  values some command decides (`merge = multi` and `if_closure = on` are refused).
+  values some command decides (`if_closure = on` is refused; `if_closure = registers` is
+  decided, and where a limit stops it the expectation counts as not met and is listed as
+  undecided).
 - For each test, the options that can change its verdict are found by varying every option
   alone, at every setting of the options already found to matter (starting from those its
   `expect ... when` lines name), until none changes a verdict. An option that changes

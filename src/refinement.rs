@@ -371,9 +371,7 @@ pub fn refine(
     limits: Limits,
 ) -> Result<RefineReport, RefineError> {
     if let Err(u) = crate::semantics::decide::refused(model) {
-        return Err(RefineError::Unsupported(format!(
-            "{u} (every other value of merge and if_closure is implemented)"
-        )));
+        return Err(RefineError::Unsupported(u.sentence("is refused")));
     }
     let mut report = RefineReport {
         name: req.name.clone(),

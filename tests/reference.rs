@@ -426,7 +426,8 @@ fn monotonicity_adds_no_state() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The refused options are refused by the reference too.
+/// The refused options are refused by the reference too (`merge`, which it
+/// does not model; `if_closure = on`, like `run`).
 #[test]
 fn merge_and_if_closure_are_refused() {
     let t = parse("litmus X\nx := 1;\n");

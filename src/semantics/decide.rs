@@ -151,6 +151,10 @@ impl std::fmt::Display for Unsupported {
     /// `k = v` for an option; the construct and where to run it for Vulkan.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            Unsupported::Option("if_closure", "on") => write!(
+                f,
+                "if_closure = on (its guards may be any formulas; if_closure = registers is the reading decided)"
+            ),
             Unsupported::Option(k, v) => write!(f, "{k} = {v}"),
             Unsupported::VulkanOnly(what, _) => write!(
                 f,
@@ -165,8 +169,8 @@ impl Unsupported {
     pub fn sentence(&self, tail: &str) -> String {
         match self {
             Unsupported::Option("if_closure", "on") => format!(
-                "if_closure = on {tail} (its guards may be any formulas; \
-                 if_closure = registers is the reading decided)"
+                "if_closure = on is refused: its guards may be any formulas; \
+                 use if_closure = registers, the reading decided"
             ),
             Unsupported::Option(k, v) => format!("{k} = {v} {tail}"),
             Unsupported::VulkanOnly(what, _) => {

@@ -168,10 +168,9 @@ impl Unsupported {
     /// The refusal as one sentence, for a report: `tail` follows an option.
     pub fn sentence(&self, tail: &str) -> String {
         match self {
-            Unsupported::Option("if_closure", "on") => format!(
-                "if_closure = on is refused: its guards may be any formulas; \
-                 use if_closure = registers, the reading decided"
-            ),
+            Unsupported::Option("if_closure", "on") => "if_closure = on is refused: its \
+                 guards may be any formulas; use if_closure = registers, the reading decided"
+                .to_string(),
             Unsupported::Option(k, v) => format!("{k} = {v} {tail}"),
             Unsupported::VulkanOnly(what, _) => {
                 format!("{what} is defined by the Vulkan model only; run with --model vulkan")

@@ -117,10 +117,10 @@ fn valuations(values: &[i64], k: usize) -> Vec<Vec<i64>> {
 /// The registers each statement assigns, collected over a body.
 pub fn assigned_regs(s: &Stmt, out: &mut Vec<core::RegId>) {
     match s {
-        Stmt::Read { reg, .. } | Stmt::Let { reg, .. } | Stmt::Rmw { reg, .. } => {
-            if !out.contains(reg) {
-                out.push(*reg);
-            }
+        Stmt::Read { reg, .. } | Stmt::Let { reg, .. } | Stmt::Rmw { reg, .. }
+            if !out.contains(reg) =>
+        {
+            out.push(*reg)
         }
         Stmt::If { then, els, .. } => {
             assigned_regs(then, out);

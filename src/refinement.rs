@@ -393,8 +393,8 @@ pub fn refine(
     sem.strengthen = true;
     let thread = p.main.first().map_or(0, |(t, _)| *t);
     let denoted = sem
-        .stmt(&req.source, thread)
-        .and_then(|s| Ok((s, sem.stmt(&req.target, thread)?)));
+        .denote(&req.source, thread)
+        .and_then(|s| Ok((s, sem.denote(&req.target, thread)?)));
     let (src, tgt) = match denoted {
         Ok(x) => x,
         Err(stop) => {

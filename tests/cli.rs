@@ -346,3 +346,24 @@ fn draw_under_a_cat_model() {
     let help = text(&pomset(&["draw", "--help"]).stdout);
     assert!(help.contains("--model <MODEL>") && help.contains("candidate executions"));
 }
+
+/// `if_closure = registers` stops at `--max-partitions` with the limit named:
+/// C07's last read has two registers in scope (r, s) over V = {0, 1, 2}:
+/// 9 valuations, Bell(9) = 21147 partitions, past the default 1000.
+#[test]
+fn if_closure_stops_at_max_partitions() {
+    let c07 = "examples/catalogue/c07-acq-orders-prior-same-loc-read.litmus";
+    let out = pomset(&[
+        "run",
+        "--allow-unknown",
+        "--set",
+        "if_closure=registers",
+        c07,
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("Limit reached: --max-partitions 1000"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Unknown"), "{stdout}");
+}

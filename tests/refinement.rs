@@ -377,3 +377,26 @@ fn binary_merge_keeps_the_write_label_for_later_events() {
         Verdict::Sound
     );
 }
+
+/// `if_closure = registers` (§1.6): `x := 1` with one register in scope, the
+/// input `m`, has Fig. 1's two pomsets (the write, and no event) plus one
+/// per partition of m's valuations into two or more blocks: Bell(|V|) - 1.
+/// `r`, assigned only by the target, is not in the source's scope.
+#[test]
+fn if_closure_splits_over_the_registers_in_scope() {
+    for (values, closed) in [("{0, 1}", 1), ("{0, 1, 2}", 4), ("{0, 1, 2, 3}", 14)] {
+        let src =
+            format!("refine Q \"\"\nvalues {values}\nsource {{ x := 1; }}\ntarget {{ r := m; }}\n");
+        let q = parse_refinement(&src).expect("parses");
+        for (value, extra) in [("off", 0), ("registers", closed)] {
+            let mut model = q.program.model;
+            model.set("if_closure", value).expect("an option");
+            let report = refine(&q, &model, Limits::default()).expect("decidable");
+            assert_eq!(
+                report.source_pomsets,
+                2 + extra,
+                "V = {values}, if_closure = {value}"
+            );
+        }
+    }
+}

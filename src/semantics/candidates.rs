@@ -92,7 +92,7 @@ fn list(
     let mut threads: Vec<Vec<Variant>> = Vec::new();
     for (tid, body) in &p.main {
         let mut variants = Vec::new();
-        for f in sem.stmt(body, *tid)? {
+        for f in sem.denote(body, *tid)? {
             let check = finish(sem, &f, init_tau, f.check);
             let mut combos: Vec<Vec<(u32, Events, FormulaId)>> = vec![Vec::new()];
             for options in dependency_choices(sem, &f, init_tau) {

@@ -308,6 +308,13 @@ impl<'a> Sem<'a> {
         }
     }
 
+    /// ⟦S⟧_α for a whole body (a thread, or a refinement's source or
+    /// target): what earlier bodies assigned is not in scope here.
+    pub fn denote(&mut self, s: &Stmt, thread: ThreadId) -> Result<Vec<Frag>, Limit> {
+        self.assigned.clear();
+        self.stmt(s, thread)
+    }
+
     /// ⟦S⟧_α.
     pub fn stmt(&mut self, s: &Stmt, thread: ThreadId) -> Result<Vec<Frag>, Limit> {
         match s {

@@ -420,7 +420,7 @@ fn run<'v>(
     let (init_events, init_tau) = init_prefix(sem, p, model, init_thread)?;
     let mut per_thread: Vec<Vec<Completed>> = Vec::new();
     for (tid, body) in &p.main {
-        let frags = sem.stmt(body, *tid)?;
+        let frags = sem.denote(body, *tid)?;
         let mut done = Vec::new();
         for f in frags {
             sem.interrupted()?;

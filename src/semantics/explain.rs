@@ -68,7 +68,7 @@ fn walk(
     let (init, init_tau) = decide::init_prefix(sem, p, model, init_thread)?;
     let mut per_thread: Vec<Vec<Completed>> = Vec::new();
     for (k, (tid, body)) in p.main.iter().enumerate() {
-        let frags = sem.stmt(body, *tid)?;
+        let frags = sem.denote(body, *tid)?;
         let mut fitting = Vec::new();
         let mut misfits: std::collections::BTreeSet<String> = Default::default();
         for f in frags {
@@ -216,7 +216,7 @@ fn incomplete_reasons(
 ) -> Vec<String> {
     sem.complete_only = false;
     let (tid, body) = &p.main[k];
-    let frags = match sem.stmt(body, *tid) {
+    let frags = match sem.denote(body, *tid) {
         Ok(f) => f,
         Err(_) => return vec!["- (a search limit was reached)".into()],
     };

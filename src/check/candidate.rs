@@ -168,8 +168,13 @@ fn quick_viable(orders: &Orders, forbid: &[(Event, Event, Choice)], d: &Disjunct
 }
 
 /// The events in a bitmask.
-fn bits(mask: u64) -> impl Iterator<Item = Event> {
-    (0..64).filter(move |b| mask >> b & 1 == 1)
+fn bits(mut mask: u64) -> impl Iterator<Item = Event> {
+    // Lowest first, one step per member.
+    std::iter::from_fn(move || {
+        let b = mask.trailing_zeros() as Event;
+        mask &= mask.wrapping_sub(1);
+        (b < 64).then_some(b)
+    })
 }
 
 /// Adds `from < b` for each b in `new`, recording the rule.
@@ -210,12 +215,29 @@ impl Rows {
     /// asked only of (release, acquire) pairs, the only ones it can hold of.
     fn new(labels: &[Action], model: &Model, groups: &dyn Groups) -> Rows {
         let n = labels.len();
-        let mask = |f: &dyn Fn(&Action) -> bool| -> u64 {
-            (0..n).filter(|&e| f(&labels[e])).fold(0, |m, e| m | 1 << e)
-        };
-        let writes = mask(&|a| a.kind == Kind::Write);
-        let releases = mask(&|a| a.is_release());
-        let acquires = mask(&|a| a.is_acquire());
+        let (mut writes, mut releases, mut acquires) = (0u64, 0u64, 0u64);
+        // The accesses to each location and the events of each thread, as
+        // masks, found in one pass (few locations and threads: a list).
+        let mut by_loc: Vec<(action::Loc, u64)> = Vec::new();
+        let mut by_thread: Vec<(action::ThreadId, u64)> = Vec::new();
+        for (e, l) in labels.iter().enumerate() {
+            let bit = 1u64 << e;
+            writes |= u64::from(l.kind == Kind::Write) << e;
+            releases |= u64::from(l.is_release()) << e;
+            acquires |= u64::from(l.is_acquire()) << e;
+            if l.is_access() {
+                match by_loc.iter_mut().find(|(x, _)| *x == l.loc) {
+                    Some((_, m)) => *m |= bit,
+                    None => by_loc.push((l.loc, bit)),
+                }
+            }
+            match by_thread.iter_mut().find(|(t, _)| *t == l.thread) {
+                Some((_, m)) => *m |= bit,
+                None => by_thread.push((l.thread, bit)),
+            }
+        }
+        let mask_of =
+            |list: &[(_, u64)], key| list.iter().find(|(k, _)| *k == key).map_or(0, |&(_, m)| m);
         let mut overlaps = vec![0u64; n];
         let mut conflicts = vec![0u64; n];
         let mut same_thread = vec![0u64; n];
@@ -224,7 +246,7 @@ impl Rows {
             let me = !(1u64 << a);
             let la = &labels[a];
             let same_loc = if la.is_access() {
-                mask(&|b| b.is_access() && b.loc == la.loc)
+                mask_of(&by_loc, la.loc)
             } else {
                 0
             };
@@ -234,7 +256,7 @@ impl Rows {
             } else {
                 overlaps[a] & writes
             };
-            same_thread[a] = mask(&|b| b.thread == la.thread) & me;
+            same_thread[a] = mask_of(&by_thread, la.thread) & me;
             if releases >> a & 1 == 1 {
                 strongly_matches[a] = bits(acquires & me)
                     .filter(|&b| action::strongly_matches(la, &labels[b], model, groups))
@@ -261,6 +283,10 @@ pub struct Search<'a> {
     pub budget: u64,
     /// The label relations for the rf being decided.
     rows: Rows,
+    /// `fixed_edges` of the skeleton's own labels, once asked: without §10
+    /// (`rfi_acq_weakening`) every rf sees those labels, so every decision
+    /// of this search starts from the same fixed edges.
+    fixed: Option<Vec<Edge>>,
 }
 
 /// Every candidate of a skeleton, one witness per rf; `Err` when the step budget ran out.
@@ -350,6 +376,7 @@ impl<'a> Search<'a> {
             sources,
             budget,
             rows,
+            fixed: None,
         }
     }
 
@@ -411,7 +438,7 @@ impl<'a> Search<'a> {
         if self.model.rfi_acq_weakening == RfiAcqWeakening::On {
             self.rows = Rows::new(&labels, self.model, self.groups);
         }
-        let mut edges = self.fixed_edges(&labels);
+        let mut edges = self.fixed_for(&labels);
         edges.extend_from_slice(extra);
         edges.extend(self.rf_edges(rf, &labels));
         let disjunctions = self.disjunctions(rf, &labels);
@@ -430,9 +457,22 @@ impl<'a> Search<'a> {
         if self.model.rfi_acq_weakening == RfiAcqWeakening::On {
             self.rows = Rows::new(&labels, self.model, self.groups);
         }
-        let mut edges = self.fixed_edges(&labels);
+        let mut edges = self.fixed_for(&labels);
         edges.extend(self.rf_edges(rf, &labels));
         self.saturate(rf, &labels, &edges).map(|(o, _)| o)
+    }
+
+    /// `fixed_edges(labels)`, computed once per search where the labels are
+    /// the skeleton's whatever the rf (no §10): the same list, in the same
+    /// order, as computing it again.
+    fn fixed_for(&mut self, labels: &[Action]) -> Vec<Edge> {
+        if self.model.rfi_acq_weakening == RfiAcqWeakening::On {
+            return self.fixed_edges(labels);
+        }
+        if self.fixed.is_none() {
+            self.fixed = Some(self.fixed_edges(labels));
+        }
+        self.fixed.clone().unwrap_or_default()
     }
 
     /// §10 (`rfi_acq_weakening`): an acquire read fulfilled by a relaxed

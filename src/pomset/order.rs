@@ -51,9 +51,10 @@ impl Order {
 
     /// The events below `b`: ↓b.
     pub fn below(&self, b: Event) -> u64 {
-        (0..self.len())
-            .filter(|&a| self.has(a, b))
-            .fold(0, |m, a| m | 1 << a)
+        self.rows
+            .iter()
+            .enumerate()
+            .fold(0, |m, (a, r)| m | (r >> b & 1) << a)
     }
 
     pub fn union_with(&mut self, other: &Order) -> bool {
@@ -69,9 +70,17 @@ impl Order {
     pub fn close(&mut self) -> bool {
         // Rows only grow (each step is an OR), so something was added
         // exactly when some step changed a row.
+        // Step k ORs row k into every row holding k, so it does nothing when
+        // row k is empty or no row holds k. The union of the rows never
+        // changes (each step ORs one row into another), so that second test
+        // reads a mask computed once. Both skips leave the result as it was.
+        let held = self.rows.iter().fold(0u64, |m, r| m | r);
         let mut changed = false;
         for k in 0..self.len() {
             let row_k = self.rows[k];
+            if row_k == 0 || held >> k & 1 == 0 {
+                continue;
+            }
             for i in 0..self.len() {
                 let row_i = self.rows[i];
                 if row_i >> k & 1 == 1 && row_i | row_k != row_i {

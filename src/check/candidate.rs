@@ -283,6 +283,12 @@ pub struct Search<'a> {
     pub budget: u64,
     /// The label relations for the rf being decided.
     rows: Rows,
+    /// The rf last decided and the orders of its first saturation, before
+    /// any disjunct (`decide_with` with no extra edge): what `mandatory`
+    /// computes for that rf.
+    first: Option<(Vec<Option<Event>>, Orders)>,
+    /// Set by `decide_with` when its first saturation is `mandatory`'s.
+    keep_first: bool,
     /// `fixed_edges` of the skeleton's own labels, once asked: without §10
     /// (`rfi_acq_weakening`) every rf sees those labels, so every decision
     /// of this search starts from the same fixed edges.
@@ -337,6 +343,22 @@ pub fn candidates_interruptible(
     stop: &dyn Fn() -> bool,
 ) -> (Result<Vec<Witness>, Vec<Witness>>, u64, bool) {
     let mut search = Search::new(sk, model, groups, budget);
+    candidates_each(&mut search, mode, cap, stop, &mut |_, _| {})
+}
+
+/// As `candidates_interruptible`, on a search the caller made (its budget
+/// is the step budget), calling `each` on every witness as it is found,
+/// with the search. The steps `each` takes are not counted: the budget is
+/// put back as it was, so the witnesses, steps used and limits are those
+/// of `candidates_interruptible`.
+pub fn candidates_each(
+    search: &mut Search,
+    mode: RfMode,
+    cap: usize,
+    stop: &dyn Fn() -> bool,
+    each: &mut dyn FnMut(&mut Search, &Witness),
+) -> (Result<Vec<Witness>, Vec<Witness>>, u64, bool) {
+    let budget = search.budget;
     let mut found = Vec::new();
     let mut seen = 0u32;
     let complete = search.each_rf(mode, &mut |s, rf| {
@@ -344,6 +366,10 @@ pub fn candidates_interruptible(
         if found.len() >= cap || (seen.is_multiple_of(256) && stop()) {
             s.budget = 0;
         } else if let Ok(w) = s.decide(rf) {
+            let left = s.budget;
+            s.budget = u64::MAX;
+            each(s, &w);
+            s.budget = left;
             found.push(w);
         }
     });
@@ -376,8 +402,15 @@ impl<'a> Search<'a> {
             sources,
             budget,
             rows,
+            first: None,
+            keep_first: false,
             fixed: None,
         }
+    }
+
+    /// The skeleton searched.
+    pub fn skeleton(&self) -> &'a Skeleton {
+        self.sk
     }
 
     /// Calls `f` on every rf (c2a: each read's source matches it). Returns
@@ -443,7 +476,14 @@ impl<'a> Search<'a> {
         edges.extend(self.rf_edges(rf, &labels));
         let disjunctions = self.disjunctions(rf, &labels);
         let pending: Vec<&(Choice, Vec<Disjunct>)> = disjunctions.iter().collect();
-        let mut w = self.branch(rf, &labels, &mut edges, &mut Vec::new(), &pending)?;
+        // With no extra edge, the first saturation (edges: fixed, then rf's;
+        // no disjunct, nothing forbidden) is `mandatory`'s: keep it when a
+        // disjunct is there to choose (else the witness's orders are it).
+        self.first = None;
+        self.keep_first = extra.is_empty() && !disjunctions.is_empty();
+        let result = self.branch(rf, &labels, &mut edges, &mut Vec::new(), &pending);
+        self.keep_first = false;
+        let mut w = result?;
         w.least = disjunctions.is_empty() && extra.is_empty();
         Ok(w)
     }
@@ -453,6 +493,11 @@ impl<'a> Search<'a> {
     /// chosen. Every rule used only adds edges, so each valid extension
     /// contains these (an error: no candidate has this rf).
     pub fn mandatory(&mut self, rf: &[Option<Event>]) -> Result<Orders, Failure> {
+        if let Some((seen, orders)) = &self.first {
+            if seen.as_slice() == rf {
+                return Ok(orders.clone());
+            }
+        }
         let labels = self.effective_labels(rf);
         if self.model.rfi_acq_weakening == RfiAcqWeakening::On {
             self.rows = Rows::new(&labels, self.model, self.groups);
@@ -650,6 +695,9 @@ impl<'a> Search<'a> {
         loop {
             self.budget = self.budget.saturating_sub(1);
             let (orders, derived) = self.consistent(rf, labels, edges, forbid)?;
+            if std::mem::take(&mut self.keep_first) {
+                self.first = Some((rf.to_vec(), orders.clone()));
+            }
             let mut forced = None;
             for (i, (rule, alternatives)) in pending.iter().enumerate() {
                 let viable: Vec<&Disjunct> = alternatives

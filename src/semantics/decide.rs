@@ -15,7 +15,9 @@ use super::goal::{self, Goal};
 use super::symmetry::{Classes, Orbits};
 use super::tau::{Events, KappaNode, Tau, TauNode};
 use crate::action::{self, Action, Groups, Kind, Mode, Scope, ThreadId};
-use crate::check::{candidates_interruptible, Edge, OrderKind, Reason, RfMode, Search, Witness};
+use crate::check::{
+    candidates_each, candidates_interruptible, Edge, OrderKind, Reason, RfMode, Search, Witness,
+};
 use crate::logic::{Assignment, FormulaId, Var};
 use crate::model::{Final, IfClosure, Init, Merge, Model};
 use crate::pomset::{Event, Skeleton};
@@ -456,8 +458,15 @@ fn run<'v>(
         Classes::default()
     };
     let blocks = register_blocks(&per_thread);
+    // A caller taking orbits (`run`'s text report) gets the states of a
+    // search without symmetry as orbits too, each a single state: kept as
+    // values only, the names once (`count`). Only where every state names
+    // the same registers, which the shared names need (`uniform_names`).
+    let values_only =
+        limits.orbits && visit.is_none() && goal.is_none() && uniform_names(&per_thread);
     let mut search = Product {
         classes,
+        values_only,
         blocks,
         observer,
         init_tau,
@@ -543,6 +552,18 @@ fn shape(c: &Completed) -> Shape {
         pairs(&c.frag.rmw),
         regs,
     )
+}
+
+/// Whether every variant of each thread lists the same registers, in the
+/// same order (forks inside an `if` could make them differ): then every
+/// state names the same registers, then the same locations.
+fn uniform_names(per_thread: &[Vec<Completed>]) -> bool {
+    per_thread.iter().all(|t| {
+        t.windows(2).all(|w| {
+            w[0].regs.len() == w[1].regs.len()
+                && w[0].regs.iter().zip(&w[1].regs).all(|(a, b)| a.0 == b.0)
+        })
+    })
 }
 
 /// Where each thread's registers sit in a state's register list (every
@@ -795,14 +816,23 @@ impl Leaves<'_> {
     ) -> Decided {
         let parts = chosen(self.threads, choice);
         let (sk, _) = skeleton(self.init, &parts);
-        let searched = self.candidates(&sk, budget);
-        let memories = match &searched.0 {
-            Ok(found) => found
-                .iter()
-                .map(|w| final_memory_at(labelled, p, self.model, self.groups, &sk, w))
-                .collect(),
-            Err(_) => Vec::new(),
-        };
+        let (deadline, cancel) = (self.deadline, self.cancel);
+        let stop = || interrupted(deadline, cancel).is_some();
+        // The search that found each witness also decides its final
+        // memories (`candidates_each` leaves its step budget alone): a
+        // search's state is its skeleton's, so it answers as a new one would.
+        let mut search = Search::new(&sk, self.model, self.groups, budget);
+        let mut memories = Vec::new();
+        let searched = candidates_each(
+            &mut search,
+            RfMode::Total,
+            self.cap,
+            &stop,
+            &mut |s, w| memories.push(final_memory_at(labelled, p, s, w)),
+        );
+        if searched.0.is_err() {
+            memories.clear();
+        }
         (searched, memories)
     }
 }
@@ -814,6 +844,9 @@ struct Product<'a, 'v> {
     classes: Classes,
     /// Where each thread's registers sit in a state.
     blocks: Vec<std::ops::Range<usize>>,
+    /// States are kept as values (`canon`, orbits of one state each) even
+    /// without symmetry, and handed over as orbits (`finish`).
+    values_only: bool,
     /// `final = observer`: one read per location after the threads.
     observer: Option<Vec<Ev>>,
     init_tau: Tau,
@@ -1156,7 +1189,7 @@ impl Product<'_, '_> {
     fn count(&mut self, state: State, times: u64, out: &mut Outcomes) {
         let times = usize::try_from(times).unwrap_or(usize::MAX);
         out.witnesses += times;
-        let kept = if self.classes.is_empty() {
+        let kept = if self.classes.is_empty() && !self.values_only {
             *out.states.entry(state).or_insert(0) += times;
             out.states.len()
         } else {
@@ -1529,7 +1562,8 @@ pub(super) fn final_memory(
     sk: &Skeleton,
     w: &Witness,
 ) -> Vec<Vec<(String, Option<i64>)>> {
-    final_memory_at(&labelled(sem), p, model, groups, sk, w)
+    let mut search = Search::new(sk, model, groups, u64::MAX);
+    final_memory_at(&labelled(sem), p, &mut search, w)
 }
 
 /// Each named location's id in labels, if any event accesses it.
@@ -1541,14 +1575,15 @@ fn labelled(sem: &Sem) -> Vec<Option<action::Loc>> {
 }
 
 /// `final_memory`, with each location's id in labels (`labelled`).
+/// `search` is one over the witness's skeleton (any budget: its steps are
+/// not counted here).
 fn final_memory_at(
     labelled: &[Option<action::Loc>],
     p: &Program,
-    model: &Model,
-    groups: &ThreadGroups,
-    sk: &Skeleton,
+    search: &mut Search,
     w: &Witness,
 ) -> Vec<Vec<(String, Option<i64>)>> {
+    let sk = search.skeleton();
     let writes: Vec<Vec<Event>> = p
         .locs
         .iter()
@@ -1564,12 +1599,9 @@ fn final_memory_at(
     // candidate with this rf contains is the maximum in each of them: that
     // location's value is settled, with no search and no ⊥.
     // The witness's orders are these when no disjunct was chosen for it.
-    let mut search = None;
     let least = match w.least {
         true => Ok(w.orders.clone()),
-        false => search
-            .get_or_insert_with(|| Search::new(sk, model, groups, u64::MAX))
-            .mandatory(&w.rf),
+        false => search.mandatory(&w.rf),
     };
     let writes: Vec<Vec<Event>> = match least {
         Ok(least) => writes
@@ -1597,10 +1629,7 @@ fn final_memory_at(
                     .map(move |&o| (OrderKind::Loc, o, w, Reason::CoDelays))
             })
             .collect();
-        search
-            .get_or_insert_with(|| Search::new(sk, model, groups, u64::MAX))
-            .decide_with(&w.rf, &extra)
-            .is_ok()
+        search.decide_with(&w.rf, &extra).is_ok()
     };
     last_writes(&writes, &mut pick, &mut last, &mut feasible);
     let maximal = feasible.iter().filter(|c| {

@@ -823,13 +823,9 @@ impl Leaves<'_> {
         // search's state is its skeleton's, so it answers as a new one would.
         let mut search = Search::new(&sk, self.model, self.groups, budget);
         let mut memories = Vec::new();
-        let searched = candidates_each(
-            &mut search,
-            RfMode::Total,
-            self.cap,
-            &stop,
-            &mut |s, w| memories.push(final_memory_at(labelled, p, s, w)),
-        );
+        let searched = candidates_each(&mut search, RfMode::Total, self.cap, &stop, &mut |s, w| {
+            memories.push(final_memory_at(labelled, p, s, w))
+        });
         if searched.0.is_err() {
             memories.clear();
         }

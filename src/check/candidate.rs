@@ -13,6 +13,7 @@ use crate::model::{
     AcyclicUnion, C7a, C8a, C8b, Model, Orders as OrdersOpt, RfiAcqWeakening, ScOrder, TwoOrder,
 };
 use crate::pomset::{Event, Order, Skeleton};
+use smallvec::{smallvec, SmallVec};
 
 /// Which of the three orders an edge belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -197,9 +198,12 @@ fn add_derived(
 /// A disjunct: edges to add and edges that must stay absent from ⊑.
 #[derive(Clone, Debug)]
 struct Disjunct {
-    add: Vec<(OrderKind, Event, Event, Reason)>,
-    forbid: Vec<(Event, Event)>,
+    add: SmallVec<[(OrderKind, Event, Event, Reason); 1]>,
+    forbid: SmallVec<[(Event, Event); 1]>,
 }
+
+/// A disjunctive rule's alternatives (c7b and c8b have two).
+type Alternatives = SmallVec<[Disjunct; 2]>;
 
 /// The label relations the fixpoint consults, one bitset row per event.
 struct Rows {
@@ -435,17 +439,21 @@ impl<'a> Search<'a> {
             return false;
         }
         self.budget -= 1;
-        let Some((e, ds)) = self.sources.get(i).cloned() else {
+        let Some(&(e, ref ds)) = self.sources.get(i) else {
             f(self, rf);
             return true;
         };
+        let count = ds.len();
         if mode == RfMode::Partial {
             rf[e] = None;
             if !self.rf_from(i + 1, mode, rf, f) {
                 return false;
             }
         }
-        for d in ds {
+        // The sources by position: `f` may not change them, but it holds
+        // the search mutably, so no borrow of the list outlives this line.
+        for k in 0..count {
+            let d = self.sources[i].1[k];
             rf[e] = Some(d);
             if !self.rf_from(i + 1, mode, rf, f) {
                 return false;
@@ -475,7 +483,7 @@ impl<'a> Search<'a> {
         edges.extend_from_slice(extra);
         edges.extend(self.rf_edges(rf, &labels));
         let disjunctions = self.disjunctions(rf, &labels);
-        let pending: Vec<&(Choice, Vec<Disjunct>)> = disjunctions.iter().collect();
+        let pending: Vec<&(Choice, Alternatives)> = disjunctions.iter().collect();
         // With no extra edge, the first saturation (edges: fixed, then rf's;
         // no disjunct, nothing forbidden) is `mandatory`'s: keep it when a
         // disjunct is there to choose (else the witness's orders are it).
@@ -602,11 +610,7 @@ impl<'a> Search<'a> {
     }
 
     /// c7b and c8b, each as a list of alternative disjuncts.
-    fn disjunctions(
-        &self,
-        rf: &[Option<Event>],
-        labels: &[Action],
-    ) -> Vec<(Choice, Vec<Disjunct>)> {
+    fn disjunctions(&self, rf: &[Option<Event>], labels: &[Action]) -> Vec<(Choice, Alternatives)> {
         let n = self.sk.len();
         let mut out = Vec::new();
         if self.model.c7b == crate::model::C7b::On {
@@ -614,15 +618,15 @@ impl<'a> Search<'a> {
                 for e in d + 1..n {
                     if action::strongly_fences(&labels[d], &labels[e], self.groups) {
                         let one = |a, b| Disjunct {
-                            add: vec![(OrderKind::Sync, a, b, Reason::C7b)],
-                            forbid: vec![],
+                            add: smallvec![(OrderKind::Sync, a, b, Reason::C7b)],
+                            forbid: smallvec![],
                         };
                         out.push((
                             Choice::C7b {
                                 first: d,
                                 second: e,
                             },
-                            vec![one(d, e), one(e, d)],
+                            smallvec![one(d, e), one(e, d)],
                         ));
                     }
                 }
@@ -638,7 +642,7 @@ impl<'a> Search<'a> {
                 };
                 out.push((
                     rule,
-                    vec![self.fulfil(c, d, labels), self.fulfil(e, c, labels)],
+                    smallvec![self.fulfil(c, d, labels), self.fulfil(e, c, labels)],
                 ));
             }
         }
@@ -652,8 +656,8 @@ impl<'a> Search<'a> {
         let edge = (OrderKind::Loc, a, b, Reason::C8b);
         if self.model.c8b == C8b::Strong {
             return Disjunct {
-                add: vec![edge],
-                forbid: vec![],
+                add: smallvec![edge],
+                forbid: smallvec![],
             };
         }
         let strong = action::strongly_overlaps(&labels[a], &labels[b], self.groups)
@@ -661,8 +665,8 @@ impl<'a> Search<'a> {
                 && labels[a].mode == Mode::Sc
                 && labels[b].mode == Mode::Sc);
         Disjunct {
-            add: if strong { vec![edge] } else { vec![] },
-            forbid: vec![(b, a)],
+            add: if strong { smallvec![edge] } else { smallvec![] },
+            forbid: smallvec![(b, a)],
         }
     }
 
@@ -675,7 +679,7 @@ impl<'a> Search<'a> {
         labels: &[Action],
         edges: &mut Vec<(OrderKind, Event, Event, Reason)>,
         forbid: &mut Vec<(Event, Event, Choice)>,
-        pending: &[&(Choice, Vec<Disjunct>)],
+        pending: &[&(Choice, Alternatives)],
     ) -> Result<Witness, Failure> {
         let (e0, f0) = (edges.len(), forbid.len());
         let result = self.propagate_then_branch(rf, labels, edges, forbid, pending.to_vec());
@@ -690,7 +694,7 @@ impl<'a> Search<'a> {
         labels: &[Action],
         edges: &mut Vec<(OrderKind, Event, Event, Reason)>,
         forbid: &mut Vec<(Event, Event, Choice)>,
-        mut pending: Vec<&(Choice, Vec<Disjunct>)>,
+        mut pending: Vec<&(Choice, Alternatives)>,
     ) -> Result<Witness, Failure> {
         loop {
             self.budget = self.budget.saturating_sub(1);
@@ -700,11 +704,12 @@ impl<'a> Search<'a> {
             }
             let mut forced = None;
             for (i, (rule, alternatives)) in pending.iter().enumerate() {
-                let viable: Vec<&Disjunct> = alternatives
+                // The first viable alternative, and whether another is.
+                let mut viable = alternatives
                     .iter()
-                    .filter(|d| quick_viable(&orders, forbid, d))
-                    .collect();
-                match viable.len() {
+                    .filter(|d| quick_viable(&orders, forbid, d));
+                let (first, more) = (viable.next(), viable.next().is_some());
+                match first.map_or(0, |_| 1 + usize::from(more)) {
                     0 => {
                         // Certainly dead; saturate once per alternative to say why.
                         let failures = alternatives
@@ -717,7 +722,7 @@ impl<'a> Search<'a> {
                         });
                     }
                     1 => {
-                        forced = Some((i, *rule, viable[0]));
+                        forced = first.map(|d| (i, *rule, d));
                         break;
                     }
                     _ => {}
@@ -860,9 +865,9 @@ impl<'a> Search<'a> {
                 break;
             }
         }
-        let all: Vec<Edge> = edges.iter().chain(&derived).copied().collect();
         for k in [OrderKind::Dep, OrderKind::Sync, OrderKind::Loc] {
             if !o.get(k).is_acyclic() {
+                let all: Vec<Edge> = edges.iter().chain(&derived).copied().collect();
                 return Err(self.cycle(k, &all));
             }
         }

@@ -775,8 +775,8 @@ fn chosen<'t>(threads: &'t [Vec<Completed>], choice: &[usize]) -> Vec<&'t Comple
 type Searched = (Result<Vec<Witness>, Vec<Witness>>, u64, bool);
 
 /// One combination decided (`Leaves::decide`): its search, and each
-/// witness's final memories.
-type Decided = (Searched, Vec<Vec<Vec<(String, Option<i64>)>>>);
+/// witness's final memories, as values in the order of `Program::locs`.
+type Decided = (Searched, Vec<Vec<Vec<Option<i64>>>>);
 
 /// What deciding one complete combination reads, and nothing it writes: the
 /// threads of `Product::flush` share it.
@@ -1133,21 +1133,39 @@ impl Product<'_, '_> {
             let Some(found) = self.account(searched, out) else {
                 return;
             };
-            let regs: Vec<(String, Option<i64>)> = chosen(self.threads, choice)
-                .into_iter()
-                .flat_map(|c| c.regs.iter().cloned())
-                .collect();
+            let parts = chosen(self.threads, choice);
             let times = self.classes.arrangements(choice);
+            let named_states = self.classes.is_empty() && !self.values_only;
+            let regs: Vec<(String, Option<i64>)> = match named_states || self.shape.is_none() {
+                true => parts.iter().flat_map(|c| c.regs.iter().cloned()).collect(),
+                false => Vec::new(),
+            };
+            let reg_values = parts.iter().flat_map(|c| c.regs.iter().map(|(_, v)| *v));
+            let reg_values: Vec<Option<i64>> = reg_values.collect();
             for mems in memories.into_iter().take(found.len()) {
                 if out.limit.is_some() {
                     break;
                 }
                 for mem in mems {
-                    let state = State {
-                        regs: regs.clone(),
-                        mem,
-                    };
-                    self.count(state, times, out);
+                    if named_states {
+                        let state = State {
+                            regs: regs.clone(),
+                            mem: named(p, mem),
+                        };
+                        self.count(state, times, out);
+                        continue;
+                    }
+                    // Values only (`count`): the names are the same in every
+                    // state, so they are built once, for the shape.
+                    if self.shape.is_none() {
+                        self.shape = Some(State {
+                            regs: regs.clone(),
+                            mem: named(p, mem.clone()),
+                        });
+                    }
+                    let mut values = reg_values.clone();
+                    values.extend(mem);
+                    self.count_values(values, times, out);
                 }
             }
         }
@@ -1183,25 +1201,38 @@ impl Product<'_, '_> {
     /// Counts a final state `times` over: as its orbit's canonical member,
     /// values only, with symmetry; else as it is.
     fn count(&mut self, state: State, times: u64, out: &mut Outcomes) {
-        let times = usize::try_from(times).unwrap_or(usize::MAX);
-        out.witnesses += times;
-        let kept = if self.classes.is_empty() && !self.values_only {
-            *out.states.entry(state).or_insert(0) += times;
-            out.states.len()
-        } else {
+        if !self.classes.is_empty() || self.values_only {
             // Registers first, as `blocks` counts them; the names are the
             // same in every state, so one is kept as the shape.
-            let mut values: Vec<Option<i64>> = state
+            let values: Vec<Option<i64>> = state
                 .regs
                 .iter()
                 .chain(&state.mem)
                 .map(|(_, v)| *v)
                 .collect();
-            self.classes.canonical_values(&mut values, &self.blocks);
-            *self.canon.entry(values).or_insert(0) += times;
             self.shape.get_or_insert(state);
-            self.canon.len()
-        };
+            return self.count_values(values, times, out);
+        }
+        let times = usize::try_from(times).unwrap_or(usize::MAX);
+        out.witnesses += times;
+        *out.states.entry(state).or_insert(0) += times;
+        let kept = out.states.len();
+        self.kept(kept, out);
+    }
+
+    /// `count` of a state given by its values (registers, then memory),
+    /// kept as its orbit's canonical member; the caller has set the shape.
+    fn count_values(&mut self, mut values: Vec<Option<i64>>, times: u64, out: &mut Outcomes) {
+        let times = usize::try_from(times).unwrap_or(usize::MAX);
+        out.witnesses += times;
+        self.classes.canonical_values(&mut values, &self.blocks);
+        *self.canon.entry(values).or_insert(0) += times;
+        let kept = self.canon.len();
+        self.kept(kept, out);
+    }
+
+    /// The limits after a state is counted, `kept` states (or orbits) held.
+    fn kept(&mut self, kept: usize, out: &mut Outcomes) {
         if kept > self.max_states && out.limit.is_none() {
             out.limit = Some(format!("--max-states {} (final states)", self.max_states));
         }
@@ -1369,6 +1400,15 @@ fn skeleton_then(init: &[Ev], parts: &[&Completed], after: &[Ev]) -> (Skeleton, 
     (sk, ids)
 }
 
+/// Each event id's position in a skeleton, read like a map.
+struct Positions([usize; 64]);
+
+impl Positions {
+    fn get(&self, id: &u32) -> Option<&Event> {
+        self.0.get(*id as usize).filter(|&&k| k != usize::MAX)
+    }
+}
+
 /// The whole pomset's skeleton; `ids[k]` is the event id of position k.
 pub(super) fn skeleton(init: &[Ev], parts: &[&Completed]) -> (Skeleton, Vec<u32>) {
     let mut ids: Vec<u32> = init.iter().map(|e| e.id).collect();
@@ -1379,7 +1419,15 @@ pub(super) fn skeleton(init: &[Ev], parts: &[&Completed]) -> (Skeleton, Vec<u32>
             labels.push(e.label);
         }
     }
-    let pos: HashMap<u32, Event> = ids.iter().enumerate().map(|(k, &id)| (id, k)).collect();
+    // Event ids are below 64 (`Sem::new_event`): each id's position, by
+    // index; a later position of the same id wins, as in a map collected.
+    let mut at = [usize::MAX; 64];
+    for (k, &id) in ids.iter().enumerate() {
+        if let Some(slot) = at.get_mut(id as usize) {
+            *slot = k;
+        }
+    }
+    let pos = Positions(at);
     let mut sk = Skeleton::new(labels);
     for a in 0..init.len() {
         for b in a + 1..sk.len() {
@@ -1560,6 +1608,19 @@ pub(super) fn final_memory(
 ) -> Vec<Vec<(String, Option<i64>)>> {
     let mut search = Search::new(sk, model, groups, u64::MAX);
     final_memory_at(&labelled(sem), p, &mut search, w)
+        .into_iter()
+        .map(|values| named(p, values))
+        .collect()
+}
+
+/// A final memory's values (in the order of `Program::locs`) with the
+/// locations' names.
+fn named(p: &Program, values: Vec<Option<i64>>) -> Vec<(String, Option<i64>)> {
+    p.locs
+        .iter()
+        .zip(values)
+        .map(|(info, v)| (info.name.clone(), v))
+        .collect()
 }
 
 /// Each named location's id in labels, if any event accesses it.
@@ -1570,7 +1631,9 @@ fn labelled(sem: &Sem) -> Vec<Option<action::Loc>> {
         .collect()
 }
 
-/// `final_memory`, with each location's id in labels (`labelled`).
+/// `final_memory`, with each location's id in labels (`labelled`), as
+/// values in the order of `Program::locs`: every memory names the same
+/// locations in that order, so the values sort as the named pairs did.
 /// `search` is one over the witness's skeleton (any budget: its steps are
 /// not counted here).
 fn final_memory_at(
@@ -1578,7 +1641,7 @@ fn final_memory_at(
     p: &Program,
     search: &mut Search,
     w: &Witness,
-) -> Vec<Vec<(String, Option<i64>)>> {
+) -> Vec<Vec<Option<i64>>> {
     let sk = search.skeleton();
     let writes: Vec<Vec<Event>> = p
         .locs
@@ -1633,13 +1696,8 @@ fn final_memory_at(
             .iter()
             .any(|d| d != *c && c.iter().zip(d).all(|(a, b)| a.is_none() || a == b))
     });
-    let mut states: Vec<Vec<(String, Option<i64>)>> = maximal
-        .map(|c| {
-            c.iter()
-                .zip(&p.locs)
-                .map(|(w, info)| (info.name.clone(), w.map(|w| sk.labels[w].value)))
-                .collect()
-        })
+    let mut states: Vec<Vec<Option<i64>>> = maximal
+        .map(|c| c.iter().map(|w| w.map(|w| sk.labels[w].value)).collect())
         .collect();
     states.sort();
     states.dedup();

@@ -696,9 +696,24 @@ impl<'a> Search<'a> {
         forbid: &mut Vec<(Event, Event, Choice)>,
         mut pending: Vec<&(Choice, Alternatives)>,
     ) -> Result<Witness, Failure> {
+        // After a forced disjunct, the orders are extended in place
+        // (`extended`) instead of saturated again from the edges: the same
+        // orders (the least fixpoint), but the derived edges differ, so a
+        // witness is saturated from its edges once more (`stale`), and an
+        // extension that fails is redone from scratch to name the failure.
+        let mut extended: Option<Orders> = None;
+        let mut stale = false;
+        let mut derived = Vec::new();
         loop {
             self.budget = self.budget.saturating_sub(1);
-            let (orders, derived) = self.consistent(rf, labels, edges, forbid)?;
+            let orders = match extended.take() {
+                Some(orders) => orders,
+                None => {
+                    let (orders, fresh) = self.consistent(rf, labels, edges, forbid)?;
+                    (derived, stale) = (fresh, false);
+                    orders
+                }
+            };
             if std::mem::take(&mut self.keep_first) {
                 self.first = Some((rf.to_vec(), orders.clone()));
             }
@@ -732,9 +747,19 @@ impl<'a> Search<'a> {
                 edges.extend(d.add.iter().copied());
                 forbid.extend(d.forbid.iter().map(|&(b, a)| (b, a, rule)));
                 pending.remove(i);
+                extended = self.extend(rf, labels, orders, &d.add, forbid);
+                stale |= extended.is_some();
                 continue;
             }
             let Some(((rule, alternatives), rest)) = pending.split_first() else {
+                let orders = match stale {
+                    true => {
+                        let (orders, fresh) = self.consistent(rf, labels, edges, forbid)?;
+                        derived = fresh;
+                        orders
+                    }
+                    false => orders,
+                };
                 let edges = edges.iter().chain(&derived).copied().collect();
                 return Ok(Witness {
                     rf: rf.to_vec(),
@@ -826,45 +851,7 @@ impl<'a> Search<'a> {
         for &(k, a, b, _) in edges {
             o.get_mut(k).add(a, b);
         }
-        loop {
-            if self.model.orders == OrdersOpt::Single {
-                let merged = o.sync.clone();
-                o.sync.union_with(&o.dep);
-                o.dep.union_with(&merged);
-            }
-            o.dep.close();
-            o.sync.close();
-            o.loc.close();
-            let mut changed = false;
-            changed |= self.c7a(rf, &mut o, &mut derived);
-            for d in 0..n {
-                // M8a: sync order between overlapping events is per-location too.
-                let m8a = o.sync.above(d) & self.rows.overlaps[d] & !o.loc.above(d);
-                changed |= add_derived(
-                    &mut o.loc,
-                    d,
-                    m8a,
-                    OrderKind::Loc,
-                    Reason::M8a,
-                    &mut derived,
-                );
-                if self.model.two_order == TwoOrder::On {
-                    let two = o.dep.above(d) & self.rows.conflicts[d] & !o.loc.above(d);
-                    changed |= add_derived(
-                        &mut o.loc,
-                        d,
-                        two,
-                        OrderKind::Loc,
-                        Reason::TwoOrder,
-                        &mut derived,
-                    );
-                }
-            }
-            changed |= self.atomicity(labels, &mut o, &mut derived);
-            if !changed {
-                break;
-            }
-        }
+        self.fixpoint(rf, labels, &mut o, &mut derived, false);
         for k in [OrderKind::Dep, OrderKind::Sync, OrderKind::Loc] {
             if !o.get(k).is_acyclic() {
                 let all: Vec<Edge> = edges.iter().chain(&derived).copied().collect();
@@ -884,6 +871,93 @@ impl<'a> Search<'a> {
             }
         }
         Ok((o, derived))
+    }
+
+    /// The orders of `saturate` after a disjunct's edges `more`, from the
+    /// orders `o` that `saturate` (or this) gave for the edges before it;
+    /// `None` when they are inconsistent (`consistent` would fail), the
+    /// failure then left for `consistent` to name.
+    ///
+    /// The same orders as saturating every edge again: each rule of the
+    /// fixpoint only adds edges, and adds them when others are present
+    /// (monotone), so every edge of `o` lies in every fixpoint containing
+    /// the earlier edges, hence in the least one containing all edges; and
+    /// iterating from `o` plus `more` reaches a fixpoint containing all
+    /// edges, made of such edges only. The checks are `consistent`'s, on
+    /// the same orders.
+    fn extend(
+        &self,
+        rf: &[Option<Event>],
+        labels: &[Action],
+        mut o: Orders,
+        more: &[Edge],
+        forbid: &[(Event, Event, Choice)],
+    ) -> Option<Orders> {
+        for &(k, a, b, _) in more {
+            o.get_mut(k).add_closed(a, b);
+        }
+        // `o` is closed (saturated, then extended closed), so the first
+        // round of the fixpoint need not close it again.
+        self.fixpoint(rf, labels, &mut o, &mut Vec::new(), true);
+        let acyclic = [&o.dep, &o.sync, &o.loc].iter().all(|r| r.is_acyclic());
+        let union_acyclic = self.model.acyclic_union != AcyclicUnion::On || {
+            let mut union = o.sync.clone();
+            union.union_with(&o.loc);
+            union.close();
+            union.is_acyclic()
+        };
+        let kept = forbid.iter().all(|&(b, a, _)| !o.loc.has(b, a));
+        (acyclic && union_acyclic && kept).then_some(o)
+    }
+
+    /// Closes `o` under c7a, M8a, §12 and M9c (and transitivity), adding
+    /// each edge a rule puts in to `derived`. `closed`: `o` is transitively
+    /// closed already (then the first round does not close it again).
+    fn fixpoint(
+        &self,
+        rf: &[Option<Event>],
+        labels: &[Action],
+        o: &mut Orders,
+        derived: &mut Vec<Edge>,
+        mut closed: bool,
+    ) {
+        let n = self.sk.len();
+        loop {
+            if self.model.orders == OrdersOpt::Single {
+                let merged = o.sync.clone();
+                o.sync.union_with(&o.dep);
+                o.dep.union_with(&merged);
+                closed = false;
+            }
+            if !closed {
+                o.dep.close();
+                o.sync.close();
+                o.loc.close();
+            }
+            closed = false;
+            let mut changed = false;
+            changed |= self.c7a(rf, o, derived);
+            for d in 0..n {
+                // M8a: sync order between overlapping events is per-location too.
+                let m8a = o.sync.above(d) & self.rows.overlaps[d] & !o.loc.above(d);
+                changed |= add_derived(&mut o.loc, d, m8a, OrderKind::Loc, Reason::M8a, derived);
+                if self.model.two_order == TwoOrder::On {
+                    let two = o.dep.above(d) & self.rows.conflicts[d] & !o.loc.above(d);
+                    changed |= add_derived(
+                        &mut o.loc,
+                        d,
+                        two,
+                        OrderKind::Loc,
+                        Reason::TwoOrder,
+                        derived,
+                    );
+                }
+            }
+            changed |= self.atomicity(labels, o, derived);
+            if !changed {
+                break;
+            }
+        }
     }
 
     /// A readable cycle: the edges the rules put in that order, without closure.

@@ -14,6 +14,7 @@ use crate::model::{
 };
 use crate::pomset::{Event, Order, Skeleton};
 use smallvec::{smallvec, SmallVec};
+use std::borrow::Cow;
 
 /// Which of the three orders an edge belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -212,6 +213,8 @@ struct Rows {
     conflicts: Vec<u64>,
     strongly_matches: Vec<u64>,
     same_thread: Vec<u64>,
+    /// Whether any pair strongly matches (else c7a has nothing to add).
+    any_match: bool,
 }
 
 impl Rows {
@@ -267,11 +270,13 @@ impl Rows {
                     .fold(0, |m, b| m | 1 << b);
             }
         }
+        let any_match = strongly_matches.iter().any(|&m| m != 0);
         Rows {
             overlaps,
             conflicts,
             strongly_matches,
             same_thread,
+            any_match,
         }
     }
 }
@@ -530,11 +535,11 @@ impl<'a> Search<'a> {
 
     /// §10 (`rfi_acq_weakening`): an acquire read fulfilled by a relaxed
     /// write of its own thread, outside any RMW, acts as a relaxed read.
-    fn effective_labels(&self, rf: &[Option<Event>]) -> Vec<Action> {
-        let mut labels = self.sk.labels.clone();
+    fn effective_labels(&self, rf: &[Option<Event>]) -> Cow<'a, [Action]> {
         if self.model.rfi_acq_weakening != RfiAcqWeakening::On {
-            return labels;
+            return Cow::Borrowed(&self.sk.labels);
         }
+        let mut labels = self.sk.labels.clone();
         for (e, d) in rf.iter().enumerate() {
             let Some(d) = *d else { continue };
             let (w, r) = (&self.sk.labels[d], &self.sk.labels[e]);
@@ -543,7 +548,7 @@ impl<'a> Search<'a> {
                 labels[e].mode = Mode::Rlx;
             }
         }
-        labels
+        Cow::Owned(labels)
     }
 
     /// Edges that do not depend on rf: s3, s7a, s8a, M9b.
@@ -985,6 +990,11 @@ impl<'a> Search<'a> {
 
     /// c7a in the chosen variant; returns whether it added an edge.
     fn c7a(&self, rf: &[Option<Event>], o: &mut Orders, derived: &mut Vec<Edge>) -> bool {
+        // Every edge c7a adds is masked by a strongly-matches row: none
+        // when every row is empty.
+        if !self.rows.any_match {
+            return false;
+        }
         let mut changed = false;
         for (d, e) in self.rf_pairs(rf) {
             if self.model.c7a == C7a::Direct {

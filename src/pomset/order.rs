@@ -114,10 +114,14 @@ impl Order {
     }
 
     pub fn edges(&self) -> impl Iterator<Item = (Event, Event)> + '_ {
-        (0..self.len()).flat_map(move |a| {
-            (0..self.len())
-                .filter(move |&b| self.has(a, b))
-                .map(move |b| (a, b))
+        // Row by row, each row's members lowest first.
+        self.rows.iter().enumerate().flat_map(|(a, &row)| {
+            let mut rest = row;
+            std::iter::from_fn(move || {
+                let b = rest.trailing_zeros() as Event;
+                rest &= rest.wrapping_sub(1);
+                (b < 64).then_some((a, b))
+            })
         })
     }
 

@@ -1163,7 +1163,9 @@ impl Product<'_, '_> {
                             mem: named(p, mem.clone()),
                         });
                     }
-                    let mut values = reg_values.clone();
+                    // Sized exactly: the orbits keep these as their keys.
+                    let mut values = Vec::with_capacity(reg_values.len() + mem.len());
+                    values.extend_from_slice(&reg_values);
                     values.extend(mem);
                     self.count_values(values, times, out);
                 }

@@ -1201,7 +1201,7 @@ impl Product<'_, '_> {
     }
 
     /// Counts a final state `times` over: as its orbit's canonical member,
-    /// values only, with symmetry; else as it is.
+    /// values only, with symmetry or `values_only`; else as it is.
     fn count(&mut self, state: State, times: u64, out: &mut Outcomes) {
         if !self.classes.is_empty() || self.values_only {
             // Registers first, as `blocks` counts them; the names are the

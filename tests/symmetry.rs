@@ -67,6 +67,42 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: cases(60),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// Without interchangeable threads, `run`'s text report keeps states as
+    /// orbits of one state each, values only: the report is the same.
+    #[test]
+    fn single_state_orbits_report_as_the_plain_states(
+        t in gen::tiny(),
+        setting in 0usize..SETTINGS.len(),
+    ) {
+        let text = t.text();
+        let p = syntax::parse(&text)
+            .map_err(|d| TestCaseError::fail(d.render("gen", &text)))?
+            .program;
+        let mut model = Model::default();
+        let (k, v) = SETTINGS[setting];
+        model.set(k, v).map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
+        let limits = Limits { max_steps: 1_000_000, max_states: 20_000, ..Limits::default() };
+        let plain = decide::outcomes(&p, &model, limits);
+        let orbits = decide::outcomes(&p, &model, Limits { orbits: true, ..limits });
+        let (Ok(plain), Ok(orbits)) = (plain, orbits) else {
+            return Ok(());
+        };
+        if plain.limit.is_some() || orbits.limit.is_some() {
+            return Ok(());
+        }
+        prop_assert_eq!(plain.witnesses, orbits.witnesses, "witnesses differ for\n{}", text);
+        prop_assert_eq!(plain.state_count(), orbits.state_count(), "state counts differ for\n{}", text);
+        prop_assert_eq!(report(&p, &model, &plain), report(&p, &model, &orbits), "reports differ for\n{}", text);
+    }
+}
+
 /// The text `run` prints, without its time.
 fn report(p: &syntax::core::Program, model: &Model, o: &decide::Outcomes) -> String {
     pomset::report::Report::new(p, model, o, std::time::Duration::ZERO).text(p)

@@ -13,6 +13,8 @@ use crate::model::{
     AcyclicUnion, C7a, C8a, C8b, Model, Orders as OrdersOpt, RfiAcqWeakening, ScOrder, TwoOrder,
 };
 use crate::pomset::{Event, Order, Skeleton};
+use smallvec::{smallvec, SmallVec};
+use std::borrow::Cow;
 
 /// Which of the three orders an edge belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -168,8 +170,13 @@ fn quick_viable(orders: &Orders, forbid: &[(Event, Event, Choice)], d: &Disjunct
 }
 
 /// The events in a bitmask.
-fn bits(mask: u64) -> impl Iterator<Item = Event> {
-    (0..64).filter(move |b| mask >> b & 1 == 1)
+fn bits(mut mask: u64) -> impl Iterator<Item = Event> {
+    // Lowest first, one step per member.
+    std::iter::from_fn(move || {
+        let b = mask.trailing_zeros() as Event;
+        mask &= mask.wrapping_sub(1);
+        (b < 64).then_some(b)
+    })
 }
 
 /// Adds `from < b` for each b in `new`, recording the rule.
@@ -192,9 +199,12 @@ fn add_derived(
 /// A disjunct: edges to add and edges that must stay absent from ⊑.
 #[derive(Clone, Debug)]
 struct Disjunct {
-    add: Vec<(OrderKind, Event, Event, Reason)>,
-    forbid: Vec<(Event, Event)>,
+    add: SmallVec<[(OrderKind, Event, Event, Reason); 1]>,
+    forbid: SmallVec<[(Event, Event); 1]>,
 }
+
+/// A disjunctive rule's alternatives (c7b and c8b have two).
+type Alternatives = SmallVec<[Disjunct; 2]>;
 
 /// The label relations the fixpoint consults, one bitset row per event.
 struct Rows {
@@ -203,6 +213,8 @@ struct Rows {
     conflicts: Vec<u64>,
     strongly_matches: Vec<u64>,
     same_thread: Vec<u64>,
+    /// Whether any pair strongly matches (else c7a has nothing to add).
+    any_match: bool,
 }
 
 impl Rows {
@@ -210,12 +222,29 @@ impl Rows {
     /// asked only of (release, acquire) pairs, the only ones it can hold of.
     fn new(labels: &[Action], model: &Model, groups: &dyn Groups) -> Rows {
         let n = labels.len();
-        let mask = |f: &dyn Fn(&Action) -> bool| -> u64 {
-            (0..n).filter(|&e| f(&labels[e])).fold(0, |m, e| m | 1 << e)
-        };
-        let writes = mask(&|a| a.kind == Kind::Write);
-        let releases = mask(&|a| a.is_release());
-        let acquires = mask(&|a| a.is_acquire());
+        let (mut writes, mut releases, mut acquires) = (0u64, 0u64, 0u64);
+        // The accesses to each location and the events of each thread, as
+        // masks, found in one pass (few locations and threads: a list).
+        let mut by_loc: Vec<(action::Loc, u64)> = Vec::new();
+        let mut by_thread: Vec<(action::ThreadId, u64)> = Vec::new();
+        for (e, l) in labels.iter().enumerate() {
+            let bit = 1u64 << e;
+            writes |= u64::from(l.kind == Kind::Write) << e;
+            releases |= u64::from(l.is_release()) << e;
+            acquires |= u64::from(l.is_acquire()) << e;
+            if l.is_access() {
+                match by_loc.iter_mut().find(|(x, _)| *x == l.loc) {
+                    Some((_, m)) => *m |= bit,
+                    None => by_loc.push((l.loc, bit)),
+                }
+            }
+            match by_thread.iter_mut().find(|(t, _)| *t == l.thread) {
+                Some((_, m)) => *m |= bit,
+                None => by_thread.push((l.thread, bit)),
+            }
+        }
+        let mask_of =
+            |list: &[(_, u64)], key| list.iter().find(|(k, _)| *k == key).map_or(0, |&(_, m)| m);
         let mut overlaps = vec![0u64; n];
         let mut conflicts = vec![0u64; n];
         let mut same_thread = vec![0u64; n];
@@ -224,7 +253,7 @@ impl Rows {
             let me = !(1u64 << a);
             let la = &labels[a];
             let same_loc = if la.is_access() {
-                mask(&|b| b.is_access() && b.loc == la.loc)
+                mask_of(&by_loc, la.loc)
             } else {
                 0
             };
@@ -234,18 +263,20 @@ impl Rows {
             } else {
                 overlaps[a] & writes
             };
-            same_thread[a] = mask(&|b| b.thread == la.thread) & me;
+            same_thread[a] = mask_of(&by_thread, la.thread) & me;
             if releases >> a & 1 == 1 {
                 strongly_matches[a] = bits(acquires & me)
                     .filter(|&b| action::strongly_matches(la, &labels[b], model, groups))
                     .fold(0, |m, b| m | 1 << b);
             }
         }
+        let any_match = strongly_matches.iter().any(|&m| m != 0);
         Rows {
             overlaps,
             conflicts,
             strongly_matches,
             same_thread,
+            any_match,
         }
     }
 }
@@ -261,6 +292,16 @@ pub struct Search<'a> {
     pub budget: u64,
     /// The label relations for the rf being decided.
     rows: Rows,
+    /// The rf last decided and the orders of its first saturation, before
+    /// any disjunct (`decide_with` with no extra edge): what `mandatory`
+    /// computes for that rf.
+    first: Option<(Vec<Option<Event>>, Orders)>,
+    /// Set by `decide_with` when its first saturation is `mandatory`'s.
+    keep_first: bool,
+    /// `fixed_edges` of the skeleton's own labels, once asked: without §10
+    /// (`rfi_acq_weakening`) every rf sees those labels, so every decision
+    /// of this search starts from the same fixed edges.
+    fixed: Option<Vec<Edge>>,
 }
 
 /// Every candidate of a skeleton, one witness per rf; `Err` when the step budget ran out.
@@ -311,6 +352,22 @@ pub fn candidates_interruptible(
     stop: &dyn Fn() -> bool,
 ) -> (Result<Vec<Witness>, Vec<Witness>>, u64, bool) {
     let mut search = Search::new(sk, model, groups, budget);
+    candidates_each(&mut search, mode, cap, stop, &mut |_, _| {})
+}
+
+/// As `candidates_interruptible`, on a search the caller made (its budget
+/// is the step budget), calling `each` on every witness as it is found,
+/// with the search. The steps `each` takes are not counted: the budget is
+/// put back as it was, so the witnesses, steps used and limits are those
+/// of `candidates_interruptible`.
+pub fn candidates_each(
+    search: &mut Search,
+    mode: RfMode,
+    cap: usize,
+    stop: &dyn Fn() -> bool,
+    each: &mut dyn FnMut(&mut Search, &Witness),
+) -> (Result<Vec<Witness>, Vec<Witness>>, u64, bool) {
+    let budget = search.budget;
     let mut found = Vec::new();
     let mut seen = 0u32;
     let complete = search.each_rf(mode, &mut |s, rf| {
@@ -318,6 +375,10 @@ pub fn candidates_interruptible(
         if found.len() >= cap || (seen.is_multiple_of(256) && stop()) {
             s.budget = 0;
         } else if let Ok(w) = s.decide(rf) {
+            let left = s.budget;
+            s.budget = u64::MAX;
+            each(s, &w);
+            s.budget = left;
             found.push(w);
         }
     });
@@ -350,7 +411,15 @@ impl<'a> Search<'a> {
             sources,
             budget,
             rows,
+            first: None,
+            keep_first: false,
+            fixed: None,
         }
+    }
+
+    /// The skeleton searched.
+    pub fn skeleton(&self) -> &'a Skeleton {
+        self.sk
     }
 
     /// Calls `f` on every rf (c2a: each read's source matches it). Returns
@@ -375,17 +444,21 @@ impl<'a> Search<'a> {
             return false;
         }
         self.budget -= 1;
-        let Some((e, ds)) = self.sources.get(i).cloned() else {
+        let Some(&(e, ref ds)) = self.sources.get(i) else {
             f(self, rf);
             return true;
         };
+        let count = ds.len();
         if mode == RfMode::Partial {
             rf[e] = None;
             if !self.rf_from(i + 1, mode, rf, f) {
                 return false;
             }
         }
-        for d in ds {
+        // The sources by position: `f` may not change them, but it holds
+        // the search mutably, so no borrow of the list outlives this line.
+        for k in 0..count {
+            let d = self.sources[i].1[k];
             rf[e] = Some(d);
             if !self.rf_from(i + 1, mode, rf, f) {
                 return false;
@@ -411,12 +484,19 @@ impl<'a> Search<'a> {
         if self.model.rfi_acq_weakening == RfiAcqWeakening::On {
             self.rows = Rows::new(&labels, self.model, self.groups);
         }
-        let mut edges = self.fixed_edges(&labels);
+        let mut edges = self.fixed_for(&labels);
         edges.extend_from_slice(extra);
         edges.extend(self.rf_edges(rf, &labels));
         let disjunctions = self.disjunctions(rf, &labels);
-        let pending: Vec<&(Choice, Vec<Disjunct>)> = disjunctions.iter().collect();
-        let mut w = self.branch(rf, &labels, &mut edges, &mut Vec::new(), &pending)?;
+        let pending: Vec<&(Choice, Alternatives)> = disjunctions.iter().collect();
+        // With no extra edge, the first saturation (edges: fixed, then rf's;
+        // no disjunct, nothing forbidden) is `mandatory`'s: keep it when a
+        // disjunct is there to choose (else the witness's orders are it).
+        self.first = None;
+        self.keep_first = extra.is_empty() && !disjunctions.is_empty();
+        let result = self.branch(rf, &labels, &mut edges, &mut Vec::new(), &pending);
+        self.keep_first = false;
+        let mut w = result?;
         w.least = disjunctions.is_empty() && extra.is_empty();
         Ok(w)
     }
@@ -426,22 +506,40 @@ impl<'a> Search<'a> {
     /// chosen. Every rule used only adds edges, so each valid extension
     /// contains these (an error: no candidate has this rf).
     pub fn mandatory(&mut self, rf: &[Option<Event>]) -> Result<Orders, Failure> {
+        if let Some((seen, orders)) = &self.first {
+            if seen.as_slice() == rf {
+                return Ok(orders.clone());
+            }
+        }
         let labels = self.effective_labels(rf);
         if self.model.rfi_acq_weakening == RfiAcqWeakening::On {
             self.rows = Rows::new(&labels, self.model, self.groups);
         }
-        let mut edges = self.fixed_edges(&labels);
+        let mut edges = self.fixed_for(&labels);
         edges.extend(self.rf_edges(rf, &labels));
         self.saturate(rf, &labels, &edges).map(|(o, _)| o)
     }
 
+    /// `fixed_edges(labels)`, computed once per search where the labels are
+    /// the skeleton's whatever the rf (no §10): the same list, in the same
+    /// order, as computing it again.
+    fn fixed_for(&mut self, labels: &[Action]) -> Vec<Edge> {
+        if self.model.rfi_acq_weakening == RfiAcqWeakening::On {
+            return self.fixed_edges(labels);
+        }
+        if self.fixed.is_none() {
+            self.fixed = Some(self.fixed_edges(labels));
+        }
+        self.fixed.clone().unwrap_or_default()
+    }
+
     /// §10 (`rfi_acq_weakening`): an acquire read fulfilled by a relaxed
     /// write of its own thread, outside any RMW, acts as a relaxed read.
-    fn effective_labels(&self, rf: &[Option<Event>]) -> Vec<Action> {
-        let mut labels = self.sk.labels.clone();
+    fn effective_labels(&self, rf: &[Option<Event>]) -> Cow<'a, [Action]> {
         if self.model.rfi_acq_weakening != RfiAcqWeakening::On {
-            return labels;
+            return Cow::Borrowed(&self.sk.labels);
         }
+        let mut labels = self.sk.labels.clone();
         for (e, d) in rf.iter().enumerate() {
             let Some(d) = *d else { continue };
             let (w, r) = (&self.sk.labels[d], &self.sk.labels[e]);
@@ -450,7 +548,7 @@ impl<'a> Search<'a> {
                 labels[e].mode = Mode::Rlx;
             }
         }
-        labels
+        Cow::Owned(labels)
     }
 
     /// Edges that do not depend on rf: s3, s7a, s8a, M9b.
@@ -517,11 +615,7 @@ impl<'a> Search<'a> {
     }
 
     /// c7b and c8b, each as a list of alternative disjuncts.
-    fn disjunctions(
-        &self,
-        rf: &[Option<Event>],
-        labels: &[Action],
-    ) -> Vec<(Choice, Vec<Disjunct>)> {
+    fn disjunctions(&self, rf: &[Option<Event>], labels: &[Action]) -> Vec<(Choice, Alternatives)> {
         let n = self.sk.len();
         let mut out = Vec::new();
         if self.model.c7b == crate::model::C7b::On {
@@ -529,15 +623,15 @@ impl<'a> Search<'a> {
                 for e in d + 1..n {
                     if action::strongly_fences(&labels[d], &labels[e], self.groups) {
                         let one = |a, b| Disjunct {
-                            add: vec![(OrderKind::Sync, a, b, Reason::C7b)],
-                            forbid: vec![],
+                            add: smallvec![(OrderKind::Sync, a, b, Reason::C7b)],
+                            forbid: smallvec![],
                         };
                         out.push((
                             Choice::C7b {
                                 first: d,
                                 second: e,
                             },
-                            vec![one(d, e), one(e, d)],
+                            smallvec![one(d, e), one(e, d)],
                         ));
                     }
                 }
@@ -553,7 +647,7 @@ impl<'a> Search<'a> {
                 };
                 out.push((
                     rule,
-                    vec![self.fulfil(c, d, labels), self.fulfil(e, c, labels)],
+                    smallvec![self.fulfil(c, d, labels), self.fulfil(e, c, labels)],
                 ));
             }
         }
@@ -567,8 +661,8 @@ impl<'a> Search<'a> {
         let edge = (OrderKind::Loc, a, b, Reason::C8b);
         if self.model.c8b == C8b::Strong {
             return Disjunct {
-                add: vec![edge],
-                forbid: vec![],
+                add: smallvec![edge],
+                forbid: smallvec![],
             };
         }
         let strong = action::strongly_overlaps(&labels[a], &labels[b], self.groups)
@@ -576,8 +670,8 @@ impl<'a> Search<'a> {
                 && labels[a].mode == Mode::Sc
                 && labels[b].mode == Mode::Sc);
         Disjunct {
-            add: if strong { vec![edge] } else { vec![] },
-            forbid: vec![(b, a)],
+            add: if strong { smallvec![edge] } else { smallvec![] },
+            forbid: smallvec![(b, a)],
         }
     }
 
@@ -590,7 +684,7 @@ impl<'a> Search<'a> {
         labels: &[Action],
         edges: &mut Vec<(OrderKind, Event, Event, Reason)>,
         forbid: &mut Vec<(Event, Event, Choice)>,
-        pending: &[&(Choice, Vec<Disjunct>)],
+        pending: &[&(Choice, Alternatives)],
     ) -> Result<Witness, Failure> {
         let (e0, f0) = (edges.len(), forbid.len());
         let result = self.propagate_then_branch(rf, labels, edges, forbid, pending.to_vec());
@@ -605,18 +699,37 @@ impl<'a> Search<'a> {
         labels: &[Action],
         edges: &mut Vec<(OrderKind, Event, Event, Reason)>,
         forbid: &mut Vec<(Event, Event, Choice)>,
-        mut pending: Vec<&(Choice, Vec<Disjunct>)>,
+        mut pending: Vec<&(Choice, Alternatives)>,
     ) -> Result<Witness, Failure> {
+        // After a forced disjunct, the orders are extended in place
+        // (`extended`) instead of saturated again from the edges: the same
+        // orders (the least fixpoint), but the derived edges differ, so a
+        // witness is saturated from its edges once more (`stale`), and an
+        // extension that fails is redone from scratch to name the failure.
+        let mut extended: Option<Orders> = None;
+        let mut stale = false;
+        let mut derived = Vec::new();
         loop {
             self.budget = self.budget.saturating_sub(1);
-            let (orders, derived) = self.consistent(rf, labels, edges, forbid)?;
+            let orders = match extended.take() {
+                Some(orders) => orders,
+                None => {
+                    let (orders, fresh) = self.consistent(rf, labels, edges, forbid)?;
+                    (derived, stale) = (fresh, false);
+                    orders
+                }
+            };
+            if std::mem::take(&mut self.keep_first) {
+                self.first = Some((rf.to_vec(), orders.clone()));
+            }
             let mut forced = None;
             for (i, (rule, alternatives)) in pending.iter().enumerate() {
-                let viable: Vec<&Disjunct> = alternatives
+                // The first viable alternative, and whether another is.
+                let mut viable = alternatives
                     .iter()
-                    .filter(|d| quick_viable(&orders, forbid, d))
-                    .collect();
-                match viable.len() {
+                    .filter(|d| quick_viable(&orders, forbid, d));
+                let (first, more) = (viable.next(), viable.next().is_some());
+                match first.map_or(0, |_| 1 + usize::from(more)) {
                     0 => {
                         // Certainly dead; saturate once per alternative to say why.
                         let failures = alternatives
@@ -629,7 +742,7 @@ impl<'a> Search<'a> {
                         });
                     }
                     1 => {
-                        forced = Some((i, *rule, viable[0]));
+                        forced = first.map(|d| (i, *rule, d));
                         break;
                     }
                     _ => {}
@@ -639,9 +752,19 @@ impl<'a> Search<'a> {
                 edges.extend(d.add.iter().copied());
                 forbid.extend(d.forbid.iter().map(|&(b, a)| (b, a, rule)));
                 pending.remove(i);
+                extended = self.extend(rf, labels, orders, &d.add, forbid);
+                stale |= extended.is_some();
                 continue;
             }
             let Some(((rule, alternatives), rest)) = pending.split_first() else {
+                let orders = match stale {
+                    true => {
+                        let (orders, fresh) = self.consistent(rf, labels, edges, forbid)?;
+                        derived = fresh;
+                        orders
+                    }
+                    false => orders,
+                };
                 let edges = edges.iter().chain(&derived).copied().collect();
                 return Ok(Witness {
                     rf: rf.to_vec(),
@@ -733,48 +856,10 @@ impl<'a> Search<'a> {
         for &(k, a, b, _) in edges {
             o.get_mut(k).add(a, b);
         }
-        loop {
-            if self.model.orders == OrdersOpt::Single {
-                let merged = o.sync.clone();
-                o.sync.union_with(&o.dep);
-                o.dep.union_with(&merged);
-            }
-            o.dep.close();
-            o.sync.close();
-            o.loc.close();
-            let mut changed = false;
-            changed |= self.c7a(rf, &mut o, &mut derived);
-            for d in 0..n {
-                // M8a: sync order between overlapping events is per-location too.
-                let m8a = o.sync.above(d) & self.rows.overlaps[d] & !o.loc.above(d);
-                changed |= add_derived(
-                    &mut o.loc,
-                    d,
-                    m8a,
-                    OrderKind::Loc,
-                    Reason::M8a,
-                    &mut derived,
-                );
-                if self.model.two_order == TwoOrder::On {
-                    let two = o.dep.above(d) & self.rows.conflicts[d] & !o.loc.above(d);
-                    changed |= add_derived(
-                        &mut o.loc,
-                        d,
-                        two,
-                        OrderKind::Loc,
-                        Reason::TwoOrder,
-                        &mut derived,
-                    );
-                }
-            }
-            changed |= self.atomicity(labels, &mut o, &mut derived);
-            if !changed {
-                break;
-            }
-        }
-        let all: Vec<Edge> = edges.iter().chain(&derived).copied().collect();
+        self.fixpoint(rf, labels, &mut o, &mut derived, false);
         for k in [OrderKind::Dep, OrderKind::Sync, OrderKind::Loc] {
             if !o.get(k).is_acyclic() {
+                let all: Vec<Edge> = edges.iter().chain(&derived).copied().collect();
                 return Err(self.cycle(k, &all));
             }
         }
@@ -791,6 +876,93 @@ impl<'a> Search<'a> {
             }
         }
         Ok((o, derived))
+    }
+
+    /// The orders of `saturate` after a disjunct's edges `more`, from the
+    /// orders `o` that `saturate` (or this) gave for the edges before it;
+    /// `None` when they are inconsistent (`consistent` would fail), the
+    /// failure then left for `consistent` to name.
+    ///
+    /// The same orders as saturating every edge again: each rule of the
+    /// fixpoint only adds edges, and adds them when others are present
+    /// (monotone), so every edge of `o` lies in every fixpoint containing
+    /// the earlier edges, hence in the least one containing all edges; and
+    /// iterating from `o` plus `more` reaches a fixpoint containing all
+    /// edges, made of such edges only. The checks are `consistent`'s, on
+    /// the same orders.
+    fn extend(
+        &self,
+        rf: &[Option<Event>],
+        labels: &[Action],
+        mut o: Orders,
+        more: &[Edge],
+        forbid: &[(Event, Event, Choice)],
+    ) -> Option<Orders> {
+        for &(k, a, b, _) in more {
+            o.get_mut(k).add_closed(a, b);
+        }
+        // `o` is closed (saturated, then extended closed), so the first
+        // round of the fixpoint need not close it again.
+        self.fixpoint(rf, labels, &mut o, &mut Vec::new(), true);
+        let acyclic = [&o.dep, &o.sync, &o.loc].iter().all(|r| r.is_acyclic());
+        let union_acyclic = self.model.acyclic_union != AcyclicUnion::On || {
+            let mut union = o.sync.clone();
+            union.union_with(&o.loc);
+            union.close();
+            union.is_acyclic()
+        };
+        let kept = forbid.iter().all(|&(b, a, _)| !o.loc.has(b, a));
+        (acyclic && union_acyclic && kept).then_some(o)
+    }
+
+    /// Closes `o` under c7a, M8a, §12 and M9c (and transitivity), adding
+    /// each edge a rule puts in to `derived`. `closed`: `o` is transitively
+    /// closed already (then the first round does not close it again).
+    fn fixpoint(
+        &self,
+        rf: &[Option<Event>],
+        labels: &[Action],
+        o: &mut Orders,
+        derived: &mut Vec<Edge>,
+        mut closed: bool,
+    ) {
+        let n = self.sk.len();
+        loop {
+            if self.model.orders == OrdersOpt::Single {
+                let merged = o.sync.clone();
+                o.sync.union_with(&o.dep);
+                o.dep.union_with(&merged);
+                closed = false;
+            }
+            if !closed {
+                o.dep.close();
+                o.sync.close();
+                o.loc.close();
+            }
+            closed = false;
+            let mut changed = false;
+            changed |= self.c7a(rf, o, derived);
+            for d in 0..n {
+                // M8a: sync order between overlapping events is per-location too.
+                let m8a = o.sync.above(d) & self.rows.overlaps[d] & !o.loc.above(d);
+                changed |= add_derived(&mut o.loc, d, m8a, OrderKind::Loc, Reason::M8a, derived);
+                if self.model.two_order == TwoOrder::On {
+                    let two = o.dep.above(d) & self.rows.conflicts[d] & !o.loc.above(d);
+                    changed |= add_derived(
+                        &mut o.loc,
+                        d,
+                        two,
+                        OrderKind::Loc,
+                        Reason::TwoOrder,
+                        derived,
+                    );
+                }
+            }
+            changed |= self.atomicity(labels, o, derived);
+            if !changed {
+                break;
+            }
+        }
     }
 
     /// A readable cycle: the edges the rules put in that order, without closure.
@@ -818,6 +990,11 @@ impl<'a> Search<'a> {
 
     /// c7a in the chosen variant; returns whether it added an edge.
     fn c7a(&self, rf: &[Option<Event>], o: &mut Orders, derived: &mut Vec<Edge>) -> bool {
+        // Every edge c7a adds is masked by a strongly-matches row: none
+        // when every row is empty.
+        if !self.rows.any_match {
+            return false;
+        }
         let mut changed = false;
         for (d, e) in self.rf_pairs(rf) {
             if self.model.c7a == C7a::Direct {

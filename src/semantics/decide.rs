@@ -15,7 +15,9 @@ use super::goal::{self, Goal};
 use super::symmetry::{Classes, Orbits};
 use super::tau::{Events, KappaNode, Tau, TauNode};
 use crate::action::{self, Action, Groups, Kind, Mode, Scope, ThreadId};
-use crate::check::{candidates_interruptible, Edge, OrderKind, Reason, RfMode, Search, Witness};
+use crate::check::{
+    candidates_each, candidates_interruptible, Edge, OrderKind, Reason, RfMode, Search, Witness,
+};
 use crate::logic::{Assignment, FormulaId, Var};
 use crate::model::{Final, IfClosure, Init, Model};
 use crate::pomset::{Event, Skeleton};
@@ -467,8 +469,15 @@ fn run<'v>(
         Classes::default()
     };
     let blocks = register_blocks(&per_thread);
+    // A caller taking orbits (`run`'s text report) gets the states of a
+    // search without symmetry as orbits too, each a single state: kept as
+    // values only, the names once (`count`). Only where every state names
+    // the same registers, which the shared names need (`uniform_names`).
+    let values_only =
+        limits.orbits && visit.is_none() && goal.is_none() && uniform_names(&per_thread);
     let mut search = Product {
         classes,
+        values_only,
         blocks,
         observer,
         init_tau,
@@ -554,6 +563,18 @@ fn shape(c: &Completed) -> Shape {
         pairs(&c.frag.rmw),
         regs,
     )
+}
+
+/// Whether every variant of each thread lists the same registers, in the
+/// same order (forks inside an `if` could make them differ): then every
+/// state names the same registers, then the same locations.
+fn uniform_names(per_thread: &[Vec<Completed>]) -> bool {
+    per_thread.iter().all(|t| {
+        t.windows(2).all(|w| {
+            w[0].regs.len() == w[1].regs.len()
+                && w[0].regs.iter().zip(&w[1].regs).all(|(a, b)| a.0 == b.0)
+        })
+    })
 }
 
 /// Where each thread's registers sit in a state's register list (every
@@ -765,8 +786,8 @@ fn chosen<'t>(threads: &'t [Vec<Completed>], choice: &[usize]) -> Vec<&'t Comple
 type Searched = (Result<Vec<Witness>, Vec<Witness>>, u64, bool);
 
 /// One combination decided (`Leaves::decide`): its search, and each
-/// witness's final memories.
-type Decided = (Searched, Vec<Vec<Vec<(String, Option<i64>)>>>);
+/// witness's final memories, as values in the order of `Program::locs`.
+type Decided = (Searched, Vec<Vec<Vec<Option<i64>>>>);
 
 /// What deciding one complete combination reads, and nothing it writes: the
 /// threads of `Product::flush` share it.
@@ -806,14 +827,19 @@ impl Leaves<'_> {
     ) -> Decided {
         let parts = chosen(self.threads, choice);
         let (sk, _) = skeleton(self.init, &parts);
-        let searched = self.candidates(&sk, budget);
-        let memories = match &searched.0 {
-            Ok(found) => found
-                .iter()
-                .map(|w| final_memory_at(labelled, p, self.model, self.groups, &sk, w))
-                .collect(),
-            Err(_) => Vec::new(),
-        };
+        let (deadline, cancel) = (self.deadline, self.cancel);
+        let stop = || interrupted(deadline, cancel).is_some();
+        // The search that found each witness also decides its final
+        // memories (`candidates_each` leaves its step budget alone): a
+        // search's state is its skeleton's, so it answers as a new one would.
+        let mut search = Search::new(&sk, self.model, self.groups, budget);
+        let mut memories = Vec::new();
+        let searched = candidates_each(&mut search, RfMode::Total, self.cap, &stop, &mut |s, w| {
+            memories.push(final_memory_at(labelled, p, s, w))
+        });
+        if searched.0.is_err() {
+            memories.clear();
+        }
         (searched, memories)
     }
 }
@@ -825,6 +851,9 @@ struct Product<'a, 'v> {
     classes: Classes,
     /// Where each thread's registers sit in a state.
     blocks: Vec<std::ops::Range<usize>>,
+    /// States are kept as values (`canon`, orbits of one state each) even
+    /// without symmetry, and handed over as orbits (`finish`).
+    values_only: bool,
     /// `final = observer`: one read per location after the threads.
     observer: Option<Vec<Ev>>,
     init_tau: Tau,
@@ -1115,21 +1144,41 @@ impl Product<'_, '_> {
             let Some(found) = self.account(searched, out) else {
                 return;
             };
-            let regs: Vec<(String, Option<i64>)> = chosen(self.threads, choice)
-                .into_iter()
-                .flat_map(|c| c.regs.iter().cloned())
-                .collect();
+            let parts = chosen(self.threads, choice);
             let times = self.classes.arrangements(choice);
+            let named_states = self.classes.is_empty() && !self.values_only;
+            let regs: Vec<(String, Option<i64>)> = match named_states || self.shape.is_none() {
+                true => parts.iter().flat_map(|c| c.regs.iter().cloned()).collect(),
+                false => Vec::new(),
+            };
+            let reg_values = parts.iter().flat_map(|c| c.regs.iter().map(|(_, v)| *v));
+            let reg_values: Vec<Option<i64>> = reg_values.collect();
             for mems in memories.into_iter().take(found.len()) {
                 if out.limit.is_some() {
                     break;
                 }
                 for mem in mems {
-                    let state = State {
-                        regs: regs.clone(),
-                        mem,
-                    };
-                    self.count(state, times, out);
+                    if named_states {
+                        let state = State {
+                            regs: regs.clone(),
+                            mem: named(p, mem),
+                        };
+                        self.count(state, times, out);
+                        continue;
+                    }
+                    // Values only (`count`): the names are the same in every
+                    // state, so they are built once, for the shape.
+                    if self.shape.is_none() {
+                        self.shape = Some(State {
+                            regs: regs.clone(),
+                            mem: named(p, mem.clone()),
+                        });
+                    }
+                    // Sized exactly: the orbits keep these as their keys.
+                    let mut values = Vec::with_capacity(reg_values.len() + mem.len());
+                    values.extend_from_slice(&reg_values);
+                    values.extend(mem);
+                    self.count_values(values, times, out);
                 }
             }
         }
@@ -1163,27 +1212,40 @@ impl Product<'_, '_> {
     }
 
     /// Counts a final state `times` over: as its orbit's canonical member,
-    /// values only, with symmetry; else as it is.
+    /// values only, with symmetry or `values_only`; else as it is.
     fn count(&mut self, state: State, times: u64, out: &mut Outcomes) {
-        let times = usize::try_from(times).unwrap_or(usize::MAX);
-        out.witnesses += times;
-        let kept = if self.classes.is_empty() {
-            *out.states.entry(state).or_insert(0) += times;
-            out.states.len()
-        } else {
+        if !self.classes.is_empty() || self.values_only {
             // Registers first, as `blocks` counts them; the names are the
             // same in every state, so one is kept as the shape.
-            let mut values: Vec<Option<i64>> = state
+            let values: Vec<Option<i64>> = state
                 .regs
                 .iter()
                 .chain(&state.mem)
                 .map(|(_, v)| *v)
                 .collect();
-            self.classes.canonical_values(&mut values, &self.blocks);
-            *self.canon.entry(values).or_insert(0) += times;
             self.shape.get_or_insert(state);
-            self.canon.len()
-        };
+            return self.count_values(values, times, out);
+        }
+        let times = usize::try_from(times).unwrap_or(usize::MAX);
+        out.witnesses += times;
+        *out.states.entry(state).or_insert(0) += times;
+        let kept = out.states.len();
+        self.kept(kept, out);
+    }
+
+    /// `count` of a state given by its values (registers, then memory),
+    /// kept as its orbit's canonical member; the caller has set the shape.
+    fn count_values(&mut self, mut values: Vec<Option<i64>>, times: u64, out: &mut Outcomes) {
+        let times = usize::try_from(times).unwrap_or(usize::MAX);
+        out.witnesses += times;
+        self.classes.canonical_values(&mut values, &self.blocks);
+        *self.canon.entry(values).or_insert(0) += times;
+        let kept = self.canon.len();
+        self.kept(kept, out);
+    }
+
+    /// The limits after a state is counted, `kept` states (or orbits) held.
+    fn kept(&mut self, kept: usize, out: &mut Outcomes) {
         if kept > self.max_states && out.limit.is_none() {
             out.limit = Some(format!("--max-states {} (final states)", self.max_states));
         }
@@ -1351,6 +1413,15 @@ fn skeleton_then(init: &[Ev], parts: &[&Completed], after: &[Ev]) -> (Skeleton, 
     (sk, ids)
 }
 
+/// Each event id's position in a skeleton, read like a map.
+struct Positions([usize; 64]);
+
+impl Positions {
+    fn get(&self, id: &u32) -> Option<&Event> {
+        self.0.get(*id as usize).filter(|&&k| k != usize::MAX)
+    }
+}
+
 /// The whole pomset's skeleton; `ids[k]` is the event id of position k.
 pub(super) fn skeleton(init: &[Ev], parts: &[&Completed]) -> (Skeleton, Vec<u32>) {
     let mut ids: Vec<u32> = init.iter().map(|e| e.id).collect();
@@ -1361,7 +1432,15 @@ pub(super) fn skeleton(init: &[Ev], parts: &[&Completed]) -> (Skeleton, Vec<u32>
             labels.push(e.label);
         }
     }
-    let pos: HashMap<u32, Event> = ids.iter().enumerate().map(|(k, &id)| (id, k)).collect();
+    // Event ids are below 64 (`Sem::new_event`): each id's position, by
+    // index; a later position of the same id wins, as in a map collected.
+    let mut at = [usize::MAX; 64];
+    for (k, &id) in ids.iter().enumerate() {
+        if let Some(slot) = at.get_mut(id as usize) {
+            *slot = k;
+        }
+    }
+    let pos = Positions(at);
     let mut sk = Skeleton::new(labels);
     for a in 0..init.len() {
         for b in a + 1..sk.len() {
@@ -1540,7 +1619,21 @@ pub(super) fn final_memory(
     sk: &Skeleton,
     w: &Witness,
 ) -> Vec<Vec<(String, Option<i64>)>> {
-    final_memory_at(&labelled(sem), p, model, groups, sk, w)
+    let mut search = Search::new(sk, model, groups, u64::MAX);
+    final_memory_at(&labelled(sem), p, &mut search, w)
+        .into_iter()
+        .map(|values| named(p, values))
+        .collect()
+}
+
+/// A final memory's values (in the order of `Program::locs`) with the
+/// locations' names.
+fn named(p: &Program, values: Vec<Option<i64>>) -> Vec<(String, Option<i64>)> {
+    p.locs
+        .iter()
+        .zip(values)
+        .map(|(info, v)| (info.name.clone(), v))
+        .collect()
 }
 
 /// Each named location's id in labels, if any event accesses it.
@@ -1551,15 +1644,18 @@ fn labelled(sem: &Sem) -> Vec<Option<action::Loc>> {
         .collect()
 }
 
-/// `final_memory`, with each location's id in labels (`labelled`).
+/// `final_memory`, with each location's id in labels (`labelled`), as
+/// values in the order of `Program::locs`: every memory names the same
+/// locations in that order, so the values sort as the named pairs did.
+/// `search` is one over the witness's skeleton (any budget: its steps are
+/// not counted here).
 fn final_memory_at(
     labelled: &[Option<action::Loc>],
     p: &Program,
-    model: &Model,
-    groups: &ThreadGroups,
-    sk: &Skeleton,
+    search: &mut Search,
     w: &Witness,
-) -> Vec<Vec<(String, Option<i64>)>> {
+) -> Vec<Vec<Option<i64>>> {
+    let sk = search.skeleton();
     let writes: Vec<Vec<Event>> = p
         .locs
         .iter()
@@ -1575,12 +1671,9 @@ fn final_memory_at(
     // candidate with this rf contains is the maximum in each of them: that
     // location's value is settled, with no search and no ⊥.
     // The witness's orders are these when no disjunct was chosen for it.
-    let mut search = None;
     let least = match w.least {
         true => Ok(w.orders.clone()),
-        false => search
-            .get_or_insert_with(|| Search::new(sk, model, groups, u64::MAX))
-            .mandatory(&w.rf),
+        false => search.mandatory(&w.rf),
     };
     let writes: Vec<Vec<Event>> = match least {
         Ok(least) => writes
@@ -1608,10 +1701,7 @@ fn final_memory_at(
                     .map(move |&o| (OrderKind::Loc, o, w, Reason::CoDelays))
             })
             .collect();
-        search
-            .get_or_insert_with(|| Search::new(sk, model, groups, u64::MAX))
-            .decide_with(&w.rf, &extra)
-            .is_ok()
+        search.decide_with(&w.rf, &extra).is_ok()
     };
     last_writes(&writes, &mut pick, &mut last, &mut feasible);
     let maximal = feasible.iter().filter(|c| {
@@ -1619,13 +1709,8 @@ fn final_memory_at(
             .iter()
             .any(|d| d != *c && c.iter().zip(d).all(|(a, b)| a.is_none() || a == b))
     });
-    let mut states: Vec<Vec<(String, Option<i64>)>> = maximal
-        .map(|c| {
-            c.iter()
-                .zip(&p.locs)
-                .map(|(w, info)| (info.name.clone(), w.map(|w| sk.labels[w].value)))
-                .collect()
-        })
+    let mut states: Vec<Vec<Option<i64>>> = maximal
+        .map(|c| c.iter().map(|w| w.map(|w| sk.labels[w].value)).collect())
         .collect();
     states.sort();
     states.dedup();

@@ -65,14 +65,6 @@ proptest! {
             .map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
         prop_assert_eq!(report(&p, &model, &plain), report(&p, &model, &orbits), "reports differ for\n{}", text);
     }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: cases(60),
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
 
     /// Without interchangeable threads, `run`'s text report keeps states as
     /// orbits of one state each, values only: the report is the same.

@@ -798,7 +798,7 @@ impl<'a> Sem<'a> {
                     if breaks_rmw {
                         continue;
                     }
-                    for extra in multi_merges(model, a, b, &pairing) {
+                    for extra in multi_merges(model, a, b, &pairing, self.max_pomsets)? {
                         out.extend(self.seq_with(a, b, &pairing, &extra));
                     }
                 }
@@ -1329,11 +1329,18 @@ pub fn joined(model: &Model, a: &Action, b: &Action) -> Option<Action> {
 /// the left writes outside it (and outside rmw) may also merge into one of
 /// its coalesced events whose labels are those of a merge or equal: each
 /// such write stays, or names the right event it merges into. The first
-/// way merges nothing; with any other `merge` it is the only one.
-fn multi_merges(model: &Model, a: &Frag, b: &Frag, pairing: &[(u32, u32)]) -> Vec<Vec<(u32, u32)>> {
+/// way merges nothing; with any other `merge` it is the only one. More
+/// ways than `cap` (`--max-pomsets`) stop the search with that limit named.
+fn multi_merges(
+    model: &Model,
+    a: &Frag,
+    b: &Frag,
+    pairing: &[(u32, u32)],
+    cap: usize,
+) -> Result<Vec<Vec<(u32, u32)>>, Limit> {
     let mut out = vec![Vec::new()];
     if model.merge != Merge::Multi {
-        return out;
+        return Ok(out);
     }
     let in_rmw = |f: &Frag, id: u32| f.rmw.iter().any(|&(r, w)| r == id || w == id);
     let label = |f: &Frag, id: u32| f.events.iter().find(|e| e.id == id).map(|e| e.label);
@@ -1364,9 +1371,12 @@ fn multi_merges(model: &Model, a: &Frag, b: &Frag, pairing: &[(u32, u32)]) -> Ve
                 next.push(w);
             }
         }
+        if next.len() > cap {
+            return Err(Limit::Pomsets(cap));
+        }
         out = next;
     }
-    out
+    Ok(out)
 }
 
 /// Every set of disjoint pairs (a, b) whose labels `pairs` accepts.

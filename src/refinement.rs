@@ -386,8 +386,7 @@ pub fn refine(
         enumerated: false,
     };
     let p = &req.program;
-    let mut sem = Sem::new(p, model, limits.max_pomsets);
-    sem.max_partitions = limits.run.max_partitions;
+    let mut sem = Sem::new(p, model, limits.max_pomsets, limits.run.max_partitions);
     sem.complete_only = false;
     // Refinement compares pomsets: with `monotonicity`, every stronger label.
     sem.strengthen = true;

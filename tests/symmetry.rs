@@ -7,7 +7,7 @@ mod gen;
 
 use pomset::model::Model;
 use pomset::semantics::decide::{self, Limits};
-use pomset::syntax;
+use pomset::syntax::{self, core::Program};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
@@ -27,6 +27,20 @@ const SETTINGS: [(&str, &str); 4] = [
     ("final", "observer"),
 ];
 
+/// A generated test's text, its program, and the model of `SETTINGS[setting]`.
+fn program_under(t: &gen::Test, setting: usize) -> Result<(String, Program, Model), TestCaseError> {
+    let text = t.text();
+    let p = syntax::parse(&text)
+        .map_err(|d| TestCaseError::fail(d.render("gen", &text)))?
+        .program;
+    let mut model = Model::default();
+    let (k, v) = SETTINGS[setting];
+    model
+        .set(k, v)
+        .map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
+    Ok((text, p, model))
+}
+
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: cases(60),
@@ -41,13 +55,7 @@ proptest! {
         setting in 0usize..SETTINGS.len(),
     ) {
         let t = t.duplicate_thread(0, copies);
-        let text = t.text();
-        let p = syntax::parse(&text)
-            .map_err(|d| TestCaseError::fail(d.render("gen", &text)))?
-            .program;
-        let mut model = Model::default();
-        let (k, v) = SETTINGS[setting];
-        model.set(k, v).map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
+        let (text, p, model) = program_under(&t, setting)?;
         // Small budgets: a program that needs more is skipped, not compared.
         let limits = Limits { max_steps: 1_000_000, max_states: 20_000, ..Limits::default() };
         let plain = decide::outcomes(&p, &model, Limits { symmetry: false, ..limits });
@@ -73,13 +81,7 @@ proptest! {
         t in gen::tiny(),
         setting in 0usize..SETTINGS.len(),
     ) {
-        let text = t.text();
-        let p = syntax::parse(&text)
-            .map_err(|d| TestCaseError::fail(d.render("gen", &text)))?
-            .program;
-        let mut model = Model::default();
-        let (k, v) = SETTINGS[setting];
-        model.set(k, v).map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
+        let (text, p, model) = program_under(&t, setting)?;
         let limits = Limits { max_steps: 1_000_000, max_states: 20_000, ..Limits::default() };
         let plain = decide::outcomes(&p, &model, limits);
         let orbits = decide::outcomes(&p, &model, Limits { orbits: true, ..limits });

@@ -61,8 +61,7 @@ pub fn candidates_visiting(
     visit: &mut dyn FnMut(&Sem, &Candidate),
 ) -> Result<Listing, Unsupported> {
     super::decide::refused_program(p, model)?;
-    let mut sem = Sem::new(p, model, limits.max_pomsets);
-    sem.max_partitions = limits.max_partitions;
+    let mut sem = Sem::new(p, model, limits.max_pomsets, limits.max_partitions);
     sem.complete_only = false;
     let mut listing = Listing::default();
     if let Err(l) = list(&mut sem, p, model, limits, visit, &mut listing) {

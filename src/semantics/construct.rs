@@ -186,7 +186,14 @@ pub struct Sem<'a> {
 const PRIVATE_ADDRESSES: Addr = i64::MIN / 2;
 
 impl<'a> Sem<'a> {
-    pub fn new(program: &'a Program, model: &'a Model, max_pomsets: usize) -> Sem<'a> {
+    /// `max_pomsets` bounds each construct's list; `max_partitions` each
+    /// if-closed statement's partitions (`if_closure = registers`).
+    pub fn new(
+        program: &'a Program,
+        model: &'a Model,
+        max_pomsets: usize,
+        max_partitions: usize,
+    ) -> Sem<'a> {
         let loc_addr = program
             .locs
             .iter()
@@ -225,7 +232,7 @@ impl<'a> Sem<'a> {
                     .collect(),
                 _ => Vec::new(),
             },
-            max_partitions: if_closure::MAX_PARTITIONS,
+            max_partitions,
             assigned_anywhere: Vec::new(),
             assigned: Vec::new(),
         };

@@ -140,6 +140,10 @@ impl Outcomes {
     }
 }
 
+/// Why `if_closure = on` is refused, and what to use instead.
+const WHY_NOT_ON: &str =
+    "its guards may be any formulas; use if_closure = registers, the reading decided";
+
 /// Why a test cannot be decided under this model.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Unsupported {
@@ -153,10 +157,7 @@ impl std::fmt::Display for Unsupported {
     /// `k = v` for an option; the construct and where to run it for Vulkan.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Unsupported::Option("if_closure", "on") => write!(
-                f,
-                "if_closure = on (its guards may be any formulas; if_closure = registers is the reading decided)"
-            ),
+            Unsupported::Option("if_closure", "on") => write!(f, "if_closure = on ({WHY_NOT_ON})"),
             Unsupported::Option(k, v) => write!(f, "{k} = {v}"),
             Unsupported::VulkanOnly(what, _) => write!(
                 f,
@@ -170,9 +171,9 @@ impl Unsupported {
     /// The refusal as one sentence, for a report: `tail` follows an option.
     pub fn sentence(&self, tail: &str) -> String {
         match self {
-            Unsupported::Option("if_closure", "on") => "if_closure = on is refused: its \
-                 guards may be any formulas; use if_closure = registers, the reading decided"
-                .to_string(),
+            Unsupported::Option("if_closure", "on") => {
+                format!("if_closure = on is refused: {WHY_NOT_ON}")
+            }
             Unsupported::Option(k, v) => format!("{k} = {v} {tail}"),
             Unsupported::VulkanOnly(what, _) => {
                 format!("{what} is defined by the Vulkan model only; run with --model vulkan")
@@ -277,8 +278,7 @@ fn decide_all<'v>(
     visit: Option<&'v mut Visit<'v>>,
     strengthen: bool,
 ) -> Outcomes {
-    let mut sem = Sem::new(p, model, limits.max_pomsets);
-    sem.max_partitions = limits.max_partitions;
+    let mut sem = Sem::new(p, model, limits.max_pomsets, limits.max_partitions);
     sem.strengthen = strengthen;
     let mut out = Outcomes::empty();
     match run(&mut sem, p, model, limits, visit, None, &mut out) {
@@ -332,8 +332,7 @@ fn settle_with(
     goal: Goal,
     pinned: HashMap<core::RegId, Vec<Option<i64>>>,
 ) -> Settled {
-    let mut sem = Sem::new(p, model, limits.max_pomsets);
-    sem.max_partitions = limits.max_partitions;
+    let mut sem = Sem::new(p, model, limits.max_pomsets, limits.max_partitions);
     sem.pinned = pinned;
     let mut out = Outcomes::empty();
     let found = match run(&mut sem, p, model, limits, None, Some(goal), &mut out) {

@@ -43,8 +43,7 @@ pub fn explain_within(
     limits: &decide::Limits,
 ) -> Result<Explanation, Unsupported> {
     decide::refused_program(p, model)?;
-    let mut sem = Sem::new(p, model, limits.max_pomsets);
-    sem.max_partitions = limits.max_partitions;
+    let mut sem = Sem::new(p, model, limits.max_pomsets, limits.max_partitions);
     sem.deadline = limits.deadline;
     sem.cancel = limits.cancel;
     let mut lines = Vec::new();

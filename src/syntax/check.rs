@@ -106,7 +106,9 @@ struct Checker {
     thread_spans: Vec<Span>,
     regs: Vec<RegInfo>,
     reg_ids: HashMap<(ThreadId, String), RegId>,
-    fresh_count: HashMap<(ThreadId, String), u32>,
+    /// The desugaring's temporaries, in creation order, each named by its
+    /// base (`y`, `mem`, `cas`) until `name_temporaries`.
+    temps: Vec<RegId>,
     literals: Vec<(i64, Span, Use)>,
     placed: Vec<bool>,
     /// Every version of a source register, per thread, in creation order (SSA).
@@ -862,6 +864,7 @@ impl Checker {
     /// registers are then renumbered into the order of first assignment, so
     /// the states list reads as before.
     fn name_versions(&mut self, main: Vec<(ThreadId, core::Stmt)>) -> Vec<(ThreadId, core::Stmt)> {
+        self.name_temporaries();
         let mut taken: std::collections::HashSet<(ThreadId, String)> = self
             .regs
             .iter()
@@ -922,29 +925,51 @@ impl Checker {
             .collect()
     }
 
-    fn reg(&mut self, thread: ThreadId, name: &str, fresh: bool) -> RegId {
-        if let Some(&id) = self.reg_ids.get(&(thread, name.to_string())) {
-            return id;
+    /// Names the temporaries `_y1`, `_y2`, ... per thread and base, skipping
+    /// any name a source register of the thread has: the names are only for
+    /// display (the core printer, explain, draw), and must not read as one
+    /// of the user's registers there.
+    fn name_temporaries(&mut self) {
+        // Names given so far count too: the 11th read of `y` and the first
+        // of `y1` would both be `_y11`.
+        let mut taken: std::collections::HashSet<(ThreadId, String)> = self
+            .regs
+            .iter()
+            .filter(|r| !r.fresh)
+            .map(|r| (r.thread, r.name.clone()))
+            .collect();
+        let mut count: HashMap<(ThreadId, String), u32> = HashMap::new();
+        for &t in &self.temps {
+            let (thread, base) = (
+                self.regs[t as usize].thread,
+                self.regs[t as usize].name.clone(),
+            );
+            let k = count.entry((thread, base.clone())).or_insert(0);
+            let name = loop {
+                *k += 1;
+                let n = format!("_{base}{k}");
+                if taken.insert((thread, n.clone())) {
+                    break n;
+                }
+            };
+            self.regs[t as usize].name = name;
         }
-        let id = self.regs.len() as RegId;
-        self.regs.push(RegInfo {
-            name: name.to_string(),
-            thread,
-            fresh,
-        });
-        self.reg_ids.insert((thread, name.to_string()), id);
-        id
     }
 
-    /// A register for a desugared read: `_x1` holds the first extra read of x.
+    /// A temporary of the desugaring (a read of an extended expression, an
+    /// RMW without a result register). Hygienic by construction: it is never
+    /// entered into any name table, so no source name resolves to it, and
+    /// `name_temporaries` gives it a display name no source register of its
+    /// thread has.
     fn fresh_reg(&mut self, thread: ThreadId, base: &str) -> RegId {
-        let n = self
-            .fresh_count
-            .entry((thread, base.to_string()))
-            .or_insert(0);
-        *n += 1;
-        let name = format!("_{base}{n}");
-        self.reg(thread, &name, true)
+        let id = self.regs.len() as RegId;
+        self.regs.push(RegInfo {
+            name: base.to_string(),
+            thread,
+            fresh: true,
+        });
+        self.temps.push(id);
+        id
     }
 
     // ------------------------------------------------------------ expressions
@@ -1017,7 +1042,6 @@ impl Checker {
         let mode = self.read_mode(suffix);
         self.access_quals(suffix, Access::Read);
         let reg = self.fresh_reg(env.thread, base);
-        env.regs.insert(self.regs[reg as usize].name.clone(), reg);
         out.push(vulkan(
             suffix,
             core::Stmt::Read {

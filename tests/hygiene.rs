@@ -121,3 +121,25 @@ fn temporaries_have_distinct_names_within_a_thread() {
     names.dedup();
     assert_eq!(names.len(), all, "{names:?}");
 }
+
+/// herd7's C CAS is read through a temporary register; a C register of
+/// the same name (`cas1`) keeps its own value.
+#[test]
+fn imported_cas_temporary_does_not_capture_a_c_register() {
+    let src = "C CAS-CLASH
+{ x = 0; }
+
+P0 (atomic_int* x) {
+  int cas1 = 5;
+  int e = 0;
+  int ok = atomic_compare_exchange_strong(x, &e, 1);
+}
+
+exists (0:cas1 = 5 /\\ 0:ok = 1)
+";
+    let t = pomset::import::load("clash.litmus", src, Default::default())
+        .unwrap_or_else(|d| panic!("{}", d.render("clash.litmus", src)));
+    let model = Model::default();
+    let r = decide(&t.program, &model, Engine::Sc, false, Limits::default()).expect("runs");
+    assert_eq!(observations(&r), vec!["Always"]);
+}

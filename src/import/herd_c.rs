@@ -75,6 +75,13 @@ pub fn read(src: &str) -> Result<ast::File, Diagnostics> {
     let mut c = Cursor::new(toks, src.len());
     let mut file = make::file(&name, comment, Span::new(start, line_end));
     let mut r = Reader::default();
+    r.words = all
+        .iter()
+        .filter_map(|t| match &t.kind {
+            Kind::Ident(n) => Some(n.clone()),
+            _ => None,
+        })
+        .collect();
     r.init(&mut c, &mut file)?;
     while c
         .peek()
@@ -124,6 +131,8 @@ struct Reader {
     reg_init: BTreeMap<(String, String), (i64, Span)>,
     /// CAS temporaries made so far (for fresh names).
     temps: usize,
+    /// Every identifier of the file: a temporary's name is none of them.
+    words: std::collections::HashSet<String>,
 }
 
 impl Reader {
@@ -489,8 +498,13 @@ impl Reader {
         };
         let _ = fail;
         c.punct(")")?;
-        self.temps += 1;
-        let t = format!("cas{}", self.temps);
+        let t = loop {
+            self.temps += 1;
+            let t = format!("cas{}", self.temps);
+            if !self.words.contains(&t) {
+                break t;
+            }
+        };
         let whole = span.to(c.here());
         out.push(make::rmw(
             Some(&t),

@@ -143,3 +143,65 @@ exists (0:cas1 = 5 /\\ 0:ok = 1)
     let r = decide(&t.program, &model, Engine::Sc, false, Limits::default()).expect("runs");
     assert_eq!(observations(&r), vec!["Always"]);
 }
+
+/// The issue's test: 2^62 + 2^62 neither saturates (pomset engine) nor
+/// wraps (RC11); the program is refused, naming `r + r` and its place, so
+/// every engine, which all read programs through the checker, refuses it.
+#[test]
+fn overflow_is_an_error_in_every_engine() {
+    let src = "litmus OVERFLOW
+values {0, 1}
+r := 4611686018427387904; s := r + r;
+exists (s = 0)
+";
+    let d = syntax::parse(src)
+        .expect_err("refused")
+        .render("t.litmus", src);
+    assert!(d.contains("`r + r` may leave the 64-bit integers"), "{d}");
+    assert!(d.contains("t.litmus:3:32"), "{d}");
+    assert!(d.contains("reaches 9223372036854775808"), "{d}");
+}
+
+/// Overflow through values read (V's largest times itself), through a
+/// negation of the least integer, inside a computed address, and through
+/// an FADD's write: each refused at its place.
+#[test]
+fn overflow_is_found_through_reads_addresses_and_fadd() {
+    let cases = [
+        (
+            "values {0, 4294967296}\nr := x; s := r * r;",
+            "`r * r` may leave",
+        ),
+        (
+            "values {0, 1}\nr := 0 - 9223372036854775807 - 1; s := -r;",
+            "`-r` may leave",
+        ),
+        (
+            "values {0, 4611686018427387904}\nr := x; s := [r + r + r];",
+            "`r + r` may leave",
+        ),
+        (
+            "values {0, 9223372036854775807}\nFADD(x, 1);",
+            "FADD may write",
+        ),
+    ];
+    for (body, message) in cases {
+        let src = format!("litmus T\n{body}\nexists (x = 0)\n");
+        let d = syntax::parse(&src).expect_err(body).render("t", &src);
+        assert!(d.contains(message), "{body}: {d}");
+    }
+}
+
+/// Arithmetic close to the bounds is exact in every engine: 2^62 - 1
+/// doubled is 2^63 - 2, neither saturated nor wrapped.
+#[test]
+fn arithmetic_near_the_bounds_is_exact_in_every_engine() {
+    let src = "litmus NEAR
+values {0, 1}
+r := 4611686018427387903; s := r + r; t := s - r - r;
+exists (s = 9223372036854775806 /\\ t = 0)
+";
+    for (engine, r) in reports(src) {
+        assert_eq!(observations(&r), vec!["Always"], "{engine}");
+    }
+}

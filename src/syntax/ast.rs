@@ -368,6 +368,8 @@ impl BinOp {
     }
 
     /// Evaluates on integers; booleans are 0 and 1 (§1.1: a condition means M ≠ 0).
+    /// Exact: the checker (`syntax::range`) refuses every program in which
+    /// an operation could overflow, so the wrapping never happens.
     pub fn apply(self, a: i64, b: i64) -> i64 {
         match self {
             BinOp::Add => a.wrapping_add(b),
@@ -376,6 +378,16 @@ impl BinOp {
             BinOp::And => i64::from(a != 0 && b != 0),
             BinOp::Or => i64::from(a != 0 || b != 0),
             cmp => i64::from(cmp.comparison().is_some_and(|c| c.holds(a, b))),
+        }
+    }
+
+    /// The value, or `None` when it leaves the 64-bit integers.
+    pub fn checked_apply(self, a: i64, b: i64) -> Option<i64> {
+        match self {
+            BinOp::Add => a.checked_add(b),
+            BinOp::Sub => a.checked_sub(b),
+            BinOp::Mul => a.checked_mul(b),
+            _ => Some(self.apply(a, b)),
         }
     }
 }

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use super::ast::{self, Mode, Place, Qual, Scope, StmtKind, Suffix};
 use super::core::{self, LocId, LocInfo, RegId, RegInfo, ThreadId, ThreadInfo};
 use super::diagnostic::{Diagnostic, Diagnostics};
+use super::range;
 use super::span::{Ident, Span};
 use crate::model::{self, Model};
 
@@ -64,6 +65,16 @@ pub fn check_with(
     cx.show(&file.show);
     let filter = file.filter.as_ref().map(|(p, _)| cx.prop(p));
     let (values, values_declared) = cx.values(file);
+    let arithmetic = range::Program {
+        main: &main,
+        values: &values,
+        unassigned: &cx.unassigned,
+        roots: &cx.roots,
+        fadds: &cx.fadds,
+    };
+    for d in range::overflows(&arithmetic) {
+        cx.error(d);
+    }
     if cx.diags.has_errors() {
         return Err(cx.diags);
     }
@@ -109,6 +120,13 @@ struct Checker {
     /// The desugaring's temporaries, in creation order, each named by its
     /// base (`y`, `mem`, `cas`) until `name_temporaries`.
     temps: Vec<RegId>,
+    /// Every expression with arithmetic, for the overflow check (`range`).
+    roots: Vec<range::Root>,
+    fadds: Vec<range::Fadd>,
+    /// Registers a use reads before any assignment.
+    unassigned: Vec<RegId>,
+    /// How deep `expr` is inside an expression (0: at a root).
+    expr_depth: u32,
     literals: Vec<(i64, Span, Use)>,
     placed: Vec<bool>,
     /// Every version of a source register, per thread, in creation order (SSA).
@@ -665,7 +683,10 @@ impl Checker {
         addr: &ast::Expr,
         out: &mut Vec<core::Stmt>,
     ) -> core::Loc {
+        // An address is a root of its own: its read is a leaf of the outer expression.
+        let depth = std::mem::take(&mut self.expr_depth);
         let e = self.expr(env, addr, out);
+        self.expr_depth = depth;
         // [&x] is x: resolve constant addresses to the location declared there.
         if let Some(a) = e.constant() {
             if let Some(i) = self.locs.iter().position(|l| l.address == Some(a)) {
@@ -724,7 +745,7 @@ impl Checker {
         };
         // CAS's expected value is only compared with the value read: it widens
         // the default V but may lie outside a declared one (the CAS then fails).
-        let args = rmw
+        let args: Vec<core::Expr> = rmw
             .args
             .iter()
             .enumerate()
@@ -738,6 +759,13 @@ impl Checker {
             Some(t) => self.assign_reg(env, t),
             None => self.fresh_reg(env.thread, rmw.op.as_str()),
         };
+        if let (ast::RmwOp::Fadd, Some(arg)) = (rmw.op, args.first()) {
+            self.fadds.push(range::Fadd {
+                reg,
+                arg: arg.clone(),
+                span: rmw.span,
+            });
+        }
         let scope = rmw.scope.map_or(Scope::Sys, |(s, _)| s);
         let suffix = Suffix {
             mode: None,
@@ -920,6 +948,19 @@ impl Checker {
         for id in self.reg_ids.values_mut() {
             *id = new_id[*id as usize];
         }
+        for id in &mut self.unassigned {
+            *id = new_id[*id as usize];
+        }
+        for root in &mut self.roots {
+            root.core = renumber_expr(
+                std::mem::replace(&mut root.core, core::Expr::Int(0)),
+                &new_id,
+            );
+        }
+        for f in &mut self.fadds {
+            f.reg = new_id[f.reg as usize];
+            f.arg = renumber_expr(std::mem::replace(&mut f.arg, core::Expr::Int(0)), &new_id);
+        }
         main.into_iter()
             .map(|(t, s)| (t, renumber_stmt(s, &new_id)))
             .collect()
@@ -977,6 +1018,20 @@ impl Checker {
     /// Lowers an extended expression; each location occurrence becomes a read
     /// into a fresh register, left to right, pushed onto `out` (§1.1).
     fn expr(&mut self, env: &mut Env, e: &ast::Expr, out: &mut Vec<core::Stmt>) -> core::Expr {
+        self.expr_depth += 1;
+        let x = self.expr_node(env, e, out);
+        self.expr_depth -= 1;
+        let arithmetic = matches!(x, core::Expr::Unary(..) | core::Expr::Binary(..));
+        if self.expr_depth == 0 && arithmetic {
+            self.roots.push(range::Root {
+                core: x.clone(),
+                ast: e.clone(),
+            });
+        }
+        x
+    }
+
+    fn expr_node(&mut self, env: &mut Env, e: &ast::Expr, out: &mut Vec<core::Stmt>) -> core::Expr {
         match &e.kind {
             ast::ExprKind::Int(n) => {
                 self.literals.push((*n, e.span, Use::Arithmetic));
@@ -1069,6 +1124,7 @@ impl Checker {
             Some(id) => id,
             None => self.new_version(env.thread, name.as_str()),
         };
+        self.unassigned.push(id);
         env.regs.insert(name.name.clone(), id);
         id
     }

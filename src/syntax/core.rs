@@ -48,14 +48,15 @@ pub enum Expr {
 }
 
 impl Expr {
-    /// The value of an expression that mentions no register.
+    /// The value of an expression that mentions no register (`None` also
+    /// when it overflows: the checker refuses that, see `syntax::range`).
     pub fn constant(&self) -> Option<i64> {
         match self {
             Expr::Int(n) => Some(*n),
             Expr::Reg(_) => None,
-            Expr::Unary(UnOp::Neg, a) => Some(a.constant()?.wrapping_neg()),
+            Expr::Unary(UnOp::Neg, a) => a.constant()?.checked_neg(),
             Expr::Unary(UnOp::Not, a) => Some(i64::from(a.constant()? == 0)),
-            Expr::Binary(op, a, b) => Some(op.apply(a.constant()?, b.constant()?)),
+            Expr::Binary(op, a, b) => op.checked_apply(a.constant()?, b.constant()?),
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod diagnostic;
 pub mod lexer;
 pub mod parse;
 pub mod print;
+mod range;
 pub mod span;
 
 pub use diagnostic::{Diagnostic, Diagnostics, Severity};

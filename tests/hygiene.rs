@@ -1,4 +1,4 @@
-//! Issue 27 §2: the desugaring's temporaries are hygienic (no source name
+//! Issue 27 §2 (and the §5 limits on its options): the desugaring's temporaries are hygienic (no source name
 //! resolves to one, none shows in a state) and arithmetic is exact or an
 //! error, in every engine. Each test is named after what it checks.
 
@@ -204,4 +204,29 @@ exists (s = 9223372036854775806 /\\ t = 0)
     for (engine, r) in reports(src) {
         assert_eq!(observations(&r), vec!["Always"], "{engine}");
     }
+}
+
+/// Issue 27 §5: under `monotonicity = modes` a CAS-retry loop's recheck
+/// with every stronger label (the `final = loc_max` gap) stops at its own
+/// named step budget instead of running for minutes; unknown, not wrong.
+#[test]
+fn monotonicity_recheck_stops_at_a_named_limit() {
+    let src = "litmus CAS-RETRY
+do { r := x; ok := CAS(x, r, r + 1); } while (ok != r);
+|| do { s := x; ok := CAS(x, s, s + 1); } while (ok != s);
+exists (x = 2)
+";
+    let t = parse(src);
+    let limits = Limits {
+        max_steps: 400_000,
+        ..Limits::default()
+    };
+    let plain = pomset::semantics::decide::outcomes(&t.program, &Model::default(), limits)
+        .expect("decidable");
+    assert_eq!(plain.limit, None, "the labels as written fit the budget");
+    let mut modes = Model::default();
+    modes.set("monotonicity", "modes").expect("an option");
+    let o = pomset::semantics::decide::outcomes(&t.program, &modes, limits).expect("decidable");
+    let limit = o.limit.expect("the recheck is cut");
+    assert!(limit.starts_with("monotonicity:"), "{limit}");
 }

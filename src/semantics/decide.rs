@@ -262,7 +262,16 @@ pub fn outcomes_visiting<'v>(
     // verdict, decide again with every stronger label built; else say so.
     if gap::memory_gap(model) && out.limit.is_none() && !p.locs.is_empty() && !listing {
         if p.conditions.iter().any(|c| gap::could_matter(p, c, &out)) {
-            out = decide_all(p, model, limits, None, true);
+            // Every stronger label multiplies the skeletons (a CAS-retry loop
+            // goes from 0.1 s to hours): the recheck has its own step budget.
+            let recheck = Limits {
+                max_steps: limits.max_steps.min(gap::RECHECK_STEPS),
+                ..limits
+            };
+            out = decide_all(p, model, recheck, None, true);
+            if let Some(l) = out.limit.take() {
+                out.limit = Some(gap::recheck_limit(&l));
+            }
         } else {
             out.notes.push(gap::NOTE.to_string());
         }

@@ -44,6 +44,16 @@ pub fn memory_gap(model: &Model) -> bool {
 /// The sentence a report carries when the list may omit coarsened states.
 pub const NOTE: &str = "with monotonicity, a listed state may also occur with some final memory `?` (stronger labels can leave no last write); such states are not listed, and no verdict depends on them (checked per condition); `--engine reference` lists them";
 
+/// The steps the recheck with every stronger label may take (at most
+/// `--max-steps`): a few seconds, where the first pass took milliseconds.
+pub const RECHECK_STEPS: u64 = 2_000_000;
+
+/// The limit a recheck that did not finish reports: the states of the
+/// labels as written are then not known to be all, so no verdict stands.
+pub fn recheck_limit(inner: &str) -> String {
+    format!("monotonicity: building every stronger label, to find the final memories they leave `?`, reached {inner} (at most {RECHECK_STEPS} steps; `final = observer` has no such gap)")
+}
+
 /// Every state `s` becomes by reading the values of some of the named
 /// locations as `?` (itself included).
 pub fn coarsenings(s: &State, locations: &[String]) -> Vec<State> {

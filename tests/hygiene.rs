@@ -46,6 +46,13 @@ fn maybe_dropped(engine: &str) -> &'static str {
     }
 }
 
+/// Every state of a report, sorted.
+fn sorted_states(r: &Report) -> Vec<Vec<(String, Option<i64>)>> {
+    let mut s: Vec<_> = r.states.iter().map(|s| s.values.clone()).collect();
+    s.sort();
+    s
+}
+
 /// The register names the states show, sorted and without repeats.
 fn shown_registers(r: &Report) -> Vec<String> {
     let mut names: Vec<String> = r
@@ -229,4 +236,76 @@ exists (x = 2)
     let o = pomset::semantics::decide::outcomes(&t.program, &modes, limits).expect("decidable");
     let limit = o.limit.expect("the recheck is cut");
     assert!(limit.starts_with("monotonicity:"), "{limit}");
+}
+
+/// Issue 27 §5: under `if_closure = registers` a register every path
+/// assigns by LETs into V (here `s`, 1 or 0 by branch) is a function of
+/// the others, so the partitions leave it out: 2 valuations, not 4
+/// (Bell(4) = 15 partitions), and the states equal the reference
+/// engine's, which partitions over every register in scope.
+#[test]
+fn if_closure_partitions_leave_out_derived_registers() {
+    let src = "litmus JOIN
+values {0, 1}
+r := x; if (r = 1) { s := 1; } else { s := 0; } y := s;
+|| t := y; x := t;
+exists (P0:r = 1 /\\ P1:t = 1)
+";
+    let t = parse(src);
+    let mut model = Model::default();
+    model.set("if_closure", "registers").expect("an option");
+    let tight = Limits {
+        max_partitions: 2,
+        ..Limits::default()
+    };
+    let fast = decide(&t.program, &model, Engine::Fast, false, tight).expect("runs");
+    assert_eq!(fast.limit, None, "Bell(2) partitions suffice");
+    let reference = decide(
+        &t.program,
+        &model,
+        Engine::Reference,
+        false,
+        Limits::default(),
+    )
+    .expect("runs");
+    assert_eq!(reference.limit, None);
+    assert_eq!(sorted_states(&fast), sorted_states(&reference));
+    assert_eq!(observations(&fast), observations(&reference));
+}
+
+/// A register both branches reassign is one new version (each path assigns
+/// it once), not one per branch and a join copy: fewer registers in scope
+/// for `if_closure = registers`, the same states.
+#[test]
+fn register_reassigned_in_both_branches_is_one_version() {
+    let src = "litmus REASSIGN
+values {0, 1}
+r := x; if (r = 1) { r := 0; } else { r := 1; } y := r;
+|| t := y; x := t;
+exists (P0:r = 0 /\\ P1:t = 0)
+";
+    let t = parse(src);
+    let p0 = t.program.regs.iter().filter(|r| r.thread == 0).count();
+    assert_eq!(
+        p0, 2,
+        "the read's register and one version for both branches"
+    );
+    let mut model = Model::default();
+    model.set("if_closure", "registers").expect("an option");
+    let tight = Limits {
+        max_partitions: 15,
+        ..Limits::default()
+    };
+    let fast = decide(&t.program, &model, Engine::Fast, false, tight).expect("runs");
+    assert_eq!(fast.limit, None, "Bell(4) partitions suffice");
+    let reference = decide(
+        &t.program,
+        &model,
+        Engine::Reference,
+        false,
+        Limits::default(),
+    )
+    .expect("runs");
+    assert_eq!(reference.limit, None);
+    assert_eq!(sorted_states(&fast), sorted_states(&reference));
 }

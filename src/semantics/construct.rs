@@ -179,6 +179,11 @@ pub struct Sem<'a> {
     /// denoted so far assign (what is in scope, `if_closure.rs`).
     pub(super) assigned_anywhere: Vec<core::RegId>,
     pub(super) assigned: Vec<core::RegId>,
+    /// The registers every path to the statement being denoted assigns.
+    pub(super) definite: Vec<core::RegId>,
+    /// Registers that are functions into V of other registers
+    /// (`if_closure::derived`), with the registers they are functions of.
+    pub(super) derived: Vec<(core::RegId, Vec<core::RegId>)>,
 }
 
 /// Named locations without a declared address get addresses from here, far
@@ -235,7 +240,12 @@ impl<'a> Sem<'a> {
             max_partitions,
             assigned_anywhere: Vec::new(),
             assigned: Vec::new(),
+            definite: Vec::new(),
+            derived: Vec::new(),
         };
+        if model.if_closure != IfClosure::Off {
+            sem.derived = if_closure::derived(program);
+        }
         for (_, body) in &program.main {
             if_closure::assigned_regs(body, &mut sem.assigned_anywhere);
         }
@@ -319,6 +329,7 @@ impl<'a> Sem<'a> {
     /// target): what earlier bodies assigned is not in scope here.
     pub fn denote(&mut self, s: &Stmt, thread: ThreadId) -> Result<Vec<Frag>, Limit> {
         self.assigned.clear();
+        self.definite.clear();
         self.stmt(s, thread)
     }
 
@@ -329,6 +340,7 @@ impl<'a> Sem<'a> {
             Stmt::Diverge => Ok(self.diverge().into_iter().collect()),
             Stmt::Let { reg, expr } => {
                 self.assigned.push(*reg);
+                self.definite.push(*reg);
                 Ok(vec![self.let_(*reg, expr)])
             }
             Stmt::Read {
@@ -339,6 +351,7 @@ impl<'a> Sem<'a> {
             } => {
                 let out = self.read(*reg, loc, *mode, *scope, thread, false);
                 self.assigned.push(*reg);
+                self.definite.push(*reg);
                 out
             }
             Stmt::Write {
@@ -370,6 +383,7 @@ impl<'a> Sem<'a> {
                     thread,
                 );
                 self.assigned.push(*reg);
+                self.definite.push(*reg);
                 out
             }
             Stmt::If { cond, then, els } => {
@@ -378,10 +392,13 @@ impl<'a> Sem<'a> {
                 // Each branch sees in scope what precedes the IF; after it,
                 // what either branch assigned.
                 let before = self.assigned.clone();
+                let definite = self.definite.clone();
                 let a = self.stmt(then, thread);
                 let after_then = std::mem::replace(&mut self.assigned, before);
+                let definite_then = std::mem::replace(&mut self.definite, definite);
                 let branches = a.and_then(|a| Ok((a, self.stmt(els, thread)?)));
                 self.assigned.extend(after_then);
+                self.definite.retain(|r| definite_then.contains(r));
                 self.if_depth -= 1;
                 let (a, b) = branches?;
                 self.if_then_else(phi, &a, &b)

@@ -16,6 +16,20 @@
 //! see what precedes the `if`) and those no statement assigns (inputs, such
 //! as a refinement's `m`). Registers range over V, as everywhere in the
 //! logic. RMWs are not if-closed: their READ' and WRITE keep one event each.
+//!
+//! The partitions range over the valuations of the registers in scope less
+//! the *derived* ones: a register that only LETs assign, each from
+//! registers ranging over V to a value in V, and that every path to the
+//! statement assigns (SSA's join copies `r := _r2`, `r := 1` in both
+//! branches). Exact: on each path such a register is a function f of
+//! registers in scope (the LET's operands and, for a join, the IF's
+//! condition), and the LET's transformer substitutes f for it, so a guard
+//! θ over it and the rest becomes θ[f] over the rest. A partition with it
+//! thus becomes a partition without it in which some blocks may be empty;
+//! an event whose guard is unsatisfiable never completes (c3), and the
+//! pomset without it is one of the partitions without the register (or
+//! Fig. 1's one-event pomset). Every partition without it is one with it.
+//! So the complete pomsets, and the states, are the same.
 
 use super::construct::{Ev, Frag, Limit, Sem};
 use super::tau::{KappaNode, Tau, TauNode};
@@ -136,7 +150,119 @@ pub fn assigned_regs(s: &Stmt, out: &mut Vec<core::RegId>) {
     }
 }
 
+/// The derived registers (see the module doc), each with the registers it
+/// is a function of: every assignment is a LET whose operands range over V
+/// (reads, inputs, derived registers) and whose values, over every
+/// valuation of them in V, lie in V.
+pub fn derived(program: &core::Program) -> Vec<(core::RegId, Vec<core::RegId>)> {
+    let mut lets: Vec<Vec<&core::Expr>> = vec![Vec::new(); program.regs.len()];
+    let mut other = vec![false; program.regs.len()];
+    for (_, body) in &program.main {
+        definitions(body, &mut lets, &mut other);
+    }
+    let mut out: Vec<(core::RegId, Vec<core::RegId>)> = Vec::new();
+    // SSA defines operands before their uses, so one pass in id order would
+    // do for the renumbered registers; iterate until nothing changes instead.
+    loop {
+        let before = out.len();
+        for r in 0..program.regs.len() {
+            let id = r as core::RegId;
+            if other[r] || lets[r].is_empty() || out.iter().any(|d| d.0 == id) {
+                continue;
+            }
+            let mut operands = Vec::new();
+            lets[r].iter().for_each(|e| registers(e, &mut operands));
+            let ranged =
+                |o: &core::RegId| lets[*o as usize].is_empty() || out.iter().any(|d| d.0 == *o);
+            if operands.contains(&id) || !operands.iter().all(ranged) {
+                continue;
+            }
+            if lets[r]
+                .iter()
+                .all(|e| into_v(e, &operands, &program.values))
+            {
+                out.push((id, operands));
+            }
+        }
+        if out.len() == before {
+            return out;
+        }
+    }
+}
+
+/// The most valuations `into_v` tries; beyond, the register is not derived.
+const MAX_VALUATIONS: usize = 4096;
+
+/// Whether `e` has a value in V under every valuation of `regs` in V.
+fn into_v(e: &core::Expr, regs: &[core::RegId], values: &[i64]) -> bool {
+    let count = values.len().checked_pow(regs.len() as u32);
+    if count.is_none_or(|n| n > MAX_VALUATIONS) {
+        return false;
+    }
+    valuations(values, regs.len())
+        .iter()
+        .all(|val| eval(e, regs, val).is_some_and(|v| values.binary_search(&v).is_ok()))
+}
+
+fn eval(e: &core::Expr, regs: &[core::RegId], val: &[i64]) -> Option<i64> {
+    match e {
+        core::Expr::Int(n) => Some(*n),
+        core::Expr::Reg(r) => regs.iter().position(|x| x == r).map(|i| val[i]),
+        core::Expr::Unary(crate::syntax::ast::UnOp::Neg, a) => eval(a, regs, val)?.checked_neg(),
+        core::Expr::Unary(crate::syntax::ast::UnOp::Not, a) => {
+            Some(i64::from(eval(a, regs, val)? == 0))
+        }
+        core::Expr::Binary(op, a, b) => op.checked_apply(eval(a, regs, val)?, eval(b, regs, val)?),
+    }
+}
+
+fn registers(e: &core::Expr, out: &mut Vec<core::RegId>) {
+    match e {
+        core::Expr::Int(_) => {}
+        core::Expr::Reg(r) if !out.contains(r) => out.push(*r),
+        core::Expr::Reg(_) => {}
+        core::Expr::Unary(_, a) => registers(a, out),
+        core::Expr::Binary(_, a, b) => {
+            registers(a, out);
+            registers(b, out);
+        }
+    }
+}
+
+/// Each register's LET expressions, and whether anything else assigns it.
+fn definitions<'a>(s: &'a Stmt, lets: &mut [Vec<&'a core::Expr>], other: &mut [bool]) {
+    match s {
+        Stmt::Let { reg, expr } => lets[*reg as usize].push(expr),
+        Stmt::Read { reg, .. } | Stmt::Rmw { reg, .. } => other[*reg as usize] = true,
+        Stmt::If { then, els, .. } => {
+            definitions(then, lets, other);
+            definitions(els, lets, other);
+        }
+        Stmt::Seq(parts) => parts.iter().for_each(|p| definitions(p, lets, other)),
+        Stmt::Par { left, right, .. } => {
+            definitions(left, lets, other);
+            definitions(right, lets, other);
+        }
+        Stmt::Vulkan { body, .. } => definitions(body, lets, other),
+        _ => {}
+    }
+}
+
 impl Sem<'_> {
+    /// The registers whose valuations the partitions range over: those in
+    /// scope, less the derived ones every path here assigns (module doc).
+    pub fn partition_regs(&self, thread: ThreadId) -> Vec<core::RegId> {
+        let scope = self.in_scope(thread);
+        let derived = |r: &core::RegId| {
+            self.definite.contains(r)
+                && self
+                    .derived
+                    .iter()
+                    .any(|(d, ops)| d == r && ops.iter().all(|o| scope.contains(o)))
+        };
+        scope.iter().copied().filter(|r| !derived(r)).collect()
+    }
+
     /// The registers in scope for a statement of `thread` (see the module doc).
     pub fn in_scope(&self, thread: ThreadId) -> Vec<core::RegId> {
         self.regs_of(thread)
@@ -158,7 +284,7 @@ impl Sem<'_> {
         thread: ThreadId,
         bounded: bool,
     ) -> Result<Vec<Frag>, Limit> {
-        let regs = self.in_scope(thread);
+        let regs = self.partition_regs(thread);
         // M3a over V is sound only where every register ranges over V.
         let bounded = bounded && !regs.iter().any(|r| self.unbounded.contains(r));
         let values = self.program.values.clone();

@@ -813,12 +813,17 @@ impl Checker {
     /// assigned is reused, so `if (c) { r := x; } else { r := y; }` keeps one
     /// register. Uses then resolve to the version in `env`.
     fn assign_reg(&mut self, env: &mut Env, name: &Ident) -> RegId {
-        let on_path = env
+        let visible = env
             .regs
             .get(name.as_str())
-            .is_some_and(|&id| self.regs[id as usize].thread == env.thread);
+            .copied()
+            .filter(|&id| self.regs[id as usize].thread == env.thread);
+        // The latest version is on this path exactly when it is the visible
+        // one (a join or a one-sided IF leaves the newest version visible);
+        // else a sibling branch made it, and no path assigns it twice. Fewer
+        // versions are fewer registers for `if_closure = registers`.
         let id = match self.latest_version(env.thread, name.as_str()) {
-            Some(id) if !on_path => id,
+            Some(id) if visible != Some(id) => id,
             _ => self.new_version(env.thread, name.as_str()),
         };
         env.regs.insert(name.name.clone(), id);

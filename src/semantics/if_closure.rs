@@ -250,11 +250,15 @@ fn definitions<'a>(s: &'a Stmt, lets: &mut [Vec<&'a core::Expr>], other: &mut [b
 
 impl Sem<'_> {
     /// The registers whose valuations the partitions range over: those in
-    /// scope, less the derived ones every path here assigns (module doc).
+    /// scope, less (for complete pomsets) the derived ones every path here
+    /// assigns (module doc).
     pub fn partition_regs(&self, thread: ThreadId) -> Vec<core::RegId> {
         let scope = self.in_scope(thread);
+        // The argument is about complete pomsets; refinement, candidates and
+        // explain list incomplete ones too, so they partition over all.
         let derived = |r: &core::RegId| {
-            self.definite.contains(r)
+            self.complete_only
+                && self.definite.contains(r)
                 && self
                     .derived
                     .iter()

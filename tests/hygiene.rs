@@ -84,6 +84,11 @@ exists (r = 0)
         );
         assert_eq!(shown_registers(&r), vec!["P0:_y1", "P0:r"], "{engine}");
     }
+    // The printed core names the temporary apart and means the same.
+    let printed = syntax::print::core_program(&parse(src).program);
+    assert!(printed.contains("_y2 := y.rlx.sys"), "{printed}");
+    let again = reports(&printed);
+    assert_eq!(observations(&again[0].1), vec!["Sometimes", "Never"]);
 }
 
 /// A user register spelled like a computed read's temporary (`_mem1`) and

@@ -1153,7 +1153,7 @@ pub fn elaborate(r: &Raw, cfg: Config) -> Test {
     let mut values: Vec<i64> = (low..low + i64::from(r.values)).collect();
     let declare_values = r.declare_values || r.addressed || (r.gap && cfg.odd_values);
     if r.gap && cfg.odd_values {
-        // A declared V with a hole; 0 stays in V (every location starts at 0).
+        // A declared V with a hole.
         let past = values.last().map_or(2, |v| v + 2);
         values.push(past);
     }
@@ -1161,6 +1161,9 @@ pub fn elaborate(r: &Raw, cfg: Config) -> Test {
         // Every address is a value (§1.5).
         values.extend(0..nlocs as i64);
     }
+    // 0 and 1 stay in V: every location starts at 0, the transformations
+    // write 1.
+    values.extend([0, 1]);
     values.sort_unstable();
     values.dedup();
     let names = ["x", "y", "z", "w"];

@@ -240,7 +240,7 @@ fn the_engines_agree_on_random_programs_under_merge() {
     let models = prop_oneof![Just(binary), Just(prose)].boxed();
     run(
         "merge = binary",
-        cases(2000) / 5,
+        cases(2000) / 10,
         gen::Config::tiny(),
         models,
     );

@@ -10,7 +10,7 @@
 //! has the transformations the invariance tests need.
 #![allow(dead_code)]
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use proptest::prelude::*;
@@ -696,6 +696,129 @@ fn regs_in(
                 }
             }
             _ => {}
+        }
+    }
+}
+
+// ------------------------------------------------------------ coverage
+
+impl Test {
+    /// The constructs this test uses, by name, for the coverage test: every
+    /// statement and operator kind, and the value sets, names and shapes
+    /// issue 27 §4 lists.
+    pub fn features(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        let mut assigned: BTreeMap<String, usize> = BTreeMap::new();
+        for t in &self.threads {
+            stmt_features(&t.body, &mut out, &mut assigned);
+            if t.label.is_some() {
+                out.insert("label".into());
+            }
+        }
+        if assigned.values().any(|&n| n > 1) {
+            out.insert("reuse".into());
+        }
+        if self.values.iter().any(|&v| v < 0) {
+            out.insert("negative values".into());
+        }
+        let gap = self.values.windows(2).any(|w| w[1] - w[0] > 1);
+        if self.declare_values && gap {
+            out.insert("declared values with a gap".into());
+        }
+        if self.filter.is_some() {
+            out.insert("filter".into());
+        }
+        if self.thread_names().len() > 4 {
+            out.insert("more than four threads".into());
+        }
+        out
+    }
+}
+
+fn expr_features(e: &Expr, out: &mut BTreeSet<String>) {
+    match e {
+        Expr::Bin(op, a, b) => {
+            out.insert(format!("op {op}"));
+            if matches!((&**a, &**b), (Expr::Reg(_), Expr::Reg(_))) {
+                out.insert("register against register".into());
+            }
+            expr_features(a, out);
+            expr_features(b, out);
+        }
+        Expr::Un(op, a) => {
+            out.insert(format!("unary {op}"));
+            expr_features(a, out);
+        }
+        Expr::Loc(..) => {
+            out.insert("extended read".into());
+        }
+        Expr::Int(_) | Expr::Reg(_) => {}
+    }
+}
+
+fn place_features(p: &Place, out: &mut BTreeSet<String>) {
+    if let Place::Computed(e) = p {
+        out.insert("computed address".into());
+        if expr_accesses(e) > 0 {
+            out.insert("index read from memory".into());
+        }
+    }
+}
+
+fn stmt_features(ss: &[Stmt], out: &mut BTreeSet<String>, assigned: &mut BTreeMap<String, usize>) {
+    for s in ss {
+        match s {
+            Stmt::Read { reg, place, .. } => {
+                *assigned.entry(reg.clone()).or_default() += 1;
+                place_features(place, out);
+            }
+            Stmt::Write { place, value, .. } => {
+                place_features(place, out);
+                expr_features(value, out);
+            }
+            Stmt::Fence { .. } => {}
+            Stmt::Rmw {
+                reg, place, args, ..
+            } => {
+                out.insert("rmw".into());
+                if let Some(r) = reg {
+                    *assigned.entry(r.clone()).or_default() += 1;
+                }
+                place_features(place, out);
+                if args.iter().any(|a| expr_accesses(a) > 0) {
+                    out.insert("rmw argument read from memory".into());
+                }
+                args.iter().for_each(|a| expr_features(a, out));
+            }
+            Stmt::Let { reg, value } => {
+                *assigned.entry(reg.clone()).or_default() += 1;
+                expr_features(value, out);
+            }
+            Stmt::If { cond, then, els } => {
+                out.insert("if".into());
+                if let Expr::Bin(_, a, b) = cond {
+                    if matches!((&**a, &**b), (Expr::Reg(_), Expr::Reg(_))) {
+                        out.insert("register comparison in a condition".into());
+                    }
+                }
+                expr_features(cond, out);
+                stmt_features(then, out, assigned);
+                stmt_features(els, out, assigned);
+            }
+            Stmt::Fork(bs) => {
+                out.insert("fork".into());
+                bs.iter()
+                    .for_each(|b| stmt_features(&b.body, out, &mut BTreeMap::new()));
+            }
+            Stmt::Loop {
+                cond,
+                body,
+                do_while,
+            } => {
+                out.insert(if *do_while { "do-while" } else { "while" }.into());
+                expr_features(cond, out);
+                stmt_features(body, out, assigned);
+            }
         }
     }
 }

@@ -6,11 +6,12 @@
 
 mod gen;
 
+use gen::Checked;
 use pomset::axiomatic;
 use pomset::cat;
 use pomset::interleaving;
 use pomset::semantics::decide::Limits;
-use proptest::test_runner::{Config as RunnerConfig, TestCaseError, TestRunner};
+use proptest::test_runner::TestCaseError;
 
 const SC: &str = "SC\nacyclic po | rf | co | fr as sc\nempty rmw & (fr ; co) as atomicity\n";
 
@@ -25,13 +26,16 @@ fn cases() -> u32 {
 fn sc_in_cat_is_sc_by_interleaving_and_rc11_keeps_it() {
     let sc = cat::from_text("sc.cat", SC).unwrap_or_else(|e| panic!("{}", e.render()));
     let rc11 = cat::load("rc11").expect("bundled");
-    let mut runner = TestRunner::new(RunnerConfig {
-        cases: cases(),
-        failure_persistence: None,
-        ..RunnerConfig::default()
-    });
-    let checked = std::cell::Cell::new(0u32);
-    let result = runner.run(&gen::tests(gen::Config::default()), |t| {
+    let what = "SC in cat and RC11";
+    // Registers are assigned once: the checker's IF join can copy a version
+    // no path assigned (`r1 := x; if (r1 = 1) { if (r1 = 2) { r2 := 0; } }
+    // if (r1 = 1) { r2 := 1; }`), which the axiomatic engine refuses as a
+    // read before assignment (issue 27 §4 report). Set `reuse` once fixed.
+    let cfg = gen::Config {
+        reuse: false,
+        ..gen::Config::default()
+    };
+    gen::run_property(what, cases(), gen::tests(cfg), |t| {
         let text = t.text();
         let Ok(lit) = pomset::syntax::parse(&text) else {
             return Err(TestCaseError::fail(format!("does not check:\n{text}")));
@@ -39,13 +43,13 @@ fn sc_in_cat_is_sc_by_interleaving_and_rc11_keeps_it() {
         let p = &lit.program;
         let steps = match interleaving::outcomes(p, interleaving::Limits::default()) {
             Ok(o) if o.limit.is_none() => o,
-            _ => return Ok(()),
+            _ => return Ok(gen::skipped("sc: a limit", &t)),
         };
-        let by_sc = axiomatic::outcomes(p, &sc, Limits::default()).map_err(TestCaseError::fail)?;
-        let by_rc11 =
-            axiomatic::outcomes(p, &rc11, Limits::default()).map_err(TestCaseError::fail)?;
+        let refused = |why: String| TestCaseError::fail(format!("{why}\n{text}"));
+        let by_sc = axiomatic::outcomes(p, &sc, Limits::default()).map_err(refused)?;
+        let by_rc11 = axiomatic::outcomes(p, &rc11, Limits::default()).map_err(refused)?;
         if by_sc.limit.is_some() || by_rc11.limit.is_some() {
-            return Ok(());
+            return Ok(gen::skipped("cat: a limit", &t));
         }
         let a: Vec<_> = steps.states.keys().collect();
         let b: Vec<_> = by_sc.states.keys().collect();
@@ -59,18 +63,6 @@ fn sc_in_cat_is_sc_by_interleaving_and_rc11_keeps_it() {
                 "an SC state is not an RC11 state\n{text}\nmissing: {s:?}"
             )));
         }
-        checked.set(checked.get() + 1);
-        Ok(())
+        Ok(Checked::Yes)
     });
-    if let Err(e) = result {
-        panic!("{e}");
-    }
-    // Most programs are decided by all three; a generator change that made
-    // them all skip would make this test vacuous.
-    assert!(
-        checked.get() >= cases() / 2,
-        "only {} of {} programs checked",
-        checked.get(),
-        cases()
-    );
 }

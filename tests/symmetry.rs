@@ -1,22 +1,17 @@
 //! Thread symmetry (`semantics::symmetry`): with copies of a thread added,
 //! searching one arrangement per multiset of variants and expanding the
 //! orbits gives exactly the states, counts and witnesses of the plain search
-//! over every arrangement. `PROPTEST_CASES=N` raises the number of programs.
+//! over every arrangement. At most 5% of programs may stop at a limit.
+//! `PROPTEST_CASES=N` raises the number of programs.
 
 mod gen;
 
+use gen::{cases, Checked};
 use pomset::model::Model;
 use pomset::semantics::decide::{self, Limits};
 use pomset::syntax::{self, core::Program};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-
-fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
-}
 
 /// A few settings that change which pomsets exist (the observer turns the
 /// symmetry off, so it checks the fallback).
@@ -41,60 +36,128 @@ fn program_under(t: &gen::Test, setting: usize) -> Result<(String, Program, Mode
     Ok((text, p, model))
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: cases(60),
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
-
-    #[test]
-    fn symmetric_search_equals_the_plain_one(
-        t in gen::tiny(),
-        copies in 1usize..=2,
-        setting in 0usize..SETTINGS.len(),
-    ) {
-        let t = t.duplicate_thread(0, copies);
-        let (text, p, model) = program_under(&t, setting)?;
-        // Small budgets: a program that needs more is skipped, not compared.
-        let limits = Limits { max_steps: 1_000_000, max_states: 20_000, ..Limits::default() };
-        let plain = decide::outcomes(&p, &model, Limits { symmetry: false, ..limits });
-        let symmetric = decide::outcomes(&p, &model, limits);
-        let (Ok(plain), Ok(symmetric)) = (plain, symmetric) else {
-            return Ok(());
-        };
-        if plain.limit.is_some() || symmetric.limit.is_some() {
-            return Ok(());
-        }
-        prop_assert_eq!(&plain.states, &symmetric.states, "states or counts differ for\n{}", text);
-        prop_assert_eq!(plain.witnesses, symmetric.witnesses, "witnesses differ for\n{}", text);
-        // Kept one per orbit, the report (states, counts, verdicts) is the same.
-        let orbits = decide::outcomes(&p, &model, Limits { orbits: true, ..limits })
+#[test]
+fn symmetric_search_equals_the_plain_one() {
+    let programs = (gen::tiny(), 1usize..=2, 0usize..SETTINGS.len());
+    gen::run_property(
+        "symmetric search",
+        cases(60),
+        programs,
+        |(t, copies, setting)| {
+            let t = t.duplicate_thread(0, copies);
+            let (text, p, model) = program_under(&t, setting)?;
+            // Small budgets: a program that needs more is skipped, not compared.
+            let limits = Limits {
+                max_steps: 1_000_000,
+                max_states: 20_000,
+                ..Limits::default()
+            };
+            let plain = decide::outcomes(
+                &p,
+                &model,
+                Limits {
+                    symmetry: false,
+                    ..limits
+                },
+            );
+            let symmetric = decide::outcomes(&p, &model, limits);
+            let (Ok(plain), Ok(symmetric)) = (plain, symmetric) else {
+                return Ok(gen::skipped("refused", &t));
+            };
+            if plain.limit.is_some() || symmetric.limit.is_some() {
+                return Ok(gen::skipped("a limit", &t));
+            }
+            prop_assert_eq!(
+                &plain.states,
+                &symmetric.states,
+                "states or counts differ for\n{}",
+                text
+            );
+            prop_assert_eq!(
+                plain.witnesses,
+                symmetric.witnesses,
+                "witnesses differ for\n{}",
+                text
+            );
+            // Kept one per orbit, the report (states, counts, verdicts) is the same.
+            let orbits = decide::outcomes(
+                &p,
+                &model,
+                Limits {
+                    orbits: true,
+                    ..limits
+                },
+            )
             .map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
-        prop_assert_eq!(report(&p, &model, &plain), report(&p, &model, &orbits), "reports differ for\n{}", text);
-    }
+            prop_assert_eq!(
+                plain.state_count(),
+                orbits.state_count(),
+                "state counts differ for\n{}",
+                text
+            );
+            prop_assert_eq!(
+                report(&p, &model, &plain),
+                report(&p, &model, &orbits),
+                "reports differ for\n{}",
+                text
+            );
+            Ok(Checked::Yes)
+        },
+    );
+}
 
-    /// Without interchangeable threads, `run`'s text report keeps states as
-    /// orbits of one state each, values only: the report is the same.
-    #[test]
-    fn single_state_orbits_report_as_the_plain_states(
-        t in gen::tiny(),
-        setting in 0usize..SETTINGS.len(),
-    ) {
-        let (text, p, model) = program_under(&t, setting)?;
-        let limits = Limits { max_steps: 1_000_000, max_states: 20_000, ..Limits::default() };
-        let plain = decide::outcomes(&p, &model, limits);
-        let orbits = decide::outcomes(&p, &model, Limits { orbits: true, ..limits });
-        let (Ok(plain), Ok(orbits)) = (plain, orbits) else {
-            return Ok(());
-        };
-        if plain.limit.is_some() || orbits.limit.is_some() {
-            return Ok(());
-        }
-        prop_assert_eq!(plain.witnesses, orbits.witnesses, "witnesses differ for\n{}", text);
-        prop_assert_eq!(plain.state_count(), orbits.state_count(), "state counts differ for\n{}", text);
-        prop_assert_eq!(report(&p, &model, &plain), report(&p, &model, &orbits), "reports differ for\n{}", text);
-    }
+/// Without interchangeable threads, `run`'s text report keeps states as
+/// orbits of one state each, values only: the report is the same.
+#[test]
+fn single_state_orbits_report_as_the_plain_states() {
+    let programs = (gen::tiny(), 0usize..SETTINGS.len());
+    gen::run_property(
+        "single-state orbits",
+        cases(60),
+        programs,
+        |(t, setting)| {
+            let (text, p, model) = program_under(&t, setting)?;
+            let limits = Limits {
+                max_steps: 1_000_000,
+                max_states: 20_000,
+                ..Limits::default()
+            };
+            let plain = decide::outcomes(&p, &model, limits);
+            let orbits = decide::outcomes(
+                &p,
+                &model,
+                Limits {
+                    orbits: true,
+                    ..limits
+                },
+            );
+            let (Ok(plain), Ok(orbits)) = (plain, orbits) else {
+                return Ok(gen::skipped("refused", &t));
+            };
+            if plain.limit.is_some() || orbits.limit.is_some() {
+                return Ok(gen::skipped("a limit", &t));
+            }
+            prop_assert_eq!(
+                plain.witnesses,
+                orbits.witnesses,
+                "witnesses differ for\n{}",
+                text
+            );
+            prop_assert_eq!(
+                plain.state_count(),
+                orbits.state_count(),
+                "state counts differ for\n{}",
+                text
+            );
+            prop_assert_eq!(
+                report(&p, &model, &plain),
+                report(&p, &model, &orbits),
+                "reports differ for\n{}",
+                text
+            );
+            Ok(Checked::Yes)
+        },
+    );
 }
 
 /// The text `run` prints, without its time.

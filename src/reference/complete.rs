@@ -72,8 +72,8 @@ pub struct Frame<'a> {
     pub labels: Vec<Action>,
     /// ⊴ as the constructs built it (s3).
     pub dep: Vec<(usize, usize)>,
-    /// SEQ pairs (E1 × E2), where s7a and s8a apply.
-    pub po: Vec<(usize, usize)>,
+    /// SEQ pairs (E1 × E2) with λ1(d) and λ2(e), where s7a and s8a apply.
+    pub po: Vec<(usize, usize, Action, Action)>,
     pub rmw: Vec<(usize, usize)>,
     pub model: &'a Model,
     pub groups: &'a dyn Groups,
@@ -169,29 +169,30 @@ impl Frame<'_> {
     /// s3 (⊴ as built), s7a, s8a, M9b, c6, c8a: the rules' fixed pairs.
     fn base_edges(&self, rf: &[Option<usize>], labels: &[Action]) -> Vec<Edge> {
         let mut out: Vec<Edge> = self.dep.iter().map(|&(a, b)| (DEP, a, b)).collect();
-        out.extend(self.s7a(labels));
-        out.extend(self.s8a(labels));
+        out.extend(self.s7a());
+        out.extend(self.s8a());
         out.extend(self.m9b());
         out.extend(self.c6(rf));
         out.extend(self.c8a(rf, labels));
         out
     }
 
-    /// s7a: if λ1(d) sync-delays λ2(e) then d ≤ e.
-    fn s7a(&self, labels: &[Action]) -> Vec<Edge> {
+    /// s7a: if λ1(d) sync-delays λ2(e) then d ≤ e (the SEQ's labels,
+    /// which a §2 merge may since have changed).
+    fn s7a(&self) -> Vec<Edge> {
         self.po
             .iter()
-            .filter(|&&(d, e)| action::sync_delays(&labels[d], &labels[e], self.model))
-            .map(|&(d, e)| (SYNC, d, e))
+            .filter(|(_, _, ld, le)| action::sync_delays(ld, le, self.model))
+            .map(|&(d, e, _, _)| (SYNC, d, e))
             .collect()
     }
 
     /// s8a: if λ1(d) co-delays λ2(e) then d ⊑ e (`co_delays_rr` is read by `co_delays`).
-    fn s8a(&self, labels: &[Action]) -> Vec<Edge> {
+    fn s8a(&self) -> Vec<Edge> {
         self.po
             .iter()
-            .filter(|&&(d, e)| action::co_delays(&labels[d], &labels[e], self.model))
-            .map(|&(d, e)| (LOC, d, e))
+            .filter(|(_, _, ld, le)| action::co_delays(ld, le, self.model))
+            .map(|&(d, e, _, _)| (LOC, d, e))
             .collect()
     }
 

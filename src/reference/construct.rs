@@ -13,10 +13,13 @@ use std::rc::Rc;
 use std::time::Instant;
 
 use super::expr::{self, Value};
-use super::pomset::{member, rename, single, Event, EventId, Events, Pomset, Tau, ALL, MAX_EVENTS};
+use super::pomset::{
+    member, rename, rename_merging, single, Event, EventId, Events, Pomset, Renaming, Tau, ALL,
+    MAX_EVENTS,
+};
 use crate::action::{Action, Kind, Mode, Scope, ThreadId};
 use crate::logic::{Addr, FormulaId, Logic, Subst, Var};
-use crate::model::{IfClosure, Model, Monotonicity};
+use crate::model::{IfClosure, Merge, MergeRead, Model, Monotonicity};
 use crate::syntax::ast::{BinOp, RmwOp};
 use crate::syntax::core::{Expr, Loc, Program, Stmt};
 
@@ -614,13 +617,30 @@ impl<'a> Den<'a> {
 
     /// SEQ (s1-s9): every pair, every coalescing, every choice of ↓e.
     pub fn seq(&mut self, left: &[Pomset], right: &[Pomset]) -> Result<Vec<Pomset>, Stop> {
+        let model = self.model;
         let mut out = Vec::new();
         for p1 in left {
             for p2 in right {
-                for pairs in coalescings(p1, p2) {
-                    let p2 = rename(&mut self.l, p2, &pairs);
+                // s1, and §2's s2c: equal labels coalesce, and so do labels
+                // `merge` is defined on, outside an RMW (U1 fixes its labels).
+                let in_rmw =
+                    |p: &Pomset, id: EventId| p.rmw.iter().any(|&(r, w)| r == id || w == id);
+                let joins = |b: &Event, a: &Event| {
+                    a.label == b.label
+                        || (merge(model, &a.label, &b.label).is_some()
+                            && !in_rmw(p1, a.id)
+                            && !in_rmw(p2, b.id))
+                };
+                for pairs in coalescings(p1, p2, &joins) {
+                    let renaming = Renaming {
+                        read_values: merged_reads(p1, p2, &pairs),
+                        pairs,
+                    };
+                    let p2 = rename_merging(&mut self.l, p2, &renaming);
                     for downs in dependency_choices(p1, &p2) {
-                        let p = self.seq_one(p1, &p2, &downs);
+                        let Some(p) = self.seq_one(p1, &p2, &downs) else {
+                            continue;
+                        };
                         if p.rmw_is_function() && p.lambda_consistent(&mut self.l, &self.unbounded)
                         {
                             out.push(p);
@@ -634,8 +654,8 @@ impl<'a> Den<'a> {
     }
 
     /// SEQ of one pair, after coalescing (p2 renamed) and with ↓e chosen for
-    /// each non-read event of E2.
-    fn seq_one(&mut self, p1: &Pomset, p2: &Pomset, downs: &[(EventId, Events)]) -> Pomset {
+    /// each non-read event of E2; `None` when a §2 merge's s3c fails.
+    fn seq_one(&mut self, p1: &Pomset, p2: &Pomset, downs: &[(EventId, Events)]) -> Option<Pomset> {
         let t1 = p1.tau.clone();
         let t2 = p2.tau.clone();
         // s4: τ^D = τ1^D ∘ τ2^D.
@@ -657,9 +677,26 @@ impl<'a> Den<'a> {
         };
         for e in &p2.events {
             let kappa2 = self.kappa2_prime(p1, e, downs);
+            let merge_read = self.model.merge_read;
             match p.events.iter_mut().find(|x| x.id == e.id) {
                 // s3c: κ1(e) ∨ κ2'(e).
-                Some(x) => x.kappa = self.l.or(x.kappa, kappa2),
+                Some(x) if x.label == e.label => x.kappa = self.l.or(x.kappa, kappa2),
+                // §2 s2c, s3c (write-read): λ = λ1(e), κ2'(e) ≡ κ(e) ≡ κ1(e);
+                // `merge_read = prose` drops the read's side ("any
+                // conditional surrounding a read is baked into the
+                // predicate transformer").
+                Some(x) if e.label.kind == Kind::Read => {
+                    if merge_read == MergeRead::Printed && !self.l.equivalent(x.kappa, kappa2) {
+                        return None;
+                    }
+                }
+                // §2 s2c, s3c (write-write): λ = λ2(e), κ1(e) ≡ κ(e) ≡ κ2'(e).
+                Some(x) => {
+                    if !self.l.equivalent(x.kappa, kappa2) {
+                        return None;
+                    }
+                    x.label = e.label;
+                }
                 // s3b: κ2'(e).
                 None => p.events.push(Event {
                     id: e.id,
@@ -669,7 +706,7 @@ impl<'a> Den<'a> {
             }
             for d in &p1.events {
                 if d.id != e.id {
-                    p.po.push((d.id, e.id));
+                    p.po.push((d.id, e.id, d.label, e.label));
                 }
             }
         }
@@ -680,7 +717,7 @@ impl<'a> Den<'a> {
         for (thread, f) in &p2.forks {
             p.forks.push((*thread, compose(p1.tau.clone(), f.clone())));
         }
-        p
+        Some(p)
     }
 
     /// s3b: κ2'(e) = τ1(κ2(e)) for a read, τ1^{↓e}(κ2(e)) otherwise.
@@ -706,7 +743,8 @@ impl<'a> Den<'a> {
         let mut out = Vec::new();
         for p1 in left {
             for p2 in right {
-                for pairs in coalescings(p1, p2) {
+                // I1: only equal labels coalesce (§2's merge is SEQ's).
+                for pairs in coalescings(p1, p2, &|b, a| a.label == b.label) {
                     let p2 = rename(&mut self.l, p2, &pairs);
                     let p = self.if_one(phi, not_phi, p1, &p2);
                     if p.rmw_is_function() && p.lambda_consistent(&mut self.l, &self.unbounded) {
@@ -885,11 +923,51 @@ fn u1(mut p: Pomset) -> Option<Pomset> {
     }
 }
 
-/// s1, I1: every way some right-hand events are left-hand events with the
-/// same label (an injective partial matching), as (right, left) pairs. An
-/// RMW's events coalesce like any other (E1 ∪ E2); the result must keep rmw a
-/// partial function (M9), which `Pomset::rmw_is_function` checks.
-fn coalescings(p1: &Pomset, p2: &Pomset) -> Vec<Vec<(EventId, EventId)>> {
+/// §2's merge(a, b), read literally: a write followed by a read of its
+/// value (same thread, scope, location) gives the write; a write followed
+/// by a write gives the later one. The result is an upper bound of both
+/// modes (associativity, §2); with `monotonicity`, the modes are equal.
+/// Equal labels are plain coalescing, not a merge.
+fn merge(model: &Model, a: &Action, b: &Action) -> Option<Action> {
+    if model.merge == Merge::Off || a == b || a.kind != Kind::Write {
+        return None;
+    }
+    let same_place = a.thread == b.thread && a.scope == b.scope && a.loc == b.loc;
+    let bound = |below: Mode, above: Mode| match model.monotonicity {
+        Monotonicity::Off => below.below(above),
+        _ => below == above,
+    };
+    match b.kind {
+        Kind::Read if same_place && a.value == b.value && bound(b.mode, a.mode) => Some(*a),
+        Kind::Write if same_place && bound(a.mode, b.mode) => Some(*b),
+        _ => None,
+    }
+}
+
+/// The reads of p2 a `pairs` coalescing merges into a write of p1, each
+/// with the value it read.
+fn merged_reads(p1: &Pomset, p2: &Pomset, pairs: &[(EventId, EventId)]) -> Vec<(EventId, i64)> {
+    pairs
+        .iter()
+        .filter_map(|&(b, a)| {
+            let read = p2.events.iter().find(|e| e.id == b)?;
+            let write = p1.events.iter().find(|e| e.id == a)?;
+            (read.label.kind == Kind::Read && write.label.kind == Kind::Write)
+                .then_some((b, read.label.value))
+        })
+        .collect()
+}
+
+/// s1, I1: every way some right-hand events are left-hand events (an
+/// injective partial matching) whose labels `joins` (b, a) accepts, as
+/// (right, left) pairs. An RMW's events coalesce like any other (E1 ∪ E2);
+/// the result must keep rmw a partial function (M9), which
+/// `Pomset::rmw_is_function` checks.
+fn coalescings(
+    p1: &Pomset,
+    p2: &Pomset,
+    joins: &dyn Fn(&Event, &Event) -> bool,
+) -> Vec<Vec<(EventId, EventId)>> {
     let mut out: Vec<Vec<(EventId, EventId)>> = vec![vec![]];
     for b in &p2.events {
         let mut next = Vec::new();
@@ -897,7 +975,7 @@ fn coalescings(p1: &Pomset, p2: &Pomset) -> Vec<Vec<(EventId, EventId)>> {
             next.push(m.clone());
             for a in &p1.events {
                 let free = !m.iter().any(|(_, x)| *x == a.id);
-                if free && a.label == b.label {
+                if free && joins(b, a) {
                     let mut with = m.clone();
                     with.push((b.id, a.id));
                     next.push(with);

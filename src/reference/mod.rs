@@ -17,8 +17,9 @@
 //! - this file: the whole test SEQ(INIT, PAR(T0, PAR(T1, …))) (then OBS
 //!   with `final = observer`), and the final states.
 //!
-//! Refused: `merge ≠ off`, and `if_closure = on` like the fast engine.
-//! `if_closure = registers` is built literally in `construct`.
+//! Refused: `merge = multi`, and `if_closure = on` like the fast engine.
+//! `merge = binary` (§2's merge in SEQ, with `merge_read`) and `if_closure =
+//! registers` are built literally in `construct`.
 
 mod complete;
 mod construct;
@@ -60,7 +61,7 @@ impl Default for Limits {
 /// the complete pomsets with rf (and, for `final = loc_max`, final memory
 /// choice) ending there; only the key set is meant to match the fast engine.
 pub fn outcomes(p: &Program, model: &Model, limits: Limits) -> Result<Outcomes, Unsupported> {
-    if model.merge != Merge::Off {
+    if model.merge == Merge::Multi {
         return Err(Unsupported::Option("merge", model.merge.as_str()));
     }
     if model.if_closure == IfClosure::On {
@@ -227,7 +228,11 @@ fn decide(
     let frame = Frame {
         labels: p.events.iter().map(|e| e.label).collect(),
         dep: pairs(&p.dep),
-        po: pairs(&p.po),
+        po: p
+            .po
+            .iter()
+            .filter_map(|&(a, b, la, lb)| Some((position(a)?, position(b)?, la, lb)))
+            .collect(),
         rmw: pairs(&p.rmw),
         model: den.model,
         groups,

@@ -38,6 +38,9 @@ pub struct Event {
     pub kappa: FormulaId,
 }
 
+/// (d, e, λ1(d), λ2(e)) of one SEQ.
+pub type SeqPair = (EventId, EventId, Action, Action);
+
 /// A pomset (M1-M9) as built by Fig. 1, before rf.
 #[derive(Clone)]
 pub struct Pomset {
@@ -48,8 +51,9 @@ pub struct Pomset {
     pub check: FormulaId,
     /// M6: the ⊴ edges s3 chose (d ∈ ↓e); the order is their closure.
     pub dep: Vec<(EventId, EventId)>,
-    /// Every (d, e) ∈ E1 × E2 of some SEQ: where s7a and s8a apply.
-    pub po: Vec<(EventId, EventId)>,
+    /// Every (d, e) ∈ E1 × E2 of some SEQ, with λ1(d) and λ2(e): where s7a
+    /// and s8a apply, on the labels before a §2 merge changed one.
+    pub po: Vec<SeqPair>,
     /// M9: rmw, from an RMW's read to its write (U1).
     pub rmw: Vec<(EventId, EventId)>,
     /// For each thread forked inside, and each top-level thread, the
@@ -102,40 +106,65 @@ impl Pomset {
     }
 }
 
-/// τ after renaming events: right-hand event b *is* left-hand event a
-/// (coalescing in s1 or I1), so τ^D asks about b when a ∈ D and its
-/// result speaks of s_a where it spoke of s_b.
-pub fn renamed_tau(tau: Tau, pairs: Rc<Vec<(EventId, EventId)>>) -> Tau {
+/// Right-hand events that are left-hand events: (b, a) when b *is* a
+/// (coalescing in s1 or I1, or a §2 merge), and (b, v) when b is a read
+/// merged into a write of v, whose s_b is then v (`x := 1; r := x` is
+/// `x := 1; r := 1`, §2).
+#[derive(Clone, Debug, Default)]
+pub struct Renaming {
+    pub pairs: Vec<(EventId, EventId)>,
+    pub read_values: Vec<(EventId, i64)>,
+}
+
+impl Renaming {
+    /// `[s_a/s_b]` for each coalesced pair (b, a), `[v/s_b]` for a merged read.
+    fn subst(&self, l: &mut Logic) -> Subst {
+        self.pairs.iter().fold(Subst::new(), |s, &(b, a)| {
+            let to = match self.read_values.iter().find(|(x, _)| *x == b) {
+                Some(&(_, v)) => l.value(v),
+                None => l.read(a),
+            };
+            s.term(Var::Read(b), to)
+        })
+    }
+}
+
+/// τ after renaming events: right-hand event b *is* left-hand event a,
+/// so τ^D asks about b when a ∈ D and its result speaks of s_a (or of a
+/// merged read's value) where it spoke of s_b.
+pub fn renamed_tau(tau: Tau, renaming: Rc<Renaming>) -> Tau {
     Rc::new(move |l, d, psi| {
         let mut inner = d;
-        for &(b, a) in pairs.iter() {
+        for &(b, a) in renaming.pairs.iter() {
             inner &= !single(b);
             if member(d, a) {
                 inner |= single(b);
             }
         }
         let out = tau(l, inner, psi);
-        let sigma = rename_subst(l, &pairs);
+        let sigma = renaming.subst(l);
         l.subst(out, &sigma)
-    })
-}
-
-/// `[s_a/s_b]` for each coalesced pair (b, a).
-pub fn rename_subst(l: &mut Logic, pairs: &[(EventId, EventId)]) -> Subst {
-    pairs.iter().fold(Subst::new(), |s, &(b, a)| {
-        let s_a = l.read(a);
-        s.term(Var::Read(b), s_a)
     })
 }
 
 /// The pomset with each right-hand event b of `pairs` renamed to a.
 pub fn rename(l: &mut Logic, p: &Pomset, pairs: &[(EventId, EventId)]) -> Pomset {
+    let renaming = Renaming {
+        pairs: pairs.to_vec(),
+        read_values: vec![],
+    };
+    rename_merging(l, p, &renaming)
+}
+
+/// `rename`, with merged reads' symbols replaced by their values.
+pub fn rename_merging(l: &mut Logic, p: &Pomset, renaming: &Renaming) -> Pomset {
+    let pairs = &renaming.pairs;
     if pairs.is_empty() {
         return p.clone();
     }
     let to = |id: EventId| pairs.iter().find(|(b, _)| *b == id).map_or(id, |(_, a)| *a);
-    let sigma = rename_subst(l, pairs);
-    let shared = Rc::new(pairs.to_vec());
+    let sigma = renaming.subst(l);
+    let shared = Rc::new(renaming.clone());
     let map = |edges: &[(EventId, EventId)]| edges.iter().map(|&(x, y)| (to(x), to(y))).collect();
     Pomset {
         events: p
@@ -150,7 +179,11 @@ pub fn rename(l: &mut Logic, p: &Pomset, pairs: &[(EventId, EventId)]) -> Pomset
         tau: renamed_tau(p.tau.clone(), shared.clone()),
         check: l.subst(p.check, &sigma),
         dep: map(&p.dep),
-        po: map(&p.po),
+        po: p
+            .po
+            .iter()
+            .map(|&(x, y, lx, ly)| (to(x), to(y), lx, ly))
+            .collect(),
         rmw: map(&p.rmw),
         forks: p
             .forks

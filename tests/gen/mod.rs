@@ -1,19 +1,26 @@
-//! Random small litmus tests over the whole language, for the oracles
-//! (`sc_inclusion.rs`, `invariance.rs`, `explain_agreement.rs`).
+//! Random small litmus tests over the whole language (loops, every
+//! operator, `filter`, odd value sets, labels, reassigned registers, computed
+//! addresses read from memory, forks, RMWs), for the oracles
+//! (`differential.rs`, `sc_inclusion.rs`, `invariance.rs`, `symmetry.rs`,
+//! `verdict_only.rs`, `explain_agreement.rs`, `axiomatic_random.rs`), and
+//! `run_property`, which runs one of them and bounds the programs skipped
+//! at a limit (issue 27 §4).
 //!
 //! Generation is two-phase. Proptest draws a raw tree of small numbers
 //! (`RStmt`, `RExpr`, ...), which shrinks well; `elaborate` turns it into a
-//! `Test` that always checks: registers are named apart (each assigned once,
-//! SSA, unless `Config::reuse`), an expression only reads registers already
-//! assigned on its path (or inherited by a fork), accesses beyond the budget
-//! are dropped, and literals come from V. `Test` prints as litmus text and
-//! has the transformations the invariance tests need.
+//! `Test` that always checks: fresh registers get names of their own (a
+//! register is reassigned only by `RStmt::Reuse`, under `Config::reuse`), an
+//! expression only reads registers already assigned on its path (or
+//! inherited by a fork), accesses beyond the budget are dropped (a loop is
+//! charged for every unrolled copy), and literals come from V. `Test` prints
+//! as litmus text and has the transformations the invariance tests need.
 #![allow(dead_code)]
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use proptest::prelude::*;
+use proptest::test_runner::{Config as RunnerConfig, TestCaseError, TestError, TestRunner};
 
 /// Knobs of the generator. `GEN_*` environment variables restrict it for
 /// local triage; the committed tests use `Config::default()` or `tiny()`.
@@ -22,6 +29,8 @@ pub struct Config {
     pub max_threads: usize,
     /// Memory events in all (an RMW counts two, an extended read one).
     pub max_accesses: usize,
+    /// Values in V before negative values, gaps and addresses (2 or more).
+    pub max_values: u8,
     pub computed: bool,
     pub forks: bool,
     /// Forks inside IF branches (issue 13's bug 6 is about these).
@@ -30,19 +39,45 @@ pub struct Config {
     pub memory_conditions: bool,
     /// Let a thread assign a register more than once.
     pub reuse: bool,
+    /// `while` and `do ... while` loops, unrolled to `model { unroll = N }`.
+    pub loops: bool,
+    /// Every operator: `*`, the orders, `||`, unary `-` and `!`, and
+    /// register-to-register comparisons.
+    pub operators: bool,
+    /// A `filter` line before the conditions.
+    pub filter: bool,
+    /// Negative values and declared value sets with a gap.
+    pub odd_values: bool,
+    /// Thread labels (`T1: ...`).
+    pub labels: bool,
+    /// Register names close to the checker's temporaries (`_x1`, `_r2`,
+    /// `r_3`): hygiene of the desugaring (issue 27 §2).
+    pub near_temporaries: bool,
+    /// Keeps `near_temporaries` off while the checker's temporaries can
+    /// capture a user's `_x1` (issue 27 §2, another branch fixes it): turn
+    /// this off once that fix is merged.
+    pub dodge_temporary_capture: bool,
 }
 
 impl Default for Config {
     fn default() -> Config {
         Config {
-            max_threads: 4,
+            max_threads: 5,
             max_accesses: 6,
+            max_values: 3,
             computed: true,
             forks: true,
             forks_in_if: true,
             rmws: true,
             memory_conditions: true,
-            reuse: false,
+            reuse: true,
+            loops: true,
+            operators: true,
+            filter: true,
+            odd_values: true,
+            labels: true,
+            near_temporaries: true,
+            dodge_temporary_capture: true,
         }
         .restricted()
     }
@@ -56,10 +91,30 @@ impl Config {
             max_accesses: 4,
             ..Config::default()
         }
+        .restricted()
+    }
+
+    /// For `if_closure = registers`, whose partitions of the registers'
+    /// valuations grow as Bell numbers: three accesses, two values, each
+    /// register assigned once, so that well under 5% of programs stop at
+    /// `--max-partitions`.
+    pub fn if_closed(self) -> Config {
+        Config {
+            max_accesses: self.max_accesses.min(3),
+            max_values: 2,
+            odd_values: false,
+            // A reassigned register is several core registers.
+            reuse: false,
+            ..self
+        }
     }
 
     /// `GEN_NO_MEM`, `GEN_NO_COMPUTED`, `GEN_NO_FORKS`, `GEN_NO_FORKS_IN_IF`, `GEN_NO_RMW`,
-    /// `GEN_REUSE`, `GEN_ACCESSES=N`: narrow the language while triaging.
+    /// `GEN_NO_REUSE`, `GEN_NO_LOOPS`, `GEN_NO_OPS`, `GEN_NO_FILTER`,
+    /// `GEN_NO_ODD_VALUES`, `GEN_NO_LABELS`, `GEN_NO_NEAR_TEMPS`,
+    /// `GEN_ACCESSES=N`: narrow the language while triaging; `GEN_NO_DODGE`
+    /// lets known bugs show. `GEN_THREADS=N`
+    /// raises the number of top-level threads (the long runs use 6).
     fn restricted(mut self) -> Config {
         let set = |k: &str| std::env::var_os(k).is_some();
         self.memory_conditions &= !set("GEN_NO_MEM");
@@ -67,15 +122,117 @@ impl Config {
         self.forks &= !set("GEN_NO_FORKS");
         self.forks_in_if &= !set("GEN_NO_FORKS_IN_IF");
         self.rmws &= !set("GEN_NO_RMW");
-        self.reuse |= set("GEN_REUSE");
-        if let Some(n) = std::env::var("GEN_ACCESSES")
-            .ok()
-            .and_then(|s| s.parse().ok())
-        {
+        self.reuse &= !set("GEN_NO_REUSE");
+        self.loops &= !set("GEN_NO_LOOPS");
+        self.operators &= !set("GEN_NO_OPS");
+        self.filter &= !set("GEN_NO_FILTER");
+        self.odd_values &= !set("GEN_NO_ODD_VALUES");
+        self.labels &= !set("GEN_NO_LABELS");
+        self.near_temporaries &= !set("GEN_NO_NEAR_TEMPS");
+        self.dodge_temporary_capture &= !set("GEN_NO_DODGE");
+        let number = |k: &str| std::env::var(k).ok().and_then(|s| s.parse().ok());
+        if let Some(n) = number("GEN_ACCESSES") {
             self.max_accesses = n;
+        }
+        if let Some(n) = number("GEN_THREADS") {
+            self.max_threads = n;
         }
         self
     }
+}
+
+// ------------------------------------------------------------- properties
+
+/// What a property made of one program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Checked {
+    Yes,
+    /// An engine stopped at a limit (steps, pomsets, states, time).
+    Skipped,
+}
+
+/// A program skipped because `why` (an engine's limit); `GEN_SKIPS=1`
+/// prints the reason and the program while tuning budgets.
+pub fn skipped(why: &str, t: &Test) -> Checked {
+    if std::env::var_os("GEN_SKIPS").is_some() {
+        eprintln!("skipped: {why}\n{}", t.text());
+    }
+    Checked::Skipped
+}
+
+/// The most programs a property may skip at a limit, in percent (issue 27
+/// §4): more would make it check too little.
+pub const MAX_SKIPPED_PERCENT: u32 = 5;
+
+/// `PROPTEST_CASES`, else `default`.
+pub fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Runs `property` on `cases` values of `strategy` and prints how many were
+/// checked and skipped under the name `what`. Panics with the (shrunk)
+/// failure, or when more than `MAX_SKIPPED_PERCENT` were skipped.
+pub fn run_property<S: Strategy>(
+    what: &str,
+    cases: u32,
+    strategy: S,
+    property: impl Fn(S::Value) -> Result<Checked, TestCaseError>,
+) -> (u32, u32) {
+    let (checked, skipped) =
+        try_property(cases, strategy, property).unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_few_skipped(what, checked, skipped);
+    (checked, skipped)
+}
+
+/// `run_property` without the skip bound: the counts, or the failure.
+pub fn try_property<S: Strategy>(
+    cases: u32,
+    strategy: S,
+    property: impl Fn(S::Value) -> Result<Checked, TestCaseError>,
+) -> Result<(u32, u32), String> {
+    let mut runner = TestRunner::new(RunnerConfig {
+        cases,
+        failure_persistence: None,
+        ..RunnerConfig::default()
+    });
+    let counts = std::cell::Cell::new((0u32, 0u32));
+    let result = runner.run(&strategy, |v| {
+        let (c, s) = counts.get();
+        counts.set(match property(v)? {
+            Checked::Yes => (c + 1, s),
+            Checked::Skipped => (c, s + 1),
+        });
+        Ok(())
+    });
+    match result {
+        Ok(()) => Ok(counts.get()),
+        // `why` names the (shrunk) program: every property prints its text.
+        Err(TestError::Fail(why, _)) => Err(why.to_string()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Prints the counts and fails when more than `MAX_SKIPPED_PERCENT` of the
+/// programs were skipped at a limit.
+pub fn assert_few_skipped(what: &str, checked: u32, skipped: u32) {
+    if let Err(e) = few_skipped(what, checked, skipped) {
+        panic!("{e}");
+    }
+}
+
+/// `assert_few_skipped` as a result, for properties that collect failures.
+pub fn few_skipped(what: &str, checked: u32, skipped: u32) -> Result<(), String> {
+    eprintln!("{what}: {checked} programs checked, {skipped} skipped at a limit");
+    let total = checked + skipped;
+    if skipped * 100 <= MAX_SKIPPED_PERCENT * total {
+        return Ok(());
+    }
+    Err(format!(
+        "{what}: {skipped} of {total} programs skipped at a limit (more than {MAX_SKIPPED_PERCENT}%)"
+    ))
 }
 
 // ------------------------------------------------------------------ the tree
@@ -114,6 +271,8 @@ pub enum Expr {
     /// A location in an expression: a fresh read (§1.1).
     Loc(usize, &'static str),
     Bin(&'static str, Box<Expr>, Box<Expr>),
+    /// `-M` or `!M`.
+    Un(&'static str, Box<Expr>),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -160,6 +319,12 @@ pub enum Stmt {
     },
     /// `( B1 || ... || Bn )`: every branch but the last is a new thread.
     Fork(Vec<Thread>),
+    /// `while (cond) { body }`, or `do { body } while (cond);`.
+    Loop {
+        cond: Expr,
+        body: Vec<Stmt>,
+        do_while: bool,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -194,7 +359,11 @@ pub struct Test {
     /// (thread name, gpu, cta) for a `scopes:` tree.
     pub scopes: Option<Vec<(String, u8, u8)>>,
     pub threads: Vec<Thread>,
+    /// `filter P`: only final states satisfying P count.
+    pub filter: Option<Prop>,
     pub conditions: Vec<Cond>,
+    /// `model { unroll = N }` when some loop needs it.
+    pub unroll: Option<u32>,
 }
 
 // ------------------------------------------------------------------ printing
@@ -230,10 +399,16 @@ impl Test {
         if let Some(s) = &self.scopes {
             let _ = writeln!(out, "scopes: {}", scope_tree(s));
         }
+        if let Some(n) = self.unroll {
+            let _ = writeln!(out, "model {{ unroll = {n} }}");
+        }
         out.push('\n');
         let threads: Vec<String> = self.threads.iter().map(|t| self.thread(t)).collect();
         out.push_str(&threads.join("\n|| "));
         out.push_str("\n\n");
+        if let Some(f) = &self.filter {
+            let _ = writeln!(out, "filter ({})", self.prop(f));
+        }
         for c in &self.conditions {
             let _ = writeln!(out, "{} ({})", c.quantifier, self.prop(&c.prop));
         }
@@ -321,14 +496,31 @@ impl Test {
                 let bs: Vec<String> = branches.iter().map(|b| self.thread(b)).collect();
                 format!("( {} )", bs.join(" || "))
             }
+            Stmt::Loop {
+                cond,
+                body,
+                do_while: false,
+            } => format!(
+                "while ({}) {{ {} }}",
+                self.expr(cond, true),
+                self.block(body)
+            ),
+            Stmt::Loop { cond, body, .. } => format!(
+                "do {{ {} }} while ({});",
+                self.block(body),
+                self.expr(cond, true)
+            ),
         }
     }
 
     /// `top`: a whole right-hand side, where only `||` needs parentheses.
     fn expr(&self, e: &Expr, top: bool) -> String {
         match e {
+            Expr::Int(n) if *n < 0 && !top => format!("({n})"),
             Expr::Int(n) => n.to_string(),
             Expr::Reg(r) => r.clone(),
+            Expr::Un(op, a) if top => format!("{op}{}", self.expr(a, false)),
+            Expr::Un(op, a) => format!("({op}{})", self.expr(a, false)),
             Expr::Loc(l, mode) => format!("{}.{mode}", self.locs[*l].name),
             Expr::Bin(op, a, b) => {
                 let s = format!("{} {op} {}", self.expr(a, false), self.expr(b, false));
@@ -435,6 +627,7 @@ fn fork_names(ss: &[Stmt], names: &mut Vec<String>) {
                 fork_names(then, names);
                 fork_names(els, names);
             }
+            Stmt::Loop { body, .. } => fork_names(body, names),
             Stmt::Fork(bs) => {
                 if let Some((last, forked)) = bs.split_last() {
                     for b in forked {
@@ -464,6 +657,7 @@ fn freeze_forks(ss: &mut [Stmt], names: &mut Vec<String>) {
                 freeze_forks(then, names);
                 freeze_forks(els, names);
             }
+            Stmt::Loop { body, .. } => freeze_forks(body, names),
             Stmt::Fork(bs) => {
                 let n = bs.len();
                 for (k, b) in bs.iter_mut().enumerate() {
@@ -500,6 +694,7 @@ fn regs_in(
                 regs_in(then, thread, forks, out);
                 regs_in(els, thread, forks, out);
             }
+            Stmt::Loop { body, .. } => regs_in(body, thread, forks, out),
             Stmt::Fork(bs) => {
                 if let Some((last, forked)) = bs.split_last() {
                     for b in forked {
@@ -510,6 +705,129 @@ fn regs_in(
                 }
             }
             _ => {}
+        }
+    }
+}
+
+// ------------------------------------------------------------ coverage
+
+impl Test {
+    /// The constructs this test uses, by name, for the coverage test: every
+    /// statement and operator kind, and the value sets, names and shapes
+    /// issue 27 §4 lists.
+    pub fn features(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        let mut assigned: BTreeMap<String, usize> = BTreeMap::new();
+        for t in &self.threads {
+            stmt_features(&t.body, &mut out, &mut assigned);
+            if t.label.is_some() {
+                out.insert("label".into());
+            }
+        }
+        if assigned.values().any(|&n| n > 1) {
+            out.insert("reuse".into());
+        }
+        if self.values.iter().any(|&v| v < 0) {
+            out.insert("negative values".into());
+        }
+        let gap = self.values.windows(2).any(|w| w[1] - w[0] > 1);
+        if self.declare_values && gap {
+            out.insert("declared values with a gap".into());
+        }
+        if self.filter.is_some() {
+            out.insert("filter".into());
+        }
+        if self.thread_names().len() > 4 {
+            out.insert("more than four threads".into());
+        }
+        out
+    }
+}
+
+fn expr_features(e: &Expr, out: &mut BTreeSet<String>) {
+    match e {
+        Expr::Bin(op, a, b) => {
+            out.insert(format!("op {op}"));
+            if matches!((&**a, &**b), (Expr::Reg(_), Expr::Reg(_))) {
+                out.insert("register against register".into());
+            }
+            expr_features(a, out);
+            expr_features(b, out);
+        }
+        Expr::Un(op, a) => {
+            out.insert(format!("unary {op}"));
+            expr_features(a, out);
+        }
+        Expr::Loc(..) => {
+            out.insert("extended read".into());
+        }
+        Expr::Int(_) | Expr::Reg(_) => {}
+    }
+}
+
+fn place_features(p: &Place, out: &mut BTreeSet<String>) {
+    if let Place::Computed(e) = p {
+        out.insert("computed address".into());
+        if expr_accesses(e) > 0 {
+            out.insert("index read from memory".into());
+        }
+    }
+}
+
+fn stmt_features(ss: &[Stmt], out: &mut BTreeSet<String>, assigned: &mut BTreeMap<String, usize>) {
+    for s in ss {
+        match s {
+            Stmt::Read { reg, place, .. } => {
+                *assigned.entry(reg.clone()).or_default() += 1;
+                place_features(place, out);
+            }
+            Stmt::Write { place, value, .. } => {
+                place_features(place, out);
+                expr_features(value, out);
+            }
+            Stmt::Fence { .. } => {}
+            Stmt::Rmw {
+                reg, place, args, ..
+            } => {
+                out.insert("rmw".into());
+                if let Some(r) = reg {
+                    *assigned.entry(r.clone()).or_default() += 1;
+                }
+                place_features(place, out);
+                if args.iter().any(|a| expr_accesses(a) > 0) {
+                    out.insert("rmw argument read from memory".into());
+                }
+                args.iter().for_each(|a| expr_features(a, out));
+            }
+            Stmt::Let { reg, value } => {
+                *assigned.entry(reg.clone()).or_default() += 1;
+                expr_features(value, out);
+            }
+            Stmt::If { cond, then, els } => {
+                out.insert("if".into());
+                if let Expr::Bin(_, a, b) = cond {
+                    if matches!((&**a, &**b), (Expr::Reg(_), Expr::Reg(_))) {
+                        out.insert("register comparison in a condition".into());
+                    }
+                }
+                expr_features(cond, out);
+                stmt_features(then, out, assigned);
+                stmt_features(els, out, assigned);
+            }
+            Stmt::Fork(bs) => {
+                out.insert("fork".into());
+                bs.iter()
+                    .for_each(|b| stmt_features(&b.body, out, &mut BTreeMap::new()));
+            }
+            Stmt::Loop {
+                cond,
+                body,
+                do_while,
+            } => {
+                out.insert(if *do_while { "do-while" } else { "while" }.into());
+                expr_features(cond, out);
+                stmt_features(body, out, assigned);
+            }
         }
     }
 }
@@ -537,6 +855,9 @@ impl Test {
         }
         for c in &mut t.conditions {
             rename_prop_regs(&mut c.prop, f);
+        }
+        if let Some(p) = &mut t.filter {
+            rename_prop_regs(p, f);
         }
         t
     }
@@ -619,6 +940,7 @@ fn forks_in(ss: &[Stmt]) -> bool {
     ss.iter().any(|s| match s {
         Stmt::Fork(_) => true,
         Stmt::If { then, els, .. } => forks_in(then) || forks_in(els),
+        Stmt::Loop { body, .. } => forks_in(body),
         _ => false,
     })
 }
@@ -630,6 +952,7 @@ fn rename_expr(e: &mut Expr, f: &dyn Fn(&str) -> String) {
             rename_expr(a, f);
             rename_expr(b, f);
         }
+        Expr::Un(_, a) => rename_expr(a, f),
         Expr::Int(_) | Expr::Loc(..) => {}
     }
 }
@@ -671,6 +994,10 @@ fn rename_regs(ss: &mut [Stmt], f: &dyn Fn(&str) -> String) {
                 rename_regs(els, f);
             }
             Stmt::Fork(bs) => bs.iter_mut().for_each(|b| rename_regs(&mut b.body, f)),
+            Stmt::Loop { cond, body, .. } => {
+                rename_expr(cond, f);
+                rename_regs(body, f);
+            }
         }
     }
 }
@@ -697,12 +1024,18 @@ pub enum RExpr {
     RegOp(u8, u8, u8),
     /// a location read inside an expression, with a mode, op'd with a const
     Loc(u8, u8, Option<(u8, u8)>),
+    /// reg op reg (`Config::operators`)
+    RegReg(u8, u8, u8),
+    /// a unary operator on a register or a constant (`Config::operators`)
+    Unary(u8, u8),
 }
 
 #[derive(Clone, Debug)]
 pub enum RPlace {
     Named(u8),
     Computed(u8, bool),
+    /// `[x]`: the index is read from memory.
+    FromMemory(u8, u8),
 }
 
 #[derive(Clone, Debug)]
@@ -724,6 +1057,8 @@ pub enum RStmt {
     Fork(Vec<RStmt>, Vec<RStmt>),
     /// Assign an existing register again (only with `Config::reuse`).
     Reuse(u8, RExpr),
+    /// `while`, or `do ... while` when the flag is set (`Config::loops`).
+    Loop(RExpr, Vec<RStmt>, bool),
 }
 
 #[derive(Clone, Debug)]
@@ -745,6 +1080,16 @@ pub struct RCond {
 #[derive(Clone, Debug)]
 pub struct Raw {
     values: u8,
+    /// V starts at -1 (`Config::odd_values`).
+    negative: bool,
+    /// A declared V skips a value (`Config::odd_values`).
+    gap: bool,
+    /// Which top-level threads carry a label (`Config::labels`).
+    labels: Vec<bool>,
+    /// Picks register names (`Config::near_temporaries`).
+    names: u8,
+    unroll: u8,
+    filter: Option<RCond>,
     declare_values: bool,
     locs: u8,
     addressed: bool,
@@ -761,6 +1106,8 @@ fn rexpr() -> impl Strategy<Value = RExpr> {
         2 => (any::<u8>(), any::<u8>(), any::<u8>()).prop_map(|(a, b, c)| RExpr::RegOp(a, b, c)),
         1 => (any::<u8>(), any::<u8>(), prop::option::of((any::<u8>(), any::<u8>())))
             .prop_map(|(l, m, o)| RExpr::Loc(l, m, o)),
+        1 => (any::<u8>(), any::<u8>(), any::<u8>()).prop_map(|(a, b, c)| RExpr::RegReg(a, b, c)),
+        1 => (any::<u8>(), any::<u8>()).prop_map(|(a, b)| RExpr::Unary(a, b)),
     ]
 }
 
@@ -769,6 +1116,7 @@ fn rplace(cfg: Config) -> impl Strategy<Value = RPlace> {
     prop_oneof![
         4 => any::<u8>().prop_map(RPlace::Named),
         computed => (any::<u8>(), any::<bool>()).prop_map(|(r, k)| RPlace::Computed(r, k)),
+        computed => (any::<u8>(), any::<u8>()).prop_map(|(l, m)| RPlace::FromMemory(l, m)),
     ]
 }
 
@@ -791,13 +1139,15 @@ fn rleaf(cfg: Config) -> impl Strategy<Value = RStmt> {
 
 fn rstmt(cfg: Config) -> impl Strategy<Value = RStmt> {
     let fork = if cfg.forks { 1 } else { 0 };
+    let loops = if cfg.loops { 1 } else { 0 };
     rleaf(cfg).prop_recursive(2, 8, 3, move |inner| {
         let block = prop::collection::vec(inner, 0..=2);
         prop_oneof![
-            3 => rleaf(cfg),
-            2 => (rexpr(), block.clone(), block.clone(), prop::bool::weighted(0.3))
+            6 => rleaf(cfg),
+            4 => (rexpr(), block.clone(), block.clone(), prop::bool::weighted(0.3))
                 .prop_map(|(c, a, b, m)| RStmt::If(c, a, b, m)),
-            fork => (block.clone(), block).prop_map(|(a, b)| RStmt::Fork(a, b)),
+            2 * fork => (block.clone(), block.clone()).prop_map(|(a, b)| RStmt::Fork(a, b)),
+            loops => (rexpr(), block, any::<bool>()).prop_map(|(c, b, d)| RStmt::Loop(c, b, d)),
         ]
     })
 }
@@ -830,8 +1180,23 @@ fn rcond() -> impl Strategy<Value = RCond> {
 }
 
 fn raw(cfg: Config) -> impl Strategy<Value = Raw> {
+    let odd = if cfg.odd_values { 0.25 } else { 0.0 };
+    let filter = if cfg.filter { 0.15 } else { 0.0 };
+    let extras = (
+        prop::bool::weighted(odd),
+        prop::bool::weighted(odd),
+        prop::collection::vec(prop::bool::weighted(0.3), cfg.max_threads),
+        any::<u8>(),
+        1u8..=2,
+        prop::option::weighted(filter, rcond()),
+    );
     (
-        (2u8..=3, any::<bool>(), 1u8..=3, prop::bool::weighted(0.3)),
+        (
+            2u8..=cfg.max_values.max(2),
+            any::<bool>(),
+            1u8..=3,
+            prop::bool::weighted(0.3),
+        ),
         prop::collection::vec(any::<u8>(), 0..=3),
         prop::option::weighted(0.3, prop::collection::vec((0u8..2, 0u8..2), 8)),
         prop::collection::vec(
@@ -839,6 +1204,7 @@ fn raw(cfg: Config) -> impl Strategy<Value = Raw> {
             1..=cfg.max_threads,
         ),
         prop::collection::vec(rcond(), 1..=2),
+        extras,
     )
         .prop_map(
             move |(
@@ -847,8 +1213,15 @@ fn raw(cfg: Config) -> impl Strategy<Value = Raw> {
                 scopes,
                 threads,
                 conditions,
+                (negative, gap, labels, names, unroll, filter),
             )| Raw {
                 values,
+                negative,
+                gap,
+                labels,
+                names,
+                unroll,
+                filter,
                 declare_values,
                 locs,
                 addressed: addressed && cfg.computed,
@@ -887,6 +1260,14 @@ struct Elab {
     next_reg: usize,
     /// How many IFs enclose the statement being elaborated.
     in_if: u32,
+    /// How many loops enclose it (no forks there: unrolling would copy them).
+    in_loop: u32,
+    unroll: usize,
+    /// Whether some loop was kept (the test then sets `unroll`).
+    looped: bool,
+    names: u8,
+    /// Every register name given out, so that near-temporary names stay apart.
+    used: Vec<String>,
 }
 
 fn pick<T: Clone>(xs: &[T], k: u8) -> Option<T> {
@@ -900,15 +1281,30 @@ fn sel(xs: &[&'static str], k: u8) -> &'static str {
 /// The valid test a raw tree stands for.
 pub fn elaborate(r: &Raw, cfg: Config) -> Test {
     let nlocs = r.locs as usize;
-    let nvalues = (r.values as usize).max(if r.addressed { nlocs } else { 0 });
-    let values: Vec<i64> = (0..nvalues as i64).collect();
+    let low: i64 = if r.negative && cfg.odd_values { -1 } else { 0 };
+    let mut values: Vec<i64> = (low..low + i64::from(r.values)).collect();
+    let declare_values = r.declare_values || r.addressed || (r.gap && cfg.odd_values);
+    if r.gap && cfg.odd_values {
+        // A declared V with a hole.
+        let past = values.last().map_or(2, |v| v + 2);
+        values.push(past);
+    }
+    if r.addressed {
+        // Every address is a value (§1.5).
+        values.extend(0..nlocs as i64);
+    }
+    // 0 and 1 stay in V: every location starts at 0, the transformations
+    // write 1.
+    values.extend([0, 1]);
+    values.sort_unstable();
+    values.dedup();
     let names = ["x", "y", "z", "w"];
     let locs: Vec<Loc> = (0..nlocs)
         .map(|i| Loc {
             name: names[i].to_string(),
             address: r.addressed.then_some(i as i64),
             init: match r.inits.get(i) {
-                Some(&v) if v % 4 == 0 => i64::from(v / 4) % nvalues as i64,
+                Some(&v) if v % 4 == 0 => values[usize::from(v / 4) % values.len()],
                 _ => 0,
             },
         })
@@ -921,24 +1317,33 @@ pub fn elaborate(r: &Raw, cfg: Config) -> Test {
         thread_budget: 0,
         next_reg: 0,
         in_if: 0,
+        in_loop: 0,
+        unroll: usize::from(r.unroll.max(1)),
+        looped: false,
+        names: r.names,
+        used: Vec::new(),
     };
     // Each thread gets a share, so that the first ones cannot use it all.
     let share = (cfg.max_accesses / r.threads.len().max(1) + 1).max(2);
     let mut threads: Vec<Thread> = Vec::new();
-    for body in &r.threads {
+    for (i, body) in r.threads.iter().enumerate() {
         e.thread_budget = share;
         let body = e.block(body, &[]);
         if has_access(&body) || threads.is_empty() {
-            threads.push(Thread { label: None, body });
+            let labelled = cfg.labels && r.labels.get(i).copied().unwrap_or(false);
+            let label = labelled.then(|| format!("T{i}"));
+            threads.push(Thread { label, body });
         }
     }
     let mut t = Test {
         values,
-        declare_values: r.declare_values || r.addressed,
+        declare_values,
         locs,
         scopes: None,
         threads,
+        filter: None,
         conditions: Vec::new(),
+        unroll: e.looped.then_some(e.unroll as u32),
     };
     if let Some(groups) = &r.scopes {
         let names = t.thread_names();
@@ -955,6 +1360,7 @@ pub fn elaborate(r: &Raw, cfg: Config) -> Test {
     }
     let regs = t.registers();
     t.conditions = r.conditions.iter().map(|c| e.condition(c, &regs)).collect();
+    t.filter = r.filter.as_ref().map(|c| e.condition(c, &regs).prop);
     t
 }
 
@@ -963,9 +1369,29 @@ impl Elab {
         self.values[k as usize % self.values.len()]
     }
 
+    /// A register name no other assignment uses: `r3`, or with
+    /// `near_temporaries` sometimes one shaped like the checker's
+    /// temporaries (`_x1`, `_r1`, `r_1`).
     fn fresh_reg(&mut self) -> String {
         self.next_reg += 1;
-        format!("r{}", self.next_reg - 1)
+        let n = self.next_reg - 1;
+        let style = if self.cfg.near_temporaries && !self.cfg.dodge_temporary_capture {
+            (n + usize::from(self.names)) % 5
+        } else {
+            0
+        };
+        let shape = |k: usize| match style {
+            2 => format!("_r{k}"),
+            3 => format!("_{}{k}", ["x", "y", "z", "w"][n % self.nlocs.max(1)]),
+            4 => format!("r_{k}"),
+            _ => format!("r{k}"),
+        };
+        let name = (1..)
+            .map(shape)
+            .find(|c| !self.used.contains(c))
+            .unwrap_or_default();
+        self.used.push(name.clone());
+        name
     }
 
     fn take(&mut self, n: usize) -> bool {
@@ -983,7 +1409,8 @@ impl Elab {
         let (a, b, c) = match r {
             RExpr::Const(k) => (*k, 0, *k),
             RExpr::Reg(k) => (*k, 2, 1),
-            RExpr::RegOp(a, b, c) => (*a, *b, *c),
+            RExpr::RegOp(a, b, c) | RExpr::RegReg(a, b, c) => (*a, *b, *c),
+            RExpr::Unary(a, b) => (*a, *b, *a),
             RExpr::Loc(l, m, o) => {
                 let o = o.or(Some((2, 1)));
                 return self.expr(&RExpr::Loc(*l, *m, o), env);
@@ -992,23 +1419,72 @@ impl Elab {
         if env.is_empty() {
             return self.expr(&RExpr::Loc(a, 1, Some((b, c))), env);
         }
-        let cmp = ["=", "!=", "=", "<"];
         let reg = pick(env, a).unwrap_or_default();
-        Expr::Bin(
+        if !self.cfg.operators {
+            let cmp = ["=", "!=", "=", "<"];
+            return Expr::Bin(
+                sel(&cmp, b),
+                Box::new(Expr::Reg(reg)),
+                Box::new(Expr::Int(self.value(c))),
+            );
+        }
+        let cmp = ["=", "!=", "=", "<", "<=", ">", ">=", "!="];
+        // Register against register, or against a value; sometimes `||`'d
+        // with a second comparison.
+        let other = if c % 3 == 0 {
+            Expr::Reg(pick(env, c / 3).unwrap_or_default())
+        } else {
+            Expr::Int(self.value(c))
+        };
+        let first = Expr::Bin(
             sel(&cmp, b),
+            Box::new(Expr::Reg(reg.clone())),
+            Box::new(other),
+        );
+        if b % 5 != 4 {
+            return first;
+        }
+        let second = Expr::Bin(
+            sel(&cmp, a),
             Box::new(Expr::Reg(reg)),
-            Box::new(Expr::Int(self.value(c))),
-        )
+            Box::new(Expr::Int(self.value(b))),
+        );
+        Expr::Bin(sel(&["||", "&&"], c), Box::new(first), Box::new(second))
+    }
+
+    /// The binary operators an expression may use.
+    fn ops(&self) -> &'static [&'static str] {
+        if self.cfg.operators {
+            &[
+                "+", "-", "=", "!=", "+", "=", "&&", "<", "*", "<=", ">", ">=", "||",
+            ]
+        } else {
+            &["+", "-", "=", "!=", "+", "=", "&&", "<"]
+        }
     }
 
     fn expr(&mut self, r: &RExpr, env: &[String]) -> Expr {
-        let ops = ["+", "-", "=", "!=", "+", "=", "&&", "<"];
+        let ops = self.ops();
         match r {
+            RExpr::RegReg(a, op, b) if self.cfg.operators => match (pick(env, *a), pick(env, *b)) {
+                (Some(x), Some(y)) => Expr::Bin(
+                    sel(ops, *op),
+                    Box::new(Expr::Reg(x)),
+                    Box::new(Expr::Reg(y)),
+                ),
+                _ => Expr::Int(self.value(*b)),
+            },
+            // On a register only: a folded constant could leave a declared V.
+            RExpr::Unary(op, k) if self.cfg.operators => match pick(env, *k) {
+                Some(reg) => Expr::Un(sel(&["-", "!"], *op), Box::new(Expr::Reg(reg))),
+                None => Expr::Int(self.value(*k)),
+            },
+            RExpr::RegReg(_, _, k) | RExpr::Unary(_, k) => Expr::Int(self.value(*k)),
             RExpr::Const(k) => Expr::Int(self.value(*k)),
             RExpr::Reg(k) => pick(env, *k).map_or(Expr::Int(self.value(*k)), Expr::Reg),
             RExpr::RegOp(k, op, c) => match pick(env, *k) {
                 Some(reg) => Expr::Bin(
-                    sel(&ops, *op),
+                    sel(ops, *op),
                     Box::new(Expr::Reg(reg)),
                     Box::new(Expr::Int(self.value(*c))),
                 ),
@@ -1022,7 +1498,7 @@ impl Elab {
                 match o {
                     None => read,
                     Some((op, c)) => Expr::Bin(
-                        sel(&ops, *op),
+                        sel(ops, *op),
                         Box::new(read),
                         Box::new(Expr::Int(self.value(*c))),
                     ),
@@ -1035,6 +1511,13 @@ impl Elab {
     fn place(&mut self, r: &RPlace, env: &[String]) -> Place {
         match r {
             RPlace::Named(l) => Place::Loc(*l as usize % self.nlocs),
+            RPlace::FromMemory(l, m) => {
+                if !self.take(1) {
+                    return Place::Loc(*l as usize % self.nlocs);
+                }
+                let read = Expr::Loc(*l as usize % self.nlocs, sel(&READ_MODES, *m));
+                Place::Computed(read)
+            }
             RPlace::Computed(k, plus) => match pick(env, *k) {
                 None => Place::Loc(*k as usize % self.nlocs),
                 Some(reg) if *plus => Place::Computed(Expr::Bin(
@@ -1129,8 +1612,9 @@ impl Elab {
                 }
                 Some(Stmt::If { cond, then, els })
             }
+            RStmt::Loop(c, body, do_while) => self.loop_(c, body, *do_while, env),
             RStmt::Fork(a, b) => {
-                let allowed = self.in_if == 0 || self.cfg.forks_in_if;
+                let allowed = (self.in_if == 0 || self.cfg.forks_in_if) && self.in_loop == 0;
                 let left = if allowed { self.block(a, env) } else { vec![] };
                 let right = self.block(b, env);
                 env.extend(assigned(&right));
@@ -1146,6 +1630,34 @@ impl Elab {
                 ]))
             }
         }
+    }
+
+    /// A loop, charged for every unrolled copy of its body and condition;
+    /// dropped when that exceeds the budget.
+    fn loop_(&mut self, c: &RExpr, body: &[RStmt], do_while: bool, env: &[String]) -> Option<Stmt> {
+        let saved = (self.budget, self.thread_budget);
+        let cond = self.cond(c, env);
+        let after_cond = self.budget;
+        self.in_loop += 1;
+        let body = self.block(body, env);
+        self.in_loop -= 1;
+        let (cond_used, body_used) = (saved.0 - after_cond, after_cond - self.budget);
+        let tests = if do_while {
+            self.unroll
+        } else {
+            self.unroll + 1
+        };
+        let extra = (tests - 1) * cond_used + (self.unroll - 1) * body_used;
+        if body.is_empty() || !self.take(extra) {
+            (self.budget, self.thread_budget) = saved;
+            return None;
+        }
+        self.looped = true;
+        Some(Stmt::Loop {
+            cond,
+            body,
+            do_while,
+        })
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1169,9 +1681,11 @@ impl Elab {
             _ => RmwModes::Two(sel(&READ_MODES, modes / 3), sel(&WRITE_MODES, modes / 12)),
         };
         let place = self.place(place, env);
-        // RMW arguments are plain values or registers: no extended reads.
+        // With `operators`, RMW arguments may read memory (extended reads
+        // made before the RMW, issue 27 §4).
+        let wide = self.cfg.operators;
         let plain = |e: &RExpr| match e {
-            RExpr::Loc(l, ..) => RExpr::Const(*l),
+            RExpr::Loc(l, ..) if !wide => RExpr::Const(*l),
             e => e.clone(),
         };
         let mut values = vec![self.expr(&plain(&args.0), env)];
@@ -1236,20 +1750,26 @@ impl Elab {
 
 /// Whether a block makes any memory access.
 fn has_access(ss: &[Stmt]) -> bool {
-    fn in_expr(e: &Expr) -> bool {
-        match e {
-            Expr::Loc(..) => true,
-            Expr::Bin(_, a, b) => in_expr(a) || in_expr(b),
-            Expr::Int(_) | Expr::Reg(_) => false,
-        }
-    }
     ss.iter().any(|s| match s {
         Stmt::Read { .. } | Stmt::Write { .. } | Stmt::Rmw { .. } => true,
         Stmt::Fence { .. } => false,
-        Stmt::Let { value, .. } => in_expr(value),
-        Stmt::If { cond, then, els } => in_expr(cond) || has_access(then) || has_access(els),
+        Stmt::Let { value, .. } => expr_accesses(value) > 0,
+        Stmt::If { cond, then, els } => {
+            expr_accesses(cond) > 0 || has_access(then) || has_access(els)
+        }
         Stmt::Fork(bs) => bs.iter().any(|b| has_access(&b.body)),
+        Stmt::Loop { cond, body, .. } => expr_accesses(cond) > 0 || has_access(body),
     })
+}
+
+/// Memory events of an expression's extended reads.
+fn expr_accesses(e: &Expr) -> usize {
+    match e {
+        Expr::Loc(..) => 1,
+        Expr::Bin(_, a, b) => expr_accesses(a) + expr_accesses(b),
+        Expr::Un(_, a) => expr_accesses(a),
+        Expr::Int(_) | Expr::Reg(_) => 0,
+    }
 }
 
 /// Registers a block assigns at its top level (visible after it).

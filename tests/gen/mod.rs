@@ -53,10 +53,6 @@ pub struct Config {
     /// Register names close to the checker's temporaries (`_x1`, `_r2`,
     /// `r_3`): hygiene of the desugaring (issue 27 §2).
     pub near_temporaries: bool,
-    /// Keeps `near_temporaries` off while the checker's temporaries can
-    /// capture a user's `_x1` (issue 27 §2, another branch fixes it): turn
-    /// this off once that fix is merged.
-    pub dodge_temporary_capture: bool,
 }
 
 impl Default for Config {
@@ -77,7 +73,6 @@ impl Default for Config {
             odd_values: true,
             labels: true,
             near_temporaries: true,
-            dodge_temporary_capture: true,
         }
         .restricted()
     }
@@ -112,8 +107,7 @@ impl Config {
     /// `GEN_NO_MEM`, `GEN_NO_COMPUTED`, `GEN_NO_FORKS`, `GEN_NO_FORKS_IN_IF`, `GEN_NO_RMW`,
     /// `GEN_NO_REUSE`, `GEN_NO_LOOPS`, `GEN_NO_OPS`, `GEN_NO_FILTER`,
     /// `GEN_NO_ODD_VALUES`, `GEN_NO_LABELS`, `GEN_NO_NEAR_TEMPS`,
-    /// `GEN_ACCESSES=N`: narrow the language while triaging; `GEN_NO_DODGE`
-    /// lets known bugs show. `GEN_THREADS=N`
+    /// `GEN_ACCESSES=N`: narrow the language while triaging. `GEN_THREADS=N`
     /// raises the number of top-level threads (the long runs use 6).
     fn restricted(mut self) -> Config {
         let set = |k: &str| std::env::var_os(k).is_some();
@@ -129,7 +123,6 @@ impl Config {
         self.odd_values &= !set("GEN_NO_ODD_VALUES");
         self.labels &= !set("GEN_NO_LABELS");
         self.near_temporaries &= !set("GEN_NO_NEAR_TEMPS");
-        self.dodge_temporary_capture &= !set("GEN_NO_DODGE");
         let number = |k: &str| std::env::var(k).ok().and_then(|s| s.parse().ok());
         if let Some(n) = number("GEN_ACCESSES") {
             self.max_accesses = n;
@@ -1375,7 +1368,7 @@ impl Elab {
     fn fresh_reg(&mut self) -> String {
         self.next_reg += 1;
         let n = self.next_reg - 1;
-        let style = if self.cfg.near_temporaries && !self.cfg.dodge_temporary_capture {
+        let style = if self.cfg.near_temporaries {
             (n + usize::from(self.names)) % 5
         } else {
             0

@@ -122,6 +122,8 @@ pub struct RefineReport {
     pub unmatched: Option<String>,
     /// A litmus test with an outcome the target allows and the source forbids.
     pub counterexample: Option<String>,
+    /// The same test with the source in P0, where the outcome is forbidden.
+    pub counterexample_source: Option<String>,
     /// How many contexts were tried, and the limit that stopped the search.
     pub contexts_tried: usize,
     pub limit: Option<String>,
@@ -380,6 +382,7 @@ pub fn refine(
         target_pomsets: 0,
         unmatched: None,
         counterexample: None,
+        counterexample_source: None,
         contexts_tried: 0,
         limit: None,
         expect: req.expect,
@@ -1194,6 +1197,7 @@ pub fn distinguishing_test(req: &Refinement, model: &Model, limits: Limits) -> O
         target_pomsets: 0,
         unmatched: None,
         counterexample: None,
+        counterexample_source: None,
         contexts_tried: 0,
         limit: None,
         expect: None,
@@ -1360,9 +1364,12 @@ fn contextual(
                 .keys()
                 .any(|st| verdict::holds(&s_test.program, st, &sc.prop));
             if in_target && !in_source {
-                let candidate = text(&req.target_text, &cond);
-                let printed = syntax::format(&candidate).unwrap_or(candidate);
-                report.counterexample = Some(printed);
+                let printed = |body: &str| {
+                    let candidate = text(body, &cond);
+                    syntax::format(&candidate).unwrap_or(candidate)
+                };
+                report.counterexample = Some(printed(&req.target_text));
+                report.counterexample_source = Some(printed(&req.source_text));
                 return;
             }
         }

@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 
 use crate::action::{self, Kind};
 use crate::logic::{Addr, FormulaId, Names, Notation, Subst, Var};
-use crate::model::Model;
+use crate::model::{IfClosure, Model};
 use crate::semantics::construct::{Frag, Sem};
 use crate::semantics::{decide, verdict};
 use crate::syntax::core::{Program, Stmt};
@@ -124,6 +124,8 @@ pub struct RefineReport {
     pub counterexample: Option<String>,
     /// The same test with the source in P0, where the outcome is forbidden.
     pub counterexample_source: Option<String>,
+    /// Why a pomset-level difference was not taken as a verdict.
+    pub undecided: Option<String>,
     /// How many contexts were tried, and the limit that stopped the search.
     pub contexts_tried: usize,
     pub limit: Option<String>,
@@ -176,6 +178,9 @@ impl RefineReport {
                     let _ = writeln!(s, "No distinguishing test among {tried}");
                 }
             }
+        }
+        if let Some(u) = &self.undecided {
+            let _ = writeln!(s, "Unknown: {u}");
         }
         if let Some(l) = &self.limit {
             let _ = writeln!(s, "Stopped by the limit {l}");
@@ -383,6 +388,7 @@ pub fn refine(
         unmatched: None,
         counterexample: None,
         counterexample_source: None,
+        undecided: None,
         contexts_tried: 0,
         limit: None,
         expect: req.expect,
@@ -467,8 +473,21 @@ pub fn refine(
     if report.verdict == Verdict::Unsound && limits.max_contexts > 0 {
         contextual(req, model, limits, false, &mut report);
     }
+    if report.verdict == Verdict::Unsound
+        && report.counterexample.is_none()
+        && model.if_closure == IfClosure::Registers
+    {
+        report.verdict = Verdict::Unknown;
+        report.undecided = Some(REGISTERS_GUARDS.to_string());
+    }
     Ok(report)
 }
+
+/// Why a pomset-level difference under `if_closure = registers` is not a
+/// verdict (the book's "Checking transformations", §1.6 for refinement).
+const REGISTERS_GUARDS: &str = "under if_closure = registers a target pomset may lack a \
+     source twin only because the source cannot guard by a later read's symbol, as §1.6's \
+     formulas can; a difference without a distinguishing test is no verdict";
 
 /// The postconditions τ is tested against: r = v for each register of the
 /// fragment's thread that a context can name, x = v and Q_x for each
@@ -1198,6 +1217,7 @@ pub fn distinguishing_test(req: &Refinement, model: &Model, limits: Limits) -> O
         unmatched: None,
         counterexample: None,
         counterexample_source: None,
+        undecided: None,
         contexts_tried: 0,
         limit: None,
         expect: None,

@@ -591,59 +591,24 @@ fn forked(s: &Stmt, out: &mut Vec<action::ThreadId>) {
     }
 }
 
-/// Above this many forks, only the pairing in allocation order is tried.
-const MAX_PERMUTED_FORKS: usize = 5;
-
-/// Every bijection from the target's forked threads to the source's that
-/// keeps Definition 1.1's relations (=cta, =gpu, subgroups) with every other
-/// thread and the parent of each, with their registers paired by name; the
-/// identity when neither side forks or their counts differ (then labels of
-/// forked events differ, and the check says unsound).
+/// The renaming of the target's forked threads into the source's, in the
+/// order each side allocates them: a final state names a forked thread by
+/// that order (P2:r), so no other pairing is unobservable. Kept only when it
+/// keeps Definition 1.1's relations (=cta, =gpu, subgroups) and the parent
+/// of each, and the threads have the same registers; else the identity,
+/// under which labels of forked events differ and the check says unsound.
 fn fork_renamings(p: &Program, source: &Stmt, target: &Stmt) -> Vec<ForkRenaming> {
     let (mut fs, mut ft) = (Vec::new(), Vec::new());
     forked(source, &mut fs);
     forked(target, &mut ft);
-    if fs.is_empty() || fs.len() != ft.len() {
+    let threads: Vec<_> = ft.iter().copied().zip(fs.iter().copied()).collect();
+    if fs.is_empty() || fs.len() != ft.len() || !keeps_scopes(p, &threads, &fs) {
         return vec![ForkRenaming::default()];
     }
-    let orders = if fs.len() > MAX_PERMUTED_FORKS {
-        vec![(0..fs.len()).collect()]
-    } else {
-        permutations(fs.len())
-    };
-    let out: Vec<ForkRenaming> = orders
-        .into_iter()
-        .map(|order| {
-            ft.iter()
-                .copied()
-                .zip(order.iter().map(|&i| fs[i]))
-                .collect()
-        })
-        .filter(|threads: &Vec<_>| keeps_scopes(p, threads, &fs))
-        .filter_map(|threads| {
-            let regs = paired_registers(p, &threads)?;
-            Some(ForkRenaming { threads, regs })
-        })
-        .collect();
-    if out.is_empty() {
-        return vec![ForkRenaming::default()];
+    match paired_registers(p, &threads) {
+        Some(regs) => vec![ForkRenaming { threads, regs }],
+        None => vec![ForkRenaming::default()],
     }
-    out
-}
-
-fn permutations(n: usize) -> Vec<Vec<usize>> {
-    if n == 0 {
-        return vec![vec![]];
-    }
-    let mut out = Vec::new();
-    for rest in permutations(n - 1) {
-        for at in 0..=rest.len() {
-            let mut p = rest.clone();
-            p.insert(at, n - 1);
-            out.push(p);
-        }
-    }
-    out
 }
 
 /// Whether renaming `threads` keeps who shares a cta, gpu or subgroup with
@@ -789,7 +754,7 @@ struct Cx<'a> {
 impl Cx<'_> {
     /// Whether target pomset `t` is source pomset `s` up to renaming; else why not.
     /// Up to a renaming of what the fragment invents: forked threads and
-    /// their registers (`ForkRenaming`), events (`bijections`), temporaries
+    /// their registers, in allocation order (`ForkRenaming`), events (`bijections`), temporaries
     /// and SSA versions (`invented_registers`), R4c's symbols (`fresh_choices`).
     fn matches(&mut self, t: &Frag, s: &Frag) -> Result<(), String> {
         let mut first_reason = None;

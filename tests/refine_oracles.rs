@@ -13,7 +13,7 @@
 use std::collections::BTreeSet;
 
 use pomset::model::Model;
-use pomset::refinement::{quick, refine, Limits, RefineReport, Verdict};
+use pomset::refinement::{parse_refinement, refine, Limits, RefineReport, Verdict};
 use pomset::semantics::{decide, verdict};
 use pomset::syntax;
 use proptest::prelude::*;
@@ -397,7 +397,13 @@ fn limits() -> Limits {
 /// `refine` on two fragments; None when the pair does not parse (a rewrite
 /// can move a register's use above its assignment) or the model is refused.
 fn judge(from: &[S], to: &[S], model: &Model) -> Option<RefineReport> {
-    let q = quick(&print(from), &print(to)).ok()?;
+    // The same V as the programs the contexts build, so both speak of one V.
+    let text = format!(
+        "refine R\nvalues {{0, 1, 2}}\nsource {{ {} }}\ntarget {{ {} }}\n",
+        print(from),
+        print(to)
+    );
+    let q = parse_refinement(&text).ok()?;
     refine(&q, model, limits()).ok()
 }
 
@@ -435,7 +441,12 @@ fn program(fragment: &[S], contexts: &[Vec<(u8, u8, u8)>]) -> String {
 fn states(text: &str, model: &Model) -> Option<BTreeSet<decide::State>> {
     let test = syntax::parse(text).ok()?;
     let o = decide::outcomes(&test.program, model, limits().run).ok()?;
-    if o.limit.is_some() || !o.notes.is_empty() {
+    if let Some(l) = &o.limit {
+        log(&format!("run stopped by {l}"));
+        return None;
+    }
+    if !o.notes.is_empty() {
+        log("run leaves values outside V out");
         return None;
     }
     Some(o.states.into_keys().collect())

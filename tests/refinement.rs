@@ -466,6 +466,15 @@ fn forked_registers_are_compared() {
         ),
         Verdict::Sound
     );
+    // Found by `sound_rewrites_add_no_outcome_in_context`: a final state
+    // names forked threads in the order they are forked.
+    assert_eq!(
+        quick_verdict(
+            "( r := y; || skip; ) ( r := x; || skip; )",
+            "( r := x; || skip; ) ( r := y; || skip; )"
+        ),
+        Verdict::Unsound
+    );
 }
 
 /// Issue 27 §3: `x := 1; r := y` to `r := y; x := 1` reorders independent

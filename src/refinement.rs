@@ -424,19 +424,17 @@ pub fn refine(
     report.target_pomsets = tgt.len();
     report.enumerated = true;
     let posts = postconditions(&mut sem, thread);
-    let renamings = fork_renamings(p, &req.source, &req.target);
-    let fork_posts = renamings
+    let renaming = fork_renaming(p, &req.source, &req.target);
+    let fork_posts = renaming
+        .threads
         .iter()
-        .flat_map(|r| r.threads.iter().map(|&(_, s)| s))
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .map(|f| (f, register_postconditions(&mut sem, f)))
+        .map(|&(_, f)| (f, register_postconditions(&mut sem, f)))
         .collect();
     let mut cx = Cx {
         sem,
         posts,
         model,
-        renamings,
+        renaming,
         fork_posts,
     };
     for t in &tgt {
@@ -570,7 +568,7 @@ struct ForkRenaming {
     regs: Vec<(u32, u32)>,
 }
 
-/// The threads a statement forks, in the order they were allocated.
+/// The threads a statement forks.
 fn forked(s: &Stmt, out: &mut Vec<action::ThreadId>) {
     match s {
         Stmt::Par {
@@ -597,17 +595,20 @@ fn forked(s: &Stmt, out: &mut Vec<action::ThreadId>) {
 /// keeps Definition 1.1's relations (=cta, =gpu, subgroups) and the parent
 /// of each, and the threads have the same registers; else the identity,
 /// under which labels of forked events differ and the check says unsound.
-fn fork_renamings(p: &Program, source: &Stmt, target: &Stmt) -> Vec<ForkRenaming> {
+fn fork_renaming(p: &Program, source: &Stmt, target: &Stmt) -> ForkRenaming {
     let (mut fs, mut ft) = (Vec::new(), Vec::new());
     forked(source, &mut fs);
     forked(target, &mut ft);
+    // Thread ids are allocated in order, and name the threads (P2, P3).
+    fs.sort_unstable();
+    ft.sort_unstable();
     let threads: Vec<_> = ft.iter().copied().zip(fs.iter().copied()).collect();
     if fs.is_empty() || fs.len() != ft.len() || !keeps_scopes(p, &threads, &fs) {
-        return vec![ForkRenaming::default()];
+        return ForkRenaming::default();
     }
     match paired_registers(p, &threads) {
-        Some(regs) => vec![ForkRenaming { threads, regs }],
-        None => vec![ForkRenaming::default()],
+        Some(regs) => ForkRenaming { threads, regs },
+        None => ForkRenaming::default(),
     }
 }
 
@@ -746,7 +747,7 @@ struct Cx<'a> {
     sem: Sem<'a>,
     posts: Vec<FormulaId>,
     model: &'a Model,
-    renamings: Vec<ForkRenaming>,
+    renaming: ForkRenaming,
     /// Each source fork's register postconditions.
     fork_posts: Vec<(action::ThreadId, Vec<FormulaId>)>,
 }
@@ -757,26 +758,24 @@ impl Cx<'_> {
     /// their registers, in allocation order (`ForkRenaming`), events (`bijections`), temporaries
     /// and SSA versions (`invented_registers`), R4c's symbols (`fresh_choices`).
     fn matches(&mut self, t: &Frag, s: &Frag) -> Result<(), String> {
+        let t = &rename_threads(t, &self.renaming.threads);
+        let mut lt: Vec<_> = t.events.iter().map(|e| e.label).collect();
+        let mut ls: Vec<_> = s.events.iter().map(|e| e.label).collect();
+        lt.sort();
+        ls.sort();
+        if lt != ls {
+            return Err("labels differ".into());
+        }
         let mut first_reason = None;
-        for rho in self.renamings.clone() {
-            let t = &rename_threads(t, &rho.threads);
-            let mut lt: Vec<_> = t.events.iter().map(|e| e.label).collect();
-            let mut ls: Vec<_> = s.events.iter().map(|e| e.label).collect();
-            lt.sort();
-            ls.sort();
-            if lt != ls {
-                continue;
-            }
-            for sigma in bijections(t, s) {
-                for invented in invented_registers(&self.sem, t, s, &sigma) {
-                    let regs = [rho.regs.clone(), invented].concat();
-                    let (fresh_s, fresh_t) = (self.absent_reads(s), self.absent_reads(t));
-                    for choice in fresh_choices(&fresh_s, &fresh_t) {
-                        match self.matches_with(t, s, &sigma, &choice, &regs) {
-                            Ok(()) => return Ok(()),
-                            Err(r) => {
-                                first_reason.get_or_insert(r);
-                            }
+        let (fresh_s, fresh_t) = (self.absent_reads(s), self.absent_reads(t));
+        for sigma in bijections(t, s) {
+            for invented in invented_registers(&self.sem, t, s, &sigma) {
+                let regs = [self.renaming.regs.clone(), invented].concat();
+                for choice in fresh_choices(&fresh_s, &fresh_t) {
+                    match self.matches_with(t, s, &sigma, &choice, &regs) {
+                        Ok(()) => return Ok(()),
+                        Err(r) => {
+                            first_reason.get_or_insert(r);
                         }
                     }
                 }

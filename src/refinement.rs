@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 
 use crate::action::{self, Kind};
 use crate::logic::{Addr, FormulaId, Names, Notation, Subst, Var};
-use crate::model::Model;
+use crate::model::{IfClosure, Model};
 use crate::semantics::construct::{Frag, Sem};
 use crate::semantics::{decide, verdict};
 use crate::syntax::core::{Program, Stmt};
@@ -122,6 +122,10 @@ pub struct RefineReport {
     pub unmatched: Option<String>,
     /// A litmus test with an outcome the target allows and the source forbids.
     pub counterexample: Option<String>,
+    /// The same test with the source in P0, where the outcome is forbidden.
+    pub counterexample_source: Option<String>,
+    /// Why a pomset-level difference was not taken as a verdict.
+    pub undecided: Option<String>,
     /// How many contexts were tried, and the limit that stopped the search.
     pub contexts_tried: usize,
     pub limit: Option<String>,
@@ -174,6 +178,9 @@ impl RefineReport {
                     let _ = writeln!(s, "No distinguishing test among {tried}");
                 }
             }
+        }
+        if let Some(u) = &self.undecided {
+            let _ = writeln!(s, "Unknown: {u}");
         }
         if let Some(l) = &self.limit {
             let _ = writeln!(s, "Stopped by the limit {l}");
@@ -380,6 +387,8 @@ pub fn refine(
         target_pomsets: 0,
         unmatched: None,
         counterexample: None,
+        counterexample_source: None,
+        undecided: None,
         contexts_tried: 0,
         limit: None,
         expect: req.expect,
@@ -415,7 +424,19 @@ pub fn refine(
     report.target_pomsets = tgt.len();
     report.enumerated = true;
     let posts = postconditions(&mut sem, thread);
-    let mut cx = Cx { sem, posts, model };
+    let renaming = fork_renaming(p, &req.source, &req.target);
+    let fork_posts = renaming
+        .threads
+        .iter()
+        .map(|&(_, f)| (f, register_postconditions(&mut sem, f)))
+        .collect();
+    let mut cx = Cx {
+        sem,
+        posts,
+        model,
+        renaming,
+        fork_posts,
+    };
     for t in &tgt {
         let mut why = Vec::new();
         let mut found = false;
@@ -450,8 +471,21 @@ pub fn refine(
     if report.verdict == Verdict::Unsound && limits.max_contexts > 0 {
         contextual(req, model, limits, false, &mut report);
     }
+    if report.verdict == Verdict::Unsound
+        && report.counterexample.is_none()
+        && model.if_closure == IfClosure::Registers
+    {
+        report.verdict = Verdict::Unknown;
+        report.undecided = Some(REGISTERS_GUARDS.to_string());
+    }
     Ok(report)
 }
+
+/// Why a pomset-level difference under `if_closure = registers` is not a
+/// verdict (the book's "Checking transformations", §1.6 for refinement).
+const REGISTERS_GUARDS: &str = "under if_closure = registers a target pomset may lack a \
+     source twin only because the source cannot guard by a later read's symbol, as §1.6's \
+     formulas can; a difference without a distinguishing test is no verdict";
 
 /// The postconditions τ is tested against: r = v for each register of the
 /// fragment's thread that a context can name, x = v and Q_x for each
@@ -485,6 +519,11 @@ fn postconditions(sem: &mut Sem, thread: action::ThreadId) -> Vec<FormulaId> {
         atoms.push((var + 1, sem.l.quiescent(addr)));
         var += 2;
     }
+    with_pairs(sem, &atoms)
+}
+
+/// The atoms, then the disjunction of each two on different variables.
+fn with_pairs(sem: &mut Sem, atoms: &[(u32, FormulaId)]) -> Vec<FormulaId> {
     let mut out: Vec<FormulaId> = atoms.iter().map(|a| a.1).collect();
     for (i, a) in atoms.iter().enumerate() {
         for b in &atoms[i + 1..] {
@@ -496,15 +535,230 @@ fn postconditions(sem: &mut Sem, thread: action::ThreadId) -> Vec<FormulaId> {
     out
 }
 
+/// The postconditions a forked thread's registers are tested against: r = v
+/// for each register a context can name (its final state shows them), and
+/// the disjunction of each two of those on different registers.
+fn register_postconditions(sem: &mut Sem, thread: action::ThreadId) -> Vec<FormulaId> {
+    let values = sem.program.values.clone();
+    let mut atoms = Vec::new();
+    for (var, r) in (0u32..).zip(sem.regs_of(thread)) {
+        if sem.program.regs[r as usize].fresh {
+            continue;
+        }
+        let t = sem.l.reg(r);
+        for &v in &values {
+            let c = sem.l.value(v);
+            atoms.push((var, sem.l.eq(t, c)));
+        }
+    }
+    with_pairs(sem, &atoms)
+}
+
+// ------------------------------------------------------- invented names
+
+/// A renaming of what the target invents into what the source invents: the
+/// threads its forks allocate, and their registers paired by name. Source
+/// and target are elaborated side by side, so the same fragment gets other
+/// thread ids, temporaries and SSA names on each side (issue 27 §3).
+#[derive(Clone, Debug, Default)]
+struct ForkRenaming {
+    /// (target thread, source thread).
+    threads: Vec<(action::ThreadId, action::ThreadId)>,
+    /// (target register, source register) of those threads, by name.
+    regs: Vec<(u32, u32)>,
+}
+
+/// The threads a statement forks.
+fn forked(s: &Stmt, out: &mut Vec<action::ThreadId>) {
+    match s {
+        Stmt::Par {
+            thread,
+            left,
+            right,
+        } => {
+            out.push(*thread);
+            forked(left, out);
+            forked(right, out);
+        }
+        Stmt::If { then, els, .. } => {
+            forked(then, out);
+            forked(els, out);
+        }
+        Stmt::Seq(parts) => parts.iter().for_each(|p| forked(p, out)),
+        _ => {}
+    }
+}
+
+/// The renaming of the target's forked threads into the source's, in the
+/// order each side allocates them: a final state names a forked thread by
+/// that order (P2:r), so no other pairing is unobservable. Kept only when it
+/// keeps Definition 1.1's relations (=cta, =gpu, subgroups) and the parent
+/// of each, and the threads have the same registers; else the identity,
+/// under which labels of forked events differ and the check says unsound.
+fn fork_renaming(p: &Program, source: &Stmt, target: &Stmt) -> ForkRenaming {
+    let (mut fs, mut ft) = (Vec::new(), Vec::new());
+    forked(source, &mut fs);
+    forked(target, &mut ft);
+    // Thread ids are allocated in order, and name the threads (P2, P3).
+    fs.sort_unstable();
+    ft.sort_unstable();
+    let threads: Vec<_> = ft.iter().copied().zip(fs.iter().copied()).collect();
+    if fs.is_empty() || fs.len() != ft.len() || !keeps_scopes(p, &threads, &fs) {
+        return ForkRenaming::default();
+    }
+    match paired_registers(p, &threads) {
+        Some(regs) => ForkRenaming { threads, regs },
+        None => ForkRenaming::default(),
+    }
+}
+
+/// Whether renaming `threads` keeps who shares a cta, gpu or subgroup with
+/// whom, and who forked whom: the relations scopes and labels depend on.
+fn keeps_scopes(
+    p: &Program,
+    threads: &[(action::ThreadId, action::ThreadId)],
+    source_forks: &[action::ThreadId],
+) -> bool {
+    let map = |u: action::ThreadId| threads.iter().find(|x| x.0 == u).map_or(u, |x| x.1);
+    let info = |u: action::ThreadId| p.threads.get(u as usize);
+    let others = (0..p.threads.len() as u32)
+        .filter(|u| !source_forks.contains(u) && !threads.iter().any(|x| x.0 == *u));
+    let all: Vec<action::ThreadId> = threads.iter().map(|x| x.0).chain(others).collect();
+    threads.iter().all(|&(u, _)| {
+        let parent_kept = info(u).map(|i| i.parent.map(map)) == info(map(u)).map(|i| i.parent);
+        parent_kept
+            && all
+                .iter()
+                .all(|&w| match (info(u), info(w), info(map(u)), info(map(w))) {
+                    (Some(a), Some(b), Some(c), Some(d)) => {
+                        (a.cta == b.cta) == (c.cta == d.cta)
+                            && (a.gpu == b.gpu) == (c.gpu == d.gpu)
+                            && (a.sg == b.sg) == (c.sg == d.sg)
+                    }
+                    _ => false,
+                })
+    })
+}
+
+/// The registers a context can name in each renamed thread, paired by name;
+/// None when the two threads do not have the same ones.
+fn paired_registers(
+    p: &Program,
+    threads: &[(action::ThreadId, action::ThreadId)],
+) -> Option<Vec<(u32, u32)>> {
+    let named = |t: action::ThreadId| -> Vec<(String, u32)> {
+        let mut v: Vec<(String, u32)> = (0u32..)
+            .zip(&p.regs)
+            .filter(|(_, r)| r.thread == t && !r.fresh)
+            .map(|(id, r)| (r.name.clone(), id))
+            .collect();
+        v.sort();
+        v
+    };
+    let mut out = Vec::new();
+    for &(tt, ts) in threads {
+        let (a, b) = (named(tt), named(ts));
+        if a.len() != b.len() || a.iter().zip(&b).any(|(x, y)| x.0 != y.0) {
+            return None;
+        }
+        out.extend(a.iter().zip(&b).map(|(x, y)| (x.1, y.1)));
+    }
+    Some(out)
+}
+
+/// The target pomset with its forked threads renamed into the source's.
+fn rename_threads(f: &Frag, threads: &[(action::ThreadId, action::ThreadId)]) -> Frag {
+    if threads.is_empty() {
+        return f.clone();
+    }
+    let map = |u: action::ThreadId| threads.iter().find(|x| x.0 == u).map_or(u, |x| x.1);
+    let relabel = |a: action::Action| action::Action {
+        thread: map(a.thread),
+        ..a
+    };
+    let mut out = f.clone();
+    for e in &mut out.events {
+        e.label = relabel(e.label);
+    }
+    for q in &mut out.seq_labels {
+        q.2 = relabel(q.2);
+        q.3 = relabel(q.3);
+    }
+    for k in &mut out.forks {
+        k.0 = map(k.0);
+    }
+    out
+}
+
+/// Above this many ways to pair invented registers, only the first is tried.
+const MAX_REGISTER_PAIRINGS: usize = 64;
+
+/// The ways to pair the registers the target invents (temporaries, earlier
+/// SSA versions: `fresh`) with the source's, read off the events: a
+/// target read's register goes to the register of the source read its
+/// event is matched with. A register without such a read keeps its name.
+fn invented_registers(sem: &Sem, t: &Frag, s: &Frag, sigma: &[(u32, u32)]) -> Vec<Vec<(u32, u32)>> {
+    let fresh = |r: u32| sem.program.regs.get(r as usize).is_some_and(|i| i.fresh);
+    let reads = |f: &Frag| -> Vec<(u32, u32)> {
+        let mut v: Vec<(u32, u32)> = std::iter::once(f.tau)
+            .chain(f.forks.iter().map(|k| k.1))
+            .flat_map(|tau| sem.trees.read_registers(tau))
+            .filter(|&(_, r)| fresh(r))
+            .map(|(e, r)| (f.alias_root(e), r))
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let (rt, rs) = (reads(t), reads(s));
+    let to_s = |e: u32| sigma.iter().find(|p| p.0 == e).map(|p| p.1);
+    let mut options: Vec<(u32, Vec<u32>)> = Vec::new();
+    for &(e, r) in &rt {
+        let images: Vec<u32> = rs
+            .iter()
+            .filter(|x| Some(x.0) == to_s(e))
+            .map(|x| x.1)
+            .collect();
+        match options.iter_mut().find(|o| o.0 == r) {
+            Some(o) => o.1.retain(|x| images.contains(x)),
+            None => options.push((r, images)),
+        }
+    }
+    let mut out: Vec<Vec<(u32, u32)>> = vec![Vec::new()];
+    for (r, images) in options.into_iter().filter(|o| !o.1.is_empty()) {
+        let mut next = Vec::new();
+        for m in &out {
+            for &x in images.iter().filter(|x| !m.iter().any(|p| p.1 == **x)) {
+                let mut with = m.clone();
+                with.push((r, x));
+                next.push(with);
+            }
+        }
+        if next.is_empty() {
+            continue;
+        }
+        next.truncate(MAX_REGISTER_PAIRINGS);
+        out = next;
+    }
+    out
+}
+
 struct Cx<'a> {
     sem: Sem<'a>,
     posts: Vec<FormulaId>,
     model: &'a Model,
+    renaming: ForkRenaming,
+    /// Each source fork's register postconditions.
+    fork_posts: Vec<(action::ThreadId, Vec<FormulaId>)>,
 }
 
 impl Cx<'_> {
     /// Whether target pomset `t` is source pomset `s` up to renaming; else why not.
+    /// Up to a renaming of what the fragment invents: forked threads and
+    /// their registers, in allocation order (`ForkRenaming`), events (`bijections`), temporaries
+    /// and SSA versions (`invented_registers`), R4c's symbols (`fresh_choices`).
     fn matches(&mut self, t: &Frag, s: &Frag) -> Result<(), String> {
+        let t = &rename_threads(t, &self.renaming.threads);
         let mut lt: Vec<_> = t.events.iter().map(|e| e.label).collect();
         let mut ls: Vec<_> = s.events.iter().map(|e| e.label).collect();
         lt.sort();
@@ -513,14 +767,16 @@ impl Cx<'_> {
             return Err("labels differ".into());
         }
         let mut first_reason = None;
+        let (fresh_s, fresh_t) = (self.absent_reads(s), self.absent_reads(t));
         for sigma in bijections(t, s) {
-            let fresh_s = self.sem.trees.absent_reads(s.tau);
-            let fresh_t = self.sem.trees.absent_reads(t.tau);
-            for choice in fresh_choices(&fresh_s, &fresh_t) {
-                match self.matches_with(t, s, &sigma, &choice) {
-                    Ok(()) => return Ok(()),
-                    Err(r) => {
-                        first_reason.get_or_insert(r);
+            for invented in invented_registers(&self.sem, t, s, &sigma) {
+                let regs = [self.renaming.regs.clone(), invented].concat();
+                for choice in fresh_choices(&fresh_s, &fresh_t) {
+                    match self.matches_with(t, s, &sigma, &choice, &regs) {
+                        Ok(()) => return Ok(()),
+                        Err(r) => {
+                            first_reason.get_or_insert(r);
+                        }
                     }
                 }
             }
@@ -528,12 +784,25 @@ impl Cx<'_> {
         Err(first_reason.unwrap_or_else(|| "labels differ".into()))
     }
 
+    /// The reads without an event (R4c) in the thread and in its forks.
+    fn absent_reads(&self, f: &Frag) -> Vec<(u32, u32)> {
+        let mut v: Vec<(u32, u32)> = std::iter::once(f.tau)
+            .chain(f.forks.iter().map(|k| k.1))
+            .flat_map(|tau| self.sem.trees.absent_reads(tau))
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    /// `regs`: (target register, source register), renamed apart.
     fn matches_with(
         &mut self,
         t: &Frag,
         s: &Frag,
         sigma: &[(u32, u32)],
         fresh: &[(u32, Var)],
+        regs: &[(u32, u32)],
     ) -> Result<(), String> {
         let to_s = |e: u32| sigma.iter().find(|p| p.0 == e).map_or(e, |p| p.1);
         // rmw.
@@ -573,6 +842,12 @@ impl Cx<'_> {
         for &(te, se) in sigma {
             let r = self.sem.l.read(se);
             st = st.term(Var::Read(te), r);
+        }
+        let mut back = Subst::new();
+        for &(rt, rs) in regs {
+            let (x, y) = (self.sem.l.reg(rs), self.sem.l.reg(rt));
+            st = st.term(Var::Reg(rt), x);
+            back = back.term(Var::Reg(rs), y);
         }
         let mut ss = Subst::new();
         for &(b, v) in &s.merged {
@@ -672,6 +947,43 @@ impl Cx<'_> {
                         self.show(at, &names),
                         self.show(as_, &names)
                     ));
+                }
+            }
+        }
+        // Each forked thread's registers, under the transformer they end under.
+        if s.forks.iter().any(|k| !t.forks.iter().any(|j| j.0 == k.0)) {
+            return Err("the forked threads differ".into());
+        }
+        for &(thread, ft) in &t.forks {
+            let Some(&(_, fs)) = s.forks.iter().find(|k| k.0 == thread) else {
+                return Err("the forked threads differ".into());
+            };
+            let posts = self
+                .fork_posts
+                .iter()
+                .find(|k| k.0 == thread)
+                .map_or(vec![], |k| k.1.clone());
+            for d in subsets(reads_t) {
+                for &psi in &posts {
+                    let psi_t = self.sem.l.subst(psi, &back);
+                    let at = self
+                        .sem
+                        .trees
+                        .apply(&mut self.sem.l, ft, with_alias(t, d), psi_t);
+                    let as_ =
+                        self.sem
+                            .trees
+                            .apply(&mut self.sem.l, fs, with_alias(s, map_d(d)), psi);
+                    let (at, as_) = (self.sem.l.subst(at, &st), self.sem.l.subst(as_, &ss));
+                    if !equiv(&mut self.sem.l, theta, at, as_) {
+                        return Err(format!(
+                            "τ^D({}) of a forked thread differs with D = {}: target {}, source {}",
+                            self.show(psi, &names),
+                            show_set(d),
+                            self.show(at, &names),
+                            self.show(as_, &names)
+                        ));
+                    }
                 }
             }
         }
@@ -868,6 +1180,8 @@ pub fn distinguishing_test(req: &Refinement, model: &Model, limits: Limits) -> O
         target_pomsets: 0,
         unmatched: None,
         counterexample: None,
+        counterexample_source: None,
+        undecided: None,
         contexts_tried: 0,
         limit: None,
         expect: None,
@@ -1034,9 +1348,12 @@ fn contextual(
                 .keys()
                 .any(|st| verdict::holds(&s_test.program, st, &sc.prop));
             if in_target && !in_source {
-                let candidate = text(&req.target_text, &cond);
-                let printed = syntax::format(&candidate).unwrap_or(candidate);
-                report.counterexample = Some(printed);
+                let printed = |body: &str| {
+                    let candidate = text(body, &cond);
+                    syntax::format(&candidate).unwrap_or(candidate)
+                };
+                report.counterexample = Some(printed(&req.target_text));
+                report.counterexample_source = Some(printed(&req.source_text));
                 return;
             }
         }

@@ -204,6 +204,22 @@ impl Trees {
         }
     }
 
+    /// The reads with an event below a transformer, as (event, register):
+    /// refinement matches the registers the two sides invent through them.
+    pub fn read_registers(&self, t: Tau) -> Vec<(u32, u32)> {
+        match &self.taus[t as usize].0 {
+            TauNode::Read { event, reg, .. } => vec![(*event, *reg)],
+            TauNode::Seq(a, b) | TauNode::If(_, a, b) => {
+                [self.read_registers(*a), self.read_registers(*b)].concat()
+            }
+            TauNode::Guarded(parts) => parts
+                .iter()
+                .flat_map(|(_, t)| self.read_registers(*t))
+                .collect(),
+            _ => vec![],
+        }
+    }
+
     /// The reads whose membership in D can change κ: those under a `Dep`.
     pub fn dep_reads(&self, k: Kappa) -> Events {
         match self.kappas[k as usize] {

@@ -309,3 +309,15 @@ fn cat_engine_asks_the_deadline_while_it_runs_the_threads() {
     assert_eq!(seen.limit.as_deref(), Some("--timeout 0"));
     assert_eq!(seen.candidates, 0, "stopped before the first candidate");
 }
+
+#[test]
+fn a_racy_test_without_a_condition_prints_its_flag() {
+    let t = pomset::syntax::parse("litmus B\nx.wk := 1; y := 1;\n|| r := y; s := x.wk;\n")
+        .expect("parses");
+    let rc11 = cat::load("rc11").expect("bundled");
+    let model = pomset::model::Model::default();
+    let r = pomset::workbench::decide_cat(&t.program, &model, &rc11, Limits::default());
+    assert!(r.conditions.is_empty());
+    let text = r.text(&t.program);
+    assert!(text.contains("\nFlag data-race ("), "{text}");
+}

@@ -387,3 +387,28 @@ fn sc_json_reports_a_register_read_before_assignment_inside_the_array() {
         "{stdout}"
     );
 }
+
+#[test]
+fn explain_names_the_unroll_cut_for_a_loop_without_reads() {
+    let path = temp_file(
+        "count.litmus",
+        "litmus Count\nr := 0; while (r < 5) { r := r + 1; }\nexists (r = 5)\n",
+    );
+    let path = path.to_string_lossy();
+    let out = pomset(&["explain", &path]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("no path within --unroll 2 produces them"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("a read that no write can fulfil"),
+        "{stdout}"
+    );
+    let out = pomset(&["explain", "--unroll", "6", &path]);
+    assert!(
+        text(&out.stdout).contains("Reachable"),
+        "{}",
+        text(&out.stdout)
+    );
+}

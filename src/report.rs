@@ -13,7 +13,7 @@ use crate::model::Model;
 use std::collections::BTreeMap;
 
 use crate::semantics::decide::{Outcomes, Settled, State};
-use crate::semantics::verdict::{judge, judge_settled, Judgement};
+use crate::semantics::verdict::{judge_settled, judge_visiting, Judgement};
 use crate::syntax::ast::Quantifier;
 use crate::syntax::core::{Condition, Program};
 use crate::syntax::print;
@@ -107,7 +107,41 @@ impl ConditionReport {
 }
 
 impl Report {
+    /// The report of outcomes found in `elapsed`; its time adds the report's
+    /// own work (visiting orbits' members can take longer than the search).
     pub fn new(p: &Program, model: &Model, o: &Outcomes, elapsed: Duration) -> Report {
+        let begun = std::time::Instant::now();
+        let mut report = match Report::visiting(p, model, o) {
+            Ok(r) => r,
+            // The search finished but visiting its orbits' members did not:
+            // reported as a cut search is, one state per orbit, so that the
+            // counts add up to what is listed (verdicts unknown).
+            Err(why) => {
+                let (states, orbits) = o
+                    .orbits
+                    .as_ref()
+                    .map_or((0, 0), |x| (x.states(), x.orbits()));
+                let cut = Outcomes {
+                    limit: Some(format!(
+                        "{why}, after the search (it found {} in {}; \
+                         counting and judging them was cut, so one state per orbit is listed)",
+                        count(states, "state"),
+                        count(orbits, "orbit")
+                    )),
+                    ..o.clone()
+                };
+                // With a limit set each orbit is visited once, never cut.
+                Report::visiting(p, model, &cut)
+                    .unwrap_or_else(|why| Report::unsupported(p, model, why))
+            }
+        };
+        report.seconds = (elapsed + begun.elapsed()).as_secs_f64();
+        report
+    }
+
+    /// The report, or, when a limit stopped a visit of orbits' members
+    /// after a finished search, that limit.
+    fn visiting(p: &Program, model: &Model, o: &Outcomes) -> Result<Report, String> {
         let (states, unlisted) = match &o.orbits {
             None => (
                 o.states
@@ -120,30 +154,22 @@ impl Report {
                     .collect(),
                 None,
             ),
-            Some(_) => listing(p, o, SHOWN_STATES),
+            Some(_) => listing(p, o, SHOWN_STATES)?,
         };
         let surface = print::core_to_ast(p);
-        let conditions = p
-            .conditions
-            .iter()
-            .zip(&surface.conditions)
-            .map(|(c, shown)| condition_report(c, shown, judge(p, c, o, model)))
-            .collect();
-        // Visiting orbits' members (listing, judging) stops at the deadline
-        // too: past it, something was cut short.
-        let cut = o.orbits.as_ref().and_then(|orbits| match o.limit {
-            None => orbits.interrupted(),
-            Some(_) => None,
-        });
-        Report {
+        let mut conditions = Vec::new();
+        for (c, shown) in p.conditions.iter().zip(&surface.conditions) {
+            conditions.push(condition_report(c, shown, judge_visiting(p, c, o, model)?));
+        }
+        Ok(Report {
             name: p.name.clone(),
             model: model.non_defaults(),
             states,
             witnesses: o.witnesses,
             conditions,
-            limit: o.limit.clone().or(cut),
+            limit: o.limit.clone(),
             unsupported: None,
-            seconds: elapsed.as_secs_f64(),
+            seconds: 0.0,
             stats: Some(o.stats),
             warnings: o.notes.clone(),
             flags: o
@@ -157,7 +183,7 @@ impl Report {
             verdict_only: false,
             peak_bytes: None,
             unlisted,
-        }
+        })
     }
 
     /// The report of `run --verdict-only`: per condition, the state found
@@ -348,6 +374,12 @@ impl Report {
                 count(total - listed.len(), "more state")
             );
         }
+        // herd7 prints flags whether or not the test has a condition.
+        if self.conditions.is_empty() {
+            for f in &self.flags {
+                let _ = writeln!(out, "Flag {} ({} executions)", f.name, f.executions);
+            }
+        }
         for (i, c) in self.conditions.iter().enumerate() {
             let ok = match c.ok {
                 Some(true) => "Ok",
@@ -454,9 +486,15 @@ fn flatten(s: &State) -> Vec<(String, Option<i64>)> {
 /// determined ones (no `?`), in order, and the count of the rest. One pass
 /// over the orbits' members, keeping at most `shown` of each kind; states of
 /// one shape order as their values do (`State`'s order).
-fn listing(p: &Program, o: &Outcomes, shown: usize) -> (Vec<StateCount>, Option<Unlisted>) {
+/// `Err` names the limit that stopped the visit of a finished search's
+/// orbits part way.
+fn listing(
+    p: &Program,
+    o: &Outcomes,
+    shown: usize,
+) -> Result<(Vec<StateCount>, Option<Unlisted>), String> {
     let Some(orbits) = &o.orbits else {
-        return (Vec::new(), None);
+        return Ok((Vec::new(), None));
     };
     let slots = crate::semantics::verdict::Slots::of(p, orbits.shape());
     type Values = Vec<Option<i64>>;
@@ -487,9 +525,7 @@ fn listing(p: &Program, o: &Outcomes, shown: usize) -> (Vec<StateCount>, Option<
             }
         }
     };
-    // A visit the deadline stops lists what it saw (`Report::new` names
-    // the limit).
-    let _ = orbits.each_reported(o.limit.is_some(), &mut each);
+    orbits.each_reported(o.limit.is_some(), &mut each)?;
     let counted = |m: BTreeMap<Values, usize>| {
         m.iter()
             .map(|(values, &count)| StateCount {
@@ -498,9 +534,9 @@ fn listing(p: &Program, o: &Outcomes, shown: usize) -> (Vec<StateCount>, Option<
             })
             .collect()
     };
-    if total <= shown {
+    Ok(if total <= shown {
         (counted(all), None)
     } else {
         (counted(first), Some(Unlisted { total, open }))
-    }
+    })
 }

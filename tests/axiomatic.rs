@@ -278,3 +278,46 @@ fn rc11_flags_data_races_on_non_atomic_accesses() {
     assert_eq!(flags(ordered), 0);
     assert_eq!(flags(racy), 1);
 }
+
+/// One writer and a reader of `x` eight times: 2^8 runs of the reader, few
+/// final states (issue 27: CoRR-8 under RC11 passed 8 GB).
+const EIGHT_READS: &str = "litmus R8\nlocations { x; }\n\nx := 1;\n|| r1 := x; r2 := x; r3 := x; r4 := x; r5 := x; r6 := x; r7 := x; r8 := x;\n\nexists (r1 = 1 /\\ r8 = 0)\n";
+
+#[test]
+fn cat_engine_counts_a_threads_runs_against_max_states() {
+    let t = pomset::syntax::parse(EIGHT_READS).expect("parses");
+    let rc11 = cat::load("rc11").expect("the bundled model compiles");
+    let full = axiomatic::outcomes(&t.program, &rc11, Limits::default()).expect("decided");
+    assert_eq!(full.limit, None);
+    assert!(full.states.len() < 20, "{} states", full.states.len());
+    let limits = Limits {
+        max_states: 20,
+        ..Limits::default()
+    };
+    let cut = axiomatic::outcomes(&t.program, &rc11, limits).expect("decided");
+    assert_eq!(cut.limit.as_deref(), Some("--max-states 20"));
+}
+
+#[test]
+fn cat_engine_asks_the_deadline_while_it_runs_the_threads() {
+    let t = pomset::syntax::parse(EIGHT_READS).expect("parses");
+    let limits = Limits {
+        deadline: Some((std::time::Instant::now(), 0.0)),
+        ..Limits::default()
+    };
+    let seen = axiomatic::candidates(&t.program, &limits, |_, _| true).expect("enumerated");
+    assert_eq!(seen.limit.as_deref(), Some("--timeout 0"));
+    assert_eq!(seen.candidates, 0, "stopped before the first candidate");
+}
+
+#[test]
+fn a_racy_test_without_a_condition_prints_its_flag() {
+    let t = pomset::syntax::parse("litmus B\nx.wk := 1; y := 1;\n|| r := y; s := x.wk;\n")
+        .expect("parses");
+    let rc11 = cat::load("rc11").expect("bundled");
+    let model = pomset::model::Model::default();
+    let r = pomset::workbench::decide_cat(&t.program, &model, &rc11, Limits::default());
+    assert!(r.conditions.is_empty());
+    let text = r.text(&t.program);
+    assert!(text.contains("\nFlag data-race ("), "{text}");
+}

@@ -367,3 +367,48 @@ fn if_closure_stops_at_max_partitions() {
     );
     assert!(stdout.contains("Unknown"), "{stdout}");
 }
+
+#[test]
+fn sc_json_reports_a_register_read_before_assignment_inside_the_array() {
+    let path = temp_file(
+        "sc-unassigned.litmus",
+        "litmus U\nx := 1;\n|| if (r = 0) { y := 1; }\nexists (y = 1)\n",
+    );
+    let path = path.to_string_lossy();
+    let out = pomset(&["run", "--engine", "sc", "--json", &path]);
+    let stdout = text(&out.stdout);
+    let json: serde_json::Value = serde_json::from_str(&stdout).expect("stdout is JSON only");
+    let reports = json.as_array().expect("an array of reports");
+    assert_eq!(reports.len(), 1, "{stdout}");
+    assert_eq!(reports[0]["name"], "U");
+    let why = reports[0]["unsupported"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("P1:r is read before it is assigned"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn explain_names_the_unroll_cut_for_a_loop_without_reads() {
+    let path = temp_file(
+        "count.litmus",
+        "litmus Count\nr := 0; while (r < 5) { r := r + 1; }\nexists (r = 5)\n",
+    );
+    let path = path.to_string_lossy();
+    let out = pomset(&["explain", &path]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("no path within --unroll 2 produces them"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("a read that no write can fulfil"),
+        "{stdout}"
+    );
+    let out = pomset(&["explain", "--unroll", "6", &path]);
+    assert!(
+        text(&out.stdout).contains("Reachable"),
+        "{}",
+        text(&out.stdout)
+    );
+}

@@ -49,6 +49,10 @@ sample!(
     "tests/foreign/ptx/mp-rmw.litmus"
 );
 sample!(ptx_spin_loop_with_jumps, "tests/foreign/ptx/spin.litmus");
+sample!(
+    herd_c_dereference_in_parentheses_is_code_not_a_comment,
+    "tests/foreign/herd-c/deref.litmus"
+);
 sample!(lit_mp, "tests/foreign/lit/mp.lit");
 sample!(lit_loops_and_rmws, "tests/foreign/lit/loops.lit");
 
@@ -67,6 +71,25 @@ fn refusals_name_the_place_and_the_reason() {
         all.push_str(&err);
     }
     insta::assert_snapshot!(all);
+}
+
+#[test]
+fn herd_c_refuses_wide_and_unknown_types_xor_and_regions_by_name() {
+    for (file, named, line) in [
+        ("i128", "the 128-bit integer type `__int128`", ":3:5"),
+        ("atomic_t", "the type `atomic_t`", ":3:5"),
+        ("xor", "the operator `^` (exclusive or)", ":4:15"),
+        ("regions", "a `regions:` section", ":7:1"),
+    ] {
+        let path = format!("tests/foreign/herd-c/refused/{file}.litmus");
+        let (code, out, err) = pomset(&["import", &path]);
+        assert_eq!(code, Some(1), "{path} was not refused: {out}");
+        assert!(
+            err.contains(&format!("{named} cannot be imported")),
+            "{err}"
+        );
+        assert!(err.contains(&format!("{path}{line}")), "{err}");
+    }
 }
 
 #[test]

@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use super::relation::{full, Rel, Set, MAX_EVENTS};
+use crate::semantics::decide::Limits;
 use crate::syntax::ast::{Mode, RmwOp, Scope, UnOp};
 use crate::syntax::core::{Expr, Loc, Program, RegId, Stmt, ThreadId, Vk};
 
@@ -97,6 +98,10 @@ pub struct Trace {
     pub regs: Vec<Option<i64>>,
 }
 
+/// Statements run between two looks at the clock (a clock read costs about
+/// as much as a statement).
+const CHECK_EVERY: usize = 256;
+
 /// Why trace generation stopped.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Stop {
@@ -120,11 +125,18 @@ struct Run {
     ctrl: Set,
 }
 
-/// Generates traces; `budget` bounds how many runs may be alive.
+/// Generates traces; `budget` bounds how many runs one thread may make.
 pub struct Traces<'p> {
     p: &'p Program,
     cells: &'p Cells,
     pub budget: usize,
+    /// The deadline, Ctrl-C and the memory budget, asked every
+    /// `CHECK_EVERY` statements run.
+    limits: Limits,
+    /// Runs made so far for the current thread (each read makes one per value).
+    runs: usize,
+    /// Statements run so far, to space out the clock reads.
+    steps: usize,
     /// Runs dropped because they write a value, or use an address, outside V.
     pub dropped: usize,
     /// The Vulkan qualifiers of the access being run (`Stmt::Vulkan`).
@@ -132,11 +144,14 @@ pub struct Traces<'p> {
 }
 
 impl<'p> Traces<'p> {
-    pub fn new(p: &'p Program, cells: &'p Cells, budget: usize) -> Traces<'p> {
+    pub fn new(p: &'p Program, cells: &'p Cells, limits: &Limits) -> Traces<'p> {
         Traces {
             p,
             cells,
-            budget,
+            budget: limits.max_states,
+            limits: *limits,
+            runs: 0,
+            steps: 0,
             dropped: 0,
             vk: Vk::default(),
         }
@@ -154,17 +169,28 @@ impl<'p> Traces<'p> {
             taint: vec![0; self.p.regs.len()],
             ctrl: 0,
         };
+        self.runs = 0;
         let mut out = Vec::new();
         self.exec(body, start, &mut out)?;
         Ok(out.into_iter().map(|r| r.trace).collect())
     }
 
-    fn exec(&mut self, s: &Stmt, run: Run, out: &mut Vec<Run>) -> Result<(), Stop> {
-        if out.len() > self.budget {
+    /// Counts the `n` runs a read is about to make: a thread's runs, not
+    /// the runs alive at one level, are what grows as |V|^reads.
+    fn fork(&mut self, n: usize) -> Result<(), Stop> {
+        self.runs = self.runs.saturating_add(n);
+        if self.runs > self.budget {
             return Err(Stop::Limit(format!("--max-states {}", self.budget)));
         }
-        if let Some(why) = crate::memory::over_budget() {
-            return Err(Stop::Limit(why));
+        Ok(())
+    }
+
+    fn exec(&mut self, s: &Stmt, run: Run, out: &mut Vec<Run>) -> Result<(), Stop> {
+        self.steps += 1;
+        if self.steps.is_multiple_of(CHECK_EVERY) {
+            if let Some(why) = super::interrupted(&self.limits) {
+                return Err(Stop::Limit(why));
+            }
         }
         match s {
             Stmt::Skip => out.push(run),
@@ -310,6 +336,7 @@ impl<'p> Traces<'p> {
             self.dropped += 1;
             return Ok(());
         };
+        self.fork(self.p.values.len())?;
         for &v in &self.p.values {
             let mut run = run.clone();
             let e = self.event(&mut run, Kind::Read, mode, scope, cell, v)?;
@@ -365,6 +392,7 @@ impl<'p> Traces<'p> {
             vals.push(self.eval(a, &run)?);
         }
         let arg = |i: usize| vals.get(i).copied().unwrap_or((0, 0));
+        self.fork(self.p.values.len())?;
         for &old in &self.p.values {
             let mut run = run.clone();
             let r = self.event(&mut run, Kind::Read, read_mode, scope, cell, old)?;

@@ -40,7 +40,7 @@ pub fn candidates(
     mut visit: impl FnMut(&Execution, &[Option<i64>]) -> bool,
 ) -> Result<Enumerated, String> {
     let cells = Cells::new(p);
-    let mut gen = Traces::new(p, &cells, limits.max_states);
+    let mut gen = Traces::new(p, &cells, limits);
     let mut threads: Vec<Vec<Trace>> = Vec::new();
     let mut seen = Enumerated::default();
     for (tid, body) in &p.main {
@@ -59,7 +59,16 @@ pub fn candidates(
         return Ok(seen);
     }
     let mut pick = vec![0; threads.len()];
+    let mut tried = 0usize;
     loop {
+        tried += 1;
+        // Combinations without an rf visit no candidate, so ask here too.
+        if tried.is_multiple_of(256) {
+            if let Some(l) = interrupted(limits) {
+                seen.limit = Some(l);
+                return Ok(seen);
+            }
+        }
         let chosen: Vec<&Trace> = pick.iter().zip(&threads).map(|(&i, t)| &t[i]).collect();
         if !combination(p, &cells, &chosen, limits, &mut seen, &mut visit) {
             return Ok(seen);

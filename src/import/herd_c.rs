@@ -17,10 +17,12 @@ use crate::syntax::{Diagnostic, Diagnostics, Span};
 const SPELLING: Spelling = Spelling {
     puncts: &[
         "/\\", "\\/", "&&", "||", "==", "!=", "<=", ">=", "(", ")", "{", "}", "[", "]", ";", ",",
-        ":", "=", "<", ">", "+", "-", "*", "&", "!", "~",
+        ":", "=", "<", ">", "+", "-", "*", "&", "!", "~", "^",
     ],
     line_comments: &["//"],
-    block_comments: &[("(*", "*)"), ("/*", "*/")],
+    block_comments: &[("/*", "*/")],
+    // herd7 reads the threads' code with a C lexer: `(*b)` is a dereference.
+    top_level_comments: &[("(*", "*)")],
     ident_extra: "",
 };
 
@@ -43,6 +45,71 @@ const TYPES: &[&str] = &[
     "uint32_t",
     "uint64_t",
 ];
+
+/// herd7's 128-bit integer types: refused by name, as values here are 64-bit.
+const INT128: &[&str] = &[
+    "__int128",
+    "__int128_t",
+    "__uint128_t",
+    "int128_t",
+    "uint128_t",
+];
+
+/// Skips C's type words; whether there were any. A 128-bit type is refused
+/// by name (else it would read as a parameter's or a register's name).
+fn skip_types(c: &mut Cursor) -> Read<bool> {
+    let mut any = false;
+    while let Some(t) = c.peek() {
+        let Kind::Ident(n) = &t.kind else {
+            break;
+        };
+        if INT128.contains(&n.as_str()) {
+            return Err(refuse(
+                &format!("the 128-bit integer type `{n}`"),
+                t.span,
+                "values here are 64-bit integers",
+            ));
+        }
+        if !TYPES.contains(&n.as_str()) {
+            break;
+        }
+        c.bump();
+        any = true;
+    }
+    Ok(any)
+}
+
+/// A word before `*` or a name in a parameter is a type this reader does
+/// not know (`atomic_t`, `struct s`): refused by name, not read as the
+/// parameter.
+fn refuse_unknown_type(c: &Cursor) -> Read<()> {
+    let (Some(t), Some(next)) = (c.peek(), c.peek_at(1)) else {
+        return Ok(());
+    };
+    let Kind::Ident(n) = &t.kind else {
+        return Ok(());
+    };
+    if !matches!(next.kind, Kind::Ident(_) | Kind::Punct("*")) {
+        return Ok(());
+    }
+    Err(refuse(
+        &format!("the type `{n}`"),
+        t.span,
+        "the C types read here are the integer and atomic_int/atomic_long ones",
+    ))
+}
+
+/// herd7's `regions:` section (GPU memory regions), refused by name.
+fn refuse_regions(c: &Cursor) -> Read<()> {
+    if !c.is_word("regions") {
+        return Ok(());
+    }
+    Err(refuse(
+        "a `regions:` section",
+        c.here(),
+        "herd7's memory regions (GPU global and shared memory) have no meaning here",
+    ))
+}
 
 /// Reads a herd7 C litmus test.
 pub fn read(src: &str) -> Result<ast::File, Diagnostics> {
@@ -90,10 +157,12 @@ pub fn read(src: &str) -> Result<ast::File, Diagnostics> {
         let t = r.thread(&mut c, file.threads.len())?;
         file.threads.push(t);
     }
+    refuse_regions(&c)?;
     if c.eat_word("scopes") {
         c.punct(":")?;
         file.scopes = Some(scope_tree(&mut c)?);
     }
+    refuse_regions(&c)?;
     let locs: Vec<String> = r.locations.keys().cloned().collect();
     let is_loc = move |n: &str| locs.iter().any(|l| l == n);
     super::cond::read_tail(&mut c, &mut file, &is_loc)?;
@@ -143,12 +212,7 @@ impl Reader {
                 continue;
             }
             let start = c.here();
-            while c
-                .peek()
-                .is_some_and(|t| matches!(&t.kind, Kind::Ident(n) if TYPES.contains(&n.as_str())))
-            {
-                c.bump();
-            }
+            skip_types(c)?;
             if c.is_punct("*") {
                 return Err(refuse(
                     "a pointer",
@@ -225,12 +289,8 @@ impl Reader {
         }
         c.punct("(")?;
         while !c.eat_punct(")") {
-            while c
-                .peek()
-                .is_some_and(|t| matches!(&t.kind, Kind::Ident(n) if TYPES.contains(&n.as_str())))
-            {
-                c.bump();
-            }
+            skip_types(c)?;
+            refuse_unknown_type(c)?;
             let pointer = c.eat_punct("*");
             let (x, xs) = c.ident("a parameter")?;
             if !pointer {
@@ -326,14 +386,7 @@ impl Reader {
             ));
             return Ok(());
         }
-        let mut declared = false;
-        while c
-            .peek()
-            .is_some_and(|t| matches!(&t.kind, Kind::Ident(n) if TYPES.contains(&n.as_str())))
-        {
-            c.bump();
-            declared = true;
-        }
+        let declared = skip_types(c)?;
         if c.eat_punct("*") {
             // `*x = E;`: a plain (non-atomic) store.
             let (x, xs) = c.ident("a location")?;
@@ -584,6 +637,13 @@ impl Reader {
             return self.unary(c);
         };
         let mut a = self.binary(c, level + 1)?;
+        if c.is_punct("^") {
+            return Err(refuse(
+                "the operator `^` (exclusive or)",
+                c.here(),
+                "expressions here have no bitwise operators",
+            ));
+        }
         'more: loop {
             for (p, op) in ops.iter() {
                 if c.eat_punct(p) {

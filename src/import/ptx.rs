@@ -19,6 +19,7 @@ const SPELLING: Spelling = Spelling {
     ],
     line_comments: &["//"],
     block_comments: &[("(*", "*)"), ("/*", "*/")],
+    top_level_comments: &[],
     ident_extra: "",
 };
 

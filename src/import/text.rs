@@ -27,6 +27,10 @@ pub struct Spelling {
     pub line_comments: &'static [&'static str],
     /// Block comments as (open, close): `/*` `*/`, herd's `(*` `*)`.
     pub block_comments: &'static [(&'static str, &'static str)],
+    /// Block comments only outside code, where code is a brace group after
+    /// `)` (a C thread's body, `if (...) {`): herd's `(*` `*)` in a C test,
+    /// where inside the code `(*b)` is a dereference.
+    pub top_level_comments: &'static [(&'static str, &'static str)],
     /// Characters an identifier may hold besides ASCII letters, digits and `_`.
     pub ident_extra: &'static str,
 }
@@ -57,6 +61,8 @@ pub fn tokens(src: &str, from: usize, to: usize, sp: &Spelling) -> Result<Vec<To
     let mut out = Vec::new();
     let bytes = src.as_bytes();
     let mut i = from;
+    // For each open brace, whether it opened code.
+    let mut code: Vec<bool> = Vec::new();
     'outer: while i < to {
         let c = bytes[i];
         if c.is_ascii_whitespace() {
@@ -70,7 +76,12 @@ pub fn tokens(src: &str, from: usize, to: usize, sp: &Spelling) -> Result<Vec<To
                 continue 'outer;
             }
         }
-        for (open, close) in sp.block_comments {
+        let top = if !code.last().copied().unwrap_or(false) {
+            sp.top_level_comments
+        } else {
+            &[]
+        };
+        for (open, close) in sp.block_comments.iter().chain(top) {
             if rest.starts_with(open) {
                 let body = rest.strip_prefix(open).unwrap_or(rest);
                 let Some(end) = body.find(close) else {
@@ -129,6 +140,16 @@ pub fn tokens(src: &str, from: usize, to: usize, sp: &Spelling) -> Result<Vec<To
             continue;
         }
         if let Some(p) = sp.puncts.iter().find(|p| rest.starts_with(**p)) {
+            match *p {
+                "{" => {
+                    let after_paren = out.last().is_some_and(|t| t.kind == Kind::Punct(")"));
+                    code.push(after_paren || code.last().copied().unwrap_or(false));
+                }
+                "}" => {
+                    code.pop();
+                }
+                _ => {}
+            }
             out.push(Token {
                 kind: Kind::Punct(p),
                 span: Span::new(i, i + p.len()),

@@ -23,6 +23,7 @@ const SPELLING: Spelling = Spelling {
     ],
     line_comments: &["//"],
     block_comments: &[("(*", "*)"), ("/*", "*/")],
+    top_level_comments: &[],
     ident_extra: "",
 };
 

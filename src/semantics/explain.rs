@@ -13,7 +13,7 @@ use crate::check::{Choice, Failure, OrderKind, RfMode, Search};
 use crate::logic::{Addr, Names, Notation};
 use crate::model::Model;
 use crate::pomset::Skeleton;
-use crate::syntax::core::{Program, Prop, Term};
+use crate::syntax::core::{Program, Prop, Stmt, Term};
 
 /// What `explain` found, as lines a person reads.
 #[derive(Clone, Debug)]
@@ -220,6 +220,10 @@ fn incomplete_reasons(
         Err(_) => return vec!["- (a search limit was reached)".into()],
     };
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+    // The bound of a loop this thread has, whose cut paths have ✓ = ff.
+    let cut = p
+        .unroll
+        .filter(|_| has(body, &|s| matches!(s, Stmt::Diverge)));
     for f in frags {
         let c = Completed {
             frag: f,
@@ -234,9 +238,13 @@ fn incomplete_reasons(
         let check = decide::finish(sem, f, init, f.check);
         if !sem.l.tautology(check) {
             let shown = show(sem, p, check);
-            *reasons
-                .entry(format!("- ✓ = {shown} is not a tautology (c5)"))
-                .or_insert(0) += 1;
+            let reason = match cut {
+                Some(n) if shown == "ff" => format!(
+                    "- ✓ = ff: the path runs a loop past --unroll {n}, where it is cut (c5; raise --unroll)"
+                ),
+                _ => format!("- ✓ = {shown} is not a tautology (c5)"),
+            };
+            *reasons.entry(reason).or_insert(0) += 1;
             continue;
         }
         let all: Events = u64::MAX;
@@ -254,9 +262,32 @@ fn incomplete_reasons(
     sem.complete_only = true;
     let mut out: Vec<String> = reasons.keys().take(SHOWN).cloned().collect();
     if out.is_empty() {
-        out.push("- every way to produce them has a read that no write can fulfil".into());
+        out.push(match cut {
+            // The paths that could end so were cut, and so left no fragment.
+            Some(n) => format!(
+                "- no path within --unroll {n} produces them; a path that runs a loop further is cut there (✓ = ff; raise --unroll)"
+            ),
+            None if has(body, &|s| matches!(s, Stmt::Read { .. } | Stmt::Rmw { .. })) => {
+                "- every way to produce them has a read that no write can fulfil".into()
+            }
+            None => "- no way of this thread produces them".into(),
+        });
     }
     out
+}
+
+/// Whether `s` or a statement inside it satisfies `f`.
+fn has(s: &Stmt, f: &dyn Fn(&Stmt) -> bool) -> bool {
+    if f(s) {
+        return true;
+    }
+    match s {
+        Stmt::Seq(parts) => parts.iter().any(|x| has(x, f)),
+        Stmt::If { then, els, .. } => has(then, f) || has(els, f),
+        Stmt::Par { left, right, .. } => has(left, f) || has(right, f),
+        Stmt::Vulkan { body, .. } => has(body, f),
+        _ => false,
+    }
 }
 
 /// Truth values a condition may still take, as a set: true, false, unknown.

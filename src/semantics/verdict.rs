@@ -155,6 +155,17 @@ impl Slots {
 }
 
 pub fn judge(p: &Program, c: &Condition, o: &Outcomes, model: &crate::model::Model) -> Judgement {
+    judge_visiting(p, c, o, model).unwrap_or_else(|_| judgement(c, (0, 0), (false, false), model))
+}
+
+/// `judge`, or the limit that stopped the visit of a finished search's
+/// orbits part way (the counts would not add up).
+pub fn judge_visiting(
+    p: &Program,
+    c: &Condition,
+    o: &Outcomes,
+    model: &crate::model::Model,
+) -> Result<Judgement, String> {
     let (mut positive, mut negative) = (0usize, 0usize);
     let mut count = |holds: bool, n: usize| {
         let side = if holds { &mut positive } else { &mut negative };
@@ -163,7 +174,6 @@ pub fn judge(p: &Program, c: &Condition, o: &Outcomes, model: &crate::model::Mod
     for (s, &n) in o.states.iter().filter(|(s, _)| kept(p, s)) {
         count(holds(p, s, &c.prop), n);
     }
-    let mut cut = None;
     if let Some(orbits) = &o.orbits {
         let slots = Slots::of(p, orbits.shape());
         let mut each = |values: &[Option<i64>], n| {
@@ -171,10 +181,10 @@ pub fn judge(p: &Program, c: &Condition, o: &Outcomes, model: &crate::model::Mod
                 count(slots.holds(values, &c.prop), n);
             }
         };
-        cut = orbits.each_reported(o.limit.is_some(), &mut each).err();
+        orbits.each_reported(o.limit.is_some(), &mut each)?;
     }
-    let known = o.limit.is_none() && cut.is_none();
-    judgement(c, (positive, negative), (known, known), model)
+    let known = o.limit.is_none();
+    Ok(judgement(c, (positive, negative), (known, known), model))
 }
 
 /// A condition's verdict from a condition-directed search (`goal.rs`):

@@ -21,8 +21,9 @@ pub enum Engine {
     Sc,
 }
 
-/// Decides one test with the chosen engine. `Err` is the one line saying
-/// why SC cannot run it (as `pomset run` prints it).
+/// Decides one test with the chosen engine. What an engine cannot run is
+/// an unsupported report, for every engine; `Err` is kept for callers that
+/// print a line of their own, and is not produced today.
 pub fn decide(
     p: &Program,
     model: &Model,
@@ -53,14 +54,16 @@ pub fn decide(
             },
         ),
         // Modes, scopes and model options mean nothing under SC.
-        Engine::Sc => crate::interleaving::outcomes(
-            p,
-            crate::interleaving::Limits {
+        Engine::Sc => {
+            let sc = crate::interleaving::Limits {
                 max_states: max_pomsets,
-            },
-        )
-        .map_err(|why| format!("Test {} Unsupported {why}\n", p.name))
-        .map(Ok)?,
+            };
+            match crate::interleaving::outcomes(p, sc) {
+                Ok(o) => Ok(o),
+                // Inside the report, as the other engines say it (and so in `--json`).
+                Err(why) => return Ok(Report::unsupported(p, model, why.to_string())),
+            }
+        }
     };
     Ok(match decided {
         // A file's expectations are the note's verdicts, not SC's.

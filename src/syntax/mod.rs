@@ -18,6 +18,7 @@ pub mod lexer;
 pub mod parse;
 pub mod print;
 pub mod span;
+pub mod values;
 
 pub use diagnostic::{Diagnostic, Diagnostics, Severity};
 pub use parse::parse_file;

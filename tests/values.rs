@@ -153,3 +153,48 @@ fn a_filter_that_keeps_no_state_settles_no_verdict() {
         assert_eq!(r.conditions[0].ok, None, "{engine}: {}", r.text(&t.program));
     }
 }
+
+/// Every `.litmus` file under `examples/`.
+fn bundled_examples() -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut dirs = vec![std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("examples/ is readable") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "litmus") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn export_then_import_round_trips_every_bundled_example() {
+    let (mut exported, mut refused) = (0, 0);
+    for path in bundled_examples() {
+        let name = path.display().to_string();
+        let src = std::fs::read_to_string(&path).expect("readable");
+        let original = load(&name, &src);
+        let Ok(c) = pomset::export::herd_c::export(&original.program) else {
+            refused += 1;
+            continue;
+        };
+        exported += 1;
+        let back = pomset::import::load("exported.litmus", &c, Default::default())
+            .unwrap_or_else(|d| panic!("{name}: {}\n{c}", d.render("exported.litmus", &c)));
+        // The V it was decided with comes back with it.
+        assert_eq!(back.program.values, original.program.values, "{name}");
+        let model = &original.program.model;
+        let run = |p| decide(p, model, Engine::Fast, false, Limits::default()).expect("runs");
+        let (a, b) = (run(&original.program), run(&back.program));
+        assert_eq!(a.states.len(), b.states.len(), "{name}\n{c}");
+        let oks = |r: &Report| r.conditions.iter().map(|c| c.ok).collect::<Vec<_>>();
+        assert_eq!(oks(&a), oks(&b), "{name}\n{c}");
+    }
+    eprintln!("{exported} exported, {refused} refused");
+    assert!(exported > 20, "{exported} exported, {refused} refused");
+}

@@ -171,7 +171,12 @@ impl Report {
             unsupported: None,
             seconds: 0.0,
             stats: Some(o.stats),
-            warnings: o.notes.clone(),
+            warnings: o
+                .notes
+                .iter()
+                .cloned()
+                .chain(crate::semantics::verdict::unsettled(p, o))
+                .collect(),
             flags: o
                 .flags
                 .iter()
@@ -203,11 +208,22 @@ impl Report {
         let mut warnings: Vec<String> = Vec::new();
         for ((c, shown), [holds, fails]) in p.conditions.iter().zip(&surface.conditions).zip(found)
         {
+            // Issue 27 §1: not finding a state proves nothing when a declared
+            // V may be left (dropped executions), nor when no state exists.
+            let vacuous = holds.found.is_none()
+                && fails.found.is_none()
+                && holds.limit.is_none()
+                && fails.limit.is_none();
+            let proves_absence = p.values_left.is_empty() && !vacuous;
             let answer = |s: &Settled| match (&s.found, &s.limit) {
                 (Some(_), _) => Some(true),
-                (None, None) => Some(false),
-                (None, Some(_)) => None,
+                (None, None) if proves_absence => Some(false),
+                (None, _) => None,
             };
+            let zero = crate::semantics::verdict::ZERO_STATES;
+            if vacuous && !warnings.iter().any(|w| w == zero) {
+                warnings.push(zero.to_string());
+            }
             for s in [holds, fails] {
                 if let Some(state) = &s.found {
                     *states.entry(state).or_insert(0) += 1;
@@ -224,6 +240,7 @@ impl Report {
             let j = judge_settled(c, answer(holds), answer(fails), model);
             conditions.push(condition_report(c, shown, j));
         }
+        warnings.extend(crate::semantics::verdict::values_left(p));
         Report {
             name: p.name.clone(),
             model: model.non_defaults(),

@@ -262,9 +262,13 @@ fn pathological_inputs_are_refused_cleanly() {
     );
     let err = syntax::parse(&deep).expect_err("too deep");
     assert!(err.render("deep", &deep).contains("nest more than"));
-    let wide = "litmus W\nx := 1000000;\n";
-    let err = syntax::parse(wide).expect_err("default V too large");
-    assert!(err.render("wide", wide).contains("declare the values"));
+    // Issue 27 §1: V may be a sparse set, but not one past MAX_DEFAULT_VALUES.
+    let sparse = syntax::parse("litmus S\nx := 1000000;\n").expect("a sparse default V");
+    assert_eq!(sparse.program.values, vec![0, 1, 1000000]);
+    let writes: String = (0..70).map(|i| format!("x := {};", i * 1000)).collect();
+    let wide = format!("litmus W\n{writes}\n");
+    let err = syntax::parse(&wide).expect_err("default V too large");
+    assert!(err.render("wide", &wide).contains("declare the values"));
     assert!(syntax::parse("").is_err());
     assert!(syntax::parse("litmus").is_err());
 }

@@ -474,7 +474,9 @@ pub fn outcomes(p: &Program, model: &cat::Model, limits: Limits) -> Result<Outco
         return Err(e.render());
     }
     let mut notes: Vec<String> = p.bound_note().into_iter().collect();
-    if seen.dropped > 0 {
+    // With V closed (syntax::values), a dropped run read a value no
+    // execution without thin air stores: noted only when V may be left.
+    if seen.dropped > 0 && !p.values_left.is_empty() {
         notes.push(format!(
             "{} thread runs write a value or use an address outside V and are left out",
             seen.dropped

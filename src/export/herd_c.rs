@@ -11,6 +11,9 @@ use crate::model::Init;
 use crate::syntax::ast::{BinOp, CmpOp, Mode, Quantifier, RmwOp, Scope, UnOp};
 use crate::syntax::core::{Expr, Loc, Program, Prop, RegId, Stmt, Term, ThreadId};
 
+/// How the exported comment opens; V's values follow, comma-separated.
+pub const VALUES_NOTE: &str = "exported by pomset; pomset's V is ";
+
 /// The test in herd7's C format, or why it cannot be written.
 pub fn export(p: &Program) -> Result<String, String> {
     if p.model.init == Init::None {
@@ -28,13 +31,18 @@ pub fn export(p: &Program) -> Result<String, String> {
             l.name
         ));
     }
+    if !p.values_left.is_empty() {
+        return Err(format!(
+            "V is declared, and {}: herd7 has no V and would count the executions pomset drops (widen `values`, or drop it)",
+            p.values_left.join(", ")
+        ));
+    }
     let mut out = String::new();
     let _ = writeln!(out, "C {}", p.name);
     let values: Vec<String> = p.values.iter().map(i64::to_string).collect();
-    let mut notes = vec![format!(
-        "exported by pomset; pomset's V is {}",
-        values.join(", ")
-    )];
+    // V is closed (no execution leaves it), so herd7, which has no V, counts
+    // the same executions; the importer reads V back from this comment.
+    let mut notes = vec![format!("{VALUES_NOTE}{}", values.join(", "))];
     notes.extend(
         p.model
             .non_defaults()

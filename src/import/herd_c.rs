@@ -112,6 +112,15 @@ fn refuse_regions(c: &Cursor) -> Read<()> {
 }
 
 /// Reads a herd7 C litmus test.
+/// The V that `pomset export` wrote in its comment (`pomset's V is 0, 1,
+/// 2`), so that an exported test imports with the V it was decided with
+/// (issue 27 §1); herd7 itself reads no V.
+fn exported_values(comment: &str) -> Option<Vec<i64>> {
+    let rest = comment.strip_prefix(crate::export::herd_c::VALUES_NOTE)?;
+    let list = rest.split(';').next()?;
+    list.split(',').map(|v| v.trim().parse().ok()).collect()
+}
+
 pub fn read(src: &str) -> Result<ast::File, Diagnostics> {
     let start = src
         .match_indices('C')
@@ -138,9 +147,11 @@ pub fn read(src: &str) -> Result<ast::File, Diagnostics> {
         .and_then(|d| d.strip_suffix("*)"))
         .unwrap_or(doc);
     let comment = Some(doc.trim().trim_matches('"').trim().to_string()).filter(|c| !c.is_empty());
+    let values = comment.as_deref().and_then(exported_values);
     let toks = text::tokens(src, brace, src.len(), &SPELLING)?;
     let mut c = Cursor::new(toks, src.len());
     let mut file = make::file(&name, comment, Span::new(start, line_end));
+    file.values = values.map(|vs| (vs, Span::new(line_end, brace)));
     let mut r = Reader::default();
     r.words = all
         .iter()

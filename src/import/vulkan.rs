@@ -59,7 +59,6 @@ pub fn read(src: &str, bound: u32) -> Result<ast::File, Diagnostics> {
             .map(|cell| r.instruction(cell))
             .collect::<Result<Vec<Vec<Item>>, Diagnostic>>()?
             .concat();
-        r.adds += adds(&items, bound);
         let mut body = register_inits(&r.reg_init, tname, &items, *span);
         body.extend(cfg::unroll(&items, bound)?);
         if body.is_empty() {
@@ -87,7 +86,7 @@ pub fn read(src: &str, bound: u32) -> Result<ast::File, Diagnostics> {
         file.model
             .push(make::setting("unroll", &bound.to_string(), Span::default()));
     }
-    file.values = r.values(bound);
+    // V is the checker's default, closed under the program (issue 27 §1).
     Ok(file)
 }
 
@@ -115,11 +114,6 @@ struct Reader {
     reg_init: BTreeMap<(String, String), i64>,
     /// Whether some code jumps (then the file records the bound).
     jumps: bool,
-    /// The constants written (init, operands), for V.
-    constants: Vec<i64>,
-    /// How many times RMWs may add or subtract on one path: each once,
-    /// or once per iteration inside a loop.
-    adds: usize,
 }
 
 /// What the dotted parts of an instruction say.
@@ -177,34 +171,6 @@ impl Parts {
 }
 
 impl Reader {
-    /// V when RMWs add: every value the counters can reach (each add or
-    /// sub taken once per unrolled iteration), so that no run is dropped
-    /// for leaving V. Without adds, the checker's default V (the
-    /// constants) is already closed.
-    fn values(&self, bound: u32) -> Option<(Vec<i64>, Span)> {
-        if self.adds == 0 {
-            return None;
-        }
-        let step = self
-            .constants
-            .iter()
-            .map(|v| v.abs())
-            .max()
-            .unwrap_or(1)
-            .max(1);
-        let _ = bound;
-        let reach = step.saturating_mul(self.adds as i64);
-        let lo = self.constants.iter().copied().min().unwrap_or(0).min(0);
-        let hi = self.constants.iter().copied().max().unwrap_or(0).max(0);
-        let lo = if self.constants.iter().any(|v| *v < 0) {
-            lo - reach
-        } else {
-            lo
-        };
-        let hi = hi.saturating_add(reach).min(lo + 64);
-        Some(((lo..=hi).collect(), Span::default()))
-    }
-
     fn init(&mut self, c: &mut Cursor, file: &mut ast::File) -> Read<()> {
         c.punct("{")?;
         while !c.eat_punct("}") {
@@ -249,7 +215,6 @@ impl Reader {
                 ));
             }
             let (v, vspan) = c.int("a value")?;
-            self.constants.push(v);
             self.location(&first, fspan)?;
             file.init.push(ast::InitEntry {
                 loc: make::id(&first, fspan),
@@ -472,32 +437,8 @@ impl Reader {
             return Ok(make::reg(&r, span));
         }
         let (n, span) = c.int("a register or a constant")?;
-        self.constants.push(n);
         Ok(make::int(n, span))
     }
-}
-
-/// How many additions the FADDs of one thread's code can make on one path:
-/// one per FADD, `bound + 1` for one between a label and a later jump back
-/// to it (a loop body).
-fn adds(items: &[Item], bound: u32) -> usize {
-    let is_add = |it: &Item| {
-        matches!(it, Item::Stmt(s) if matches!(&s.kind,
-            ast::StmtKind::Rmw { rmw, .. } if rmw.op == RmwOp::Fadd))
-    };
-    let in_loop = |i: usize| {
-        items[..i].iter().any(|l| match l {
-            Item::Label(name, _) => items[i..].iter().any(|j| match j {
-                Item::Goto(t, _) | Item::Branch(_, t, _) => t == name,
-                _ => false,
-            }),
-            _ => false,
-        })
-    };
-    (0..items.len())
-        .filter(|&i| is_add(&items[i]))
-        .map(|i| if in_loop(i) { bound as usize + 1 } else { 1 })
-        .sum()
 }
 
 /// `membar.acq.wg.semsc0.semvis`: a fence of that mode and scope.

@@ -1757,8 +1757,13 @@ fn last_writes(
     pick.pop();
 }
 
-/// One sentence per write whose value may leave V (`Sem::outside_v`).
+/// One sentence per write whose value may leave V (`Sem::outside_v`), when
+/// the closure of V (`syntax::values`) found a store that may leave it:
+/// otherwise no complete pomset needs a value outside V (issue 27 §1).
 fn outside_v_notes(sem: &Sem, p: &Program) -> Vec<String> {
+    if p.values_left.is_empty() {
+        return Vec::new();
+    }
     let shown: Vec<String> = p.values.iter().map(i64::to_string).collect();
     sem.outside_v
         .iter()

@@ -183,8 +183,62 @@ pub fn judge_visiting(
         };
         orbits.each_reported(o.limit.is_some(), &mut each)?;
     }
-    let known = o.limit.is_none();
-    Ok(judgement(c, (positive, negative), (known, known), model))
+    // Issue 27 §1: no verdict over zero states (it would be vacuous).
+    let vacuous = positive.saturating_add(negative) == 0;
+    let known = o.limit.is_none() && !vacuous;
+    let j = judgement(c, (positive, negative), (known, known), model);
+    if p.values_left.is_empty() {
+        return Ok(j);
+    }
+    Ok(witnessed(c, j))
+}
+
+/// Issue 27 §1: with a declared V that an execution may leave, the engines
+/// dropped executions, which could only add states: a verdict stands when
+/// a found state witnesses it, and is unknown otherwise.
+fn witnessed(c: &Condition, mut j: Judgement) -> Judgement {
+    j.ok = match (c.quantifier, j.ok) {
+        (Quantifier::Exists | Quantifier::Allow, Some(true)) => Some(true),
+        (Quantifier::NotExists | Quantifier::Forbid | Quantifier::Forall, Some(false)) => {
+            Some(false)
+        }
+        _ => None,
+    };
+    j.observation = j.observation.filter(|o| *o == Observation::Sometimes);
+    j.met = match (j.expected, j.observation) {
+        (Some(v), Some(obs)) => meets(v, obs),
+        _ => None,
+    };
+    j
+}
+
+/// Why the states alone settle no verdict, one sentence each (issue 27 §1):
+/// no state is kept, or a declared V may be left.
+pub fn unsettled(p: &Program, o: &Outcomes) -> Vec<String> {
+    let kept = o.states.keys().any(|s| kept(p, s));
+    let members = o.orbits.as_ref().is_some_and(|orbits| orbits.states() > 0);
+    let none = !kept && !members && o.limit.is_none();
+    none.then(|| ZERO_STATES.to_string())
+        .into_iter()
+        .chain(values_left(p))
+        .collect()
+}
+
+/// The sentence of a report with no kept state.
+pub const ZERO_STATES: &str =
+    "no execution ends in a kept state (States 0), so every verdict is Unknown: none rests on no state";
+
+/// The sentence naming the stores that may leave a declared V.
+pub fn values_left(p: &Program) -> Option<String> {
+    if p.values_left.is_empty() {
+        return None;
+    }
+    let shown: Vec<String> = p.values.iter().map(i64::to_string).collect();
+    Some(format!(
+        "V = {{{}}} is declared, and {}: executions that leave V are dropped, so a verdict no found state witnesses is Unknown (widen `values`, or drop it for the closed default)",
+        shown.join(", "),
+        p.values_left.join(", ")
+    ))
 }
 
 /// A condition's verdict from a condition-directed search (`goal.rs`):

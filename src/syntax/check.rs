@@ -9,6 +9,7 @@ use super::core::{self, LocId, LocInfo, RegId, RegInfo, ThreadId, ThreadInfo};
 use super::diagnostic::{Diagnostic, Diagnostics};
 use super::range;
 use super::span::{Ident, Span};
+use super::values;
 use crate::model::{self, Model};
 
 /// The names that are locations even when a file declares none (§1.1 writes x, y, z).
@@ -65,20 +66,11 @@ pub fn check_with(
     cx.show(&file.show);
     let filter = file.filter.as_ref().map(|(p, _)| cx.prop(p));
     let (values, values_declared) = cx.values(file);
-    let arithmetic = range::Program {
-        main: &main,
-        values: &values,
-        unassigned: &cx.unassigned,
-        roots: &cx.roots,
-        fadds: &cx.fadds,
-    };
-    for d in range::overflows(&arithmetic) {
-        cx.error(d);
-    }
     if cx.diags.has_errors() {
         return Err(cx.diags);
     }
-    let program = core::Program {
+    let at = cx.thread_spans.first().copied().unwrap_or_default();
+    let mut program = core::Program {
         name: file.name.name.clone(),
         comment: file.comment.clone(),
         values,
@@ -91,8 +83,85 @@ pub fn check_with(
         filter,
         conditions,
         unroll: cx.cut.then_some(cx.unroll),
+        values_left: Vec::new(),
     };
-    Ok((program, cx.diags))
+    let mut diags = cx.diags;
+    close_values(&mut program, &mut diags, at);
+    // After the closure: the interval analysis reads the final V.
+    let arithmetic = range::Program {
+        main: &program.main,
+        values: &program.values,
+        unassigned: &cx.unassigned,
+        roots: &cx.roots,
+        fadds: &cx.fadds,
+    };
+    for d in range::overflows(&arithmetic) {
+        diags.push(d);
+    }
+    if diags.has_errors() {
+        return Err(diags);
+    }
+    Ok((program, diags))
+}
+
+/// Issue 27 §1. The default V is closed under the program: the literals
+/// and every value an execution may store (`syntax::values`), as the
+/// integers from the least to the greatest when at most
+/// `MAX_DEFAULT_VALUES` of them, else as the set. A declared V is kept,
+/// and the stores that may leave it are recorded (`values_left`), so that
+/// no verdict rests on the executions the engines drop there.
+fn close_values(p: &mut core::Program, diags: &mut Diagnostics, at: Span) {
+    if p.values_declared {
+        p.values_left = match values::closure(p, Some(&p.values)) {
+            Ok(c) => c
+                .left
+                .iter()
+                .map(|l| {
+                    let thread = p.thread_name(l.thread);
+                    format!("{thread} may write {} to {}", l.value, l.place)
+                })
+                .collect(),
+            Err(values::TooMany) => vec![format!(
+                "whether an execution leaves V is not known: the closure stopped at {} derivations",
+                values::MAX_DERIVATIONS
+            )],
+        };
+        return;
+    }
+    let closed = match values::closure(p, None) {
+        Ok(c) => c.values,
+        Err(values::TooMany) => {
+            let d = Diagnostic::error("the default V has no small closure", at)
+                .with_label(format!(
+                    "the values this program may store passed {} derivations",
+                    values::MAX_DERIVATIONS
+                ))
+                .with_hint("declare the values the test needs: `values {0, 1, 2}`");
+            diags.push(d);
+            return;
+        }
+    };
+    let mut all: Vec<i64> = p.values.iter().copied().chain(closed).collect();
+    all.sort_unstable();
+    all.dedup();
+    let (lo, hi) = (
+        all.first().copied().unwrap_or(0),
+        all.last().copied().unwrap_or(1),
+    );
+    if hi.abs_diff(lo) < MAX_DEFAULT_VALUES {
+        p.values = (lo..=hi).collect();
+    } else if all.len() as u64 <= MAX_DEFAULT_VALUES {
+        p.values = all;
+    } else {
+        let shown: Vec<String> = all.iter().take(8).map(i64::to_string).collect();
+        let d = Diagnostic::error(format!("the default V would have {} values", all.len()), at)
+            .with_label(format!(
+                "the values this program may store ({}, ...) pass {MAX_DEFAULT_VALUES}",
+                shown.join(", ")
+            ))
+            .with_hint("declare the values the test needs: `values {0, 1, 100}`");
+        diags.push(d);
+    }
 }
 
 /// The most values the computed default V may have; beyond it, declare V.
@@ -1288,23 +1357,12 @@ impl Checker {
 
     fn values(&mut self, file: &ast::File) -> (Vec<i64>, bool) {
         let Some((declared, span)) = &file.values else {
-            // Default V: every integer from min(0, literals) to max(1, literals).
-            let lo = self.literals.iter().map(|l| l.0).min().unwrap_or(0).min(0);
-            let hi = self.literals.iter().map(|l| l.0).max().unwrap_or(1).max(1);
-            if hi.abs_diff(lo) >= MAX_DEFAULT_VALUES {
-                let (v, span) = self
-                    .literals
-                    .iter()
-                    .max_by_key(|l| l.0.unsigned_abs())
-                    .map_or((hi, Span::default()), |l| (l.0, l.1));
-                let d =
-                    Diagnostic::error(format!("the default V would run from {lo} to {hi}"), span)
-                        .with_label(format!("{v} widens it past {MAX_DEFAULT_VALUES} values"))
-                        .with_hint("declare the values the test needs: `values {0, 1, 100}`");
-                self.error(d);
-                return (vec![0, 1], false);
-            }
-            return ((lo..=hi).collect(), false);
+            // The default V starts from 0, 1 and the literals; `close_values`
+            // widens it with every value an execution may store.
+            let mut values: Vec<i64> = self.literals.iter().map(|l| l.0).chain([0, 1]).collect();
+            values.sort_unstable();
+            values.dedup();
+            return (values, false);
         };
         let mut values = declared.clone();
         values.sort_unstable();

@@ -336,6 +336,10 @@ pub struct Program {
     /// last iteration is reachable: the states are then those of at most n
     /// iterations.
     pub unroll: Option<u32>,
+    /// With a declared V, the stores that may leave it, one sentence each
+    /// (`syntax::values`): the engines drop those executions, so no verdict
+    /// may rest on their absence (issue 27 §1).
+    pub values_left: Vec<String>,
 }
 
 impl Program {

@@ -185,7 +185,7 @@ fn overflow_is_found_through_reads_addresses_and_fadd() {
             "`r * r` may leave",
         ),
         (
-            "values {0, 1}\nr := 0 - 9223372036854775807 - 1; s := -r;",
+            "values {0, 1}\nx := 1; r := 0 - 9223372036854775807 - 1; s := -r;",
             "`-r` may leave",
         ),
         (

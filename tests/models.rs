@@ -98,8 +98,16 @@ fn with_linearisations_chooses_an_order_per_execution() {
          acyclic po-loc | rf | co | fr as coherence\n",
     );
     assert_eq!(observation(&sc_fences, SB_FENCES), "Never");
+    // A cyclic order admits no execution: zero states settle no verdict.
     let none = model("F\nwith s from linearisations(F & SC, (F * F) & ~id)\n");
-    assert_eq!(observation(&none, SB_FENCES), "Never");
+    let t = pomset::syntax::parse(SB_FENCES).expect("parses");
+    let p = &t.program;
+    let o = axiomatic::outcomes(p, &none, Limits::default()).expect("decided");
+    let j = judge(p, &p.conditions[0], &o, &p.model);
+    assert_eq!((j.ok, j.observation), (None, None));
+    assert!(pomset::semantics::verdict::unsettled(p, &o)
+        .iter()
+        .any(|r| r.contains("States 0")));
     let free = model("F\nwith s from linearisations(F & SC, 0)\n");
     assert_eq!(observation(&free, SB_FENCES), "Sometimes");
 }

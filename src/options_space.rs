@@ -1346,7 +1346,7 @@ pub fn fit_text(f: &Fit, md: bool) -> String {
         let _ = writeln!(out);
         let _ = writeln!(
             out,
-            "Left undecided by a limit (counted as not met): {}",
+            "Left undecided by a limit, or by zero states (counted as not met): {}",
             f.undecided.join("; ")
         );
     }

@@ -193,7 +193,7 @@ fn overflow_is_found_through_reads_addresses_and_fadd() {
             "`r + r` may leave",
         ),
         (
-            "values {0, 9223372036854775807}\nFADD(x, 1);",
+            "values {0, 1, 9223372036854775807}\nFADD(x, 1);",
             "FADD may write",
         ),
     ];

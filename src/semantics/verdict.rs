@@ -216,12 +216,30 @@ fn witnessed(c: &Condition, mut j: Judgement) -> Judgement {
 /// no state is kept, or a declared V may be left.
 pub fn unsettled(p: &Program, o: &Outcomes) -> Vec<String> {
     let kept = o.states.keys().any(|s| kept(p, s));
-    let members = o.orbits.as_ref().is_some_and(|orbits| orbits.states() > 0);
-    let none = !kept && !members && o.limit.is_none();
+    let none = !kept
+        && !o
+            .orbits
+            .as_ref()
+            .is_some_and(|orbits| kept_member(p, orbits, o.limit.is_some()))
+        && o.limit.is_none();
     none.then(|| ZERO_STATES.to_string())
         .into_iter()
         .chain(values_left(p))
         .collect()
+}
+
+/// Whether some member of the orbits passes the filter. The filter may
+/// name one of two interchangeable threads, so a canonical member that
+/// fails it says nothing of the others: they are visited when it fails.
+fn kept_member(p: &Program, orbits: &super::symmetry::Orbits, limited: bool) -> bool {
+    let slots = Slots::of(p, orbits.shape());
+    if orbits.each_orbit().any(|(v, _, _)| slots.kept(p, v)) {
+        return true;
+    }
+    let mut any = false;
+    // A visit cut by a limit leaves the report unknown anyway.
+    let _ = orbits.each_reported(limited, &mut |v, _| any |= slots.kept(p, v));
+    any
 }
 
 /// The sentence of a report with no kept state.

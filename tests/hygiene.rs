@@ -257,23 +257,7 @@ r := x; if (r = 1) { s := 1; } else { s := 0; } y := s;
 exists (P0:r = 1 /\\ P1:t = 1)
 ";
     let t = parse(src);
-    let mut model = Model::default();
-    model.set("if_closure", "registers").expect("an option");
-    let tight = Limits {
-        max_partitions: 2,
-        ..Limits::default()
-    };
-    let fast = decide(&t.program, &model, Engine::Fast, false, tight).expect("runs");
-    assert_eq!(fast.limit, None, "Bell(2) partitions suffice");
-    let reference = decide(
-        &t.program,
-        &model,
-        Engine::Reference,
-        false,
-        Limits::default(),
-    )
-    .expect("runs");
-    assert_eq!(reference.limit, None);
+    let (fast, reference) = if_closed_fast_and_reference(&t, 2);
     assert_eq!(sorted_states(&fast), sorted_states(&reference));
     assert_eq!(observations(&fast), observations(&reference));
 }
@@ -295,14 +279,21 @@ exists (P0:r = 0 /\\ P1:t = 0)
         p0, 2,
         "the read's register and one version for both branches"
     );
+    let (fast, reference) = if_closed_fast_and_reference(&t, 15);
+    assert_eq!(sorted_states(&fast), sorted_states(&reference));
+}
+
+/// A test under `if_closure = registers`: the fast engine within
+/// `max_partitions` (it must not reach it) and the reference engine.
+fn if_closed_fast_and_reference(t: &Litmus, max_partitions: usize) -> (Report, Report) {
     let mut model = Model::default();
     model.set("if_closure", "registers").expect("an option");
     let tight = Limits {
-        max_partitions: 15,
+        max_partitions,
         ..Limits::default()
     };
     let fast = decide(&t.program, &model, Engine::Fast, false, tight).expect("runs");
-    assert_eq!(fast.limit, None, "Bell(4) partitions suffice");
+    assert_eq!(fast.limit, None, "{max_partitions} partitions suffice");
     let reference = decide(
         &t.program,
         &model,
@@ -312,5 +303,5 @@ exists (P0:r = 0 /\\ P1:t = 0)
     )
     .expect("runs");
     assert_eq!(reference.limit, None);
-    assert_eq!(sorted_states(&fast), sorted_states(&reference));
+    (fast, reference)
 }

@@ -221,13 +221,11 @@ exists (r0 = 1 /\\ s0 = 0 /\\ r1 = 1 /\\ s1 = 0 /\\ r2 = 1 /\\ s2 = 0 /\\ r3 = 1
     assert!(text.contains("6305 more states not listed"), "{text}");
 }
 
-/// Visiting the orbits' members (to judge and list them) can take as long
-/// as the search, so it stops at the search's limits too: a Ctrl-C that
-/// comes after the search makes the report's verdicts unknown, with the
-/// limit named, instead of judging every member.
-#[test]
-fn judging_orbits_stops_at_ctrl_c() {
-    static CANCEL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// IRIW with three readers, decided into orbits under a Ctrl-C flag that
+/// a test sets after the search.
+fn iriw_3_in_orbits(
+    cancel: &'static std::sync::atomic::AtomicBool,
+) -> (pomset::syntax::core::Program, Model, decide::Outcomes) {
     let src = "litmus IRIW-3
 locations { a0; a1 }
 a0 := 1;
@@ -241,10 +239,21 @@ exists (r0 = 1 /\\ s0 = 0)
     let model = Model::default();
     let limits = Limits {
         orbits: true,
-        cancel: Some(&CANCEL),
+        cancel: Some(cancel),
         ..Limits::default()
     };
     let o = decide::outcomes(&p, &model, limits).expect("decides");
+    (p, model, o)
+}
+
+/// Visiting the orbits' members (to judge and list them) can take as long
+/// as the search, so it stops at the search's limits too: a Ctrl-C that
+/// comes after the search makes the report's verdicts unknown, with the
+/// limit named, instead of judging every member.
+#[test]
+fn judging_orbits_stops_at_ctrl_c() {
+    static CANCEL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let (p, model, o) = iriw_3_in_orbits(&CANCEL);
     assert!(o.orbits.is_some() && o.limit.is_none());
     let text = report(&p, &model, &o);
     assert!(text.contains("Observation IRIW-3 Sometimes"), "{text}");
@@ -264,23 +273,7 @@ exists (r0 = 1 /\\ s0 = 0)
 #[test]
 fn a_report_cut_after_the_search_counts_what_it_lists() {
     static CANCEL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    let src = "litmus IRIW-3
-locations { a0; a1 }
-a0 := 1;
-|| a1 := 1;
-|| r0 := a0; s0 := a1;
-|| r1 := a0; s1 := a1;
-|| r2 := a0; s2 := a1;
-exists (r0 = 1 /\\ s0 = 0)
-";
-    let p = syntax::parse(src).expect("parses").program;
-    let model = Model::default();
-    let limits = Limits {
-        orbits: true,
-        cancel: Some(&CANCEL),
-        ..Limits::default()
-    };
-    let o = decide::outcomes(&p, &model, limits).expect("decides");
+    let (p, model, o) = iriw_3_in_orbits(&CANCEL);
     let orbits = o.orbits.as_ref().map(|x| x.orbits());
     CANCEL.store(true, std::sync::atomic::Ordering::Relaxed);
     let r = pomset::report::Report::new(&p, &model, &o, std::time::Duration::ZERO);

@@ -122,7 +122,7 @@ exists (r = 2)
 /// the printed core means what the program means.
 #[test]
 fn temporaries_have_distinct_names_within_a_thread() {
-    let reads = vec!["y"; 11].join(" + ");
+    let reads = ["y"; 11].join(" + ");
     let src = format!("litmus MANY\ninit {{ y1 = 0 }}\nr := {reads} + y1;\nexists (r = 0)\n");
     let t = parse(&src);
     let temporaries = t.program.regs.iter().filter(|r| r.fresh).count();

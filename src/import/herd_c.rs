@@ -152,14 +152,16 @@ pub fn read(src: &str) -> Result<ast::File, Diagnostics> {
     let mut c = Cursor::new(toks, src.len());
     let mut file = make::file(&name, comment, Span::new(start, line_end));
     file.values = values.map(|vs| (vs, Span::new(line_end, brace)));
-    let mut r = Reader::default();
-    r.words = all
-        .iter()
-        .filter_map(|t| match &t.kind {
-            Kind::Ident(n) => Some(n.clone()),
-            _ => None,
-        })
-        .collect();
+    let mut r = Reader {
+        words: all
+            .iter()
+            .filter_map(|t| match &t.kind {
+                Kind::Ident(n) => Some(n.clone()),
+                _ => None,
+            })
+            .collect(),
+        ..Reader::default()
+    };
     r.init(&mut c, &mut file)?;
     while c
         .peek()

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use pomset::semantics::decide::Limits;
+use pomset::outcome::Limits;
 use pomset::syntax::{self, Litmus};
 
 fn load(rel: &str) -> Litmus {
@@ -20,7 +20,8 @@ fn load(rel: &str) -> Litmus {
 fn cat(c: &mut Criterion) {
     let rc11 = pomset::cat::load("rc11").expect("bundled");
     let decide = |t: &Litmus| {
-        pomset::axiomatic::outcomes(&t.program, &rc11, Limits::default()).map_or(0, |o| o.witnesses)
+        pomset::engine::axiomatic::outcomes(&t.program, &rc11, Limits::default())
+            .map_or(0, |o| o.witnesses)
     };
     let mut group = c.benchmark_group("rc11");
     group.sample_size(20);

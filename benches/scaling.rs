@@ -14,8 +14,9 @@ use std::fmt::Write;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, Criterion};
+use pomset::engine::pwt::decide::{outcomes, settle_conditions};
+use pomset::outcome::Limits;
 use pomset::report::Report;
-use pomset::semantics::decide::{outcomes, settle_conditions, Limits};
 use pomset::syntax::{self, core::Program};
 
 #[global_allocator]
@@ -193,12 +194,12 @@ fn measure(p: &Program, verdict_only: bool) -> (f64, f64, String) {
             Ok(found) => {
                 let c = &p.conditions[0];
                 let [holds, fails] = &found[0];
-                let answer = |s: &pomset::semantics::decide::Settled| match (&s.found, &s.limit) {
+                let answer = |s: &pomset::outcome::Settled| match (&s.found, &s.limit) {
                     (Some(_), _) => Some(true),
                     (None, None) => Some(false),
                     _ => None,
                 };
-                let j = pomset::semantics::verdict::judge_settled(
+                let j = pomset::outcome::verdict::judge_settled(
                     c,
                     answer(holds),
                     answer(fails),

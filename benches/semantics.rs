@@ -6,7 +6,8 @@
 use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use pomset::semantics::decide::{outcomes, Limits};
+use pomset::engine::pwt::decide::outcomes;
+use pomset::outcome::Limits;
 use pomset::syntax::{self, Litmus};
 
 fn load(rel: &str) -> Litmus {

@@ -764,7 +764,7 @@ pub struct DrawArgs {
     pub init: bool,
     /// At most this many pictures.
     pub limit: usize,
-    pub limits: crate::semantics::decide::Limits,
+    pub limits: crate::outcome::Limits,
 }
 
 /// The limits of `run`, `pomsets` and `draw`: reaching one makes the answer
@@ -777,12 +777,12 @@ pub struct LimitArgs {
     /// With `--set if_closure=registers`: give up (verdict unknown) when one
     /// statement's registers in scope have more partitions of their
     /// valuations than this (Bell(7) = 877 fits, Bell(8) = 4140 does not).
-    #[arg(long, default_value_t = crate::semantics::if_closure::MAX_PARTITIONS)]
+    #[arg(long, default_value_t = crate::outcome::MAX_PARTITIONS)]
     pub max_partitions: usize,
     /// Give up (verdict unknown) beyond this many final states kept (the
     /// text report keeps interchangeable threads' states one per orbit), or
     /// complete pomsets of one rf search held at once (what bounds memory).
-    #[arg(long, default_value_t = crate::semantics::decide::MAX_STATES)]
+    #[arg(long, default_value_t = crate::outcome::MAX_STATES)]
     pub max_states: usize,
     /// Give up (verdict unknown) after this many steps of the rf searches.
     #[arg(long, default_value_t = 50_000_000)]
@@ -802,7 +802,7 @@ pub struct LimitArgs {
 
 impl LimitArgs {
     /// The limits, with the deadline counted from now; sets the memory budget.
-    pub fn limits(&self) -> crate::semantics::decide::Limits {
+    pub fn limits(&self) -> crate::outcome::Limits {
         if let Some(mb) = self.max_memory {
             crate::memory::set_budget_mb(mb);
         }
@@ -810,7 +810,7 @@ impl LimitArgs {
             let secs = std::time::Duration::from_secs_f64(t.clamp(0.0, 1e9));
             (std::time::Instant::now() + secs, t)
         });
-        crate::semantics::decide::Limits {
+        crate::outcome::Limits {
             max_pomsets: self.max_pomsets,
             max_partitions: self.max_partitions,
             max_steps: self.max_steps,
@@ -992,7 +992,7 @@ fn decide_one(
         Engine::Reference => crate::workbench::Engine::Reference,
         Engine::Sc => crate::workbench::Engine::Sc,
     };
-    let limits = crate::semantics::decide::Limits {
+    let limits = crate::outcome::Limits {
         orbits,
         ..limit_args.limits()
     };
@@ -1085,7 +1085,7 @@ fn lowered(
     let Some(text) = mapping else {
         return Ok(cat);
     };
-    let m = crate::axiomatic::lower::Mapping::parse(text)?;
+    let m = crate::engine::axiomatic::lower::Mapping::parse(text)?;
     match (cat, m.lowering) {
         (Some(mut cat), Some(l)) if m.tgt == model => {
             cat.lowering = Some(l);
@@ -1179,7 +1179,7 @@ fn explain(
         return Ok(false);
     };
     let p = &test.program;
-    crate::semantics::decide::refused_program(p, &model).map_err(|u| refusal_text(&u))?;
+    crate::engine::pwt::decide::refused_program(p, &model).map_err(|u| refusal_text(&u))?;
     let chosen: Vec<usize> = match condition {
         Some(_) => vec![p.conditions.len() - 1],
         None => (0..p.conditions.len()).collect(),
@@ -1206,14 +1206,14 @@ fn explain_cat(
         Some(_) => vec![p.conditions.len() - 1],
         None => (0..p.conditions.len()).collect(),
     };
-    let limits = crate::semantics::decide::Limits::default();
+    let limits = crate::outcome::Limits::default();
     for i in chosen {
         let (Some(shown), Some(c)) = (surface.conditions.get(i), p.conditions.get(i)) else {
             continue;
         };
         let shown = syntax::print::prop(&shown.prop, 0);
         println!("{} under {}: {shown}", p.name, cat.name);
-        for line in crate::axiomatic::explain::explain(p, cat, &c.prop, &limits)? {
+        for line in crate::engine::axiomatic::explain::explain(p, cat, &c.prop, &limits)? {
             println!("  {line}");
         }
     }
@@ -1229,8 +1229,8 @@ fn compare(
     limit_args: LimitArgs,
     color: bool,
 ) -> Result<bool, String> {
-    use crate::axiomatic::lower::Mapping;
     use crate::compare::{rows, table, Column, Engine};
+    use crate::engine::axiomatic::lower::Mapping;
     apply_sets(&mut Model::default(), sets)?;
     let mut columns = Vec::new();
     for m in models {

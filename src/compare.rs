@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use crate::cat;
 use crate::model::Model;
+use crate::outcome::Limits;
 use crate::report::Report;
-use crate::semantics::decide::Limits;
 use crate::syntax::core::Program;
 
 /// A model to compare: the pomset semantics or a cat model.
@@ -97,12 +97,12 @@ pub fn rows(
 fn decide(p: &Program, model: &Model, engine: &Engine, limits: Limits) -> Result<Report, String> {
     let start = Instant::now();
     match engine {
-        Engine::Pwt => match crate::semantics::decide::outcomes(p, model, limits) {
+        Engine::Pwt => match crate::engine::pwt::decide::outcomes(p, model, limits) {
             Ok(o) => Ok(Report::new(p, model, &o, start.elapsed())),
             Err(u) => Err(u.sentence("unsupported")),
         },
         Engine::Cat(m) => {
-            let o = crate::axiomatic::outcomes(p, m, limits)?;
+            let o = crate::engine::axiomatic::outcomes(p, m, limits)?;
             Ok(Report::new(p, model, &o, start.elapsed()))
         }
     }

@@ -23,9 +23,10 @@ use std::fmt::Write;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::engine::pwt::decide::{outcomes, refused};
 use crate::model::{Model, OptionInfo};
-use crate::semantics::decide::{outcomes, refused, Limits};
-use crate::semantics::verdict::{judge, meets, Observation};
+use crate::outcome::verdict::{judge, meets, Observation};
+use crate::outcome::Limits;
 use crate::syntax::ast::Verdict;
 use crate::syntax::core::{Condition, Program};
 
@@ -166,7 +167,7 @@ pub fn decide(p: &Program, model: &Model, limits: Limits) -> Decided {
             states: None,
             limit: None,
             unsupported: Some(match u {
-                crate::semantics::decide::Unsupported::Option(k, v) => {
+                crate::outcome::Unsupported::Option(k, v) => {
                     format!("{k} = {v} is not implemented")
                 }
                 other => other.sentence(""),

@@ -17,10 +17,11 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use crate::action::{self, Kind};
+use crate::engine::pwt::construct::{Frag, Sem};
+use crate::engine::pwt::decide;
 use crate::logic::{Addr, FormulaId, Names, Notation, Subst, Var};
 use crate::model::{IfClosure, Model};
-use crate::semantics::construct::{Frag, Sem};
-use crate::semantics::{decide, verdict};
+use crate::outcome::verdict;
 use crate::syntax::core::{Program, Stmt};
 use crate::syntax::lexer::{self, Tok};
 use crate::syntax::{self, Diagnostic, Diagnostics, Span};
@@ -78,7 +79,7 @@ pub struct Limits {
     /// Litmus tests tried by the contextual check (0 turns it off).
     pub max_contexts: usize,
     /// Complete pomsets per generated litmus test.
-    pub run: decide::Limits,
+    pub run: crate::outcome::Limits,
 }
 
 impl Default for Limits {
@@ -86,9 +87,9 @@ impl Default for Limits {
         Limits {
             max_pomsets: 20_000,
             max_contexts: 400,
-            run: decide::Limits {
+            run: crate::outcome::Limits {
                 max_pomsets: 50_000,
-                ..decide::Limits::default()
+                ..crate::outcome::Limits::default()
             },
         }
     }
@@ -377,7 +378,7 @@ pub fn refine(
     model: &Model,
     limits: Limits,
 ) -> Result<RefineReport, RefineError> {
-    if let Err(u) = crate::semantics::decide::refused(model) {
+    if let Err(u) = crate::engine::pwt::decide::refused(model) {
         return Err(RefineError::Unsupported(u.sentence("is refused")));
     }
     let mut report = RefineReport {
@@ -1287,7 +1288,7 @@ fn contextual(
             continue;
         }
         // Compare on the registers and locations both tests have, in one order.
-        let keys = |o: &decide::Outcomes| -> BTreeSet<String> {
+        let keys = |o: &crate::outcome::Outcomes| -> BTreeSet<String> {
             o.states
                 .keys()
                 .flat_map(|s| {
@@ -1299,7 +1300,7 @@ fn contextual(
                 .collect()
         };
         let common: BTreeSet<String> = keys(&so).intersection(&keys(&to)).cloned().collect();
-        let project = |s: &decide::State| -> Vec<(String, Option<i64>)> {
+        let project = |s: &crate::outcome::State| -> Vec<(String, Option<i64>)> {
             let mut v: Vec<(String, Option<i64>)> = s
                 .regs
                 .iter()

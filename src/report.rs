@@ -12,8 +12,8 @@ use serde::Serialize;
 use crate::model::Model;
 use std::collections::BTreeMap;
 
-use crate::semantics::decide::{Outcomes, Settled, State};
-use crate::semantics::verdict::{judge_settled, judge_visiting, Judgement};
+use crate::outcome::verdict::{judge_settled, judge_visiting, Judgement};
+use crate::outcome::{Outcomes, Settled, State};
 use crate::syntax::ast::Quantifier;
 use crate::syntax::core::{Condition, Program};
 use crate::syntax::print;
@@ -146,7 +146,7 @@ impl Report {
             None => (
                 o.states
                     .iter()
-                    .filter(|(s, _)| crate::semantics::verdict::kept(p, s))
+                    .filter(|(s, _)| crate::outcome::verdict::kept(p, s))
                     .map(|(s, n)| StateCount {
                         values: flatten(s),
                         count: *n,
@@ -175,7 +175,7 @@ impl Report {
                 .notes
                 .iter()
                 .cloned()
-                .chain(crate::semantics::verdict::unsettled(p, o))
+                .chain(crate::outcome::verdict::unsettled(p, o))
                 .collect(),
             flags: o
                 .flags
@@ -220,7 +220,7 @@ impl Report {
                 (None, None) if proves_absence => Some(false),
                 (None, _) => None,
             };
-            let zero = crate::semantics::verdict::ZERO_STATES;
+            let zero = crate::outcome::verdict::ZERO_STATES;
             if vacuous && !warnings.iter().any(|w| w == zero) {
                 warnings.push(zero.to_string());
             }
@@ -240,7 +240,7 @@ impl Report {
             let j = judge_settled(c, answer(holds), answer(fails), model);
             conditions.push(condition_report(c, shown, j));
         }
-        warnings.extend(crate::semantics::verdict::values_left(p));
+        warnings.extend(crate::outcome::verdict::values_left(p));
         Report {
             name: p.name.clone(),
             model: model.non_defaults(),
@@ -513,7 +513,7 @@ fn listing(
     let Some(orbits) = &o.orbits else {
         return Ok((Vec::new(), None));
     };
-    let slots = crate::semantics::verdict::Slots::of(p, orbits.shape());
+    let slots = crate::outcome::verdict::Slots::of(p, orbits.shape());
     type Values = Vec<Option<i64>>;
     let mut all: BTreeMap<Values, usize> = BTreeMap::new();
     let mut first: BTreeMap<Values, usize> = BTreeMap::new();

@@ -2,10 +2,10 @@
 //! `rc11.cat` on the classic shapes (issue 16), and the cat interpreter's
 //! behaviour on small models.
 
-use pomset::axiomatic;
 use pomset::cat;
-use pomset::semantics::decide::Limits;
-use pomset::semantics::verdict::{judge, Observation};
+use pomset::engine::axiomatic;
+use pomset::outcome::verdict::{judge, Observation};
+use pomset::outcome::Limits;
 
 fn observation(model: &cat::Model, path: &str) -> Observation {
     let src = std::fs::read_to_string(path).expect("example exists");
@@ -211,7 +211,7 @@ fn sc_in_cat_finds_the_states_of_sc_by_interleaving() {
             let t = pomset::syntax::parse(&src).expect("example parses");
             let p = &t.program;
             let Ok(by_steps) =
-                pomset::interleaving::outcomes(p, pomset::interleaving::Limits::default())
+                pomset::engine::sc::outcomes(p, pomset::engine::sc::Limits::default())
             else {
                 continue;
             };

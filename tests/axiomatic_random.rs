@@ -7,10 +7,10 @@
 mod gen;
 
 use gen::Checked;
-use pomset::axiomatic;
 use pomset::cat;
-use pomset::interleaving;
-use pomset::semantics::decide::Limits;
+use pomset::engine::axiomatic;
+use pomset::engine::sc;
+use pomset::outcome::Limits;
 use proptest::test_runner::TestCaseError;
 
 const SC: &str = "SC\nacyclic po | rf | co | fr as sc\nempty rmw & (fr ; co) as atomicity\n";
@@ -41,7 +41,7 @@ fn sc_in_cat_is_sc_by_interleaving_and_rc11_keeps_it() {
             return Err(TestCaseError::fail(format!("does not check:\n{text}")));
         };
         let p = &lit.program;
-        let steps = match interleaving::outcomes(p, interleaving::Limits::default()) {
+        let steps = match sc::outcomes(p, sc::Limits::default()) {
             Ok(o) if o.limit.is_none() => o,
             _ => return Ok(gen::skipped("sc: a limit", &t)),
         };

@@ -3,7 +3,7 @@
 //! (The denotation that builds these pomsets from programs is issue 4's.)
 
 use pomset::action::{Action, Groups, Mode, Scope, ThreadId};
-use pomset::check::{candidates, Choice, Failure, OrderKind, Reason, RfMode, Search};
+use pomset::engine::pwt::check::{candidates, Choice, Failure, OrderKind, Reason, RfMode, Search};
 use pomset::model::Model;
 use pomset::pomset::Skeleton;
 

@@ -2,7 +2,7 @@
 //! hint), never a panic. The exact text is pinned as a snapshot.
 
 use pomset::cat;
-use pomset::semantics::decide::Limits;
+use pomset::outcome::Limits;
 
 /// Compiles `src` as `test.cat`, rendering the error as the CLI would.
 fn compile_error(src: &str) -> String {
@@ -44,7 +44,7 @@ fn recursion_that_does_not_converge_is_a_located_error() {
         .expect("compiles: it fails only when evaluated");
     let src = std::fs::read_to_string("examples/classic/mp.litmus").expect("example");
     let t = pomset::syntax::parse(&src).expect("parses");
-    let e = pomset::axiomatic::outcomes(&t.program, &m, Limits::default())
+    let e = pomset::engine::axiomatic::outcomes(&t.program, &m, Limits::default())
         .expect_err("the fixpoint iteration gives up");
     insta::assert_snapshot!(e);
 }

@@ -23,11 +23,12 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use gen::{cases, Checked};
+use pomset::engine::pwt::decide;
+use pomset::engine::reference;
 use pomset::model::Model;
-use pomset::reference;
+use pomset::outcome::verdict::judge;
+use pomset::outcome::{Outcomes, State};
 use pomset::report::Report;
-use pomset::semantics::decide::{self, Outcomes, State};
-use pomset::semantics::verdict::judge;
 use pomset::syntax::{self, core::Program};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -112,7 +113,7 @@ fn agree(t: &gen::Test, model: &Model) -> Result<Checked, TestCaseError> {
     let p: Program = syntax::parse(&text)
         .map_err(|d| TestCaseError::fail(d.render("gen", &text)))?
         .program;
-    let fast = match decide::outcomes(&p, model, decide::Limits::default()) {
+    let fast = match decide::outcomes(&p, model, pomset::outcome::Limits::default()) {
         Ok(o) if o.limit.is_none() => o,
         Ok(o) => return Ok(gen::skipped(&format!("fast: {:?}", o.limit), t)),
         Err(u) => return Ok(gen::skipped(&format!("fast: {u:?}"), t)),
@@ -127,7 +128,7 @@ fn agree(t: &gen::Test, model: &Model) -> Result<Checked, TestCaseError> {
         Err(u) => return Ok(gen::skipped(&format!("reference: {u:?}"), t)),
     };
     let (a, b) = (states(&fast), states(&slow));
-    if pomset::semantics::gap::memory_gap(model) {
+    if pomset::engine::pwt::gap::memory_gap(model) {
         // `monotonicity` with `final = loc_max` (`semantics::gap`): the fast
         // engine may omit coarsenings of its final memories where no verdict
         // depends on them. So: fast ⊆ reference ⊆ fast ∪ coarsenings(fast),
@@ -136,7 +137,7 @@ fn agree(t: &gen::Test, model: &Model) -> Result<Checked, TestCaseError> {
         let coarse: BTreeSet<String> = fast
             .states
             .keys()
-            .flat_map(|s| pomset::semantics::gap::coarsenings(s, &names))
+            .flat_map(|s| pomset::engine::pwt::gap::coarsenings(s, &names))
             .map(|s| show(&s))
             .collect();
         let allowed = &a | &coarse;
@@ -265,7 +266,7 @@ fn fast_pair(
         let p: Program = syntax::parse(&text)
             .map_err(|d| TestCaseError::fail(d.render("gen", &text)))?
             .program;
-        let decide = |m: &Model| match decide::outcomes(&p, m, decide::Limits::default()) {
+        let decide = |m: &Model| match decide::outcomes(&p, m, pomset::outcome::Limits::default()) {
             Ok(o) if o.limit.is_none() => Some(states(&o)),
             _ => None,
         };

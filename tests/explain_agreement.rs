@@ -11,10 +11,10 @@ mod gen;
 use std::path::{Path, PathBuf};
 
 use gen::{cases, Checked};
+use pomset::engine::pwt::decide;
+use pomset::engine::pwt::explain::explain;
 use pomset::model::Model;
-use pomset::semantics::decide;
-use pomset::semantics::explain::explain;
-use pomset::semantics::verdict::{self, Observation};
+use pomset::outcome::verdict::{self, Observation};
 use pomset::syntax::{
     self,
     core::{Program, Prop},
@@ -38,7 +38,7 @@ fn agree(p: &Program, model: &Model, text: &str) -> Result<(usize, usize), Strin
     if decide::refused(model).is_err() {
         return Ok((0, 0));
     }
-    let o = match decide::outcomes(p, model, decide::Limits::default()) {
+    let o = match decide::outcomes(p, model, pomset::outcome::Limits::default()) {
         Ok(o) if o.limit.is_none() => o,
         _ => return Ok((0, p.conditions.len())),
     };

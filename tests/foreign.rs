@@ -112,7 +112,8 @@ fn every_sample_is_recognised_by_its_header_or_extension() {
 /// path means (no execution), and raising the bound reaches more states.
 #[test]
 fn a_cut_path_is_no_execution_in_every_engine() {
-    use pomset::semantics::decide::{outcomes, Limits};
+    use pomset::engine::pwt::decide::outcomes;
+    use pomset::outcome::Limits;
     let src = "litmus spin\nx := 1; x := 2;\n|| do { r := x; } while (r = 0); s := r * 2;\nexists (P1:s = 4)\n";
     let states = |unroll: u32| {
         let test = pomset::import::load(
@@ -125,25 +126,24 @@ fn a_cut_path_is_no_execution_in_every_engine() {
         .expect("the test checks");
         let p = &test.program;
         let fast = outcomes(p, &p.model, Limits::default()).expect("decided");
-        let reference = pomset::reference::outcomes(
+        let reference = pomset::engine::reference::outcomes(
             p,
             &p.model,
-            pomset::reference::Limits {
+            pomset::engine::reference::Limits {
                 max_pomsets: 200_000,
                 deadline: None,
             },
         )
         .expect("decided");
-        let keys =
-            |o: &pomset::semantics::decide::Outcomes| o.states.keys().cloned().collect::<Vec<_>>();
+        let keys = |o: &pomset::outcome::Outcomes| o.states.keys().cloned().collect::<Vec<_>>();
         assert_eq!(
             keys(&fast),
             keys(&reference),
             "fast and reference differ at unroll {unroll}"
         );
-        let sc = pomset::interleaving::outcomes(
+        let sc = pomset::engine::sc::outcomes(
             p,
-            pomset::interleaving::Limits {
+            pomset::engine::sc::Limits {
                 max_states: 100_000,
             },
         )

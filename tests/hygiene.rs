@@ -4,8 +4,8 @@
 
 use pomset::cat;
 use pomset::model::Model;
+use pomset::outcome::Limits;
 use pomset::report::Report;
-use pomset::semantics::decide::Limits;
 use pomset::syntax::{self, Litmus};
 use pomset::workbench::{decide, decide_cat, Engine};
 
@@ -233,12 +233,12 @@ exists (x = 2)
         max_steps: 400_000,
         ..Limits::default()
     };
-    let plain = pomset::semantics::decide::outcomes(&t.program, &Model::default(), limits)
+    let plain = pomset::engine::pwt::decide::outcomes(&t.program, &Model::default(), limits)
         .expect("decidable");
     assert_eq!(plain.limit, None, "the labels as written fit the budget");
     let mut modes = Model::default();
     modes.set("monotonicity", "modes").expect("an option");
-    let o = pomset::semantics::decide::outcomes(&t.program, &modes, limits).expect("decidable");
+    let o = pomset::engine::pwt::decide::outcomes(&t.program, &modes, limits).expect("decidable");
     let limit = o.limit.expect("the recheck is cut");
     assert!(limit.starts_with("monotonicity:"), "{limit}");
 }

@@ -9,9 +9,10 @@ mod gen;
 use std::collections::BTreeSet;
 
 use gen::{cases, Checked};
+use pomset::engine::pwt::decide;
 use pomset::model::Model;
-use pomset::semantics::decide::{self, Outcomes, State};
-use pomset::semantics::verdict::{self, Observation};
+use pomset::outcome::verdict::{self, Observation};
+use pomset::outcome::{Outcomes, State};
 use pomset::syntax::{self, core::Program};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -36,7 +37,7 @@ fn decide(t: &gen::Test) -> Result<Option<(Program, Outcomes, Vec<Observation>)>
         })?
         .program;
     let model = Model::default();
-    let o = match decide::outcomes(&p, &model, decide::Limits::default()) {
+    let o = match decide::outcomes(&p, &model, pomset::outcome::Limits::default()) {
         Ok(o) if o.limit.is_none() => o,
         _ => return Ok(None),
     };

@@ -2,10 +2,10 @@
 //! (`tests/models/ptx/`), each verdict and raised flag snapshot-tested,
 //! and the cat construct they need, `with ... from linearisations`.
 
-use pomset::axiomatic;
 use pomset::cat;
-use pomset::semantics::decide::Limits;
-use pomset::semantics::verdict::judge;
+use pomset::engine::axiomatic;
+use pomset::outcome::verdict::judge;
+use pomset::outcome::Limits;
 
 /// The `.litmus` files of `dir` whose name starts with `prefix`, sorted.
 fn files(dir: &str, prefix: &str) -> Vec<std::path::PathBuf> {
@@ -105,7 +105,7 @@ fn with_linearisations_chooses_an_order_per_execution() {
     let o = axiomatic::outcomes(p, &none, Limits::default()).expect("decided");
     let j = judge(p, &p.conditions[0], &o, &p.model);
     assert_eq!((j.ok, j.observation), (None, None));
-    assert!(pomset::semantics::verdict::unsettled(p, &o)
+    assert!(pomset::outcome::verdict::unsettled(p, &o)
         .iter()
         .any(|r| r.contains("States 0")));
     let free = model("F\nwith s from linearisations(F & SC, 0)\n");
@@ -225,7 +225,7 @@ fn book_table(page: &str, table: &str) {
 /// else keeps its mode and scope.
 #[test]
 fn the_ptx_lowering_fences_sc_accesses() {
-    use pomset::axiomatic::lower::Lowering;
+    use pomset::engine::axiomatic::lower::Lowering;
     let src = "litmus L\nx.sc.gpu := 1; r := y.sc; s := FADD.sc.sc(z, 1);\n|| t := y.acq.cta; x.wk := 2; F.ra;\nexists (r = 0)\n";
     let t = pomset::syntax::parse(src).expect("parses");
     let lowered = Lowering::Ptx.apply(&t.program);
@@ -302,8 +302,8 @@ fn vulkan_side(r: &pomset::compare::Row, j: usize) -> (&'static str, Option<&'st
 /// models` rewrites that table.
 #[test]
 fn the_pwt_to_vulkan_table_in_the_book_is_current() {
-    use pomset::axiomatic::lower::{Lowering, VulkanReading, WkReading};
     use pomset::compare::{rows, Column, Engine};
+    use pomset::engine::axiomatic::lower::{Lowering, VulkanReading, WkReading};
     let lowered = |name: &str, wk| {
         let mut m = cat::load("vulkan").expect("bundled");
         m.lowering = Some(Lowering::Vulkan(VulkanReading {
@@ -402,7 +402,7 @@ fn the_pwt_to_vulkan_table_in_the_book_is_current() {
 /// already-qualified accesses stay as written.
 #[test]
 fn the_vulkan_mapping_qualifies_releases_and_acquires() {
-    use pomset::axiomatic::lower::{Lowering, ScReading, VulkanReading, WkReading};
+    use pomset::engine::axiomatic::lower::{Lowering, ScReading, VulkanReading, WkReading};
     let src = "litmus L\nscopes: sys { cta { P0 P1 } }\nx.sc.cta := 1; r := y.sc; s := FADD.acq.rel(z, 1); F.rel; F.sc;\n|| t := y.acq.cta; x.wk := 2; u := x.rlx; a := x.acq.cta.sc1.semsc1; F.ra.cta;\nexists (r = 0)\n";
     let t = pomset::syntax::parse(src).expect("parses");
     let mut out = String::new();
@@ -428,7 +428,7 @@ fn the_vulkan_mapping_qualifies_releases_and_acquires() {
 /// under the non-atomic reading and not under wk-rlx.
 #[test]
 fn the_vulkan_mapping_decides_mp_sb_and_a_racy_test() {
-    use pomset::axiomatic::lower::{Lowering, ScReading, VulkanReading, WkReading};
+    use pomset::engine::axiomatic::lower::{Lowering, ScReading, VulkanReading, WkReading};
     let decide = |path: &str, lowering: Option<Lowering>| {
         let mut m = cat::load("vulkan").expect("bundled");
         m.lowering = lowering;

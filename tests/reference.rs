@@ -1,4 +1,4 @@
-//! The reference engine (`pomset::reference`) against hand derivations from
+//! The reference engine (`pomset::engine::reference`) against hand derivations from
 //! the note, and against the fast engine (`semantics::decide`) on the
 //! bundled examples. State sets are compared as sets of printed states
 //! (`P0:r=1 [x]=2`, `?` for undetermined).
@@ -7,9 +7,10 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use pomset::engine::pwt::decide;
+use pomset::engine::reference;
 use pomset::model::Model;
-use pomset::reference;
-use pomset::semantics::decide::{self, Outcomes, State};
+use pomset::outcome::{Outcomes, State};
 use pomset::syntax::core::{Program, Stmt};
 use pomset::syntax::{self, Litmus};
 
@@ -48,7 +49,8 @@ fn run_reference(p: &Program, model: &Model, budget: Duration) -> Outcomes {
 }
 
 fn run_fast(p: &Program, model: &Model) -> Outcomes {
-    decide::outcomes(p, model, decide::Limits::default()).expect("the option is implemented")
+    decide::outcomes(p, model, pomset::outcome::Limits::default())
+        .expect("the option is implemented")
 }
 
 /// The reference engine's states of a litmus source, with some options set.
@@ -434,7 +436,10 @@ fn multi_merge_and_if_closure_on_are_refused() {
     for (k, v) in [("merge", "multi"), ("if_closure", "on")] {
         let m = model_with(&t.program, &[(k, v)]);
         let r = reference::outcomes(&t.program, &m, reference::Limits::default());
-        assert!(matches!(r, Err(decide::Unsupported::Option(..))), "{k}={v}");
+        assert!(
+            matches!(r, Err(pomset::outcome::Unsupported::Option(..))),
+            "{k}={v}"
+        );
     }
 }
 

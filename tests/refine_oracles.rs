@@ -12,9 +12,10 @@
 
 use std::collections::BTreeSet;
 
+use pomset::engine::pwt::decide;
 use pomset::model::Model;
+use pomset::outcome::verdict;
 use pomset::refinement::{parse_refinement, refine, Limits, RefineReport, Verdict};
-use pomset::semantics::{decide, verdict};
 use pomset::syntax;
 use proptest::prelude::*;
 
@@ -386,10 +387,10 @@ fn limits() -> Limits {
     Limits {
         max_pomsets: 5_000,
         max_contexts: 40,
-        run: decide::Limits {
+        run: pomset::outcome::Limits {
             max_pomsets: 20_000,
             max_states: 20_000,
-            ..decide::Limits::default()
+            ..pomset::outcome::Limits::default()
         },
     }
 }
@@ -439,7 +440,7 @@ fn program(fragment: &[S], contexts: &[Vec<(u8, u8, u8)>]) -> String {
 /// The final states of a program under `model` by the ordinary `run`, and
 /// whether the run says it may leave some out (a value outside V); None
 /// when a limit stopped it.
-fn states(text: &str, model: &Model) -> Option<(BTreeSet<decide::State>, bool)> {
+fn states(text: &str, model: &Model) -> Option<(BTreeSet<pomset::outcome::State>, bool)> {
     let test = syntax::parse(text).ok()?;
     let o = decide::outcomes(&test.program, model, limits().run).ok()?;
     if let Some(l) = &o.limit {
@@ -452,8 +453,11 @@ fn states(text: &str, model: &Model) -> Option<(BTreeSet<decide::State>, bool)> 
 type Projected = Vec<(String, Option<i64>)>;
 
 /// The states of `a` on the registers and locations the states of `b` name too.
-fn project(a: &BTreeSet<decide::State>, b: &BTreeSet<decide::State>) -> BTreeSet<Projected> {
-    let names = |s: &decide::State| -> BTreeSet<String> {
+fn project(
+    a: &BTreeSet<pomset::outcome::State>,
+    b: &BTreeSet<pomset::outcome::State>,
+) -> BTreeSet<Projected> {
+    let names = |s: &pomset::outcome::State| -> BTreeSet<String> {
         s.regs.iter().chain(&s.mem).map(|x| x.0.clone()).collect()
     };
     let common: BTreeSet<String> = b.iter().flat_map(names).collect();
@@ -479,7 +483,7 @@ fn condition_holds(text: &str, model: &Model) -> Option<bool> {
     // `run`'s own bounds: with its condition a test can need more than
     // refine's generated runs (issue 27 §3's oracle found one under
     // `monotonicity = modes`).
-    let o = decide::outcomes(&test.program, model, decide::Limits::default()).ok()?;
+    let o = decide::outcomes(&test.program, model, pomset::outcome::Limits::default()).ok()?;
     if o.limit.is_some() {
         return None;
     }

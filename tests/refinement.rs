@@ -213,7 +213,8 @@ fn file_errors_point_at_line_and_column() {
 /// where no write meets a later access of its location, nothing changes.
 #[test]
 fn run_decides_under_binary_merge() {
-    use pomset::semantics::decide::{outcomes, Limits as RunLimits};
+    use pomset::engine::pwt::decide::outcomes;
+    use pomset::outcome::Limits as RunLimits;
     let src =
         read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/classic/mp+rel+acq.litmus"));
     let t = pomset::syntax::parse(&src).expect("parses");

@@ -4,10 +4,11 @@
 
 use std::collections::BTreeSet;
 
+use pomset::engine::pwt::decide::{outcomes, settle_conditions};
+use pomset::engine::pwt::explain::explain;
 use pomset::model::Model;
-use pomset::semantics::decide::{outcomes, settle_conditions, Limits, State};
-use pomset::semantics::explain::explain;
-use pomset::semantics::verdict::{judge, judge_settled, Observation};
+use pomset::outcome::verdict::{judge, judge_settled, Observation};
+use pomset::outcome::{Limits, State};
 use pomset::syntax::{self, Litmus};
 
 fn parse(src: &str) -> Litmus {

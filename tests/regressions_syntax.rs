@@ -5,9 +5,10 @@
 
 use std::collections::BTreeSet;
 
+use pomset::engine::pwt::decide::outcomes;
 use pomset::model::Model;
-use pomset::semantics::decide::{outcomes, Limits, Outcomes};
-use pomset::semantics::verdict::judge;
+use pomset::outcome::verdict::judge;
+use pomset::outcome::{Limits, Outcomes};
 use pomset::syntax::{self, Litmus};
 
 fn parse(src: &str) -> Litmus {

@@ -86,9 +86,12 @@ fn chains_within_the_bound_still_parse() {
     // `- - ... 1` with an even number of minus signs is 1; `!!...1` too.
     let test = syntax::parse(&litmus(&format!("r := {}1", "- ".repeat(100)), "r = 1"))
         .expect("100 minus signs parse");
-    let states =
-        pomset::semantics::decide::outcomes(&test.program, &test.program.model, Default::default())
-            .expect("supported");
+    let states = pomset::engine::pwt::decide::outcomes(
+        &test.program,
+        &test.program.model,
+        Default::default(),
+    )
+    .expect("supported");
     let report = pomset::report::Report::new(
         &test.program,
         &test.program.model,
@@ -169,11 +172,11 @@ fn iriw_apart(n: usize) -> String {
 #[test]
 fn many_states_end_unknown_with_the_limit_named() {
     let test = syntax::parse(&iriw(10)).expect("IRIW10 parses");
-    let limits = pomset::semantics::decide::Limits {
+    let limits = pomset::outcome::Limits {
         max_states: 50,
         ..Default::default()
     };
-    let o = pomset::semantics::decide::outcomes(&test.program, &test.program.model, limits)
+    let o = pomset::engine::pwt::decide::outcomes(&test.program, &test.program.model, limits)
         .expect("supported");
     let limit = o.limit.expect("a limit stops IRIW10 at 50 states");
     assert!(limit.starts_with("--max-states 50"), "{limit}");

@@ -1,5 +1,5 @@
 //! Sequential consistency is included: for random programs, every final
-//! state the interleaving interpreter (`pomset::interleaving`) reaches is among
+//! state the interleaving interpreter (`pomset::engine::sc`) reaches is among
 //! the states the fast engine (`semantics::decide`) finds, under the default
 //! model and under every option setting that is weaker than SC.
 //!
@@ -14,9 +14,10 @@
 mod gen;
 
 use gen::{cases, Checked};
-use pomset::interleaving;
+use pomset::engine::pwt::decide;
+use pomset::engine::sc;
 use pomset::model::Model;
-use pomset::semantics::decide::{self, State};
+use pomset::outcome::State;
 use pomset::syntax::{self, core::Program};
 use proptest::test_runner::{
     Config as RunnerConfig, RngAlgorithm, TestCaseError, TestRng, TestRunner,
@@ -54,9 +55,9 @@ fn show(s: &State) -> String {
 /// (as `pomset run` reads it), the model and the missing state.
 fn included(t: &gen::Test, model: &Model) -> Result<Checked, TestCaseError> {
     let p = parse(t)?;
-    let sc = match interleaving::outcomes(
+    let sc = match sc::outcomes(
         &p,
-        interleaving::Limits {
+        sc::Limits {
             max_states: 200_000,
         },
     ) {
@@ -64,9 +65,9 @@ fn included(t: &gen::Test, model: &Model) -> Result<Checked, TestCaseError> {
         Ok(o) => return Ok(gen::skipped(&format!("sc: {:?}", o.limit), t)),
         Err(u) => return Ok(gen::skipped(&format!("sc: {u:?}"), t)),
     };
-    let limits = decide::Limits {
+    let limits = pomset::outcome::Limits {
         max_steps: 5_000_000,
-        ..decide::Limits::default()
+        ..pomset::outcome::Limits::default()
     };
     let fast = match decide::outcomes(&p, model, limits) {
         Ok(o) if o.limit.is_none() => o,

@@ -4,9 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
+use pomset::engine::pwt::decide::outcomes;
 use pomset::model::Model;
-use pomset::semantics::decide::{outcomes, Limits};
-use pomset::semantics::verdict::judge;
+use pomset::outcome::verdict::judge;
+use pomset::outcome::Limits;
 use pomset::syntax::{self, Litmus};
 
 fn examples() -> Vec<(PathBuf, Litmus)> {

@@ -7,8 +7,9 @@
 mod gen;
 
 use gen::{cases, Checked};
+use pomset::engine::pwt::decide;
 use pomset::model::Model;
-use pomset::semantics::decide::{self, Limits};
+use pomset::outcome::Limits;
 use pomset::syntax::{self, core::Program};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -100,8 +101,8 @@ fn symmetric_search_equals_the_plain_one() {
 fn same_report(
     p: &Program,
     model: &Model,
-    plain: &decide::Outcomes,
-    orbits: &decide::Outcomes,
+    plain: &pomset::outcome::Outcomes,
+    orbits: &pomset::outcome::Outcomes,
     text: &str,
 ) -> Result<(), TestCaseError> {
     prop_assert_eq!(
@@ -163,7 +164,7 @@ fn single_state_orbits_report_as_the_plain_states() {
 }
 
 /// The text `run` prints, without its time.
-fn report(p: &syntax::core::Program, model: &Model, o: &decide::Outcomes) -> String {
+fn report(p: &syntax::core::Program, model: &Model, o: &pomset::outcome::Outcomes) -> String {
     let text = pomset::report::Report::new(p, model, o, std::time::Duration::ZERO).text(p);
     text.lines()
         .filter(|l| !l.starts_with("Time "))
@@ -186,7 +187,7 @@ a0 := 1;
 exists (r0 = 1 /\\ s0 = 0 /\\ r1 = 1 /\\ s1 = 0 /\\ r2 = 1 /\\ s2 = 0 /\\ r3 = 1 /\\ s3 = 0)
 ";
     let p = syntax::parse(src).expect("parses").program;
-    let classes = pomset::semantics::symmetry::Classes::of(&p);
+    let classes = pomset::outcome::orbit::Classes::of(&p);
     assert_eq!(classes.classes, vec![vec![2, 4], vec![3, 5]]);
     assert_eq!(classes.describe(&p), "P2 and P4; P3 and P5");
     let model = Model::default();
@@ -227,7 +228,11 @@ exists (r0 = 1 /\\ s0 = 0 /\\ r1 = 1 /\\ s1 = 0 /\\ r2 = 1 /\\ s2 = 0 /\\ r3 = 1
 /// a test sets after the search.
 fn iriw_3_in_orbits(
     cancel: &'static std::sync::atomic::AtomicBool,
-) -> (pomset::syntax::core::Program, Model, decide::Outcomes) {
+) -> (
+    pomset::syntax::core::Program,
+    Model,
+    pomset::outcome::Outcomes,
+) {
     let src = "litmus IRIW-3
 locations { a0; a1 }
 a0 := 1;

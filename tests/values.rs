@@ -3,8 +3,8 @@
 //! no found state witnesses, and zero states is never Ok or No, in every
 //! engine and report.
 
+use pomset::outcome::Limits;
 use pomset::report::Report;
-use pomset::semantics::decide::Limits;
 use pomset::syntax::Litmus;
 use pomset::workbench::{decide, decide_cat, Engine};
 

@@ -10,9 +10,10 @@
 mod gen;
 
 use gen::{cases, Checked};
+use pomset::engine::pwt::decide;
 use pomset::model::Model;
-use pomset::semantics::decide::{self, Limits};
-use pomset::semantics::verdict::{judge, Judgement};
+use pomset::outcome::verdict::{judge, Judgement};
+use pomset::outcome::Limits;
 use pomset::syntax::{self, core::Program};
 use proptest::test_runner::TestCaseError;
 
@@ -50,7 +51,7 @@ fn compare(p: &Program, model: &Model) -> Result<Option<usize>, String> {
                         "verdict-only found a state full enumeration lacks: {s:?}"
                     ));
                 }
-                if pomset::semantics::verdict::holds(p, s, &c.prop) != want {
+                if pomset::outcome::verdict::holds(p, s, &c.prop) != want {
                     return Err(format!("a state of the wrong kind: {s:?}"));
                 }
             }

@@ -5,9 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use pomset::axiomatic;
-use pomset::semantics::decide::{self, Unsupported};
-use pomset::semantics::verdict::judge;
+use pomset::engine::axiomatic;
+use pomset::engine::pwt::decide;
+use pomset::outcome::verdict::judge;
+use pomset::outcome::Unsupported;
 use pomset::{cat, syntax};
 
 fn examples() -> Vec<PathBuf> {
@@ -33,7 +34,7 @@ fn verdicts(model: &str) -> String {
     for path in examples() {
         let t = load(&path);
         let p = &t.program;
-        let o = axiomatic::outcomes(p, &m, decide::Limits::default()).expect("decides");
+        let o = axiomatic::outcomes(p, &m, pomset::outcome::Limits::default()).expect("decides");
         assert!(o.limit.is_none(), "{}: {:?}", p.name, o.limit);
         let c = p.conditions.first().expect("a condition");
         let j = judge(p, c, &o, &p.model);
@@ -83,23 +84,22 @@ fn the_pomset_sc_and_reference_engines_refuse_vulkan_constructs() {
         };
         refused += 1;
         assert!(at.end > at.start, "{}: no place for {what}", p.name);
-        let fast = decide::outcomes(p, &p.model, decide::Limits::default());
+        let fast = decide::outcomes(p, &p.model, pomset::outcome::Limits::default());
         assert!(
             matches!(fast, Err(Unsupported::VulkanOnly(w, _)) if w == what),
             "{}",
             p.name
         );
-        let reference = pomset::reference::outcomes(
+        let reference = pomset::engine::reference::outcomes(
             p,
             &p.model,
-            pomset::reference::Limits {
+            pomset::engine::reference::Limits {
                 max_pomsets: 1000,
                 deadline: None,
             },
         );
         assert!(matches!(reference, Err(Unsupported::VulkanOnly(..))));
-        let sc =
-            pomset::interleaving::outcomes(p, pomset::interleaving::Limits { max_states: 1000 });
+        let sc = pomset::engine::sc::outcomes(p, pomset::engine::sc::Limits { max_states: 1000 });
         assert!(sc.is_err(), "{}", p.name);
     }
     assert_eq!(refused, examples().len() - 1);
@@ -109,7 +109,11 @@ fn the_pomset_sc_and_reference_engines_refuse_vulkan_constructs() {
 fn a_barrier_is_refused_by_name() {
     let src = "litmus B\nscopes: sys { cta { P0 P1 } }\n\nP0: barrier.cta;\n|| P1: barrier.cta;\n\nexists (true)\n";
     let t = syntax::parse(src).expect("parses");
-    let u = decide::outcomes(&t.program, &t.program.model, decide::Limits::default());
+    let u = decide::outcomes(
+        &t.program,
+        &t.program.model,
+        pomset::outcome::Limits::default(),
+    );
     let Err(u) = u else { panic!("not refused") };
     assert_eq!(
         u.sentence(""),
@@ -149,7 +153,8 @@ fn a_dat3m_vulkan_test_imports_and_decides() {
     assert!(printed.contains("x.wk.sys.av := 1"), "{printed}");
     assert!(printed.contains("y.acq.cta.semsc0"), "{printed}");
     let m = cat::load("vulkan").expect("bundled");
-    let o = axiomatic::outcomes(&t.program, &m, decide::Limits::default()).expect("decides");
+    let o =
+        axiomatic::outcomes(&t.program, &m, pomset::outcome::Limits::default()).expect("decides");
     let c = &t.program.conditions[0];
     let j = judge(&t.program, c, &o, &t.program.model);
     assert_eq!(j.ok, Some(false), "the stale read is forbidden");

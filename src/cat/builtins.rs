@@ -3,8 +3,8 @@
 //! `domain`, `range` and `fencerel`. The book's "Axiomatic models" lists them.
 
 use super::Ty;
-use crate::axiomatic::execution::{Event, Execution, Kind};
-use crate::axiomatic::relation::Rel;
+use crate::engine::axiomatic::execution::{Event, Execution, Kind};
+use crate::engine::axiomatic::relation::Rel;
 use crate::syntax::ast::{Mode, Scope};
 
 /// A name every model starts with.

@@ -92,7 +92,7 @@ pub struct Model {
     pub checks_by_cost: Vec<usize>,
     /// The instructions the model's events stand for, when a program of
     /// pomset's language must be rewritten first (the bundled `ptx`).
-    pub lowering: Option<crate::axiomatic::lower::Lowering>,
+    pub lowering: Option<crate::engine::axiomatic::lower::Lowering>,
 }
 
 /// What a name stands for while compiling.

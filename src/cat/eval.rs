@@ -5,8 +5,8 @@ use super::builtins::{self, Value};
 use super::compile::{Check, Ir, Model, Step};
 use super::parse::CheckKind;
 use super::{CatError, Ty};
-use crate::axiomatic::execution::{Execution, Kind};
-use crate::axiomatic::relation::{full, Rel};
+use crate::engine::axiomatic::execution::{Execution, Kind};
+use crate::engine::axiomatic::relation::{full, Rel};
 use crate::syntax::diagnostic::Diagnostic;
 
 /// Why a check fails (or a flag is raised), as evidence in the execution.
@@ -343,7 +343,7 @@ fn linearise(base: &Rel, left: u64, prefix: &mut Vec<usize>, out: &mut Vec<Rel>)
         out.push(r);
         return out.len() <= MAX_LINEARISATIONS;
     }
-    for e in crate::axiomatic::relation::members(left) {
+    for e in crate::engine::axiomatic::relation::members(left) {
         let rest = left & !(1u64 << e);
         // `e` can come next if nothing left must precede it.
         let blocked = (0..base.len()).any(|a| rest & (1u64 << a) != 0 && base.has(a, e));
@@ -634,7 +634,7 @@ fn shortest(r: &Rel, a: usize, b: usize) -> Option<Vec<usize>> {
     let n = r.len();
     let mut before: Vec<Option<usize>> = vec![None; n];
     let mut queue = std::collections::VecDeque::new();
-    for c in crate::axiomatic::relation::members(r.row(a)) {
+    for c in crate::engine::axiomatic::relation::members(r.row(a)) {
         if before[c].is_none() {
             before[c] = Some(a);
             queue.push_back(c);
@@ -654,7 +654,7 @@ fn shortest(r: &Rel, a: usize, b: usize) -> Option<Vec<usize>> {
             path.reverse();
             return Some(path);
         }
-        for d in crate::axiomatic::relation::members(r.row(c)) {
+        for d in crate::engine::axiomatic::relation::members(r.row(c)) {
             if before[d].is_none() {
                 before[d] = Some(c);
                 queue.push_back(d);

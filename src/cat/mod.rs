@@ -68,8 +68,8 @@ pub fn bundled(name: &str) -> Option<&'static str> {
 
 /// The lowering a bundled model's programs go through (PTX's events are
 /// PTX instructions: an sc access is a fence.sc and an acquire or release).
-fn lowering(name: &str) -> Option<crate::axiomatic::lower::Lowering> {
-    (name == "ptx").then_some(crate::axiomatic::lower::Lowering::Ptx)
+fn lowering(name: &str) -> Option<crate::engine::axiomatic::lower::Lowering> {
+    (name == "ptx").then_some(crate::engine::axiomatic::lower::Lowering::Ptx)
 }
 
 /// One source file of a model (the model's own, or an included one).

@@ -11,9 +11,10 @@
 //! ```
 
 use super::picture::{self, Picture, Shown};
+use crate::engine::pwt::decide::outcomes_visiting;
 use crate::model::Model;
-use crate::semantics::decide::{outcomes_visiting, Limits, State};
-use crate::semantics::verdict::holds;
+use crate::outcome::verdict::holds;
+use crate::outcome::{Limits, State};
 use crate::syntax::core::Prop;
 use crate::syntax::Litmus;
 
@@ -311,9 +312,9 @@ pub fn pictures_counted(
     let mut wanted_in_all = 0usize;
     let mut pics = Vec::new();
     let mut matching = 0usize;
-    let mut visit = |sem: &crate::semantics::construct::Sem,
+    let mut visit = |sem: &crate::engine::pwt::construct::Sem,
                      sk: &crate::pomset::Skeleton,
-                     w: &crate::check::Witness,
+                     w: &crate::engine::pwt::check::Witness,
                      state: &State| {
         if opts.outcome.as_ref().is_some_and(|f| !holds(p, state, f)) {
             return;
@@ -354,14 +355,14 @@ fn candidate_pictures(
     opts: &DrawOptions,
     shown: Shown,
 ) -> Result<Drawn, DrawError> {
-    use crate::semantics::candidates::{candidates_visiting, Candidate};
+    use crate::engine::pwt::candidates::{candidates_visiting, Candidate};
     let p = &lit.program;
     let which = opts.which;
     let room = opts.max_pictures.unwrap_or(usize::MAX);
     let mut pics = Vec::new();
     let mut n = 0usize;
     let mut wanted_in_all = 0usize;
-    let mut visit = |sem: &crate::semantics::construct::Sem, c: &Candidate| {
+    let mut visit = |sem: &crate::engine::pwt::construct::Sem, c: &Candidate| {
         n += 1;
         if which == Which::Candidates || !c.complete {
             wanted_in_all += 1;

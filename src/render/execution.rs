@@ -1,5 +1,5 @@
 //! `pomset draw --model CAT`: candidate executions (herd7-style, from
-//! `crate::axiomatic`) as the same `Picture` the pomsets use, so every
+//! `crate::engine::axiomatic`) as the same `Picture` the pomsets use, so every
 //! format draws them: events with their labels, po, rf, co, fr and rmw, the
 //! relations the model `show`s, and for an inconsistent execution the
 //! cycle (or pair) of the first check that fails on it, as `explain
@@ -8,11 +8,11 @@
 use super::draw::{DrawError, DrawOptions, Drawn, Which};
 use super::picture::{self, Arrow, Class, Label, Node, Picture, Shown};
 use crate::action;
-use crate::axiomatic::execution::{Cells, Execution, Kind};
-use crate::axiomatic::relation::Rel;
-use crate::axiomatic::{candidates, final_state};
 use crate::cat::{Model, Witness};
-use crate::semantics::verdict::holds;
+use crate::engine::axiomatic::execution::{Cells, Execution, Kind};
+use crate::engine::axiomatic::relation::Rel;
+use crate::engine::axiomatic::{candidates, final_state};
+use crate::outcome::verdict::holds;
 use crate::syntax::core::Program;
 use crate::syntax::Litmus;
 

@@ -3,11 +3,11 @@
 //! conventions).
 
 use crate::action::{Action, Kind, Mode, Scope};
-use crate::check::{OrderKind, Reason, Witness};
+use crate::engine::pwt::candidates::Candidate;
+use crate::engine::pwt::check::{OrderKind, Reason, Witness};
+use crate::engine::pwt::construct::Sem;
+use crate::outcome::State;
 use crate::pomset::Skeleton;
-use crate::semantics::candidates::Candidate;
-use crate::semantics::construct::Sem;
-use crate::semantics::decide::State;
 use crate::syntax::core::Program;
 
 /// A pomset ready to draw.

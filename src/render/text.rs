@@ -4,11 +4,11 @@
 use std::fmt::Write;
 
 use crate::action::{Action, Kind, Mode, Scope};
-use crate::check::{OrderKind, Reason, Witness};
+use crate::engine::pwt::candidates::Candidate;
+use crate::engine::pwt::check::{OrderKind, Reason, Witness};
+use crate::engine::pwt::construct::Sem;
+use crate::outcome::State;
 use crate::pomset::Skeleton;
-use crate::semantics::candidates::Candidate;
-use crate::semantics::construct::Sem;
-use crate::semantics::decide::State;
 use crate::syntax::core::Program;
 
 /// The note's notation in ASCII, with the thread: `P0:Wx1`, `P1:R^acq y1`, `P0:F^sc_cta`.

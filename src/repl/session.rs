@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 
 use super::output::{Output, Tone};
 use crate::model::Model;
-use crate::semantics::decide::Limits;
+use crate::outcome::Limits;
 use crate::syntax::{self, core::Program, Litmus};
 use crate::workbench::{
     apply_sets, decide, explain_text_within, load_options, model_text, pomset_listing, vary,
@@ -563,7 +563,7 @@ impl Session {
 
     /// The candidate pomsets (complete or not), as `pomset pomsets --candidates`.
     fn candidates(&mut self, out: &mut Output) {
-        use crate::semantics::candidates::candidates_visiting;
+        use crate::engine::pwt::candidates::candidates_visiting;
         let model = self.model();
         let limits = self.limits();
         let Some(cur) = self.current(out) else {
@@ -571,8 +571,8 @@ impl Session {
         };
         let p = &cur.test.program;
         let mut listed = Vec::new();
-        let mut visit = |sem: &crate::semantics::construct::Sem,
-                         c: &crate::semantics::candidates::Candidate| {
+        let mut visit = |sem: &crate::engine::pwt::construct::Sem,
+                         c: &crate::engine::pwt::candidates::Candidate| {
             if listed.len() < 10_000 {
                 let n = listed.len() + 1;
                 listed.push(crate::render::text::candidate(sem, p, n, c));

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::model::Model;
-use crate::semantics::decide::Limits;
+use crate::outcome::Limits;
 use crate::workbench::{self, Engine, Loaded, Problem, TestInput};
 
 /// The most seconds one request may decide for, and the default.
@@ -86,7 +86,7 @@ impl Request {
 /// What the pomset semantics refuses (an option value such as `if_closure
 /// = on`, a construct only the Vulkan model defines) as a problem.
 fn refused(p: &crate::syntax::core::Program, model: &Model) -> Result<(), Problem> {
-    crate::semantics::decide::refused_program(p, model)
+    crate::engine::pwt::decide::refused_program(p, model)
         .map_err(|u| Problem::message(workbench::refusal_text(&u)))
 }
 
@@ -150,7 +150,7 @@ fn explain_cat(
         };
         let shown = crate::syntax::print::prop(&shown.prop, 0);
         out.push_str(&format!("{} under {}: {shown}\n", p.name, cat.name));
-        let lines = crate::axiomatic::explain::explain(p, cat, &c.prop, limits)
+        let lines = crate::engine::axiomatic::explain::explain(p, cat, &c.prop, limits)
             .map_err(Problem::message)?;
         for line in lines {
             out.push_str(&format!("  {line}\n"));

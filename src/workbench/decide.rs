@@ -2,9 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::engine::pwt::decide::{outcomes, settle_conditions};
 use crate::model::Model;
+use crate::outcome::{Limits, Unsupported};
 use crate::report::Report;
-use crate::semantics::decide::{outcomes, settle_conditions, Limits, Unsupported};
 use crate::syntax::core::{Program, Prop};
 use crate::syntax::Litmus;
 
@@ -45,20 +46,20 @@ pub fn decide(
     }
     let decided = match engine {
         Engine::Fast => outcomes(p, model, limits),
-        Engine::Reference => crate::reference::outcomes(
+        Engine::Reference => crate::engine::reference::outcomes(
             p,
             model,
-            crate::reference::Limits {
+            crate::engine::reference::Limits {
                 max_pomsets,
                 deadline: deadline.map(|d| d.0),
             },
         ),
         // Modes, scopes and model options mean nothing under SC.
         Engine::Sc => {
-            let sc = crate::interleaving::Limits {
+            let sc = crate::engine::sc::Limits {
                 max_states: max_pomsets,
             };
-            match crate::interleaving::outcomes(p, sc) {
+            match crate::engine::sc::outcomes(p, sc) {
                 Ok(o) => Ok(o),
                 // Inside the report, as the other engines say it (and so in `--json`).
                 Err(why) => return Ok(Report::unsupported(p, model, why.to_string())),
@@ -80,7 +81,7 @@ pub fn decide(
 pub fn decide_cat(p: &Program, model: &Model, cat: &crate::cat::Model, limits: Limits) -> Report {
     let start = std::time::Instant::now();
     crate::memory::reset_peak();
-    match crate::axiomatic::outcomes(p, cat, limits) {
+    match crate::engine::axiomatic::outcomes(p, cat, limits) {
         Ok(o) => {
             let mut r = Report::new(p, model, &o, start.elapsed()).without_expectations();
             r.model = vec![cat.name.clone()];

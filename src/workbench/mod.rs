@@ -10,7 +10,7 @@
 //!     ..TestInput::default()
 //! };
 //! let loaded = workbench::load(&input).expect("a well-formed test");
-//! let limits = pomset::semantics::decide::Limits::default();
+//! let limits = pomset::outcome::Limits::default();
 //! let report = workbench::decide(&loaded.test.program, &loaded.model, Engine::Fast, false, limits)
 //!     .expect("decidable");
 //! // `forbid` is herd7's `~exists`: Ok, the outcome is never observed.

@@ -42,17 +42,17 @@ pub fn pomset_listing(
     p: &crate::syntax::core::Program,
     model: &Model,
     filter: Option<&crate::syntax::core::Prop>,
-    limits: crate::semantics::decide::Limits,
+    limits: crate::outcome::Limits,
 ) -> Listing {
-    use crate::semantics::decide::outcomes_visiting;
-    use crate::semantics::verdict::holds;
+    use crate::engine::pwt::decide::outcomes_visiting;
+    use crate::outcome::verdict::holds;
     const MAX_LISTED: usize = 10_000;
     let mut pomsets = Vec::new();
     let mut matching = 0usize;
-    let mut visit = |sem: &crate::semantics::construct::Sem,
+    let mut visit = |sem: &crate::engine::pwt::construct::Sem,
                      sk: &crate::pomset::Skeleton,
-                     w: &crate::check::Witness,
-                     state: &crate::semantics::decide::State| {
+                     w: &crate::engine::pwt::check::Witness,
+                     state: &crate::outcome::State| {
         if filter.is_some_and(|f| !holds(p, state, f)) {
             return;
         }
@@ -87,19 +87,19 @@ pub fn unsupported_text(option: &str) -> String {
 /// What the pomset semantics refuses, as one line: an option value (with
 /// where to read why) or a construct only the Vulkan model defines (with
 /// the model to run instead).
-pub fn refusal_text(u: &crate::semantics::decide::Unsupported) -> String {
+pub fn refusal_text(u: &crate::outcome::Unsupported) -> String {
     match u {
-        crate::semantics::decide::Unsupported::Option(..) => unsupported_text(&u.to_string()),
-        crate::semantics::decide::Unsupported::VulkanOnly(..) => u.sentence(""),
+        crate::outcome::Unsupported::Option(..) => unsupported_text(&u.to_string()),
+        crate::outcome::Unsupported::VulkanOnly(..) => u.sentence(""),
     }
 }
 
 /// `explain`'s text for the conditions `chosen` (indices into the program's
 /// conditions); shared by `pomset explain` and the REPL.
 pub fn explain_text(p: &crate::syntax::core::Program, model: &Model, chosen: &[usize]) -> String {
-    let limits = crate::semantics::decide::Limits {
+    let limits = crate::outcome::Limits {
         max_pomsets: 200_000,
-        ..crate::semantics::decide::Limits::default()
+        ..crate::outcome::Limits::default()
     };
     explain_text_within(p, model, chosen, &limits)
 }
@@ -109,7 +109,7 @@ pub fn explain_text_within(
     p: &crate::syntax::core::Program,
     model: &Model,
     chosen: &[usize],
-    limits: &crate::semantics::decide::Limits,
+    limits: &crate::outcome::Limits,
 ) -> String {
     let surface = syntax::print::core_to_ast(p);
     let mut out = String::new();
@@ -123,7 +123,7 @@ pub fn explain_text_within(
             p.name,
             model_text(model)
         ));
-        match crate::semantics::explain::explain_within(p, model, &c.prop, limits) {
+        match crate::engine::pwt::explain::explain_within(p, model, &c.prop, limits) {
             Ok(e) => {
                 for line in e.lines {
                     out.push_str(&format!("  {line}\n"));
@@ -211,13 +211,13 @@ impl CandidateListing {
 pub fn candidate_listing(
     p: &crate::syntax::core::Program,
     model: &Model,
-    limits: crate::semantics::decide::Limits,
+    limits: crate::outcome::Limits,
     shown: usize,
 ) -> Result<CandidateListing, String> {
-    use crate::semantics::candidates::candidates_visiting;
+    use crate::engine::pwt::candidates::candidates_visiting;
     let mut pomsets = Vec::new();
-    let mut visit = |sem: &crate::semantics::construct::Sem,
-                     c: &crate::semantics::candidates::Candidate| {
+    let mut visit = |sem: &crate::engine::pwt::construct::Sem,
+                     c: &crate::engine::pwt::candidates::Candidate| {
         if pomsets.len() < shown {
             let n = pomsets.len() + 1;
             pomsets.push(crate::render::text::candidate(sem, p, n, c));

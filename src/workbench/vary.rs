@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::model::{Model, OptionInfo};
-use crate::semantics::decide::Limits;
+use crate::outcome::Limits;
 use crate::syntax::{self, core::Program};
 
 /// One value of the varied option and what the test does under it.

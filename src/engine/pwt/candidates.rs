@@ -18,12 +18,13 @@
 use std::collections::HashMap;
 
 use super::construct::{Limit, Sem};
-use super::decide::{finish, init_prefix, skeleton, Completed, Limits, ThreadGroups, Unsupported};
+use super::decide::{finish, init_prefix, skeleton, Completed, ThreadGroups};
 use super::tau::Events;
 use crate::action::{Kind, ThreadId};
-use crate::check::{candidates_capped, RfMode, Witness};
+use crate::engine::pwt::check::{candidates_capped, RfMode, Witness};
 use crate::logic::{FormulaId, Notation};
 use crate::model::Model;
+use crate::outcome::{Limits, Unsupported};
 use crate::pomset::Skeleton;
 use crate::syntax::core::Program;
 

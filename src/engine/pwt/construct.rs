@@ -319,7 +319,7 @@ impl<'a> Sem<'a> {
 
     /// `Err` once the deadline has passed or Ctrl-C was pressed.
     pub fn interrupted(&self) -> Result<(), Limit> {
-        match super::decide::interrupted(self.deadline, self.cancel) {
+        match crate::outcome::interrupted(self.deadline, self.cancel) {
             Some(why) => Err(Limit::Interrupted(why)),
             None => Ok(()),
         }

@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use crate::syntax::ast::Quantifier;
 use crate::syntax::core::{Condition, Loc, LocId, Program, Prop, RegId, Stmt, Term};
 
-use super::decide::State;
+use crate::outcome::State;
 
 /// What a goal search looks for: a state where the proposition is true, or
 /// one where it is not (false, or unknown because of a `?`).
@@ -152,8 +152,8 @@ impl Goal<'_> {
 
     /// Whether a final state meets the goal.
     pub fn met_by(&self, p: &Program, s: &State) -> bool {
-        let truth = super::verdict::truth(p, s, self.prop);
-        super::verdict::kept(p, s) && (truth == Some(true)) == (self.want == Want::Holds)
+        let truth = crate::outcome::verdict::truth(p, s, self.prop);
+        crate::outcome::verdict::kept(p, s) && (truth == Some(true)) == (self.want == Want::Holds)
     }
 }
 

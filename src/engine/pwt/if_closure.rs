@@ -37,10 +37,7 @@ use crate::action::{Action, ThreadId};
 use crate::logic::{Addr, FormulaId};
 use crate::syntax::core::{self, Stmt};
 
-/// The default of `--max-partitions`: the most partitions of the valuations
-/// one if-closed statement may have (Bell(7) = 877 fits, Bell(8) = 4140
-/// does not).
-pub const MAX_PARTITIONS: usize = 1000;
+pub use crate::outcome::MAX_PARTITIONS;
 
 /// One way an event of a READ or WRITE can go: its label, its precondition
 /// before the guard (R3, w3), its ✓ (w5; tt for a read) and its effect.

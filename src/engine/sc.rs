@@ -28,7 +28,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
-use crate::semantics::decide::{Outcomes, State};
+use crate::outcome::{Outcomes, State};
 use crate::syntax::ast::{RmwOp, UnOp};
 use crate::syntax::core::{Expr, Loc, Program, RegId, Stmt, ThreadId};
 
@@ -455,39 +455,11 @@ impl<'a> Config<'a> {
     }
 }
 
-/// The threads whose registers top-level thread `tid` reports, in the fast
-/// engine's order (`decide::final_registers`): itself, then its forks as
-/// PAR collects them (left's, right's, then the left thread itself).
-pub(crate) fn reported_threads(tid: ThreadId, body: &Stmt) -> Vec<ThreadId> {
-    fn forks(s: &Stmt, out: &mut Vec<ThreadId>) {
-        match s {
-            Stmt::Seq(parts) => parts.iter().for_each(|s| forks(s, out)),
-            Stmt::If { then, els, .. } => {
-                forks(then, out);
-                forks(els, out);
-            }
-            Stmt::Par {
-                thread,
-                left,
-                right,
-            } => {
-                forks(left, out);
-                forks(right, out);
-                out.push(*thread);
-            }
-            _ => {}
-        }
-    }
-    let mut out = vec![tid];
-    forks(body, &mut out);
-    out
-}
-
 /// Registers as `thread:reg` (fresh ones left out), memory per named location.
 fn final_state(p: &Program, memory: &Memory, c: &Config) -> State {
     let mut regs = Vec::new();
     for (tid, body) in &p.main {
-        for t in reported_threads(*tid, body) {
+        for t in crate::outcome::state::reported_threads(*tid, body) {
             let th = c.threads.get(t as usize).and_then(Option::as_ref);
             for (r, info) in p.regs.iter().enumerate() {
                 if info.thread != t || info.fresh {

@@ -5,8 +5,8 @@
 use super::execution::{Cells, Event, Execution, Kind};
 use super::{candidates, final_state};
 use crate::cat::{Model, Witness};
-use crate::semantics::decide::Limits;
-use crate::semantics::verdict::holds;
+use crate::outcome::verdict::holds;
+use crate::outcome::Limits;
 use crate::syntax::core::{Program, Prop};
 
 /// How many executions `explain` describes one by one.

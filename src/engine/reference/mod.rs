@@ -36,7 +36,7 @@ use pomset::{Pomset, Tau, ALL};
 use crate::action::{Groups, Kind, Mode, Scope, ThreadId};
 use crate::logic::{Assignment, FormulaId, Logic, Var};
 use crate::model::{Final, IfClosure, Init, Merge, Model};
-use crate::semantics::decide::{Outcomes, State, Unsupported};
+use crate::outcome::{Outcomes, State, Unsupported};
 use crate::syntax::core::{Expr, Loc, Program, Stmt};
 
 /// Limits on one decision; reaching one sets `Outcomes::limit`.

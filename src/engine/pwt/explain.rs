@@ -6,12 +6,13 @@
 use std::collections::BTreeMap;
 
 use super::construct::Sem;
-use super::decide::{self, Completed, ThreadGroups, Unsupported};
+use super::decide::{self, Completed, ThreadGroups};
 use super::tau::Events;
 use crate::action::{Action, Kind};
-use crate::check::{Choice, Failure, OrderKind, RfMode, Search};
+use crate::engine::pwt::check::{Choice, Failure, OrderKind, RfMode, Search};
 use crate::logic::{Addr, Names, Notation};
 use crate::model::Model;
+use crate::outcome::Unsupported;
 use crate::pomset::Skeleton;
 use crate::syntax::core::{Program, Prop, Stmt, Term};
 
@@ -26,9 +27,9 @@ pub struct Explanation {
 const SHOWN: usize = 6;
 
 pub fn explain(p: &Program, model: &Model, prop: &Prop) -> Result<Explanation, Unsupported> {
-    let limits = decide::Limits {
+    let limits = crate::outcome::Limits {
         max_pomsets: 200_000,
-        ..decide::Limits::default()
+        ..crate::outcome::Limits::default()
     };
     explain_within(p, model, prop, &limits)
 }
@@ -40,7 +41,7 @@ pub fn explain_within(
     p: &Program,
     model: &Model,
     prop: &Prop,
-    limits: &decide::Limits,
+    limits: &crate::outcome::Limits,
 ) -> Result<Explanation, Unsupported> {
     decide::refused_program(p, model)?;
     let mut sem = Sem::new(p, model, limits.max_pomsets, limits.max_partitions);
@@ -133,11 +134,11 @@ fn walk(
                 Ok(w) => {
                     let mut ends = Vec::new();
                     for mem in decide::final_memory(sem, p, model, &groups, &sk, &w) {
-                        let state = decide::State {
+                        let state = crate::outcome::State {
                             regs: regs.clone(),
                             mem,
                         };
-                        if super::verdict::holds(p, &state, prop) {
+                        if crate::outcome::verdict::holds(p, &state, prop) {
                             reachable = true;
                         }
                         ends.push(state_text(&state));
@@ -369,14 +370,14 @@ fn regs_text(regs: &[(String, Option<i64>)]) -> String {
     if regs.is_empty() {
         return "(no registers)".into();
     }
-    state_text(&decide::State {
+    state_text(&crate::outcome::State {
         regs: regs.to_vec(),
         mem: vec![],
     })
 }
 
 /// A final state as `P0:r=1, [x]=2`, `?` for an undetermined value.
-fn state_text(s: &decide::State) -> String {
+fn state_text(s: &crate::outcome::State) -> String {
     let show = |(n, v): &(String, Option<i64>)| match v {
         Some(v) => format!("{n}={v}"),
         None => format!("{n}=?"),

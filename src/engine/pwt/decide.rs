@@ -12,175 +12,17 @@ use std::collections::{BTreeMap, HashMap};
 use super::construct::{Ev, Frag, Limit, Sem};
 use super::gap;
 use super::goal::{self, Goal};
-use super::symmetry::{Classes, Orbits};
 use super::tau::{Events, KappaNode, Tau, TauNode};
 use crate::action::{self, Action, Groups, Kind, Mode, Scope, ThreadId};
-use crate::check::{
+use crate::engine::pwt::check::{
     candidates_each, candidates_interruptible, Edge, OrderKind, Reason, RfMode, Search, Witness,
 };
 use crate::logic::{Assignment, FormulaId, Var};
 use crate::model::{Final, IfClosure, Init, Model};
+use crate::outcome::orbit::{Classes, Orbits};
+use crate::outcome::{interrupted, Limits, Outcomes, Settled, State, Unsupported};
 use crate::pomset::{Event, Skeleton};
 use crate::syntax::core::{self, Loc, Program, Stmt, Term};
-
-/// Limits on one decision; reaching one makes the verdict unknown, never wrong.
-#[derive(Clone, Copy, Debug)]
-pub struct Limits {
-    pub max_pomsets: usize,
-    /// `if_closure = registers`: the most partitions of the valuations of
-    /// the registers in scope one statement may have (`--max-partitions`).
-    pub max_partitions: usize,
-    pub max_steps: u64,
-    /// Final states kept, and complete pomsets one rf search may hold at
-    /// once (`--max-states`): the bound that keeps memory finite when a test
-    /// has millions of them (IRIW with ten readers).
-    pub max_states: usize,
-    /// Wall-clock deadline (`--timeout`).
-    pub deadline: Option<(std::time::Instant, f64)>,
-    /// Set from outside (the REPL's Ctrl-C) to stop the search as a deadline would.
-    pub cancel: Option<&'static std::sync::atomic::AtomicBool>,
-    /// Search one arrangement of interchangeable threads (`symmetry.rs`);
-    /// off only to check it against the plain search.
-    pub symmetry: bool,
-    /// The caller takes the states of interchangeable threads one per orbit
-    /// (`Outcomes::orbits`) instead of every member: `--max-states` then
-    /// counts orbits, and memory holds orbits only. Off by default: a
-    /// caller that reads `Outcomes::states` alone sees every state.
-    pub orbits: bool,
-}
-
-/// The default of `--max-states`: high enough to decide IRIW with six
-/// relaxed readers in full (531 441 states, 1.4 GB), low enough that memory
-/// stays within a few GB before the limit stops the search. With
-/// `Limits::orbits` it counts orbits, and IRIW with eight readers keeps
-/// 245 025.
-pub const MAX_STATES: usize = 1_000_000;
-
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
-            max_pomsets: 200_000,
-            max_partitions: super::if_closure::MAX_PARTITIONS,
-            max_steps: 50_000_000,
-            max_states: MAX_STATES,
-            deadline: None,
-            cancel: None,
-            symmetry: true,
-            orbits: false,
-        }
-    }
-}
-
-/// A final state: each register's and each observed location's value
-/// (`None`: not determined, for instance a register whose read was dropped).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct State {
-    pub regs: Vec<(String, Option<i64>)>,
-    pub mem: Vec<(String, Option<i64>)>,
-}
-
-/// States order by their values first, then by names. One program's states
-/// name the same registers and locations in the same order, so this is the
-/// order of the (name, value) pairs, found without comparing the names of
-/// every pair (which dominated the cost of keeping a million states).
-impl Ord for State {
-    fn cmp(&self, other: &State) -> std::cmp::Ordering {
-        let mine = self.regs.iter().chain(&self.mem).map(|(_, v)| v);
-        let theirs = other.regs.iter().chain(&other.mem).map(|(_, v)| v);
-        mine.cmp(theirs)
-            .then_with(|| (&self.regs, &self.mem).cmp(&(&other.regs, &other.mem)))
-    }
-}
-
-impl PartialOrd for State {
-    fn partial_cmp(&self, other: &State) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-/// What deciding a test found.
-#[derive(Clone, Debug)]
-pub struct Outcomes {
-    /// Each final state with the number of complete pomsets (with rf) ending in it.
-    pub states: BTreeMap<State, usize>,
-    /// Complete pomsets found (each with its rf and orders).
-    pub witnesses: usize,
-    /// Which limit stopped the search, if one did.
-    pub limit: Option<String>,
-    /// The logic layer's counters for this test (`--stats`).
-    pub stats: crate::logic::Stats,
-    /// What the outcomes leave out, one sentence each (values outside V).
-    pub notes: Vec<String>,
-    /// A cat model's raised flags (`flag ~empty race as data-race`), each
-    /// with the number of consistent executions (within `filter`) raising it.
-    pub flags: Vec<(String, usize)>,
-    /// With `Limits::orbits`, the states of interchangeable threads, one
-    /// per orbit; they are then not in `states`.
-    pub orbits: Option<Orbits>,
-}
-
-impl Outcomes {
-    /// No state, no witness, no limit.
-    pub fn empty() -> Outcomes {
-        Outcomes {
-            states: BTreeMap::new(),
-            witnesses: 0,
-            limit: None,
-            stats: crate::logic::Stats::default(),
-            notes: Vec::new(),
-            flags: Vec::new(),
-            orbits: None,
-        }
-    }
-
-    /// How many final states there are, orbits' members included.
-    pub fn state_count(&self) -> usize {
-        let orbits = self.orbits.as_ref().map_or(0, Orbits::states);
-        self.states.len().saturating_add(orbits)
-    }
-}
-
-/// Why `if_closure = on` is refused, and what to use instead.
-const WHY_NOT_ON: &str =
-    "its guards may be any formulas; use if_closure = registers, the reading decided";
-
-/// Why a test cannot be decided under this model.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Unsupported {
-    Option(&'static str, &'static str),
-    /// A construct only the Vulkan model defines (a `barrier`, a Vulkan
-    /// qualifier, the `sg` scope), with its place in the file.
-    VulkanOnly(&'static str, crate::syntax::span::Span),
-}
-
-impl std::fmt::Display for Unsupported {
-    /// `k = v` for an option; the construct and where to run it for Vulkan.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Unsupported::Option("if_closure", "on") => write!(f, "if_closure = on ({WHY_NOT_ON})"),
-            Unsupported::Option(k, v) => write!(f, "{k} = {v}"),
-            Unsupported::VulkanOnly(what, _) => write!(
-                f,
-                "{what}, defined by the Vulkan model only (run with --model vulkan),"
-            ),
-        }
-    }
-}
-
-impl Unsupported {
-    /// The refusal as one sentence, for a report: `tail` follows an option.
-    pub fn sentence(&self, tail: &str) -> String {
-        match self {
-            Unsupported::Option("if_closure", "on") => {
-                format!("if_closure = on is refused: {WHY_NOT_ON}")
-            }
-            Unsupported::Option(k, v) => format!("{k} = {v} {tail}"),
-            Unsupported::VulkanOnly(what, _) => {
-                format!("{what} is defined by the Vulkan model only; run with --model vulkan")
-            }
-        }
-    }
-}
 
 pub(super) struct ThreadGroups<'a> {
     pub(super) p: &'a Program,
@@ -300,19 +142,6 @@ fn decide_all<'v>(
     out
 }
 
-/// What a condition-directed search (`goal.rs`) found.
-#[derive(Clone, Debug)]
-pub struct Settled {
-    /// The first final state found that meets the goal; `None` when no
-    /// complete pomset ends in one (unless `limit` says the search stopped).
-    pub found: Option<State>,
-    /// Complete pomsets visited before the search stopped.
-    pub witnesses: usize,
-    pub limit: Option<String>,
-    pub stats: crate::logic::Stats,
-    pub notes: Vec<String>,
-}
-
 /// Searches for one final state that meets `goal`, pruning what cannot
 /// (`goal.rs` argues each pruning), and stops at the first one found: first
 /// with every once-read register at one value (`goal::first_try`), then,
@@ -397,11 +226,11 @@ fn settled_from_outcomes(
     let kept: Vec<&State> = o
         .states
         .keys()
-        .filter(|s| super::verdict::kept(p, s))
+        .filter(|s| crate::outcome::verdict::kept(p, s))
         .collect();
     let first = |want: bool| {
         kept.iter()
-            .find(|s| super::verdict::holds(p, s, &c.prop) == want)
+            .find(|s| crate::outcome::verdict::holds(p, s, &c.prop) == want)
             .map(|s| (*s).clone())
     };
     let settled = |found: Option<State>| Settled {
@@ -1348,23 +1177,6 @@ impl Product<'_, '_> {
             }
         }
     }
-}
-
-/// The limit that stops a search from outside, if one has: the deadline
-/// (`--timeout`) or Ctrl-C in the REPL.
-pub(super) fn interrupted(
-    deadline: Option<(std::time::Instant, f64)>,
-    cancel: Option<&'static std::sync::atomic::AtomicBool>,
-) -> Option<String> {
-    if let Some((at, secs)) = deadline {
-        if std::time::Instant::now() > at {
-            return Some(format!("--timeout {secs}"));
-        }
-    }
-    if cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
-        return Some("interrupted (Ctrl-C)".to_string());
-    }
-    crate::memory::over_budget()
 }
 
 /// Advances `pick` to the next choice, odometer style, where position i

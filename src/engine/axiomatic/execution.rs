@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use super::relation::{full, Rel, Set, MAX_EVENTS};
-use crate::semantics::decide::Limits;
+use crate::outcome::Limits;
 use crate::syntax::ast::{Mode, RmwOp, Scope, UnOp};
 use crate::syntax::core::{Expr, Loc, Program, RegId, Stmt, ThreadId, Vk};
 

@@ -17,7 +17,7 @@ use execution::{Cells, Event, Execution, Kind, Stop, Trace, Traces};
 use relation::{Rel, MAX_EVENTS};
 
 use crate::cat;
-use crate::semantics::decide::{Limits, Outcomes, State};
+use crate::outcome::{Limits, Outcomes, State};
 use crate::syntax::core::{Program, ThreadId};
 
 /// What one enumeration of candidates saw.
@@ -398,7 +398,7 @@ pub fn final_state(p: &Program, x: &Execution, regs: &[Option<i64>]) -> State {
     let cells = Cells::new(p);
     let mut out = Vec::new();
     for (tid, body) in &p.main {
-        for t in crate::interleaving::reported_threads(*tid, body) {
+        for t in crate::outcome::state::reported_threads(*tid, body) {
             for (r, info) in p.regs.iter().enumerate() {
                 if info.thread != t || info.fresh {
                     continue;
@@ -452,7 +452,7 @@ pub fn outcomes(p: &Program, model: &cat::Model, limits: Limits) -> Result<Outco
         Ok(j) if j.consistent() => {
             witnesses += 1;
             let state = final_state(p, x, regs);
-            if crate::semantics::verdict::kept(p, &state) {
+            if crate::outcome::verdict::kept(p, &state) {
                 for f in j.flags {
                     *flags.entry(f).or_default() += 1;
                 }

@@ -21,7 +21,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 
-use super::decide::State;
+use super::state::State;
 use crate::syntax::core::{Expr, Loc, Program, RegId, Stmt};
 
 /// Classes of interchangeable threads, by position in `Program::main`;
@@ -192,7 +192,7 @@ impl Orbits {
 
     /// The limit that stops a visit of the members now, if one does.
     pub fn interrupted(&self) -> Option<String> {
-        super::decide::interrupted(self.stop.0, self.stop.1)
+        crate::outcome::interrupted(self.stop.0, self.stop.1)
     }
 
     /// How many orbits there are.

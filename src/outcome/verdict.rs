@@ -1,7 +1,7 @@
 //! Conditions over final states, herd7's way: each condition's proposition
 //! is evaluated on every complete pomset's final state.
 
-use super::decide::{Outcomes, State};
+use super::state::{Outcomes, State};
 use crate::syntax::ast::{Quantifier, Verdict};
 use crate::syntax::core::{Condition, LocId, Program, Prop, RegId, Term};
 
@@ -231,7 +231,7 @@ pub fn unsettled(p: &Program, o: &Outcomes) -> Vec<String> {
 /// Whether some member of the orbits passes the filter. The filter may
 /// name one of two interchangeable threads, so a canonical member that
 /// fails it says nothing of the others: they are visited when it fails.
-fn kept_member(p: &Program, orbits: &super::symmetry::Orbits, limited: bool) -> bool {
+fn kept_member(p: &Program, orbits: &super::orbit::Orbits, limited: bool) -> bool {
     let slots = Slots::of(p, orbits.shape());
     if orbits.each_orbit().any(|(v, _, _)| slots.kept(p, v)) {
         return true;

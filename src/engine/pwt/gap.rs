@@ -31,9 +31,9 @@
 //! reference engine does, and slower). Otherwise the verdicts stand and the
 //! report says that the state list may omit such coarsenings.
 
-use super::decide::{Outcomes, State};
 use crate::model::{Final, Model, Monotonicity};
-use crate::semantics::verdict::{holds, kept};
+use crate::outcome::verdict::{holds, kept};
+use crate::outcome::{Outcomes, State};
 use crate::syntax::core::{Condition, Program, Prop, Term};
 
 /// Whether the fast engine's final memories may be incomplete under `model`.

@@ -1,0 +1,6 @@
+//! The engines, as peers.
+
+pub mod axiomatic;
+pub mod pwt;
+pub mod reference;
+pub mod sc;

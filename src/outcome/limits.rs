@@ -1,0 +1,71 @@
+//! The limits every engine honours: reaching one makes a verdict Unknown
+//! with the limit named, never wrong. They travel with each request.
+
+/// Limits on one decision; reaching one makes the verdict unknown, never wrong.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub max_pomsets: usize,
+    /// `if_closure = registers`: the most partitions of the valuations of
+    /// the registers in scope one statement may have (`--max-partitions`).
+    pub max_partitions: usize,
+    pub max_steps: u64,
+    /// Final states kept, and complete pomsets one rf search may hold at
+    /// once (`--max-states`): the bound that keeps memory finite when a test
+    /// has millions of them (IRIW with ten readers).
+    pub max_states: usize,
+    /// Wall-clock deadline (`--timeout`).
+    pub deadline: Option<(std::time::Instant, f64)>,
+    /// Set from outside (the REPL's Ctrl-C) to stop the search as a deadline would.
+    pub cancel: Option<&'static std::sync::atomic::AtomicBool>,
+    /// Search one arrangement of interchangeable threads (`symmetry.rs`);
+    /// off only to check it against the plain search.
+    pub symmetry: bool,
+    /// The caller takes the states of interchangeable threads one per orbit
+    /// (`Outcomes::orbits`) instead of every member: `--max-states` then
+    /// counts orbits, and memory holds orbits only. Off by default: a
+    /// caller that reads `Outcomes::states` alone sees every state.
+    pub orbits: bool,
+}
+
+/// The default of `--max-states`: high enough to decide IRIW with six
+/// relaxed readers in full (531 441 states, 1.4 GB), low enough that memory
+/// stays within a few GB before the limit stops the search. With
+/// `Limits::orbits` it counts orbits, and IRIW with eight readers keeps
+/// 245 025.
+pub const MAX_STATES: usize = 1_000_000;
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_pomsets: 200_000,
+            max_partitions: MAX_PARTITIONS,
+            max_steps: 50_000_000,
+            max_states: MAX_STATES,
+            deadline: None,
+            cancel: None,
+            symmetry: true,
+            orbits: false,
+        }
+    }
+}
+
+/// The default of `--max-partitions` (`if_closure = registers`): Bell(7) =
+/// 877 partitions fit, Bell(8) = 4140 do not.
+pub const MAX_PARTITIONS: usize = 1000;
+
+/// The limit that stops a search from outside, if one has: the deadline
+/// (`--timeout`) or Ctrl-C in the REPL.
+pub fn interrupted(
+    deadline: Option<(std::time::Instant, f64)>,
+    cancel: Option<&'static std::sync::atomic::AtomicBool>,
+) -> Option<String> {
+    if let Some((at, secs)) = deadline {
+        if std::time::Instant::now() > at {
+            return Some(format!("--timeout {secs}"));
+        }
+    }
+    if cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+        return Some("interrupted (Ctrl-C)".to_string());
+    }
+    crate::memory::over_budget()
+}

@@ -3,24 +3,16 @@
 //! (an outcome the target model allows and the source model forbids is a
 //! compilation-soundness counterexample).
 
-use std::time::Instant;
-
-use crate::cat;
+use crate::engine::Engine;
 use crate::model::Model;
 use crate::outcome::Limits;
 use crate::report::Report;
 use crate::syntax::core::Program;
 
-/// A model to compare: the pomset semantics or a cat model.
-pub enum Engine {
-    Pwt,
-    Cat(Box<cat::Model>),
-}
-
-/// One named model of a comparison.
+/// One named model of a comparison, with its engine (`engine::named`).
 pub struct Column {
     pub name: String,
-    pub engine: Engine,
+    pub engine: Box<dyn Engine>,
 }
 
 /// One condition of one test, with each model's verdict.
@@ -70,7 +62,15 @@ pub fn rows(
 ) -> Vec<Row> {
     let reports: Vec<Result<Report, String>> = columns
         .iter()
-        .map(|c| decide(p, model, &c.engine, limits()))
+        .map(|c| {
+            Ok(crate::engine::decide(
+                c.engine.as_ref(),
+                p,
+                model,
+                false,
+                limits(),
+            ))
+        })
         .collect();
     let surface = crate::syntax::print::core_to_ast(p);
     (0..p.conditions.len())
@@ -92,20 +92,6 @@ pub fn rows(
             racy: reports.iter().map(racy).collect(),
         })
         .collect()
-}
-
-fn decide(p: &Program, model: &Model, engine: &Engine, limits: Limits) -> Result<Report, String> {
-    let start = Instant::now();
-    match engine {
-        Engine::Pwt => match crate::engine::pwt::decide::outcomes(p, model, limits) {
-            Ok(o) => Ok(Report::new(p, model, &o, start.elapsed())),
-            Err(u) => Err(u.sentence("unsupported")),
-        },
-        Engine::Cat(m) => {
-            let o = crate::engine::axiomatic::outcomes(p, m, limits)?;
-            Ok(Report::new(p, model, &o, start.elapsed()))
-        }
-    }
 }
 
 /// Whether a report raised herd7's `data-race` flag.

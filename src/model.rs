@@ -281,3 +281,13 @@ mod tests {
         assert_eq!(m.non_defaults(), vec!["final=observer".to_string()]);
     }
 }
+
+/// The model in one phrase: "the default model", or its non-default options.
+pub fn model_text(model: &Model) -> String {
+    let set = model.non_defaults();
+    if set.is_empty() {
+        "the default model".to_string()
+    } else {
+        set.join(", ")
+    }
+}

@@ -314,9 +314,9 @@ fn cat_engine_asks_the_deadline_while_it_runs_the_threads() {
 fn a_racy_test_without_a_condition_prints_its_flag() {
     let t = pomset::syntax::parse("litmus B\nx.wk := 1; y := 1;\n|| r := y; s := x.wk;\n")
         .expect("parses");
-    let rc11 = cat::load("rc11").expect("bundled");
+    let rc11 = pomset::engine::named("rc11").expect("bundled");
     let model = pomset::model::Model::default();
-    let r = pomset::workbench::decide_cat(&t.program, &model, &rc11, Limits::default());
+    let r = pomset::engine::decide(rc11.as_ref(), &t.program, &model, false, Limits::default());
     assert!(r.conditions.is_empty());
     let text = r.text(&t.program);
     assert!(text.contains("\nFlag data-race ("), "{text}");

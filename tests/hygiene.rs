@@ -2,12 +2,11 @@
 //! resolves to one, none shows in a state) and arithmetic is exact or an
 //! error, in every engine. Each test is named after what it checks.
 
-use pomset::cat;
+use pomset::engine::{decide, named};
 use pomset::model::Model;
 use pomset::outcome::Limits;
 use pomset::report::Report;
 use pomset::syntax::{self, Litmus};
-use pomset::workbench::{decide, decide_cat, Engine};
 
 fn parse(src: &str) -> Litmus {
     syntax::parse(src).unwrap_or_else(|d| panic!("{}", d.render("test", src)))
@@ -18,13 +17,15 @@ fn reports(src: &str) -> Vec<(&'static str, Report)> {
     let t = parse(src);
     let p = &t.program;
     let model = Model::default();
-    let run = |e| decide(p, &model, e, false, Limits::default()).expect("runs");
-    let rc11 = cat::load("rc11").expect("the bundled model compiles");
+    let run = |name| {
+        let engine = named(name).expect("a model");
+        decide(engine.as_ref(), p, &model, false, Limits::default())
+    };
     vec![
-        ("fast", run(Engine::Fast)),
-        ("reference", run(Engine::Reference)),
-        ("sc", run(Engine::Sc)),
-        ("rc11", decide_cat(p, &model, &rc11, Limits::default())),
+        ("fast", run("pwt")),
+        ("reference", run("pwt:reference")),
+        ("sc", run("sc")),
+        ("rc11", run("rc11")),
     ]
 }
 
@@ -152,7 +153,8 @@ exists (0:cas1 = 5 /\\ 0:ok = 1)
     let t = pomset::import::load("clash.litmus", src, Default::default())
         .unwrap_or_else(|d| panic!("{}", d.render("clash.litmus", src)));
     let model = Model::default();
-    let r = decide(&t.program, &model, Engine::Sc, false, Limits::default()).expect("runs");
+    let sc = named("sc").expect("a model");
+    let r = decide(sc.as_ref(), &t.program, &model, false, Limits::default());
     assert_eq!(observations(&r), vec!["Always"]);
 }
 
@@ -292,16 +294,19 @@ fn if_closed_fast_and_reference(t: &Litmus, max_partitions: usize) -> (Report, R
         max_partitions,
         ..Limits::default()
     };
-    let fast = decide(&t.program, &model, Engine::Fast, false, tight).expect("runs");
+    let (pwt, literal) = (
+        named("pwt").expect("a model"),
+        named("pwt:reference").expect("a model"),
+    );
+    let fast = decide(pwt.as_ref(), &t.program, &model, false, tight);
     assert_eq!(fast.limit, None, "{max_partitions} partitions suffice");
     let reference = decide(
+        literal.as_ref(),
         &t.program,
         &model,
-        Engine::Reference,
         false,
         Limits::default(),
-    )
-    .expect("runs");
+    );
     assert_eq!(reference.limit, None);
     (fast, reference)
 }

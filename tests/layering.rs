@@ -1,12 +1,17 @@
-//! Architecture invariant: no library module imports a front end. The front
-//! ends are `cli.rs`, `main.rs`, `repl/` and `serve/`; every other file under
-//! `src/` reaches the shared operations through `workbench` and the stages
-//! below it, so a third front end adds no third copy.
+//! Architecture invariants, read off the source:
+//! - no library module imports a front end. The front ends are `cli/`,
+//!   `main.rs`, `repl/` and `serve/`; every other file under `src/` reaches
+//!   the shared operations through `workbench` and the stages below it, so a
+//!   third front end adds no third copy;
+//! - no engine imports another engine (each folder or file under
+//!   `src/engine/` but the interface, `engine/mod.rs`);
+//! - the outcome layer (`src/outcome/`) and the report (`src/report.rs`)
+//!   import no engine.
 
 use std::path::{Path, PathBuf};
 
 /// The front ends: they may use each other and everything else.
-const FRONT_ENDS: &[&str] = &["cli.rs", "main.rs", "repl", "serve"];
+const FRONT_ENDS: &[&str] = &["cli", "main.rs", "repl", "serve"];
 
 /// The paths a library module must not name.
 const FORBIDDEN: &[&str] = &[
@@ -79,4 +84,125 @@ fn the_check_sees_an_import_of_the_command_line() {
         1
     );
     assert!(offences("use crate::workbench::apply_sets;").is_empty());
+}
+
+/// The engines: each folder or file under `src/engine/` but `mod.rs`.
+fn engines(src: &Path) -> Vec<String> {
+    let dir = src.join("engine");
+    let mut out: Vec<String> = std::fs::read_dir(&dir)
+        .expect("src/engine/ is readable")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.file_name().is_some_and(|n| n != "mod.rs"))
+        .filter_map(|p| Some(p.file_stem()?.to_str()?.to_string()))
+        .collect();
+    out.sort();
+    out
+}
+
+/// The lines of `text` that name one of `engines` as a path: through
+/// `crate::engine::E`, `pomset::engine::E`, or a sibling's `super::E`.
+fn names_engine(text: &str, engines: &[&str], siblings: bool) -> Vec<String> {
+    let mut paths: Vec<String> = Vec::new();
+    for e in engines {
+        paths.push(format!("crate::engine::{e}"));
+        paths.push(format!("pomset::engine::{e}"));
+        if siblings {
+            paths.push(format!("super::{e}::"));
+            paths.push(format!("super::super::{e}"));
+        }
+    }
+    text.lines()
+        .filter(|l| {
+            paths.iter().any(|p| {
+                l.match_indices(p.as_str()).any(|(i, _)| {
+                    let next = l[i + p.len()..].chars().next();
+                    !next.is_some_and(|c| c.is_alphanumeric() || c == '_') || p.ends_with("::")
+                })
+            })
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn no_engine_imports_another_engine() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let all = engines(&src);
+    assert!(all.len() >= 4, "the engines: {all:?}");
+    let mut bad = Vec::new();
+    for engine in &all {
+        let others: Vec<&str> = all
+            .iter()
+            .filter(|e| *e != engine)
+            .map(String::as_str)
+            .collect();
+        let mut files = Vec::new();
+        let folder = src.join("engine").join(engine);
+        if folder.is_dir() {
+            rust_files(&folder, &mut files);
+        } else {
+            files.push(src.join("engine").join(format!("{engine}.rs")));
+        }
+        for path in files {
+            let text = std::fs::read_to_string(&path).expect("a source file is readable");
+            for line in names_engine(&text, &others, true) {
+                bad.push(format!("{}: {}", path.display(), line.trim()));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "an engine imports another:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn the_outcome_layer_and_the_report_import_no_engine() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let all = engines(&src);
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    let mut files = Vec::new();
+    rust_files(&src.join("outcome"), &mut files);
+    files.push(src.join("report.rs"));
+    let mut bad = Vec::new();
+    for path in files {
+        let text = std::fs::read_to_string(&path).expect("a source file is readable");
+        let mut lines = names_engine(&text, &all, false);
+        // The interface (`crate::engine::Engine`) is an engine's too.
+        lines.extend(
+            text.lines()
+                .filter(|l| l.contains("crate::engine") || l.contains("pomset::engine"))
+                .map(str::to_string),
+        );
+        lines.dedup();
+        for line in lines {
+            bad.push(format!("{}: {}", path.display(), line.trim()));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "the outcome layer imports an engine:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn the_engine_check_sees_a_sibling_and_a_crate_path() {
+    let others = ["pwt", "sc"];
+    assert_eq!(
+        names_engine("use crate::engine::pwt::decide;", &others, true).len(),
+        1
+    );
+    assert_eq!(
+        names_engine("    super::sc::outcomes(p)", &others, true).len(),
+        1
+    );
+    assert_eq!(
+        names_engine("use pomset::engine::sc;", &others, true).len(),
+        1
+    );
+    // The interface, and a name that only starts like an engine's, are not engines.
+    assert!(names_engine("use crate::engine::{Capability, Engine};", &others, true).is_empty());
+    assert!(names_engine("use crate::engine::scope;", &others, true).is_empty());
 }

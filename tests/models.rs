@@ -146,18 +146,12 @@ const EXPLAINED: [(&str, &str); 2] = [
 /// it; `UPDATE_BOOK=1 cargo test --test models` rewrites that table.
 #[test]
 fn the_pwt_to_ptx_table_in_the_book_is_current() {
-    use pomset::compare::{rows, Column, Engine};
-    let ptx = cat::load("ptx").expect("bundled");
-    let columns = [
-        Column {
-            name: "pwt".to_string(),
-            engine: Engine::Pwt,
-        },
-        Column {
-            name: "ptx".to_string(),
-            engine: Engine::Cat(Box::new(ptx)),
-        },
-    ];
+    use pomset::compare::{rows, Column};
+    let column = |name: &str| Column {
+        name: name.to_string(),
+        engine: pomset::engine::named(name).expect("a model"),
+    };
+    let columns = [column("pwt"), column("ptx")];
     let mut table = String::from("| test | condition | pwt | ptx | |\n|---|---|---|---|---|\n");
     let (mut unsound, mut stronger) = (0, 0);
     for dir in ["examples/catalogue", "examples/classic"] {
@@ -302,23 +296,23 @@ fn vulkan_side(r: &pomset::compare::Row, j: usize) -> (&'static str, Option<&'st
 /// models` rewrites that table.
 #[test]
 fn the_pwt_to_vulkan_table_in_the_book_is_current() {
-    use pomset::compare::{rows, Column, Engine};
+    use pomset::compare::{rows, Column};
     use pomset::engine::axiomatic::lower::{Lowering, VulkanReading, WkReading};
     let lowered = |name: &str, wk| {
-        let mut m = cat::load("vulkan").expect("bundled");
-        m.lowering = Some(Lowering::Vulkan(VulkanReading {
+        let mut engine = pomset::engine::named("vulkan").expect("bundled");
+        engine.lower(Lowering::Vulkan(VulkanReading {
             wk,
             ..VulkanReading::DEFAULT
         }));
         Column {
             name: name.to_string(),
-            engine: Engine::Cat(Box::new(m)),
+            engine,
         }
     };
     let columns = [
         Column {
             name: "pwt".to_string(),
-            engine: Engine::Pwt,
+            engine: pomset::engine::named("pwt").expect("a model"),
         },
         lowered("vulkan", WkReading::NonAtomic),
         lowered("vulkan:wk-rlx", WkReading::Relaxed),

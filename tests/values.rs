@@ -3,10 +3,10 @@
 //! no found state witnesses, and zero states is never Ok or No, in every
 //! engine and report.
 
+use pomset::engine::{decide, named};
 use pomset::outcome::Limits;
 use pomset::report::Report;
 use pomset::syntax::Litmus;
-use pomset::workbench::{decide, decide_cat, Engine};
 
 fn load(name: &str, src: &str) -> Litmus {
     pomset::import::load(name, src, pomset::import::Options::default())
@@ -19,25 +19,16 @@ fn reports(t: &Litmus, reference: bool) -> Vec<(String, Report)> {
     let p = &t.program;
     let model = &p.model;
     let mut out = Vec::new();
-    let mut engines = vec![
-        (Engine::Fast, false),
-        (Engine::Sc, false),
-        (Engine::Fast, true),
-    ];
+    let mut engines = vec![("pwt", false), ("sc", false), ("pwt", true)];
     if reference {
-        engines.push((Engine::Reference, false));
+        engines.push(("pwt:reference", false));
     }
-    for (engine, only) in engines {
-        let r = decide(p, model, engine, only, Limits::default()).expect("the engine runs");
+    engines.extend(pomset::cat::BUNDLED.iter().map(|(name, _)| (*name, false)));
+    for (name, only) in engines {
+        let engine = named(name).expect("a model");
+        let r = decide(engine.as_ref(), p, model, only, Limits::default());
         if r.unsupported.is_none() {
-            out.push((format!("{engine:?} verdict-only={only}"), r));
-        }
-    }
-    for (name, _) in pomset::cat::BUNDLED {
-        let cat = pomset::cat::load(name).expect("a bundled model compiles");
-        let r = decide_cat(p, model, &cat, Limits::default());
-        if r.unsupported.is_none() {
-            out.push((name.to_string(), r));
+            out.push((format!("{name} verdict-only={only}"), r));
         }
     }
     out
@@ -189,7 +180,8 @@ fn export_then_import_round_trips_every_bundled_example() {
         // The V it was decided with comes back with it.
         assert_eq!(back.program.values, original.program.values, "{name}");
         let model = &original.program.model;
-        let run = |p| decide(p, model, Engine::Fast, false, Limits::default()).expect("runs");
+        let pwt = named("pwt").expect("a model");
+        let run = |p| decide(pwt.as_ref(), p, model, false, Limits::default());
         let (a, b) = (run(&original.program), run(&back.program));
         assert_eq!(a.states.len(), b.states.len(), "{name}\n{c}");
         let oks = |r: &Report| r.conditions.iter().map(|c| c.ok).collect::<Vec<_>>();

@@ -1,6 +1,369 @@
-//! The engines, as peers.
+//! The engines, as peers: every way to decide a test implements one
+//! interface, [`Engine`], and is named one way, [`named`].
+//!
+//! | name            | engine                                   | module       |
+//! |-----------------|------------------------------------------|--------------|
+//! | `pwt`           | the pomset semantics (Fig. 1, §1.3)      | `pwt`        |
+//! | `pwt:reference` | the same, literally (tiny tests only)     | `reference`  |
+//! | `sc`            | sequential consistency by interleaving   | `sc`         |
+//! | `rc11`, `ptx`, … | a bundled cat model (`cat::BUNDLED`)     | `axiomatic`  |
+//! | `FILE.cat`      | a cat model read from a file             | `axiomatic`  |
+//!
+//! A name may carry model options in brackets, `pwt[c7a=direct,merge=multi]`,
+//! set over the file's `model {}` block and `--set` (quote it in a shell).
+//!
+//! An engine returns outcomes ([`crate::outcome`]); [`decide`] turns them
+//! into the one [`Report`] every front end prints. What an engine does
+//! beyond deciding is a [`Capability`] it declares; asking an engine for one
+//! it lacks is refused by name ([`require`]), never by a front end's `match`.
+//!
+//! Architecture invariant: no engine imports another engine, and nothing
+//! here imports a front end (`tests/layering.rs`). Adding a model is one
+//! file under `engine/` plus a line in [`NATIVE`] (or one `.cat` file plus
+//! a line in `cat::BUNDLED`).
 
 pub mod axiomatic;
 pub mod pwt;
 pub mod reference;
 pub mod sc;
+
+use crate::model::Model;
+use crate::outcome::{Limits, Outcomes};
+use crate::render::draw::{DrawOptions, Drawn};
+use crate::report::Report;
+use crate::syntax::core::Program;
+use crate::syntax::Litmus;
+
+/// What an engine may do beyond listing a test's final states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Capability {
+    /// `run --verdict-only`: a search directed by each condition.
+    VerdictOnly,
+    /// Searching one arrangement of interchangeable threads (and
+    /// `Limits::orbits`: states kept one per orbit).
+    Symmetry,
+    /// `explain`: why an outcome is reached or not.
+    Explain,
+    /// `draw`, `run --draw`: pictures of what reaches an outcome.
+    Draw,
+    /// `pomsets`, `run --stats`: the pomsets themselves and the logic's counters.
+    Pomsets,
+    /// A file's `expect` lines and allow/forbid state the note's verdicts:
+    /// only an engine of the pomset semantics checks them.
+    Expectations,
+    /// The Vulkan extension's constructs (barriers, availability and
+    /// visibility qualifiers, the `sg` scope): a model that gives them a
+    /// meaning; the others refuse a test that has them.
+    Vulkan,
+}
+
+impl Capability {
+    /// The flag or command that asks for it, for a refusal.
+    pub fn asked_by(self) -> &'static str {
+        match self {
+            Capability::VerdictOnly => "--verdict-only",
+            Capability::Symmetry => "thread symmetry",
+            Capability::Explain => "`explain`",
+            Capability::Draw => "`draw` and --draw",
+            Capability::Pomsets => "`pomsets` and --stats",
+            Capability::Expectations => "the file's expectations",
+            Capability::Vulkan => "the Vulkan extension's constructs",
+        }
+    }
+}
+
+/// One way to decide a test.
+pub trait Engine: Send + Sync {
+    /// The name it was chosen by (`pwt`, `rc11`, a file's name).
+    fn name(&self) -> &str;
+
+    /// Whether it offers `c`.
+    fn can(&self, c: Capability) -> bool;
+
+    /// The final states of `p` under `model`'s options within `limits`, or
+    /// the sentence saying why it cannot decide `p`.
+    fn outcomes(&self, p: &Program, model: &Model, limits: Limits) -> Result<Outcomes, String>;
+
+    /// `Report::model`: how the report names the model (by default the
+    /// options `model` sets).
+    fn report_model(&self, _model: &Model) -> Option<Vec<String>> {
+        None
+    }
+
+    /// Takes a lowering (`--mapping pwt:vulkan` sets the Vulkan one on its
+    /// target); false when the engine has no use for one.
+    fn lower(&mut self, _lowering: axiomatic::lower::Lowering) -> bool {
+        false
+    }
+
+    /// Each condition's verdict alone (`Capability::VerdictOnly`).
+    fn verdicts(&self, p: &Program, model: &Model, _limits: Limits) -> Report {
+        Report::unsupported(p, model, lacks(self.name(), Capability::VerdictOnly))
+    }
+
+    /// `explain`'s text for the conditions `chosen` (`Capability::Explain`).
+    fn explain(
+        &self,
+        _p: &Program,
+        _model: &Model,
+        _chosen: &[usize],
+        _limits: &Limits,
+    ) -> Result<String, String> {
+        Err(lacks(self.name(), Capability::Explain))
+    }
+
+    /// The pictures `draw` renders (`Capability::Draw`), with what they
+    /// show ("pomsets", "executions").
+    fn pictures(
+        &self,
+        _test: &Litmus,
+        _model: &Model,
+        _opts: &DrawOptions,
+    ) -> Result<(Drawn, &'static str), String> {
+        Err(lacks(self.name(), Capability::Draw))
+    }
+}
+
+/// The sentence refusing capability `c` of the engine named `name`.
+pub fn lacks(name: &str, c: Capability) -> String {
+    let offering: Vec<&str> = NATIVE
+        .iter()
+        .filter(|n| (n.make)().can(c))
+        .map(|n| n.name)
+        .collect();
+    let cats = if cat_can(c) {
+        " and the cat models"
+    } else {
+        ""
+    };
+    format!(
+        "the model `{name}` does not offer {}; {}{cats} do",
+        c.asked_by(),
+        offering.join(", ")
+    )
+}
+
+/// Refuses `c` by name when `engine` lacks it.
+pub fn require(engine: &dyn Engine, c: Capability) -> Result<(), String> {
+    if engine.can(c) {
+        Ok(())
+    } else {
+        Err(lacks(engine.name(), c))
+    }
+}
+
+fn cat_can(c: Capability) -> bool {
+    axiomatic::CAPABILITIES.contains(&c)
+}
+
+/// An engine that is not a cat model: its name, what it is, how to make it.
+pub struct Native {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub make: fn() -> Box<dyn Engine>,
+}
+
+/// The engines that are not cat models, by name.
+pub const NATIVE: &[Native] = &[
+    Native {
+        name: "pwt",
+        about: "the pomset semantics (the default)",
+        make: || Box::new(pwt::Pwt),
+    },
+    Native {
+        name: "pwt:reference",
+        about: "the pomset semantics by the literal reference engine (tiny tests only)",
+        make: || Box::new(reference::Reference),
+    },
+    Native {
+        name: "sc",
+        about: "sequential consistency by interleaving",
+        make: || Box::new(sc::Sc),
+    },
+];
+
+/// Why a model name names no model.
+#[derive(Debug)]
+pub enum NameError {
+    /// No such model, or a file that cannot be read; one line.
+    Unknown(String),
+    /// A cat file with errors, to render against its text.
+    Cat(Box<crate::cat::CatError>, String),
+}
+
+impl NameError {
+    /// One line for a front end that cannot render a cat file's errors.
+    pub fn line(&self) -> String {
+        match self {
+            NameError::Unknown(why) => why.clone(),
+            NameError::Cat(_, spec) => format!("the model `{spec}` has errors"),
+        }
+    }
+}
+
+/// The engine a model name names: `pwt`, `pwt:reference`, `sc`, a bundled
+/// cat model or a `.cat` file, each optionally with `[OPTION=VALUE,...]`.
+pub fn named(spec: &str) -> Result<Box<dyn Engine>, NameError> {
+    named_from(spec, true)
+}
+
+/// As `named`, without reading files: only the native and bundled models
+/// (the explorer, whose requests may not name files).
+pub fn named_bundled(spec: &str) -> Result<Box<dyn Engine>, NameError> {
+    named_from(spec, false)
+}
+
+fn named_from(spec: &str, files: bool) -> Result<Box<dyn Engine>, NameError> {
+    let (name, sets) = split_options(spec).map_err(NameError::Unknown)?;
+    let engine: Box<dyn Engine> = match NATIVE.iter().find(|n| n.name == name) {
+        Some(n) => (n.make)(),
+        None if !files && crate::cat::bundled(name).is_none() => {
+            return Err(NameError::Unknown(format!(
+                "no bundled model is called `{name}` (models: {})",
+                names().join(", ")
+            )))
+        }
+        None => match crate::cat::load(name) {
+            Ok(m) => Box::new(axiomatic::Cat::new(m)),
+            Err(crate::cat::LoadError::Io(why)) => return Err(NameError::Unknown(why)),
+            Err(crate::cat::LoadError::Cat(e)) => {
+                return Err(NameError::Cat(Box::new(e), name.to_string()))
+            }
+        },
+    };
+    if sets.is_empty() {
+        return Ok(engine);
+    }
+    let mut check = Model::default();
+    for (k, v) in &sets {
+        check
+            .set(k, v)
+            .map_err(|e| NameError::Unknown(format!("{spec}: {e}")))?;
+    }
+    Ok(Box::new(WithOptions {
+        name: spec.to_string(),
+        inner: engine,
+        sets,
+    }))
+}
+
+/// Every model name a user may type, native ones first.
+pub fn names() -> Vec<&'static str> {
+    NATIVE
+        .iter()
+        .map(|n| n.name)
+        .chain(crate::cat::BUNDLED.iter().map(|(n, _)| *n))
+        .collect()
+}
+
+/// `NAME[K=V,...]` into the name and its options.
+fn split_options(spec: &str) -> Result<(&str, Vec<(String, String)>), String> {
+    let Some((name, rest)) = spec.split_once('[') else {
+        return Ok((spec, Vec::new()));
+    };
+    let Some(inner) = rest.strip_suffix(']') else {
+        return Err(format!(
+            "`{spec}`: model options go in brackets at the end, as pwt[c7a=direct,merge=multi]"
+        ));
+    };
+    let mut sets = Vec::new();
+    for part in inner.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let Some((k, v)) = part.split_once('=') else {
+            return Err(format!(
+                "`{spec}`: `{part}` is not OPTION=VALUE (see `pomset options`)"
+            ));
+        };
+        sets.push((k.trim().to_string(), v.trim().to_string()));
+    }
+    Ok((name, sets))
+}
+
+/// An engine with model options of its own (`pwt[c7a=direct]`), set over
+/// the file's and `--set`'s.
+struct WithOptions {
+    name: String,
+    inner: Box<dyn Engine>,
+    sets: Vec<(String, String)>,
+}
+
+impl WithOptions {
+    fn model(&self, model: &Model) -> Model {
+        let mut m = *model;
+        for (k, v) in &self.sets {
+            // Checked when the name was read.
+            let _ = m.set(k, v);
+        }
+        m
+    }
+}
+
+impl Engine for WithOptions {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn can(&self, c: Capability) -> bool {
+        self.inner.can(c)
+    }
+    fn outcomes(&self, p: &Program, model: &Model, limits: Limits) -> Result<Outcomes, String> {
+        self.inner.outcomes(p, &self.model(model), limits)
+    }
+    fn report_model(&self, model: &Model) -> Option<Vec<String>> {
+        self.inner.report_model(&self.model(model))
+    }
+    fn lower(&mut self, lowering: axiomatic::lower::Lowering) -> bool {
+        self.inner.lower(lowering)
+    }
+    fn verdicts(&self, p: &Program, model: &Model, limits: Limits) -> Report {
+        self.inner.verdicts(p, &self.model(model), limits)
+    }
+    fn explain(
+        &self,
+        p: &Program,
+        model: &Model,
+        chosen: &[usize],
+        limits: &Limits,
+    ) -> Result<String, String> {
+        self.inner.explain(p, &self.model(model), chosen, limits)
+    }
+    fn pictures(
+        &self,
+        test: &Litmus,
+        model: &Model,
+        opts: &DrawOptions,
+    ) -> Result<(Drawn, &'static str), String> {
+        self.inner.pictures(test, &self.model(model), opts)
+    }
+}
+
+/// Decides `p` with `engine`: its outcomes as a report, timed, with the
+/// peak memory counted from here. `verdict_only` asks for
+/// `Capability::VerdictOnly`, refused in the report when the engine lacks it.
+pub fn decide(
+    engine: &dyn Engine,
+    p: &Program,
+    model: &Model,
+    verdict_only: bool,
+    limits: Limits,
+) -> Report {
+    let start = std::time::Instant::now();
+    crate::memory::reset_peak();
+    if verdict_only {
+        return engine.verdicts(p, model, limits);
+    }
+    let limits = Limits {
+        symmetry: limits.symmetry && engine.can(Capability::Symmetry),
+        orbits: limits.orbits && engine.can(Capability::Symmetry),
+        ..limits
+    };
+    let mut report = match engine.outcomes(p, model, limits) {
+        Ok(o) => Report::new(p, model, &o, start.elapsed()),
+        Err(why) => return Report::unsupported(p, model, why),
+    };
+    if !engine.can(Capability::Expectations) {
+        report = report.without_expectations();
+    }
+    if let Some(named) = engine.report_model(model) {
+        report.model = named;
+    }
+    report
+}

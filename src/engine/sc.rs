@@ -594,3 +594,31 @@ mod tests {
         assert!(o.limit.is_some());
     }
 }
+
+/// Sequential consistency as a peer (`sc`). Modes, scopes and model options
+/// mean nothing under SC, and a file's expectations are the note's verdicts,
+/// not SC's: neither is used.
+pub struct Sc;
+
+impl crate::engine::Engine for Sc {
+    fn name(&self) -> &str {
+        "sc"
+    }
+
+    fn can(&self, _: crate::engine::Capability) -> bool {
+        false
+    }
+
+    fn outcomes(
+        &self,
+        p: &Program,
+        _: &crate::model::Model,
+        limits: crate::outcome::Limits,
+    ) -> Result<Outcomes, String> {
+        // `--max-pomsets` bounds the configurations visited.
+        let own = Limits {
+            max_states: limits.max_pomsets,
+        };
+        outcomes(p, own).map_err(|why| why.to_string())
+    }
+}

@@ -157,3 +157,20 @@ pub fn reported_threads(tid: ThreadId, body: &Stmt) -> Vec<ThreadId> {
     forks(body, &mut out);
     out
 }
+
+/// The one line that says an option value is refused, and where to read why.
+pub fn unsupported_text(option: &str) -> String {
+    format!(
+        "{option} is not implemented (the book's \"The semantics\", section \"Not implemented\", says why); choose another value with --set"
+    )
+}
+
+/// What the pomset semantics refuses, as one line: an option value (with
+/// where to read why) or a construct only the Vulkan model defines (with
+/// the model to run instead).
+pub fn refusal_text(u: &Unsupported) -> String {
+    match u {
+        Unsupported::Option(..) => unsupported_text(&u.to_string()),
+        Unsupported::VulkanOnly(..) => u.sentence(""),
+    }
+}

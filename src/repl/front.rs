@@ -48,7 +48,16 @@ pub fn is_complete(input: &str) -> bool {
 /// the prompt, then its reply. Blank lines between inputs and lines starting
 /// with `#` are skipped.
 pub fn run_script(input: impl BufRead, out: &mut impl Write, color: bool) -> std::io::Result<()> {
-    let mut session = Session::new();
+    run_session(Session::new(), input, out, color)
+}
+
+/// As `run_script`, in a session made by the caller (`Session::with_import`).
+pub fn run_session(
+    mut session: Session,
+    input: impl BufRead,
+    out: &mut impl Write,
+    color: bool,
+) -> std::io::Result<()> {
     let mut buf = String::new();
     let mut lines = input.lines();
     loop {
@@ -102,7 +111,7 @@ fn history_path() -> Option<PathBuf> {
 }
 
 /// The interactive loop on a terminal.
-pub fn interactive(color: bool) -> Result<(), String> {
+pub fn interactive(color: bool, import: crate::import::Options) -> Result<(), String> {
     // Tab lists the alternatives, as a shell does, rather than cycling through them.
     let config = rustyline::Config::builder()
         .completion_type(rustyline::CompletionType::List)
@@ -124,7 +133,7 @@ pub fn interactive(color: bool) -> Result<(), String> {
     // Ctrl-C while a query runs stops that query; at the prompt the line
     // editor sees it as a key and clears the line.
     let _ = ctrlc::set_handler(|| CANCEL.store(true, Ordering::Relaxed));
-    let mut session = Session::new().with_cancel(&CANCEL);
+    let mut session = Session::new().with_import(import).with_cancel(&CANCEL);
     println!(
         "pomset {}: type a fragment such as `r := x; y := r`, or :help. Ctrl-D quits.",
         env!("CARGO_PKG_VERSION")

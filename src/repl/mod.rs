@@ -16,21 +16,27 @@ pub use session::{Reply, Session};
 /// Starts the REPL: a script from `script`, else the line editor when
 /// standard input is a terminal, else a script from standard input.
 /// `color` is `None` for "when standard output is a terminal".
-pub fn start(script: Option<&Path>, color: Option<bool>) -> Result<(), String> {
+/// `import` says how files are read (`--unroll`).
+pub fn start(
+    script: Option<&Path>,
+    color: Option<bool>,
+    import: crate::import::Options,
+) -> Result<(), String> {
+    let session = || session::Session::new().with_import(import);
     let color = color.unwrap_or_else(|| std::io::stdout().is_terminal());
     let mut stdout = std::io::stdout().lock();
     match script {
         Some(path) => {
             let file = std::fs::File::open(path)
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            front::run_script(std::io::BufReader::new(file), &mut stdout, color)
+            front::run_session(session(), std::io::BufReader::new(file), &mut stdout, color)
                 .map_err(|e| format!("cannot run {}: {e}", path.display()))
         }
         None if std::io::stdin().is_terminal() => {
             drop(stdout);
-            front::interactive(color)
+            front::interactive(color, import)
         }
-        None => front::run_script(std::io::stdin().lock(), &mut stdout, color)
+        None => front::run_session(session(), std::io::stdin().lock(), &mut stdout, color)
             .map_err(|e| format!("cannot run the script: {e}")),
     }
 }

@@ -11,8 +11,7 @@ use crate::model::Model;
 use crate::outcome::Limits;
 use crate::syntax::{self, core::Program, Litmus};
 use crate::workbench::{
-    apply_sets, decide, explain_text_within, load_options, model_text, pomset_listing, vary,
-    Engine, VaryRow,
+    apply_sets, decide, explain_text_within, model_text, pomset_listing, vary, VaryRow,
 };
 
 /// One command: its name, its arguments as the help shows them, and one line
@@ -173,6 +172,8 @@ pub struct Session {
     /// The `--outcome` of the last listing, so `:draw N` numbers as it did.
     listing_outcome: Option<String>,
     cancel: Option<&'static AtomicBool>,
+    /// How files are read (`--unroll`), as the command line gave it.
+    import: crate::import::Options,
 }
 
 /// How many states `:run` lists after Ctrl-C.
@@ -181,6 +182,12 @@ pub const INTERRUPTED_STATES: usize = 10;
 impl Session {
     pub fn new() -> Session {
         Session::default()
+    }
+
+    /// Files are read with these options (`pomset repl --unroll N`).
+    pub fn with_import(mut self, import: crate::import::Options) -> Session {
+        self.import = import;
+        self
     }
 
     /// A flag that, once set (by a Ctrl-C handler), stops the running query as
@@ -328,7 +335,7 @@ impl Session {
         };
         let name = path.display().to_string();
         // A file may be in any format `pomset run` reads.
-        let Some(test) = load(&src, &name, out) else {
+        let Some(test) = load(&src, &name, self.import, out) else {
             return;
         };
         let p = &test.program;
@@ -654,10 +661,7 @@ impl Session {
         };
         let p = &cur.test.program;
         let model = self.model();
-        let report = match decide(p, &model, Engine::Fast, false, self.limits()) {
-            Ok(r) => r,
-            Err(line) => return out.error(line.trim_end()),
-        };
+        let report = decide(&crate::engine::pwt::Pwt, p, &model, false, self.limits());
         // Ctrl-C leaves a partial list, possibly of tens of thousands of
         // states: a count and the first few say enough.
         let text = match &report.limit {
@@ -1001,8 +1005,8 @@ fn render_within(d: &syntax::Diagnostics, src: &str, at: usize, typed: &str, nam
 }
 
 /// Reads a file in any format `import::load` knows, rendering diagnostics into `out`.
-fn load(src: &str, name: &str, out: &mut Output) -> Option<Litmus> {
-    match crate::import::load(name, src, load_options()) {
+fn load(src: &str, name: &str, import: crate::import::Options, out: &mut Output) -> Option<Litmus> {
+    match crate::import::load(name, src, import) {
         Ok(t) => {
             if !t.warnings.is_empty() {
                 out.push(Tone::Hint, t.warnings.render(name, src));

@@ -5,9 +5,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use crate::engine::Engine;
 use crate::model::Model;
 use crate::outcome::Limits;
-use crate::workbench::{self, Engine, Loaded, Problem, TestInput};
+use crate::workbench::{self, Problem, TestInput};
 
 /// The most seconds one request may decide for, and the default.
 pub const MAX_TIMEOUT: f64 = 60.0;
@@ -27,9 +28,12 @@ pub const MAX_PICTURES: usize = 50;
 pub struct Request {
     #[serde(flatten)]
     pub test: TestInput,
-    /// `pwt` (the pomset semantics, the default) or a bundled cat model (`rc11`).
+    /// A model name (`engine::named_bundled`): `pwt` (the pomset
+    /// semantics, the default), `pwt:reference`, `sc` or a bundled cat model
+    /// (`rc11`), with options in brackets.
     pub model: Option<String>,
-    pub engine: Engine,
+    /// The older way to ask for `pwt:reference` (`reference`) or `sc`.
+    pub engine: Option<String>,
     /// Seconds, at most `MAX_TIMEOUT` (default `DEFAULT_TIMEOUT`).
     pub timeout: Option<f64>,
     pub max_pomsets: Option<usize>,
@@ -67,19 +71,22 @@ impl Request {
         }
     }
 
-    /// The cat model asked for: `None` for pwt. Only bundled models: the
-    /// server reads no file named by a request.
-    fn cat(&self) -> Result<Option<crate::cat::Model>, Problem> {
-        match self.model.as_deref() {
-            None | Some("") | Some("pwt") => Ok(None),
-            Some(name) if crate::cat::bundled(name).is_some() => crate::cat::load(name)
-                .map(Some)
-                .map_err(|_| Problem::message(format!("the bundled model `{name}` has errors"))),
-            Some(name) => Err(Problem::message(format!(
-                "unknown model `{name}`: the explorer decides under pwt or a bundled cat model ({})",
-                crate::cat::BUNDLED.map(|(n, _)| n).join(", ")
-            ))),
-        }
+    /// The engine asked for. Only native and bundled models: the server
+    /// reads no file named by a request.
+    fn engine(&self) -> Result<Box<dyn Engine>, Problem> {
+        let name = match (self.model.as_deref(), self.engine.as_deref()) {
+            (None | Some("") | Some("pwt"), Some("reference")) => "pwt:reference",
+            (None | Some("") | Some("pwt"), Some("sc")) => "sc",
+            (None | Some(""), _) => "pwt",
+            (Some(name), _) => name,
+        };
+        crate::engine::named_bundled(name).map_err(|e| {
+            Problem::message(format!(
+                "{}: the explorer decides under {}",
+                e.line(),
+                crate::engine::names().join(", ")
+            ))
+        })
     }
 }
 
@@ -95,11 +102,13 @@ fn refused(p: &crate::syntax::core::Program, model: &Model) -> Result<(), Proble
 pub fn decide(req: &Request) -> Result<Value, Problem> {
     let loaded = workbench::load(&req.test)?;
     let p = &loaded.test.program;
-    let report = match req.cat()? {
-        Some(cat) => workbench::decide_cat(p, &loaded.model, &cat, req.limits()),
-        None => workbench::decide(p, &loaded.model, req.engine, false, req.limits())
-            .map_err(|line| Problem::message(line.trim_end()))?,
-    };
+    let report = workbench::decide(
+        req.engine()?.as_ref(),
+        p,
+        &loaded.model,
+        false,
+        req.limits(),
+    );
     let text = report.text(p);
     Ok(json!({
         "report": report,
@@ -124,39 +133,11 @@ pub fn explain(req: &Request) -> Result<Value, Problem> {
         ));
     }
     let limits = req.limits();
-    let text = match req.cat()? {
-        None => {
-            refused(p, &loaded.model)?;
-            workbench::explain_text_within(p, &loaded.model, &chosen, &limits)
-        }
-        Some(cat) => explain_cat(&loaded, &cat, &chosen, &limits)?,
-    };
+    let text = req
+        .engine()?
+        .explain(p, &loaded.model, &chosen, &limits)
+        .map_err(Problem::message)?;
     Ok(json!({ "text": text }))
-}
-
-/// `explain --model CAT`'s text for the chosen conditions.
-fn explain_cat(
-    loaded: &Loaded,
-    cat: &crate::cat::Model,
-    chosen: &[usize],
-    limits: &Limits,
-) -> Result<String, Problem> {
-    let p = &loaded.test.program;
-    let surface = crate::syntax::print::core_to_ast(p);
-    let mut out = String::new();
-    for &i in chosen {
-        let (Some(shown), Some(c)) = (surface.conditions.get(i), p.conditions.get(i)) else {
-            continue;
-        };
-        let shown = crate::syntax::print::prop(&shown.prop, 0);
-        out.push_str(&format!("{} under {}: {shown}\n", p.name, cat.name));
-        let lines = crate::engine::axiomatic::explain::explain(p, cat, &c.prop, limits)
-            .map_err(Problem::message)?;
-        for line in lines {
-            out.push_str(&format!("  {line}\n"));
-        }
-    }
-    Ok(out)
 }
 
 /// `POST /api/pomsets`: the complete pomsets (ending in the condition's
@@ -212,8 +193,8 @@ pub fn draw(req: &Request) -> Result<Value, Problem> {
         .added_condition(&req.test)
         .and_then(|i| p.conditions.get(i))
         .map(|c| c.prop.clone());
-    let cat = req.cat()?;
-    if cat.is_none() {
+    let engine = req.engine()?;
+    if engine.name() == "pwt" {
         refused(p, &loaded.model)?;
     }
     let opts = DrawOptions {
@@ -224,7 +205,7 @@ pub fn draw(req: &Request) -> Result<Value, Problem> {
         ..DrawOptions::default()
     };
     let (pictures, in_all, limit) =
-        workbench::draw_each(&loaded.test, &loaded.model, cat.as_ref(), outcome, &opts)
+        workbench::draw_each(&loaded.test, &loaded.model, engine.as_ref(), outcome, &opts)
             .map_err(Problem::message)?;
     Ok(json!({ "pictures": pictures, "in_all": in_all, "limit": limit }))
 }

@@ -1,95 +1,15 @@
 //! Deciding, drawing and refining, with plain values in and out.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::engine::pwt::decide::{outcomes, settle_conditions};
+use crate::engine::Engine;
 use crate::model::Model;
-use crate::outcome::{Limits, Unsupported};
-use crate::report::Report;
-use crate::syntax::core::{Program, Prop};
+use crate::syntax::core::Prop;
 use crate::syntax::Litmus;
 
-/// Which engine decides the pomset semantics (`run --engine`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Engine {
-    /// `semantics::decide`.
-    #[default]
-    Fast,
-    /// The literal reference engine (tiny tests only).
-    Reference,
-    /// Sequential consistency by interleaving.
-    Sc,
-}
-
-/// Decides one test with the chosen engine. What an engine cannot run is
-/// an unsupported report, for every engine; `Err` is kept for callers that
-/// print a line of their own, and is not produced today.
-pub fn decide(
-    p: &Program,
-    model: &Model,
-    engine: Engine,
-    verdict_only: bool,
-    limits: Limits,
-) -> Result<Report, String> {
-    let start = std::time::Instant::now();
-    crate::memory::reset_peak();
-    let (max_pomsets, deadline) = (limits.max_pomsets, limits.deadline);
-    let unsupported = |u: Unsupported| {
-        Report::unsupported(p, model, u.sentence("is not implemented by `run` yet"))
-    };
-    if verdict_only && engine == Engine::Fast {
-        return Ok(match settle_conditions(p, model, limits) {
-            Ok(found) => Report::settled(p, model, &found, start.elapsed()),
-            Err(u) => unsupported(u),
-        });
-    }
-    let decided = match engine {
-        Engine::Fast => outcomes(p, model, limits),
-        Engine::Reference => crate::engine::reference::outcomes(
-            p,
-            model,
-            crate::engine::reference::Limits {
-                max_pomsets,
-                deadline: deadline.map(|d| d.0),
-            },
-        ),
-        // Modes, scopes and model options mean nothing under SC.
-        Engine::Sc => {
-            let sc = crate::engine::sc::Limits {
-                max_states: max_pomsets,
-            };
-            match crate::engine::sc::outcomes(p, sc) {
-                Ok(o) => Ok(o),
-                // Inside the report, as the other engines say it (and so in `--json`).
-                Err(why) => return Ok(Report::unsupported(p, model, why.to_string())),
-            }
-        }
-    };
-    Ok(match decided {
-        // A file's expectations are the note's verdicts, not SC's.
-        Ok(o) if engine == Engine::Sc => {
-            Report::new(p, model, &o, start.elapsed()).without_expectations()
-        }
-        Ok(o) => Report::new(p, model, &o, start.elapsed()),
-        Err(u) => unsupported(u),
-    })
-}
-
-/// Decides one test under a cat model. The file's expectations are the
-/// note's verdicts, not the model's: not checked.
-pub fn decide_cat(p: &Program, model: &Model, cat: &crate::cat::Model, limits: Limits) -> Report {
-    let start = std::time::Instant::now();
-    crate::memory::reset_peak();
-    match crate::engine::axiomatic::outcomes(p, cat, limits) {
-        Ok(o) => {
-            let mut r = Report::new(p, model, &o, start.elapsed()).without_expectations();
-            r.model = vec![cat.name.clone()];
-            r
-        }
-        Err(why) => Report::unsupported(p, model, why),
-    }
-}
+/// Decides one test with a model's engine (`engine::named`): its report,
+/// or the report of what the engine cannot do.
+pub use crate::engine::decide;
 
 /// The complete pomsets (or a cat model's consistent executions) whose
 /// final state satisfies `outcome`, each drawn alone in `opts.format`, with
@@ -97,20 +17,16 @@ pub fn decide_cat(p: &Program, model: &Model, cat: &crate::cat::Model, limits: L
 pub fn draw_each(
     test: &Litmus,
     model: &Model,
-    cat: Option<&crate::cat::Model>,
+    engine: &dyn Engine,
     outcome: Option<Prop>,
     opts: &crate::render::draw::DrawOptions,
 ) -> Result<(Vec<String>, usize, Option<String>), String> {
-    use crate::render::draw::{pictures_counted, render};
+    use crate::render::draw::render;
     let opts = crate::render::draw::DrawOptions {
         outcome,
         ..opts.clone()
     };
-    let drawn = match cat {
-        Some(cat) => crate::render::execution::pictures(test, cat, &opts),
-        None => pictures_counted(test, model, &opts),
-    }
-    .map_err(|e| e.to_string())?;
+    let (drawn, _) = engine.pictures(test, model, &opts)?;
     let each = drawn
         .pictures
         .iter()

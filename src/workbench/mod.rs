@@ -4,15 +4,15 @@
 //! nothing here knows about a terminal, a prompt or HTTP.
 //!
 //! ```
-//! use pomset::workbench::{self, Engine, TestInput};
+//! use pomset::workbench::{self, TestInput};
 //! let input = TestInput {
 //!     source: "litmus MP\nx := 1; y.rel := 1;\n|| r := y.acq; s := x;\nforbid (r = 1 /\\ s = 0)\n".into(),
 //!     ..TestInput::default()
 //! };
 //! let loaded = workbench::load(&input).expect("a well-formed test");
 //! let limits = pomset::outcome::Limits::default();
-//! let report = workbench::decide(&loaded.test.program, &loaded.model, Engine::Fast, false, limits)
-//!     .expect("decidable");
+//! let pwt = pomset::engine::named("pwt").expect("a model");
+//! let report = workbench::decide(pwt.as_ref(), &loaded.test.program, &loaded.model, false, limits);
 //! // `forbid` is herd7's `~exists`: Ok, the outcome is never observed.
 //! assert_eq!(report.conditions[0].ok, Some(true));
 //! assert_eq!(report.conditions[0].observation, Some("Never"));
@@ -23,7 +23,7 @@ mod located;
 mod text;
 mod vary;
 
-pub use decide::{decide, decide_cat, draw_each, refine, Engine, Refined};
+pub use decide::{decide, draw_each, refine, Refined};
 pub use located::{Failed, Located, Problem};
 pub use text::{
     candidate_listing, explain_text, explain_text_within, model_text, options_table,
@@ -35,22 +35,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::Model;
 use crate::syntax::Litmus;
-
-/// `--unroll`, for every file this process reads (0: not given).
-static UNROLL: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-
-/// Sets `--unroll` for every test this process loads from now on.
-pub fn set_unroll(n: Option<u32>) {
-    UNROLL.store(n.unwrap_or(0), std::sync::atomic::Ordering::Relaxed);
-}
-
-/// How files are read: the format is recognised, `--unroll` applied.
-pub fn load_options() -> crate::import::Options {
-    let n = UNROLL.load(std::sync::atomic::Ordering::Relaxed);
-    crate::import::Options {
-        unroll: (n > 0).then_some(n),
-    }
-}
 
 /// Applies `--set name=value` overrides to a model.
 pub fn apply_sets(model: &mut Model, sets: &[String]) -> Result<(), String> {
@@ -69,13 +53,19 @@ pub fn apply_sets(model: &mut Model, sets: &[String]) -> Result<(), String> {
 /// parsed as one more condition of the file (an `exists`), so it names
 /// registers and locations exactly as the file's own conditions do; an error
 /// in it is located in the condition as typed.
-pub fn parse_test(name: &str, src: &str, condition: Option<&str>) -> Result<Litmus, Failed> {
+/// `import` says how the file is read (`--unroll`).
+pub fn parse_test(
+    name: &str,
+    src: &str,
+    condition: Option<&str>,
+    import: crate::import::Options,
+) -> Result<Litmus, Failed> {
     let mut text = src.to_string();
     let at = text.len() + "\nexists (".len();
     if let Some(c) = condition {
         text.push_str(&format!("\nexists ({c})\n"));
     }
-    match crate::import::load(name, &text, load_options()) {
+    match crate::import::load(name, &text, import) {
         Ok(t) => Ok(t),
         Err(d) => Err(
             match condition.and_then(|c| Some((c, d.within(at, c.len())?))) {
@@ -107,6 +97,9 @@ pub struct TestInput {
     pub sets: Vec<String>,
     /// One more condition, as `explain`'s and `--outcome`'s argument.
     pub condition: Option<String>,
+    /// `--unroll`: how often loops are unrolled, over the file's `model {
+    /// unroll = N }`.
+    pub unroll: Option<u32>,
 }
 
 /// A loaded test: the parsed file and its model with the overrides applied.
@@ -135,8 +128,11 @@ pub fn load(input: &TestInput) -> Result<Loaded, Problem> {
     } else {
         input.name.as_str()
     };
-    let test =
-        parse_test(name, &input.source, input.condition.as_deref()).map_err(|f| f.problem())?;
+    let import = crate::import::Options {
+        unroll: input.unroll,
+    };
+    let test = parse_test(name, &input.source, input.condition.as_deref(), import)
+        .map_err(|f| f.problem())?;
     let mut model = test.program.model;
     apply_sets(&mut model, &input.sets).map_err(Problem::message)?;
     let warnings = located::locate(&test.warnings, &input.source);

@@ -1,8 +1,10 @@
 //! The texts every front end prints the same way: the pomset listing,
 //! `explain`'s lines, the model in one phrase, the options table.
 
+pub use crate::engine::pwt::explain::{explain_text, explain_text_within};
+pub use crate::model::model_text;
 use crate::model::Model;
-use crate::syntax;
+pub use crate::outcome::state::{refusal_text, unsupported_text};
 
 /// The complete pomsets of a test, rendered, with the search's verdict on
 /// how complete the list is; shared by `pomset pomsets` and the REPL.
@@ -74,74 +76,6 @@ pub fn pomset_listing(
             limit: None,
             unsupported: Some(refusal_text(&u)),
         },
-    }
-}
-
-/// The one line that says an option value is refused, and where to read why.
-pub fn unsupported_text(option: &str) -> String {
-    format!(
-        "{option} is not implemented (the book's \"The semantics\", section \"Not implemented\", says why); choose another value with --set"
-    )
-}
-
-/// What the pomset semantics refuses, as one line: an option value (with
-/// where to read why) or a construct only the Vulkan model defines (with
-/// the model to run instead).
-pub fn refusal_text(u: &crate::outcome::Unsupported) -> String {
-    match u {
-        crate::outcome::Unsupported::Option(..) => unsupported_text(&u.to_string()),
-        crate::outcome::Unsupported::VulkanOnly(..) => u.sentence(""),
-    }
-}
-
-/// `explain`'s text for the conditions `chosen` (indices into the program's
-/// conditions); shared by `pomset explain` and the REPL.
-pub fn explain_text(p: &crate::syntax::core::Program, model: &Model, chosen: &[usize]) -> String {
-    let limits = crate::outcome::Limits {
-        max_pomsets: 200_000,
-        ..crate::outcome::Limits::default()
-    };
-    explain_text_within(p, model, chosen, &limits)
-}
-
-/// As `explain_text`, within `limits` (pomset count, deadline).
-pub fn explain_text_within(
-    p: &crate::syntax::core::Program,
-    model: &Model,
-    chosen: &[usize],
-    limits: &crate::outcome::Limits,
-) -> String {
-    let surface = syntax::print::core_to_ast(p);
-    let mut out = String::new();
-    for &i in chosen {
-        let (Some(shown), Some(c)) = (surface.conditions.get(i), p.conditions.get(i)) else {
-            continue;
-        };
-        let shown = syntax::print::prop(&shown.prop, 0);
-        out.push_str(&format!(
-            "{} under {}: {shown}\n",
-            p.name,
-            model_text(model)
-        ));
-        match crate::engine::pwt::explain::explain_within(p, model, &c.prop, limits) {
-            Ok(e) => {
-                for line in e.lines {
-                    out.push_str(&format!("  {line}\n"));
-                }
-            }
-            Err(u) => out.push_str(&format!("  {}\n", refusal_text(&u))),
-        }
-    }
-    out
-}
-
-/// The model in one phrase: "the default model", or its non-default options.
-pub fn model_text(model: &Model) -> String {
-    let set = model.non_defaults();
-    if set.is_empty() {
-        "the default model".to_string()
-    } else {
-        set.join(", ")
     }
 }
 

@@ -492,3 +492,89 @@ pub fn outcomes(p: &Program, model: &cat::Model, limits: Limits) -> Result<Outco
         orbits: None,
     })
 }
+
+/// What a cat model offers beyond deciding.
+pub const CAPABILITIES: &[crate::engine::Capability] = &[
+    crate::engine::Capability::Explain,
+    crate::engine::Capability::Draw,
+    crate::engine::Capability::Vulkan,
+];
+
+/// A cat model as a peer engine (`rc11`, `ptx`, a `.cat` file). A file's
+/// expectations are the note's verdicts, not the model's: not checked.
+pub struct Cat {
+    model: cat::Model,
+}
+
+impl Cat {
+    pub fn new(model: cat::Model) -> Cat {
+        Cat { model }
+    }
+
+    /// The cat model it runs.
+    pub fn model(&self) -> &cat::Model {
+        &self.model
+    }
+}
+
+impl crate::engine::Engine for Cat {
+    fn name(&self) -> &str {
+        &self.model.name
+    }
+
+    fn can(&self, c: crate::engine::Capability) -> bool {
+        CAPABILITIES.contains(&c)
+    }
+
+    fn outcomes(
+        &self,
+        p: &Program,
+        _: &crate::model::Model,
+        limits: Limits,
+    ) -> Result<Outcomes, String> {
+        outcomes(p, &self.model, limits)
+    }
+
+    fn report_model(&self, _: &crate::model::Model) -> Option<Vec<String>> {
+        Some(vec![self.model.name.clone()])
+    }
+
+    fn lower(&mut self, lowering: lower::Lowering) -> bool {
+        self.model.lowering = Some(lowering);
+        true
+    }
+
+    fn explain(
+        &self,
+        p: &Program,
+        _: &crate::model::Model,
+        chosen: &[usize],
+        limits: &Limits,
+    ) -> Result<String, String> {
+        use crate::syntax::print;
+        let surface = print::core_to_ast(p);
+        let mut out = String::new();
+        for &i in chosen {
+            let (Some(shown), Some(c)) = (surface.conditions.get(i), p.conditions.get(i)) else {
+                continue;
+            };
+            let shown = print::prop(&shown.prop, 0);
+            out.push_str(&format!("{} under {}: {shown}\n", p.name, self.model.name));
+            for line in explain::explain(p, &self.model, &c.prop, limits)? {
+                out.push_str(&format!("  {line}\n"));
+            }
+        }
+        Ok(out)
+    }
+
+    fn pictures(
+        &self,
+        test: &crate::syntax::Litmus,
+        _: &crate::model::Model,
+        opts: &crate::render::draw::DrawOptions,
+    ) -> Result<(crate::render::draw::Drawn, &'static str), String> {
+        crate::render::execution::pictures(test, &self.model, opts)
+            .map(|d| (d, "executions"))
+            .map_err(|e| e.to_string())
+    }
+}

@@ -534,3 +534,44 @@ impl EventNames {
         }
     }
 }
+
+/// `explain`'s text for the conditions `chosen` (indices into the program's
+/// conditions); shared by `pomset explain` and the REPL.
+pub fn explain_text(p: &crate::syntax::core::Program, model: &Model, chosen: &[usize]) -> String {
+    let limits = crate::outcome::Limits {
+        max_pomsets: 200_000,
+        ..crate::outcome::Limits::default()
+    };
+    explain_text_within(p, model, chosen, &limits)
+}
+
+/// As `explain_text`, within `limits` (pomset count, deadline).
+pub fn explain_text_within(
+    p: &crate::syntax::core::Program,
+    model: &Model,
+    chosen: &[usize],
+    limits: &crate::outcome::Limits,
+) -> String {
+    let surface = crate::syntax::print::core_to_ast(p);
+    let mut out = String::new();
+    for &i in chosen {
+        let (Some(shown), Some(c)) = (surface.conditions.get(i), p.conditions.get(i)) else {
+            continue;
+        };
+        let shown = crate::syntax::print::prop(&shown.prop, 0);
+        out.push_str(&format!(
+            "{} under {}: {shown}\n",
+            p.name,
+            crate::model::model_text(model)
+        ));
+        match crate::engine::pwt::explain::explain_within(p, model, &c.prop, limits) {
+            Ok(e) => {
+                for line in e.lines {
+                    out.push_str(&format!("  {line}\n"));
+                }
+            }
+            Err(u) => out.push_str(&format!("  {}\n", crate::outcome::state::refusal_text(&u))),
+        }
+    }
+    out
+}

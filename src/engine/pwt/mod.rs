@@ -13,3 +13,61 @@ pub mod gap;
 pub mod goal;
 pub mod if_closure;
 pub mod tau;
+
+use super::{Capability, Engine};
+use crate::model::Model;
+use crate::outcome::{Limits, Outcomes};
+use crate::render::draw::{DrawOptions, Drawn};
+use crate::report::Report;
+use crate::syntax::core::Program;
+use crate::syntax::Litmus;
+
+/// The pomset semantics (`pwt`), the default model: every capability.
+pub struct Pwt;
+
+/// How a report says that an option value is not implemented.
+const NOT_YET: &str = "is not implemented by `run` yet";
+
+impl Engine for Pwt {
+    fn name(&self) -> &str {
+        "pwt"
+    }
+
+    fn can(&self, c: Capability) -> bool {
+        c != Capability::Vulkan
+    }
+
+    fn outcomes(&self, p: &Program, model: &Model, limits: Limits) -> Result<Outcomes, String> {
+        decide::outcomes(p, model, limits).map_err(|u| u.sentence(NOT_YET))
+    }
+
+    fn verdicts(&self, p: &Program, model: &Model, limits: Limits) -> Report {
+        let start = std::time::Instant::now();
+        match decide::settle_conditions(p, model, limits) {
+            Ok(found) => Report::settled(p, model, &found, start.elapsed()),
+            Err(u) => Report::unsupported(p, model, u.sentence(NOT_YET)),
+        }
+    }
+
+    fn explain(
+        &self,
+        p: &Program,
+        model: &Model,
+        chosen: &[usize],
+        limits: &Limits,
+    ) -> Result<String, String> {
+        decide::refused_program(p, model).map_err(|u| crate::outcome::state::refusal_text(&u))?;
+        Ok(explain::explain_text_within(p, model, chosen, limits))
+    }
+
+    fn pictures(
+        &self,
+        test: &Litmus,
+        model: &Model,
+        opts: &DrawOptions,
+    ) -> Result<(Drawn, &'static str), String> {
+        crate::render::draw::pictures_counted(test, model, opts)
+            .map(|d| (d, "pomsets"))
+            .map_err(|e| e.to_string())
+    }
+}

@@ -454,3 +454,30 @@ fn register(
         l.entails(theta, after)
     })
 }
+
+/// The reference engine as a peer (`pwt:reference`): it decides the pomset
+/// semantics, so a file's expectations are its to check; nothing else.
+pub struct Reference;
+
+impl crate::engine::Engine for Reference {
+    fn name(&self) -> &str {
+        "pwt:reference"
+    }
+
+    fn can(&self, c: crate::engine::Capability) -> bool {
+        c == crate::engine::Capability::Expectations
+    }
+
+    fn outcomes(
+        &self,
+        p: &Program,
+        model: &Model,
+        limits: crate::outcome::Limits,
+    ) -> Result<Outcomes, String> {
+        let own = Limits {
+            max_pomsets: limits.max_pomsets,
+            deadline: limits.deadline.map(|d| d.0),
+        };
+        outcomes(p, model, own).map_err(|u| u.sentence("is not implemented by `run` yet"))
+    }
+}

@@ -1,0 +1,183 @@
+//! What several commands share: the limits' flags, naming a model, reading and loading files.
+
+use std::path::{Path, PathBuf};
+
+use crate::model::Model;
+use crate::syntax;
+use crate::workbench::apply_sets;
+
+/// The limits of `run`, `pomsets` and `draw`: reaching one makes the answer
+/// Unknown with the limit named, never wrong, and no search outgrows memory.
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct LimitArgs {
+    /// Give up (verdict unknown) beyond this many local pomsets.
+    #[arg(long, default_value_t = 200_000)]
+    pub max_pomsets: usize,
+    /// With `--set if_closure=registers`: give up (verdict unknown) when one
+    /// statement's registers in scope have more partitions of their
+    /// valuations than this (Bell(7) = 877 fits, Bell(8) = 4140 does not).
+    #[arg(long, default_value_t = crate::outcome::MAX_PARTITIONS)]
+    pub max_partitions: usize,
+    /// Give up (verdict unknown) beyond this many final states kept (the
+    /// text report keeps interchangeable threads' states one per orbit), or
+    /// complete pomsets of one rf search held at once (what bounds memory).
+    #[arg(long, default_value_t = crate::outcome::MAX_STATES)]
+    pub max_states: usize,
+    /// Give up (verdict unknown) after this many steps of the rf searches.
+    #[arg(long, default_value_t = 50_000_000)]
+    pub max_steps: u64,
+    /// Give up (verdict unknown) once the heap passes this many megabytes
+    /// [default: three quarters of the machine's memory].
+    #[arg(long, value_name = "MB")]
+    pub max_memory: Option<usize>,
+    /// Give up (verdict unknown) after this many seconds per test.
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// Search every arrangement of threads with the same code, instead of one
+    /// per multiset (the book's Performance chapter: thread symmetry).
+    #[arg(long)]
+    pub no_symmetry: bool,
+}
+
+impl LimitArgs {
+    /// The limits, with the deadline counted from now; sets the memory budget.
+    pub fn limits(&self) -> crate::outcome::Limits {
+        if let Some(mb) = self.max_memory {
+            crate::memory::set_budget_mb(mb);
+        }
+        let deadline = self.timeout.map(|t| {
+            let secs = std::time::Duration::from_secs_f64(t.clamp(0.0, 1e9));
+            (std::time::Instant::now() + secs, t)
+        });
+        crate::outcome::Limits {
+            max_pomsets: self.max_pomsets,
+            max_partitions: self.max_partitions,
+            max_steps: self.max_steps,
+            max_states: self.max_states,
+            deadline,
+            cancel: None,
+            symmetry: !self.no_symmetry,
+            orbits: false,
+        }
+    }
+}
+
+/// What every command is given beyond its arguments: whether to colour
+/// diagnostics, and how files are read (`--unroll`).
+#[derive(Clone, Copy, Debug)]
+pub struct Ctx {
+    pub color: bool,
+    pub import: crate::import::Options,
+}
+
+/// `--model NAME` (`engine::named`); a cat file with errors has them printed.
+pub fn engine_named(spec: &str, color: bool) -> Result<Box<dyn crate::engine::Engine>, String> {
+    crate::engine::named(spec).map_err(|e| {
+        if let crate::engine::NameError::Cat(errors, _) = &e {
+            errors.emit_stderr(color);
+        }
+        e.line()
+    })
+}
+
+/// The model with the lowering of `--mapping` (whose target must be the
+/// model itself and must lower), for `explain`.
+pub fn lowered(
+    mut engine: Box<dyn crate::engine::Engine>,
+    model: &str,
+    mapping: Option<&str>,
+) -> Result<Box<dyn crate::engine::Engine>, String> {
+    let Some(text) = mapping else {
+        return Ok(engine);
+    };
+    let m = crate::engine::axiomatic::lower::Mapping::parse(text)?;
+    match m.lowering {
+        Some(l) if m.tgt == model && engine.lower(l) => Ok(engine),
+        _ => Err(format!(
+            "--mapping {text} lowers nothing for --model {model}: it takes a mapping whose target is the model and that lowers (pwt:vulkan, pwt:vulkan:wk-rlx)"
+        )),
+    }
+}
+
+/// Parses a test and applies `--set` to its model. A condition from the
+/// command line is parsed as one more condition of the file
+/// (`workbench::parse_test`). `None`: the file has errors, already printed.
+pub fn load(
+    path: &Path,
+    condition: Option<&str>,
+    sets: &[String],
+    cx: Ctx,
+) -> Result<Option<(syntax::Litmus, Model)>, String> {
+    let src = read(path)?;
+    let name = path.display().to_string();
+    match crate::workbench::parse_test(&name, &src, condition, cx.import) {
+        Ok(t) => {
+            let mut model = t.program.model;
+            apply_sets(&mut model, sets)?;
+            Ok(Some((t, model)))
+        }
+        Err(failed) => {
+            failed.emit_stderr(cx.color);
+            Ok(None)
+        }
+    }
+}
+
+/// The litmus files named by `paths`: files as given, directories searched
+/// recursively for `*.litmus`, in sorted order.
+pub fn litmus_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            collect(p, &mut out).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+        } else if p.exists() {
+            out.push(p.clone());
+        } else {
+            return Err(format!("no such file or directory: {}", p.display()));
+        }
+    }
+    Ok(out)
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    entries.sort();
+    for e in entries {
+        if e.is_dir() {
+            collect(&e, out)?;
+        } else if e.extension().is_some_and(|x| x == "litmus" || x == "lit") {
+            out.push(e);
+        }
+    }
+    Ok(())
+}
+
+pub fn read(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+/// Parses each file and hands it to `f`; diagnostics go to standard error.
+pub fn for_each(
+    paths: &[PathBuf],
+    cx: Ctx,
+    mut f: impl FnMut(&Path, &syntax::Litmus) -> bool,
+) -> Result<bool, String> {
+    let mut ok = true;
+    for path in litmus_files(paths)? {
+        let src = read(&path)?;
+        let name = path.display().to_string();
+        match crate::import::load(&name, &src, cx.import) {
+            Ok(test) => {
+                test.warnings.emit_stderr(&name, &src, cx.color);
+                ok &= f(&path, &test);
+            }
+            Err(diags) => {
+                diags.emit_stderr(&name, &src, cx.color);
+                ok = false;
+            }
+        }
+    }
+    Ok(ok)
+}

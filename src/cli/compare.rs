@@ -1,0 +1,110 @@
+//! `pomset compare`: one verdict per model per condition, and `--mapping`.
+
+use super::args::{engine_named, for_each, Ctx, LimitArgs};
+use std::path::PathBuf;
+
+use crate::model::Model;
+use crate::workbench::apply_sets;
+
+/// `pomset compare`: the table, and with `--mapping` the counterexamples.
+pub fn compare(
+    paths: &[PathBuf],
+    models: &[String],
+    mapping: Option<&str>,
+    sets: &[String],
+    limit_args: LimitArgs,
+    cx: Ctx,
+) -> Result<bool, String> {
+    use crate::compare::{rows, table, Column};
+    use crate::engine::axiomatic::lower::Mapping;
+    apply_sets(&mut Model::default(), sets)?;
+    let mut columns = Vec::new();
+    for m in models {
+        let engine = engine_named(m, cx.color)?;
+        columns.push(Column {
+            name: m.clone(),
+            engine,
+        });
+    }
+    let index = |name: &str| {
+        models.iter().position(|m| m == name).ok_or_else(|| {
+            format!(
+                "--mapping names `{name}`, which is not among --models {}",
+                models.join(",")
+            )
+        })
+    };
+    let mapping_arg = mapping;
+    let mapping = mapping.map(Mapping::parse).transpose()?;
+    let pair = match &mapping {
+        None => None,
+        Some(m) => Some((index(&m.src)?, index(&m.tgt)?)),
+    };
+    // The mapping's lowering goes on the target's column only.
+    if let (Some(m), Some((_, tgt))) = (&mapping, pair) {
+        if let (Some(l), Some(column)) = (m.lowering, columns.get_mut(tgt)) {
+            column.engine.lower(l);
+        }
+    }
+    let mut all = Vec::new();
+    let mut files = Vec::new();
+    let parsed = for_each(paths, cx, |path, test| {
+        let mut model = test.program.model;
+        if apply_sets(&mut model, sets).is_err() {
+            return false;
+        }
+        let found = rows(&test.program, &model, &columns, || limit_args.limits());
+        files.extend(found.iter().map(|_| path.to_path_buf()));
+        all.extend(found);
+        true
+    })?;
+    print!("{}", table(&columns, &all));
+    let Some((src, tgt)) = pair else {
+        return Ok(parsed);
+    };
+    let counter = |i: &usize| all[*i].allows(tgt) && all[*i].forbids(src);
+    let (racy, bad): (Vec<usize>, Vec<usize>) = (0..all.len())
+        .filter(counter)
+        .partition(|&i| all[i].is_racy(tgt));
+    let (s, t) = (&models[src], &models[tgt]);
+    // The target side's explain takes the mapping when it lowers.
+    let lowered = match &mapping {
+        Some(m) if m.lowering.is_some() => format!(" --mapping {}", mapping_arg.unwrap_or("")),
+        _ => String::new(),
+    };
+    let explain = |i: usize| {
+        let (r, path) = (&all[i], files[i].display());
+        println!("  {} {}", r.test, r.condition);
+        println!("    pomset explain --model {s} {path} '{}'", r.prop);
+        println!(
+            "    pomset explain --model {t}{lowered} {path} '{}'",
+            r.prop
+        );
+    };
+    println!();
+    if !racy.is_empty() {
+        println!(
+            "{} outcome{} {t} allows and {s} forbids in tests racy under {t} (a data race is undefined behaviour there; not counterexamples):",
+            racy.len(),
+            if racy.len() == 1 { "" } else { "s" }
+        );
+        for &i in &racy {
+            println!("  {} {}: racy under {t}", all[i].test, all[i].condition);
+        }
+        println!();
+    }
+    if bad.is_empty() {
+        let other = if racy.is_empty() { "" } else { " other" };
+        println!("No{other} outcome that {t} allows is forbidden by {s}.");
+        return Ok(parsed);
+    }
+    println!(
+        "{} outcome{} {t} allows and {s} forbids:",
+        bad.len(),
+        if bad.len() == 1 { "" } else { "s" }
+    );
+    for i in bad {
+        explain(i);
+    }
+    Ok(false)
+}

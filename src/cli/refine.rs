@@ -1,0 +1,61 @@
+//! `pomset refine`: is a transformation sound?
+
+use crate::workbench::apply_sets;
+
+/// `pomset refine`: each file (or the `--from/--to` pair); Ok(false) when a
+/// verdict differs from its `expect` or a file does not parse.
+pub fn refine_files(
+    paths: &[std::path::PathBuf],
+    quick_pair: Option<(String, String)>,
+    sets: &[String],
+    (max_contexts, max_pomsets, timeout): (usize, usize, Option<f64>),
+    color: bool,
+) -> Result<bool, String> {
+    use crate::refinement::{parse_refinement, quick_text, refine, refinement_files, Limits};
+    let mut inputs: Vec<(String, String)> = Vec::new();
+    if let Some((from, to)) = quick_pair {
+        inputs.push(("--from/--to".into(), quick_text(&from, &to)));
+    } else {
+        if paths.is_empty() {
+            return Err("give refinement files, or --from and --to".into());
+        }
+        for path in refinement_files(paths)? {
+            let src = std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            inputs.push((path.display().to_string(), src));
+        }
+    }
+    let mut ok = true;
+    for (name, src) in inputs {
+        let req = match parse_refinement(&src) {
+            Ok(r) => r,
+            Err(d) => {
+                d.emit_stderr(&name, &src, color);
+                ok = false;
+                continue;
+            }
+        };
+        let mut model = req.program.model;
+        apply_sets(&mut model, sets)?;
+        let mut limits = Limits {
+            max_contexts,
+            max_pomsets,
+            ..Limits::default()
+        };
+        limits.run.deadline = timeout.map(|t| {
+            let secs = std::time::Duration::from_secs_f64(t.clamp(0.0, 1e9));
+            (std::time::Instant::now() + secs, t)
+        });
+        match refine(&req, &model, limits) {
+            Ok(report) => {
+                print!("{}", report.text());
+                ok &= report.as_expected();
+            }
+            Err(e) => {
+                println!("Refinement {}: {e}", req.name);
+                ok = false;
+            }
+        }
+    }
+    Ok(ok)
+}

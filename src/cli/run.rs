@@ -1,0 +1,252 @@
+//! `pomset run`: decide tests, in parallel, reported in file order.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::ValueEnum;
+
+use super::args::{engine_named, litmus_files, read, Ctx, LimitArgs};
+use crate::engine::{require, Capability};
+use crate::model::Model;
+use crate::syntax;
+use crate::syntax::core::Program;
+use crate::workbench::apply_sets;
+
+/// What `pomset run` was asked for, beyond the files and the model.
+pub struct RunOptions {
+    pub sets: Vec<String>,
+    pub json: bool,
+    pub allow_unknown: bool,
+    pub limits: LimitArgs,
+    pub stats: bool,
+    pub draw: Option<PathBuf>,
+    pub all_states: bool,
+    pub cx: Ctx,
+    pub verdict_only: bool,
+}
+
+/// `pomset run --model NAME`: the tests under `paths`, decided by the
+/// model's engine. `--engine` is the older way to name `pwt:reference` and
+/// `sc`.
+pub fn run(paths: &[PathBuf], o: RunOptions, model: &str, engine: Engine) -> Result<bool, String> {
+    let name = match (model, engine) {
+        (_, Engine::Fast) => model,
+        ("pwt", Engine::Reference) => "pwt:reference",
+        ("pwt", Engine::Sc) => "sc",
+        _ => {
+            return Err("--engine chooses how the pomset semantics is decided; it does not combine with another --model (name `pwt:reference` or `sc` with --model instead)".to_string())
+        }
+    };
+    let engine: Arc<dyn crate::engine::Engine> = Arc::from(engine_named(name, o.cx.color)?);
+    if o.verdict_only {
+        require(engine.as_ref(), Capability::VerdictOnly)?;
+    }
+    if o.stats || o.draw.is_some() {
+        // `--stats` counts the logic's work and `--draw` draws pomsets.
+        require(engine.as_ref(), Capability::Pomsets)?;
+    }
+    run_tests(paths, &o, engine)
+}
+
+/// One test decided: its report, or why there is none.
+enum Decided {
+    Report(Box<crate::report::Report>),
+    /// `--set` named an option the model rejects (already reported).
+    BadSet,
+}
+
+/// `pomset run`: tests are decided in parallel, one per core, and reported
+/// in the order of the files, each as soon as those before it are.
+fn run_tests(
+    paths: &[PathBuf],
+    o: &RunOptions,
+    engine: Arc<dyn crate::engine::Engine>,
+) -> Result<bool, String> {
+    // Reject a bad --set before reading any file.
+    apply_sets(&mut Model::default(), &o.sets)?;
+    let files = litmus_files(paths)?;
+    let mut parsed = Vec::new();
+    for path in files {
+        let src = read(&path)?;
+        parsed.push((path, src));
+    }
+    let (send, receive) = std::sync::mpsc::channel();
+    let tests: Vec<(PathBuf, String, Result<syntax::Litmus, _>)> = parsed
+        .into_iter()
+        .map(|(path, src)| {
+            let test = crate::import::load(&path.display().to_string(), &src, o.cx.import);
+            (path, src, test)
+        })
+        .collect();
+    let tests = std::sync::Arc::new(tests);
+    for k in 0..tests.len() {
+        let (tests, send) = (tests.clone(), send.clone());
+        let (sets, limits, engine, verdict_only) =
+            (o.sets.clone(), o.limits, engine.clone(), o.verdict_only);
+        // The text report lists a few states and counts the rest, so it can
+        // take them one per orbit; JSON and `--all-states` list every one.
+        let orbits = !o.json && !o.all_states;
+        rayon::spawn(move || {
+            let decided = match &tests[k].2 {
+                Ok(test) => {
+                    let how = (verdict_only, orbits);
+                    decide_one(&test.program, &sets, &limits, engine.as_ref(), how)
+                }
+                Err(_) => Decided::BadSet,
+            };
+            let _ = send.send((k, (decided, crate::memory::peak_bytes())));
+        });
+    }
+    drop(send);
+    let mut ok = true;
+    let mut reports = Vec::new();
+    // Tests run, expectations not met, tests left unknown, tests whose
+    // verdict differs from the note's as the file says it does.
+    let mut tally = (0usize, 0usize, 0usize, 0usize);
+    let mut waiting = BTreeMap::new();
+    let mut next = 0;
+    for (k, (decided, peak)) in receive {
+        waiting.insert(k, decided);
+        while let Some(decided) = waiting.remove(&next) {
+            let (path, src, test) = &tests[next];
+            next += 1;
+            let name = path.display().to_string();
+            let test = match test {
+                Ok(test) => test,
+                Err(diags) => {
+                    diags.emit_stderr(&name, src, o.cx.color);
+                    ok = false;
+                    continue;
+                }
+            };
+            test.warnings.emit_stderr(&name, src, o.cx.color);
+            if !engine.can(Capability::Vulkan) {
+                vulkan_refusal(&test.program, &name, src, o.cx.color);
+            }
+            ok &= report_one(test, (decided, peak), o, &mut tally, &mut reports);
+        }
+    }
+    if !o.json && tally.0 > 1 {
+        let disputed = match tally.3 {
+            0 => String::new(),
+            n => format!(" ({n} disputed)"),
+        };
+        println!(
+            "{} tests: {} as expected{disputed}, {} not as expected, {} unknown (limit or unsupported)",
+            tally.0,
+            tally.0 - tally.1 - tally.2,
+            tally.1,
+            tally.2
+        );
+    }
+    if o.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&reports).unwrap_or_default()
+        );
+    }
+    Ok(ok)
+}
+
+/// Points at the first construct only the Vulkan model defines, when the
+/// pomset semantics (or the SC or reference engine) is asked to run it.
+fn vulkan_refusal(p: &Program, name: &str, src: &str, color: bool) {
+    let Some((at, what)) = p.vulkan_only() else {
+        return;
+    };
+    let d = syntax::diagnostic::Diagnostic::error(
+        format!("{what} is defined by the Vulkan model only"),
+        at,
+    )
+    .with_label("the pomset semantics has no meaning for this")
+    .with_hint("run with --model vulkan (the book's \"Vulkan\" chapter)");
+    syntax::diagnostic::Diagnostics(vec![d]).emit_stderr(name, src, color);
+}
+
+/// Decides one test with the chosen engine (on a worker thread).
+/// `how`: whether only verdicts are asked for, and whether the report may
+/// take states one per orbit (`Limits::orbits`).
+fn decide_one(
+    p: &Program,
+    sets: &[String],
+    limit_args: &LimitArgs,
+    engine: &dyn crate::engine::Engine,
+    (verdict_only, orbits): (bool, bool),
+) -> Decided {
+    let mut model = p.model;
+    if apply_sets(&mut model, sets).is_err() {
+        return Decided::BadSet;
+    }
+    let limits = crate::outcome::Limits {
+        orbits,
+        ..limit_args.limits()
+    };
+    Decided::Report(Box::new(crate::engine::decide(
+        engine,
+        p,
+        &model,
+        verdict_only,
+        limits,
+    )))
+}
+
+/// Prints one decided test (in file order) and counts it; false when it
+/// fails the run.
+fn report_one(
+    test: &syntax::Litmus,
+    (decided, peak): (Decided, usize),
+    o: &RunOptions,
+    tally: &mut (usize, usize, usize, usize),
+    reports: &mut Vec<crate::report::Report>,
+) -> bool {
+    let p = &test.program;
+    let report = match decided {
+        Decided::Report(mut r) => {
+            r.peak_bytes = Some(peak);
+            *r
+        }
+        Decided::BadSet => return false,
+    };
+    let met = report.expectations_met();
+    let undecided = report.undecided() && !o.allow_unknown;
+    if undecided {
+        eprintln!(
+            "error: {}: a limit left a stated expectation undecided (--allow-unknown accepts this)",
+            p.name
+        );
+    }
+    tally.0 += 1;
+    tally.1 += usize::from(!met);
+    tally.2 += usize::from(report.limit.is_some() || report.unsupported.is_some());
+    tally.3 += usize::from(met && report.conditions.iter().any(|c| c.is_disputed()));
+    if o.json {
+        reports.push(report);
+    } else {
+        let mut text = report.text_listing(p, o.all_states);
+        if let Some(line) = report.stats_line().filter(|_| o.stats) {
+            text.push_str(&line);
+            text.push('\n');
+        }
+        println!("{text}");
+    }
+    if let Some(dir) = &o.draw {
+        let mut model = p.model;
+        if apply_sets(&mut model, &o.sets).is_ok() {
+            match crate::render::draw::witnesses(test, &model, o.limits.limits(), dir) {
+                Ok(files) => files.iter().for_each(|f| eprintln!("drew {}", f.display())),
+                Err(e) => eprintln!("error: {e}"),
+            }
+        }
+    }
+    met && !undecided
+}
+
+/// `run --engine`, the older way to choose: `fast` is the model `--model`
+/// names, `reference` is `pwt:reference`, `sc` is `sc`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Engine {
+    Fast,
+    Reference,
+    Sc,
+}

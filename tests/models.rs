@@ -498,3 +498,48 @@ fn compare_lists_racy_tests_apart() {
     let (code, _) = run("pwt:vulkan:wk-na");
     assert_eq!(code, Some(2));
 }
+
+/// The toy model added by name (`models/sc-axiomatic.cat`, one line in
+/// `cat::BUNDLED`): SC written in cat has exactly the states of the
+/// interleaving engine on every classic and catalogue example, through the
+/// one engine interface both are named by.
+#[test]
+fn sc_written_in_cat_is_the_interleaving_engine_on_the_examples() {
+    use pomset::engine::{decide, named};
+    let (toy, sc) = (
+        named("sc-axiomatic").expect("bundled"),
+        named("sc").expect("native"),
+    );
+    let mut compared = 0;
+    let examples = files("examples/classic", "")
+        .into_iter()
+        .chain(files("examples/catalogue", ""));
+    for path in examples {
+        let src = std::fs::read_to_string(&path).expect("readable");
+        let t = pomset::syntax::parse(&src).expect("example parses");
+        let p = &t.program;
+        let (a, b) = (
+            decide(toy.as_ref(), p, &p.model, false, Limits::default()),
+            decide(sc.as_ref(), p, &p.model, false, Limits::default()),
+        );
+        if a.unsupported.is_some() || b.unsupported.is_some() {
+            continue;
+        }
+        let states = |r: &pomset::report::Report| {
+            r.states
+                .iter()
+                .map(|s| format!("{:?}", s.values))
+                .collect::<std::collections::BTreeSet<_>>()
+        };
+        assert_eq!(states(&a), states(&b), "{}", path.display());
+        let verdicts = |r: &pomset::report::Report| {
+            r.conditions
+                .iter()
+                .map(|c| c.observation)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(verdicts(&a), verdicts(&b), "{}", path.display());
+        compared += 1;
+    }
+    assert!(compared >= 60, "only {compared} examples compared");
+}

@@ -37,7 +37,7 @@ impl Ty {
 }
 
 /// The models bundled in the binary, by name: each a file of `models/`.
-pub const BUNDLED: [(&str, &str); 6] = [
+pub const BUNDLED: [(&str, &str); 7] = [
     ("rc11", include_str!("../../models/rc11.cat")),
     ("ptx", include_str!("../../models/ptx.cat")),
     ("hrf-direct", include_str!("../../models/hrf-direct.cat")),
@@ -47,6 +47,11 @@ pub const BUNDLED: [(&str, &str); 6] = [
     ),
     ("vulkan", include_str!("../../models/vulkan.cat")),
     ("vulkan-2021", include_str!("../../models/vulkan-2021.cat")),
+    // A toy: what adding a model takes (the book's "Command-line reference").
+    (
+        "sc-axiomatic",
+        include_str!("../../models/sc-axiomatic.cat"),
+    ),
 ];
 
 /// Bundled files that models include but that are no model by themselves

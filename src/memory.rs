@@ -82,7 +82,11 @@ pub fn over_budget() -> Option<String> {
 }
 
 /// The default budget: three quarters of the machine's memory where Linux
-/// says how much that is, else 8 GB.
+/// says how much that is, else 8 GB; and under a `ulimit -v` or `-d`, half
+/// of that limit, so a search stops at the budget (Unknown, the limit named)
+/// before an allocation fails and aborts the process. Half, because the
+/// limit also covers code, thread stacks and the allocator's own arenas,
+/// which the budget does not count.
 pub fn default_budget_mb() -> usize {
     let total_kb = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
         m.lines()
@@ -90,5 +94,38 @@ pub fn default_budget_mb() -> usize {
             .and_then(|l| l.split_whitespace().nth(1))
             .and_then(|n| n.parse::<usize>().ok())
     });
-    total_kb.map_or(8 << 10, |kb| kb / 1024 * 3 / 4)
+    let machine = total_kb.map_or(8 << 10, |kb| kb / 1024 * 3 / 4);
+    let limits = std::fs::read_to_string("/proc/self/limits").unwrap_or_default();
+    match process_limit_mb(&limits) {
+        Some(mb) => machine.min(mb / 2),
+        None => machine,
+    }
+}
+
+/// The smaller of the address-space and data limits in
+/// `/proc/self/limits`' text, in megabytes; `None` when both are unlimited.
+pub fn process_limit_mb(limits: &str) -> Option<usize> {
+    limits
+        .lines()
+        .filter(|l| l.starts_with("Max address space") || l.starts_with("Max data size"))
+        .filter_map(|l| {
+            // "Max address space   <soft>   <hard>   bytes": the soft limit.
+            let soft = l.split_whitespace().rev().nth(2)?;
+            soft.parse::<usize>().ok()
+        })
+        .min()
+        .map(|bytes| bytes >> 20)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::process_limit_mb;
+
+    #[test]
+    fn a_ulimit_in_proc_self_limits_bounds_the_budget() {
+        let unlimited = "Max data size             unlimited            unlimited            bytes     \nMax address space         unlimited            unlimited            bytes     \n";
+        assert_eq!(process_limit_mb(unlimited), None);
+        let limited = "Max data size             unlimited            unlimited            bytes     \nMax address space         4096000000           4096000000           bytes     \n";
+        assert_eq!(process_limit_mb(limited), Some(3906));
+    }
 }

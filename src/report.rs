@@ -284,9 +284,24 @@ impl Report {
         }
     }
 
-    /// Whether every stated expectation was met (unknowns do not fail).
-    /// The report with no expectation checked (for `--engine sc`, whose
-    /// states the file's stated verdicts do not describe).
+    /// Lists at most `n` states (the cap on `run --json`'s output, which
+    /// `--all-states` lifts); `unlisted` then says how many there are in
+    /// all, so the report still says what it left out.
+    pub fn list_at_most(&mut self, n: usize) {
+        if self.states.len() <= n {
+            return;
+        }
+        let open = |s: &StateCount| s.values.iter().any(|(_, v)| v.is_none());
+        let unlisted = self.unlisted.unwrap_or_else(|| Unlisted {
+            total: self.states.len(),
+            open: self.states.iter().filter(|s| open(s)).count(),
+        });
+        self.states.truncate(n);
+        self.unlisted = Some(unlisted);
+    }
+
+    /// The report with no expectation checked (for `--model sc` and the cat
+    /// models, whose states the file's stated verdicts do not describe).
     pub fn without_expectations(mut self) -> Report {
         for c in &mut self.conditions {
             c.expected = None;
@@ -296,6 +311,7 @@ impl Report {
         self
     }
 
+    /// Whether every stated expectation was met (unknowns do not fail).
     pub fn expectations_met(&self) -> bool {
         self.conditions.iter().all(ConditionReport::passes)
     }

@@ -236,14 +236,20 @@ fn every_command_refuses_if_closure_on() {
 /// new user can paste it.
 #[test]
 fn every_path_in_every_help_exists() {
-    let commands = [
-        "fmt", "parse", "run", "pomsets", "draw", "explain", "refine", "check", "options", "repl",
-    ];
+    // Every subcommand clap knows, so a new command's help is checked too.
+    use clap::CommandFactory;
+    let cli = pomset::cli::Cli::command();
+    let commands: Vec<String> = cli
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .filter(|c| c != "help")
+        .collect();
+    assert!(commands.len() >= 16, "{commands:?}");
     let mut helps = vec![text(&pomset(&["--help"]).stdout)];
     helps.extend(
         commands
             .iter()
-            .map(|c| text(&pomset(&[c, "--help"]).stdout)),
+            .map(|c| text(&pomset(&[c.as_str(), "--help"]).stdout)),
     );
     let mut checked = 0;
     for help in &helps {
@@ -411,4 +417,87 @@ fn explain_names_the_unroll_cut_for_a_loop_without_reads() {
         "{}",
         text(&out.stdout)
     );
+}
+
+/// A directory of tests run under a model that does not check the files'
+/// expectations says so, and counts none of them as met (issue 31).
+#[test]
+fn a_summary_under_a_cat_model_says_the_expectations_are_not_checked() {
+    let out = pomset(&["run", "--model", "rc11", "examples/classic/"]);
+    let stdout = text(&out.stdout);
+    let last = stdout.lines().last().unwrap_or("");
+    assert!(
+        last.contains("decided under RC11") && last.contains("are not checked"),
+        "{last}"
+    );
+    assert!(!last.contains("as expected"), "{last}");
+    let pwt = text(&pomset(&["run", "examples/classic/"]).stdout);
+    assert!(pwt.lines().last().unwrap_or("").contains("as expected"));
+}
+
+/// Of several files, a Vulkan test under the pomset semantics is one skip
+/// in the summary, with its reason, not an error block (issue 31).
+#[test]
+fn a_vulkan_test_among_others_is_a_named_skip() {
+    let dir = std::env::temp_dir().join(format!("pomset-skip-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for name in ["classic/mp.litmus", "vulkan/barrier-mp.litmus"] {
+        let from = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples")
+            .join(name);
+        let to = dir.join(name.replace('/', "-"));
+        std::fs::copy(from, to).expect("copy an example");
+    }
+    let out = pomset(&["run", dir.to_str().expect("a UTF-8 path")]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(!stderr.contains("error"), "{stderr}");
+    assert!(
+        stdout.contains("1 skipped, written for the Vulkan model (run them with --model vulkan)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("vulkan-barrier-mp.litmus"), "{stdout}");
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+}
+
+/// A directory with no tests in it is a usage error, not a silent success.
+#[test]
+fn a_directory_without_tests_is_an_error() {
+    let dir = std::env::temp_dir().join(format!("pomset-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let out = pomset(&["run", dir.to_str().expect("a UTF-8 path")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("no tests under"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// `explain` takes the limits `run` takes, and names the one it reaches.
+#[test]
+fn explain_names_the_limit_it_reaches() {
+    let out = pomset(&[
+        "explain",
+        "--max-pomsets",
+        "1",
+        "examples/classic/mp+rel+acq.litmus",
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("Limit reached: --max-pomsets 1"),
+        "{stdout}"
+    );
+}
+
+/// An undeclared register in a condition is named as missing from every
+/// thread, in words a reader can parse.
+#[test]
+fn an_unknown_register_in_a_condition_is_missing_from_every_thread() {
+    let path = temp_file(
+        "unknown-reg.litmus",
+        "litmus U\nr := x;\n|| x := 1;\nexists (t = 1)\n",
+    );
+    let out = pomset(&["check", path.to_str().expect("a UTF-8 path")]);
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("no thread has a register `t`"), "{stderr}");
 }

@@ -94,7 +94,13 @@ fn the_sc_and_rc11_deciders_answer_too() {
     let src = example("classic/sb.litmus");
     let (_, sc) = post("/api/decide", json!({ "source": src, "engine": "sc" }));
     let (_, rc11) = post("/api/decide", json!({ "source": src, "model": "rc11" }));
+    let (_, named) = post("/api/decide", json!({ "source": src, "model": "sc" }));
     assert_eq!(observation(&sc), "Never", "SC forbids store buffering");
+    assert_eq!(
+        observation(&named),
+        "Never",
+        "the model named as on the command line"
+    );
     assert_eq!(observation(&rc11), "Sometimes", "RC11 allows relaxed SB");
     let (status, refused) = post(
         "/api/decide",
@@ -103,7 +109,7 @@ fn the_sc_and_rc11_deciders_answer_too() {
     assert_eq!(status, 400);
     assert!(refused["error"]["message"]
         .as_str()
-        .is_some_and(|m| m.contains("bundled cat model")));
+        .is_some_and(|m| m.contains("no bundled model is called `/etc/passwd`")));
 }
 
 #[test]

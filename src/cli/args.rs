@@ -136,6 +136,13 @@ pub fn litmus_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
             return Err(format!("no such file or directory: {}", p.display()));
         }
     }
+    if out.is_empty() {
+        let named: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        return Err(format!(
+            "no tests under {}: a directory is searched for *.litmus and *.lit files",
+            named.join(", ")
+        ));
+    }
     Ok(out)
 }
 

@@ -12,8 +12,8 @@ use crate::engine::{require, Capability};
 pub fn explain(
     path: &Path,
     (condition, sets): (Option<&str>, &[String]),
-    model: &str,
-    mapping: Option<&str>,
+    (model, mapping): (&str, Option<&str>),
+    limits: crate::outcome::Limits,
     cx: Ctx,
 ) -> Result<bool, String> {
     let engine = lowered(engine_named(model, cx.color)?, model, mapping)?;
@@ -26,7 +26,6 @@ pub fn explain(
         Some(_) => vec![p.conditions.len() - 1],
         None => (0..p.conditions.len()).collect(),
     };
-    let limits = crate::outcome::Limits::default();
     print!("{}", engine.explain(p, &options, &chosen, &limits)?);
     Ok(true)
 }

@@ -305,6 +305,8 @@ blocking write (c8b), or a precondition that is not a tautology (c3).")]
         /// lowered to MODEL, which must be TGT (pwt:vulkan, pwt:vulkan:wk-rlx).
         #[arg(long, value_name = "SRC:TGT")]
         mapping: Option<String>,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
     /// Decide tests under several models side by side: one verdict per model
     /// per condition, as a table.
@@ -502,8 +504,8 @@ and a pomset count), so a large test cannot hang the server. The book's
     /// .lit) in pomset's syntax, with a comment naming the source.
     #[command(after_help = "\
 Examples:
-  pomset import examples/foreign/herd-c/mp.litmus
-  pomset import examples/foreign/ptx/spin.litmus > spin.litmus
+  pomset import tests/foreign/herd-c/mp.litmus
+  pomset import tests/foreign/ptx/spin.litmus > spin.litmus
 
 The format is recognised by the first word (`C`, `PTX`, `litmus`) or the
 `.lit` extension. `run`, `explain`, `draw` and the REPL read these files
@@ -646,11 +648,12 @@ pub fn run(cli: Cli) -> ExitCode {
             set,
             model,
             mapping,
+            limits,
         } => explain::explain(
             &path,
             (condition.as_deref(), &set),
-            &model,
-            mapping.as_deref(),
+            (&model, mapping.as_deref()),
+            limits.limits(),
             cx,
         ),
         Command::Compare {

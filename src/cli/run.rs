@@ -101,9 +101,10 @@ fn run_tests(
     drop(send);
     let mut ok = true;
     let mut reports = Vec::new();
-    // Tests run, expectations not met, tests left unknown, tests whose
-    // verdict differs from the note's as the file says it does.
-    let mut tally = (0usize, 0usize, 0usize, 0usize);
+    let mut tally = Tally::default();
+    // Of several files, one the model cannot read (a Vulkan test under the
+    // pomset semantics) is a skip the summary names, not an error block.
+    let skips = tests.len() > 1 && !engine.can(Capability::Vulkan);
     let mut waiting = BTreeMap::new();
     let mut next = 0;
     for (k, (decided, peak)) in receive {
@@ -121,24 +122,21 @@ fn run_tests(
                 }
             };
             test.warnings.emit_stderr(&name, src, o.cx.color);
+            if skips && test.program.vulkan_only().is_some() {
+                tally.skipped.push(name);
+                if let (true, Decided::Report(r)) = (o.json, decided) {
+                    reports.push(*r);
+                }
+                continue;
+            }
             if !engine.can(Capability::Vulkan) {
                 vulkan_refusal(&test.program, &name, src, o.cx.color);
             }
             ok &= report_one(test, (decided, peak), o, &mut tally, &mut reports);
         }
     }
-    if !o.json && tally.0 > 1 {
-        let disputed = match tally.3 {
-            0 => String::new(),
-            n => format!(" ({n} disputed)"),
-        };
-        println!(
-            "{} tests: {} as expected{disputed}, {} not as expected, {} unknown (limit or unsupported)",
-            tally.0,
-            tally.0 - tally.1 - tally.2,
-            tally.1,
-            tally.2
-        );
+    if !o.json {
+        print!("{}", tally.summary(engine.as_ref()));
     }
     if o.json {
         println!(
@@ -147,6 +145,62 @@ fn run_tests(
         );
     }
     Ok(ok)
+}
+
+/// The most states one test lists in `run --json` (`--all-states` lists
+/// every one); past it the report's `unlisted` counts them.
+const JSON_STATES: usize = 10_000;
+
+/// What a run of several tests found, for its summary line.
+#[derive(Default)]
+struct Tally {
+    /// Tests decided and reported.
+    run: usize,
+    /// Expectations not met.
+    failed: usize,
+    /// Left unknown by a limit, or refused.
+    unknown: usize,
+    /// Met, with a verdict the file says differs from the note's.
+    disputed: usize,
+    /// Written for a model that is not the one asked for (the Vulkan tests).
+    skipped: Vec<String>,
+}
+
+impl Tally {
+    /// The summary after several tests: whose expectations were checked
+    /// (only an engine of the pomset semantics checks the files', which are
+    /// the note's verdicts), and the skips with their reason. Empty for one test.
+    fn summary(&self, engine: &dyn crate::engine::Engine) -> String {
+        let mut out = String::new();
+        if self.run > 1 && engine.can(Capability::Expectations) {
+            let disputed = match self.disputed {
+                0 => String::new(),
+                n => format!(" ({n} disputed)"),
+            };
+            out.push_str(&format!(
+                "{} tests: {} as expected{disputed}, {} not as expected, {} unknown (limit or unsupported)\n",
+                self.run,
+                self.run - self.failed - self.unknown,
+                self.failed,
+                self.unknown
+            ));
+        } else if self.run > 1 {
+            out.push_str(&format!(
+                "{} tests decided under {}, {} unknown (limit or unsupported); their expectations are the pomset semantics' and are not checked\n",
+                self.run,
+                engine.name(),
+                self.unknown
+            ));
+        }
+        if !self.skipped.is_empty() {
+            out.push_str(&format!(
+                "{} skipped, written for the Vulkan model (run them with --model vulkan): {}\n",
+                self.skipped.len(),
+                self.skipped.join(", ")
+            ));
+        }
+        out
+    }
 }
 
 /// Points at the first construct only the Vulkan model defines, when the
@@ -197,7 +251,7 @@ fn report_one(
     test: &syntax::Litmus,
     (decided, peak): (Decided, usize),
     o: &RunOptions,
-    tally: &mut (usize, usize, usize, usize),
+    tally: &mut Tally,
     reports: &mut Vec<crate::report::Report>,
 ) -> bool {
     let p = &test.program;
@@ -216,11 +270,15 @@ fn report_one(
             p.name
         );
     }
-    tally.0 += 1;
-    tally.1 += usize::from(!met);
-    tally.2 += usize::from(report.limit.is_some() || report.unsupported.is_some());
-    tally.3 += usize::from(met && report.conditions.iter().any(|c| c.is_disputed()));
+    tally.run += 1;
+    tally.failed += usize::from(!met);
+    tally.unknown += usize::from(report.limit.is_some() || report.unsupported.is_some());
+    tally.disputed += usize::from(met && report.conditions.iter().any(|c| c.is_disputed()));
     if o.json {
+        let mut report = report;
+        if !o.all_states {
+            report.list_at_most(JSON_STATES);
+        }
         reports.push(report);
     } else {
         let mut text = report.text_listing(p, o.all_states);

@@ -829,8 +829,10 @@ impl<'a> Sem<'a> {
                 if out.len() > self.max_pomsets {
                     return Err(Limit::Pomsets(self.max_pomsets));
                 }
+                // Per pair, not per left pomset: one left pomset against
+                // thousands on the right (an unrolled loop) outran --timeout.
+                self.interrupted()?;
             }
-            self.interrupted()?;
         }
         self.limit(out)
     }

@@ -50,9 +50,12 @@ pub fn explain_within(
     let mut lines = Vec::new();
     match walk(&mut sem, p, model, prop, &mut lines) {
         Ok(reachable) => Ok(Explanation { reachable, lines }),
-        Err(_) => Ok(Explanation {
+        Err(l) => Ok(Explanation {
             reachable: false,
-            lines: vec!["a search limit was reached; no explanation".into()],
+            lines: vec![format!(
+                "Limit reached: {} (no explanation; raise the limit)",
+                l.text()
+            )],
         }),
     }
 }
@@ -218,7 +221,7 @@ fn incomplete_reasons(
     let (tid, body) = &p.main[k];
     let frags = match sem.denote(body, *tid) {
         Ok(f) => f,
-        Err(_) => return vec!["- (a search limit was reached)".into()],
+        Err(l) => return vec![format!("- (limit reached: {})", l.text())],
     };
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     // The bound of a loop this thread has, whose cut paths have ✓ = ff.

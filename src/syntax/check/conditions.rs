@@ -173,9 +173,10 @@ impl Checker {
             .iter()
             .filter(|r| !r.fresh && thread.is_none_or(|t| r.thread == t))
             .collect();
-        let place = thread.map_or("any thread".to_string(), |t| {
-            self.threads[t as usize].name.clone()
-        });
+        let message = match thread {
+            Some(t) => format!("{} has no register `{reg}`", self.threads[t as usize].name),
+            None => format!("no thread has a register `{reg}`"),
+        };
         let near = model::closest(reg.as_str(), known.iter().map(|r| r.name.as_str()));
         let hint = match near {
             Some(n) => format!("did you mean `{n}`?"),
@@ -187,7 +188,7 @@ impl Checker {
                 format!("the registers are {}", names.join(", "))
             }
         };
-        Diagnostic::error(format!("{place} has no register `{reg}`"), reg.span)
+        Diagnostic::error(message, reg.span)
             .with_label("unknown register")
             .with_hint(hint)
     }

@@ -307,8 +307,9 @@ fn cell_json(c: &Cell) -> serde_json::Value {
     v
 }
 
-/// `M1 ∈ {rlx,acq}, M2 = sc`: the group's values per hole when the group
-/// is their product, else the choices listed; `all` when it is every instance.
+/// `M1∈{rlx,acq} M2=sc; M1=sc M2∈{wk,rlx}`: the group as products of
+/// each hole's values (first hole's values merged where the rest agree),
+/// `all` when it is every instance of the schema.
 fn holes_text(rows: &[&Row], all: bool) -> String {
     let Some(first) = rows.first() else {
         return String::new();
@@ -319,40 +320,47 @@ fn holes_text(rows: &[&Row], all: bool) -> String {
     if all {
         return "all".into();
     }
-    let per_hole: Vec<(String, Vec<String>)> = first
-        .choice
+    let names: Vec<&str> = first.choice.iter().map(|(h, _)| h.as_str()).collect();
+    let tuples: Vec<Vec<&str>> = rows
         .iter()
-        .enumerate()
-        .map(|(i, (h, _))| {
-            let mut vs: Vec<String> = Vec::new();
-            for r in rows {
-                if let Some((_, v)) = r.choice.get(i) {
-                    if !vs.contains(v) {
-                        vs.push(v.clone());
-                    }
-                }
-            }
-            (h.clone(), vs)
-        })
+        .map(|r| r.choice.iter().map(|(_, v)| v.as_str()).collect())
         .collect();
-    let product: usize = per_hole.iter().map(|(_, vs)| vs.len()).product();
-    if product == rows.len() {
-        let parts: Vec<String> = per_hole
-            .iter()
-            .filter(|(_, vs)| vs.len() < 2 || rows.len() > 1)
-            .map(|(h, vs)| match vs.as_slice() {
-                [one] => format!("{h}={one}"),
-                _ => format!("{h}∈{{{}}}", vs.join(",")),
-            })
-            .collect();
-        return parts.join(" ");
+    products(&names, &tuples).join("; ")
+}
+
+/// Splits a set of value tuples into products: the first hole's values
+/// that share the same set of remaining tuples go together, recursively.
+fn products(names: &[&str], tuples: &[Vec<&str>]) -> Vec<String> {
+    let Some((h, rest_names)) = names.split_first() else {
+        return vec![String::new()];
+    };
+    let mut groups: Vec<(Vec<&str>, Vec<Vec<&str>>)> = Vec::new();
+    let mut firsts: Vec<&str> = Vec::new();
+    for t in tuples {
+        if !firsts.contains(&t[0]) {
+            firsts.push(t[0]);
+        }
     }
-    let listed: Vec<String> = rows
-        .iter()
-        .map(|r| {
-            let vs: Vec<&str> = r.choice.iter().map(|(_, v)| v.as_str()).collect();
-            vs.join("/")
-        })
-        .collect();
-    listed.join(", ")
+    for v in firsts {
+        let tails: Vec<Vec<&str>> = tuples
+            .iter()
+            .filter(|t| t[0] == v)
+            .map(|t| t[1..].to_vec())
+            .collect();
+        match groups.iter_mut().find(|g| g.1 == tails) {
+            Some(g) => g.0.push(v),
+            None => groups.push((vec![v], tails)),
+        }
+    }
+    let mut out = Vec::new();
+    for (vs, tails) in groups {
+        let head = match vs.as_slice() {
+            [one] => format!("{h}={one}"),
+            _ => format!("{h}∈{{{}}}", vs.join(",")),
+        };
+        for tail in products(rest_names, &tails) {
+            out.push(format!("{head} {tail}").trim_end().to_string());
+        }
+    }
+    out
 }

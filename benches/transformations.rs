@@ -16,7 +16,9 @@ fn table_of(names: &[String]) -> usize {
         threads: 1,
         max_contexts: 400,
     };
-    table::build(&inst, &engines, bound, 2, &|_, _| {}).rows.len()
+    table::build(&inst, &engines, bound, 2, &|_, _| {})
+        .rows
+        .len()
 }
 
 fn transformations(c: &mut Criterion) {

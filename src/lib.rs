@@ -18,6 +18,7 @@ pub mod repl;
 pub mod report;
 pub mod serve;
 pub mod syntax;
+pub mod transform;
 pub mod workbench;
 
 lalrpop_util::lalrpop_mod!(

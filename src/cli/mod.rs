@@ -19,6 +19,7 @@ mod import;
 mod pomsets;
 mod refine;
 mod run;
+mod transformations;
 mod vary;
 
 pub use args::{litmus_files, LimitArgs};
@@ -388,6 +389,51 @@ target allows and the source forbids; that test runs with `pomset run`.")]
         /// (the verdict found so far stands; an unknown one stays unknown).
         #[arg(long, value_name = "SECONDS")]
         timeout: Option<f64>,
+        /// Decide under this model: `pwt` (the pomset-level check, the
+        /// default) or any other (`rc11`, `ptx`, `vulkan`, `sc`, FILE.cat),
+        /// by the context search alone: unsound, or no counterexample up to
+        /// the bound, never sound.
+        #[arg(long, default_value = "pwt")]
+        model: String,
+        /// Generated context threads beside the fragment (1 or 2), for a
+        /// model other than `pwt`.
+        #[arg(long, default_value_t = 2)]
+        context_threads: usize,
+    },
+    /// The table of transformations (transformations/*.refine): one row
+    /// per family of instances, one column per model, each cell sound,
+    /// unsound (with a distinguishing test), unsound* (pomset-level only),
+    /// bounded (no counterexample up to the bound) or unknown.
+    #[command(after_help = "\
+Examples:
+  pomset transformations
+  pomset transformations --models pwt,rc11 reorder-rr elim-raw
+  pomset transformations --out cex/ --json > table.json")]
+    Transformations {
+        /// Bundled schemas by name (all when none); or .refine schema files.
+        schemas: Vec<String>,
+        /// The models, one column each.
+        #[arg(long, value_delimiter = ',', default_value = "pwt,rc11,ptx,vulkan,sc")]
+        models: Vec<String>,
+        /// Generated context threads beside the fragment (1 or 2).
+        #[arg(long, default_value_t = 1)]
+        context_threads: usize,
+        /// Contexts tried at most per instance and model.
+        #[arg(long, default_value_t = 400)]
+        max_contexts: usize,
+        /// Write each unsound cell's distinguishing test (both versions)
+        /// here, re-checked under `run`.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Every instance and cell as JSON.
+        #[arg(long)]
+        json: bool,
+        /// The table in Markdown.
+        #[arg(long)]
+        markdown: bool,
+        /// A progress line on stderr even when it is not a terminal.
+        #[arg(long)]
+        progress: bool,
     },
     /// A matrix of verdicts: tests × option settings, each value of the
     /// named options alone (or every combination), cells that differ from
@@ -667,15 +713,58 @@ pub fn run(cli: Cli) -> ExitCode {
             paths,
             from,
             to,
+            max_contexts,
+            model,
+            context_threads,
+            ..
+        } if model != "pwt" => refine::refine_under(
+            &paths,
+            from.zip(to),
+            &model,
+            crate::transform::Bound {
+                threads: context_threads,
+                max_contexts,
+            },
+            color,
+        ),
+        Command::Refine {
+            paths,
+            from,
+            to,
             set,
             max_contexts,
             max_pomsets,
             timeout,
+            ..
         } => refine::refine_files(
             &paths,
             from.zip(to),
             &set,
             (max_contexts, max_pomsets, timeout),
+            color,
+        ),
+        Command::Transformations {
+            schemas,
+            models,
+            context_threads,
+            max_contexts,
+            out,
+            json,
+            markdown,
+            progress,
+        } => transformations::table(
+            &schemas,
+            &models,
+            crate::transform::Bound {
+                threads: context_threads,
+                max_contexts,
+            },
+            transformations::Output {
+                out,
+                json,
+                markdown,
+                progress: progress || std::io::stderr().is_terminal(),
+            },
             color,
         ),
         Command::Options => {

@@ -1,0 +1,133 @@
+//! `pomset transformations`: the table of transformation schemas under
+//! every model, with each unsound cell's distinguishing test.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use crate::transform::{self, table, Bound, Cell};
+
+/// Where the table goes.
+pub struct Output {
+    pub out: Option<PathBuf>,
+    pub json: bool,
+    pub markdown: bool,
+    pub progress: bool,
+}
+
+/// Decides the schemas named (bundled names or `.refine` files) under each
+/// model and prints the table; Ok(false) when a counterexample written to
+/// `--out` does not reproduce.
+pub fn table(
+    schemas: &[String],
+    models: &[String],
+    bound: Bound,
+    output: Output,
+    color: bool,
+) -> Result<bool, String> {
+    let instances = instances(schemas, color)?;
+    let mut engines = Vec::new();
+    for m in models {
+        engines.push((m.clone(), crate::engine::named(m).map_err(|e| e.line())?));
+    }
+    let total = instances.len();
+    let tick = |n: usize, label: &str| {
+        if output.progress {
+            eprint!("\r\x1b[K[{n}/{total}] {label}");
+            let _ = std::io::stderr().flush();
+        }
+    };
+    let workers = std::thread::available_parallelism().map_or(1, usize::from);
+    let t = table::build(&instances, &engines, bound, workers, &tick);
+    if output.progress {
+        eprintln!();
+    }
+    let mut ok = true;
+    if let Some(dir) = &output.out {
+        ok = write_counterexamples(&t, &engines, dir)?;
+    }
+    if output.json {
+        println!("{:#}", t.json());
+    } else if output.markdown {
+        print!("{}", t.markdown());
+    } else {
+        print!("{}", t.text());
+        println!(
+            "{} × {} models; bound: {} context thread(s), at most {} contexts",
+            crate::report::count(t.rows.len(), "instance"),
+            t.models.len(),
+            bound.threads,
+            bound.max_contexts
+        );
+    }
+    Ok(ok)
+}
+
+fn instances(schemas: &[String], color: bool) -> Result<Vec<transform::Instance>, String> {
+    let (files, names): (Vec<&String>, Vec<&String>) =
+        schemas.iter().partition(|s| s.ends_with(".refine"));
+    let names: Vec<String> = names.into_iter().cloned().collect();
+    let mut out = if files.is_empty() || !names.is_empty() {
+        transform::bundled_instances(&names)?
+    } else {
+        Vec::new()
+    };
+    for f in files {
+        let src = std::fs::read_to_string(f).map_err(|e| format!("cannot read {f}: {e}"))?;
+        let stem = std::path::Path::new(f)
+            .file_stem()
+            .map_or_else(|| f.clone(), |s| s.to_string_lossy().into_owned());
+        let schema = transform::parse_schema(&stem, &src).map_err(|d| {
+            d.emit_stderr(f, &src, color);
+            format!("{f} has errors")
+        })?;
+        let inst = schema.instances().map_err(|(label, text, d)| {
+            d.emit_stderr(&format!("{f} {label}"), &text, color);
+            format!("{f}: the instance {label} has errors")
+        })?;
+        out.extend(inst);
+    }
+    Ok(out)
+}
+
+/// Writes each unsound cell's two tests to `dir`, and re-decides them:
+/// false when one does not reproduce.
+fn write_counterexamples(
+    t: &transform::Table,
+    engines: &[(String, Box<dyn crate::engine::Engine>)],
+    dir: &std::path::Path,
+) -> Result<bool, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let mut ok = true;
+    for row in &t.rows {
+        let label = transform::catalogue::label(&row.schema, &row.choice);
+        let stem: String = label
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        for ((model, engine), cell) in engines.iter().zip(&row.cells) {
+            let Cell::Unsound(Some(c)) = cell else {
+                continue;
+            };
+            let m: String = model
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            for (side, text) in [("target", &c.target_test), ("source", &c.source_test)] {
+                let path = dir.join(format!("{stem}.{m}.{side}.litmus"));
+                std::fs::write(&path, text)
+                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            }
+            if !table::reproduces(c, engine.as_ref()) {
+                eprintln!("{label} under {model}: the counterexample does not reproduce");
+                ok = false;
+            }
+        }
+    }
+    Ok(ok)
+}

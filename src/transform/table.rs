@@ -1,0 +1,366 @@
+//! The table: each instance of each schema decided under each model, rows
+//! whose verdicts agree across a schema's family collapsed into one.
+
+use std::fmt::Write as _;
+
+use super::catalogue::Instance;
+use super::context::{self, Bound, Counterexample, Found, Witness};
+use crate::engine::Engine;
+use crate::refinement::{self, Refinement, Verdict};
+
+/// One model's verdict on one instance.
+#[derive(Clone, Debug)]
+pub enum Cell {
+    /// `pwt` only: the local check matched every target pomset, and no
+    /// context within the bound disagrees.
+    Sound,
+    /// A distinguishing test, or (`pwt`, `None`) a target pomset with no
+    /// match in the source and no test within the bound.
+    Unsound(Option<Box<Counterexample>>),
+    /// No counterexample within the bound (a cat model has no local check).
+    Bounded,
+    /// Undecided, and why.
+    Unknown(String),
+}
+
+impl Cell {
+    /// The word the table prints.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Cell::Sound => "sound",
+            Cell::Unsound(Some(_)) => "unsound",
+            Cell::Unsound(None) => "unsound*",
+            Cell::Bounded => "bounded",
+            Cell::Unknown(_) => "unknown",
+        }
+    }
+}
+
+/// Decides `req` under `engine`: the context search, and for the pomset
+/// semantics (`local`) the pomset-level check beside it.
+pub fn decide(req: &Refinement, engine: &dyn Engine, local: bool, bound: Bound) -> Cell {
+    let model = &req.program.model;
+    let found = context::search(req, engine, model, bound);
+    if !local {
+        return match found {
+            Found::Counterexample(c) => Cell::Unsound(Some(Box::new(c))),
+            Found::NoneUpTo { .. } => Cell::Bounded,
+            Found::Unknown(why) => Cell::Unknown(why),
+        };
+    }
+    let limits = refinement::Limits {
+        max_contexts: 0,
+        ..refinement::Limits::default()
+    };
+    let verdict = match refinement::refine(req, model, limits) {
+        Ok(r) => r.verdict,
+        Err(e) => return Cell::Unknown(e.to_string()),
+    };
+    match (verdict, found) {
+        (_, Found::Unknown(why)) => Cell::Unknown(why),
+        (Verdict::Sound, Found::Counterexample(_)) => Cell::Unknown(DISAGREE.to_string()),
+        (Verdict::Sound, Found::NoneUpTo { .. }) => Cell::Sound,
+        (_, Found::Counterexample(c)) => Cell::Unsound(Some(Box::new(c))),
+        (Verdict::Unsound, Found::NoneUpTo { .. }) => Cell::Unsound(None),
+        (Verdict::Unknown, Found::NoneUpTo { .. }) => {
+            Cell::Unknown("the local check stopped at a limit".into())
+        }
+    }
+}
+
+/// A disagreement between the two checks of the pomset semantics is a bug
+/// in one of them; the cell says so rather than choose.
+pub const DISAGREE: &str =
+    "the local check says sound but a context distinguishes: a bug in one of them";
+
+/// Re-decides a counterexample's two tests with `engine`, as `run` would:
+/// true when the target's version reaches its condition (or raises its
+/// flag) and the source's does not.
+pub fn reproduces(c: &Counterexample, engine: &dyn Engine) -> bool {
+    let (Ok(t), Ok(s)) = (
+        crate::syntax::parse(&c.target_test),
+        crate::syntax::parse(&c.source_test),
+    ) else {
+        return false;
+    };
+    let limits = crate::outcome::Limits::default();
+    let (Ok(to), Ok(so)) = (
+        engine.outcomes(&t.program, &t.program.model, limits),
+        engine.outcomes(&s.program, &s.program.model, limits),
+    ) else {
+        return false;
+    };
+    if !so.flags.is_empty() || so.limit.is_some() || to.limit.is_some() {
+        return false;
+    }
+    match &c.witness {
+        Witness::Flag(f) => to.flags.iter().any(|g| &g.0 == f),
+        Witness::Outcome(_) => {
+            let (Some(tc), Some(sc)) = (t.program.conditions.first(), s.program.conditions.first())
+            else {
+                return false;
+            };
+            let holds = |p: &crate::syntax::core::Program,
+                         o: &crate::outcome::Outcomes,
+                         c: &crate::syntax::core::Condition| {
+                o.states
+                    .keys()
+                    .any(|st| crate::outcome::verdict::holds(p, st, &c.prop))
+            };
+            holds(&t.program, &to, tc) && !holds(&s.program, &so, sc)
+        }
+    }
+}
+
+/// One instance's row.
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub schema: String,
+    pub choice: Vec<(String, String)>,
+    pub cells: Vec<Cell>,
+}
+
+/// The decided table.
+#[derive(Clone, Debug)]
+pub struct Table {
+    pub models: Vec<String>,
+    pub rows: Vec<Row>,
+    pub bound: Bound,
+}
+
+/// Decides every instance under every engine, `workers` threads at once;
+/// `tick` is called after each row (for a progress bar).
+pub fn build(
+    instances: &[Instance],
+    engines: &[(String, Box<dyn Engine>)],
+    bound: Bound,
+    workers: usize,
+    tick: &(dyn Fn(usize, &str) + Sync),
+) -> Table {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let rows: Vec<std::sync::Mutex<Option<Row>>> = instances
+        .iter()
+        .map(|_| std::sync::Mutex::new(None))
+        .collect();
+    std::thread::scope(|s| {
+        for _ in 0..workers.max(1) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(inst) = instances.get(i) else {
+                    return;
+                };
+                let cells = engines
+                    .iter()
+                    .map(|(name, e)| decide(&inst.refinement, e.as_ref(), name == "pwt", bound))
+                    .collect();
+                let row = Row {
+                    schema: inst.schema.clone(),
+                    choice: inst.choice.clone(),
+                    cells,
+                };
+                if let Ok(mut slot) = rows[i].lock() {
+                    *slot = Some(row);
+                }
+                let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                tick(n, &inst.label());
+            });
+        }
+    });
+    Table {
+        models: engines.iter().map(|(n, _)| n.clone()).collect(),
+        rows: rows
+            .into_iter()
+            .filter_map(|m| m.into_inner().ok().flatten())
+            .collect(),
+        bound,
+    }
+}
+
+/// Rows of one schema whose verdicts agree, as one line: the schema, the
+/// values each hole takes in the group, and the shared verdicts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Family {
+    pub schema: String,
+    /// Each hole's values in this group, or the listed choices when the
+    /// group is not a product of them.
+    pub holes: String,
+    pub words: Vec<&'static str>,
+    pub instances: usize,
+}
+
+impl Table {
+    /// The collapsed rows, in the order of their first instance.
+    pub fn families(&self) -> Vec<Family> {
+        let mut groups: Vec<(String, Vec<&'static str>, Vec<&Row>)> = Vec::new();
+        for r in &self.rows {
+            let words: Vec<&'static str> = r.cells.iter().map(Cell::word).collect();
+            match groups
+                .iter_mut()
+                .find(|(s, w, _)| *s == r.schema && *w == words)
+            {
+                Some(g) => g.2.push(r),
+                None => groups.push((r.schema.clone(), words, vec![r])),
+            }
+        }
+        let all_of = |schema: &str| self.rows.iter().filter(|r| r.schema == schema).count();
+        groups
+            .into_iter()
+            .map(|(schema, words, rows)| Family {
+                holes: holes_text(&rows, rows.len() == all_of(&schema)),
+                schema,
+                words,
+                instances: rows.len(),
+            })
+            .collect()
+    }
+
+    /// The collapsed table in Markdown.
+    pub fn markdown(&self) -> String {
+        let mut s = format!(
+            "| transformation | holes | n | {} |\n",
+            self.models.join(" | ")
+        );
+        let _ = writeln!(s, "|---|---|---|{}", "---|".repeat(self.models.len()));
+        for f in self.families() {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} |",
+                f.schema,
+                f.holes,
+                f.instances,
+                f.words.join(" | ")
+            );
+        }
+        s
+    }
+
+    /// The collapsed table as aligned text.
+    pub fn text(&self) -> String {
+        let fams = self.families();
+        let w0 = fams
+            .iter()
+            .map(|f| f.schema.len())
+            .max()
+            .unwrap_or(0)
+            .max(14);
+        let w1 = fams.iter().map(|f| f.holes.len()).max().unwrap_or(0).max(5);
+        let mut s = format!("{:w0$}  {:w1$}  {:>3}", "transformation", "holes", "n");
+        for m in &self.models {
+            let _ = write!(s, "  {m:9}");
+        }
+        s = s.trim_end().to_string();
+        s.push('\n');
+        for f in fams {
+            let mut line = format!("{:w0$}  {:w1$}  {:>3}", f.schema, f.holes, f.instances);
+            for w in &f.words {
+                let _ = write!(line, "  {w:9}");
+            }
+            s.push_str(line.trim_end());
+            s.push('\n');
+        }
+        s
+    }
+
+    /// Every instance, every cell, with its counterexample, as JSON.
+    pub fn json(&self) -> serde_json::Value {
+        let rows: Vec<serde_json::Value> = self
+            .rows
+            .iter()
+            .map(|r| {
+                let cells: serde_json::Map<String, serde_json::Value> = self
+                    .models
+                    .iter()
+                    .zip(&r.cells)
+                    .map(|(m, c)| (m.clone(), cell_json(c)))
+                    .collect();
+                serde_json::json!({
+                    "schema": r.schema,
+                    "instance": super::catalogue::label(&r.schema, &r.choice),
+                    "holes": r.choice.iter().map(|(h, v)| (h.clone(), serde_json::Value::from(v.clone()))).collect::<serde_json::Map<_, _>>(),
+                    "cells": cells,
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "models": self.models,
+            "bound": { "threads": self.bound.threads, "max_contexts": self.bound.max_contexts },
+            "rows": rows,
+        })
+    }
+}
+
+fn cell_json(c: &Cell) -> serde_json::Value {
+    let mut v = serde_json::json!({ "verdict": c.word() });
+    match c {
+        Cell::Unsound(Some(cx)) => {
+            v["target_test"] = cx.target_test.clone().into();
+            v["source_test"] = cx.source_test.clone().into();
+            v["witness"] = match &cx.witness {
+                Witness::Outcome(o) => serde_json::json!({ "exists": o }),
+                Witness::Flag(f) => serde_json::json!({ "flag": f }),
+            };
+        }
+        Cell::Unknown(why) => v["why"] = why.clone().into(),
+        _ => {}
+    }
+    v
+}
+
+/// `M1∈{rlx,acq} M2=sc; M1=sc M2∈{wk,rlx}`: the group as products of
+/// each hole's values (first hole's values merged where the rest agree),
+/// `all` when it is every instance of the schema.
+fn holes_text(rows: &[&Row], all: bool) -> String {
+    let Some(first) = rows.first() else {
+        return String::new();
+    };
+    if first.choice.is_empty() {
+        return "-".into();
+    }
+    if all {
+        return "all".into();
+    }
+    let names: Vec<&str> = first.choice.iter().map(|(h, _)| h.as_str()).collect();
+    let tuples: Vec<Vec<&str>> = rows
+        .iter()
+        .map(|r| r.choice.iter().map(|(_, v)| v.as_str()).collect())
+        .collect();
+    products(&names, &tuples).join("; ")
+}
+
+/// Splits a set of value tuples into products: the first hole's values
+/// that share the same set of remaining tuples go together, recursively.
+fn products(names: &[&str], tuples: &[Vec<&str>]) -> Vec<String> {
+    let Some((h, rest_names)) = names.split_first() else {
+        return vec![String::new()];
+    };
+    let mut groups: Vec<(Vec<&str>, Vec<Vec<&str>>)> = Vec::new();
+    let mut firsts: Vec<&str> = Vec::new();
+    for t in tuples {
+        if !firsts.contains(&t[0]) {
+            firsts.push(t[0]);
+        }
+    }
+    for v in firsts {
+        let tails: Vec<Vec<&str>> = tuples
+            .iter()
+            .filter(|t| t[0] == v)
+            .map(|t| t[1..].to_vec())
+            .collect();
+        match groups.iter_mut().find(|g| g.1 == tails) {
+            Some(g) => g.0.push(v),
+            None => groups.push((vec![v], tails)),
+        }
+    }
+    let mut out = Vec::new();
+    for (vs, tails) in groups {
+        let head = match vs.as_slice() {
+            [one] => format!("{h}={one}"),
+            _ => format!("{h}∈{{{}}}", vs.join(",")),
+        };
+        for tail in products(rest_names, &tails) {
+            out.push(format!("{head} {tail}").trim_end().to_string());
+        }
+    }
+    out
+}

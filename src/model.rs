@@ -250,6 +250,16 @@ fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// The model in one phrase: "the default model", or its non-default options.
+pub fn model_text(model: &Model) -> String {
+    let set = model.non_defaults();
+    if set.is_empty() {
+        "the default model".to_string()
+    } else {
+        set.join(", ")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,15 +289,5 @@ mod tests {
         m.set("final", "observer").expect("final is an option");
         assert_eq!(m.get("final"), Some("observer"));
         assert_eq!(m.non_defaults(), vec!["final=observer".to_string()]);
-    }
-}
-
-/// The model in one phrase: "the default model", or its non-default options.
-pub fn model_text(model: &Model) -> String {
-    let set = model.non_defaults();
-    if set.is_empty() {
-        "the default model".to_string()
-    } else {
-        set.join(", ")
     }
 }

@@ -21,7 +21,10 @@ fn small() -> Bound {
     }
 }
 
-fn build(schemas: &[&str], models: &[&str]) -> (transform::Table, Vec<(String, Box<dyn Engine>)>) {
+/// The models of a table, each with its name.
+type Named = Vec<(String, Box<dyn Engine>)>;
+
+fn build(schemas: &[&str], models: &[&str]) -> (transform::Table, Named) {
     let names: Vec<String> = schemas.iter().map(|s| s.to_string()).collect();
     let inst = transform::bundled_instances(&names).expect("bundled schemas");
     let engines = engines(models);

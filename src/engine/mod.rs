@@ -256,8 +256,11 @@ pub fn names() -> Vec<&'static str> {
         .collect()
 }
 
+/// Model options as `(OPTION, VALUE)` pairs, in the order given.
+type Sets = Vec<(String, String)>;
+
 /// `NAME[K=V,...]` into the name and its options.
-fn split_options(spec: &str) -> Result<(&str, Vec<(String, String)>), String> {
+fn split_options(spec: &str) -> Result<(&str, Sets), String> {
     let Some((name, rest)) = spec.split_once('[') else {
         return Ok((spec, Vec::new()));
     };

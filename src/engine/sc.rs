@@ -479,6 +479,34 @@ fn final_state(p: &Program, memory: &Memory, c: &Config) -> State {
     State { regs, mem }
 }
 
+/// Sequential consistency as a peer (`sc`). Modes, scopes and model options
+/// mean nothing under SC, and a file's expectations are the note's verdicts,
+/// not SC's: neither is used.
+pub struct Sc;
+
+impl crate::engine::Engine for Sc {
+    fn name(&self) -> &str {
+        "sc"
+    }
+
+    fn can(&self, _: crate::engine::Capability) -> bool {
+        false
+    }
+
+    fn outcomes(
+        &self,
+        p: &Program,
+        _: &crate::model::Model,
+        limits: crate::outcome::Limits,
+    ) -> Result<Outcomes, String> {
+        // `--max-pomsets` bounds the configurations visited.
+        let own = Limits {
+            max_states: limits.max_pomsets,
+        };
+        outcomes(p, own).map_err(|why| why.to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -592,33 +620,5 @@ mod tests {
         let t = syntax::parse(src).expect("parses");
         let o = outcomes(&t.program, Limits { max_states: 2 }).expect("supported");
         assert!(o.limit.is_some());
-    }
-}
-
-/// Sequential consistency as a peer (`sc`). Modes, scopes and model options
-/// mean nothing under SC, and a file's expectations are the note's verdicts,
-/// not SC's: neither is used.
-pub struct Sc;
-
-impl crate::engine::Engine for Sc {
-    fn name(&self) -> &str {
-        "sc"
-    }
-
-    fn can(&self, _: crate::engine::Capability) -> bool {
-        false
-    }
-
-    fn outcomes(
-        &self,
-        p: &Program,
-        _: &crate::model::Model,
-        limits: crate::outcome::Limits,
-    ) -> Result<Outcomes, String> {
-        // `--max-pomsets` bounds the configurations visited.
-        let own = Limits {
-            max_states: limits.max_pomsets,
-        };
-        outcomes(p, own).map_err(|why| why.to_string())
     }
 }

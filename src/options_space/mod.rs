@@ -17,9 +17,6 @@
 //! at any setting of the relevant options, is taken not to matter together
 //! with another such option.
 
-use std::fmt::Write;
-
-use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::engine::pwt::decide::{outcomes, refused};

@@ -145,6 +145,7 @@ fn a_cut_path_is_no_execution_in_every_engine() {
             p,
             pomset::engine::sc::Limits {
                 max_states: 100_000,
+                ..Default::default()
             },
         )
         .expect("decided");

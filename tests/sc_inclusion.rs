@@ -59,6 +59,7 @@ fn included(t: &gen::Test, model: &Model) -> Result<Checked, TestCaseError> {
         &p,
         sc::Limits {
             max_states: 200_000,
+            ..Default::default()
         },
     ) {
         Ok(o) if o.limit.is_none() => o,

@@ -99,7 +99,13 @@ fn the_pomset_sc_and_reference_engines_refuse_vulkan_constructs() {
             },
         );
         assert!(matches!(reference, Err(Unsupported::VulkanOnly(..))));
-        let sc = pomset::engine::sc::outcomes(p, pomset::engine::sc::Limits { max_states: 1000 });
+        let sc = pomset::engine::sc::outcomes(
+            p,
+            pomset::engine::sc::Limits {
+                max_states: 1000,
+                ..Default::default()
+            },
+        );
         assert!(sc.is_err(), "{}", p.name);
     }
     assert_eq!(refused, examples().len() - 1);

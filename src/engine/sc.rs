@@ -37,15 +37,23 @@ use crate::syntax::core::{Expr, Loc, Program, RegId, Stmt, ThreadId};
 pub struct Limits {
     /// Distinct configurations (program counters, registers, memory) visited.
     pub max_states: usize,
+    /// `--timeout`, Ctrl-C and the memory budget, as every engine checks them.
+    pub deadline: Option<(std::time::Instant, f64)>,
+    pub cancel: Option<&'static std::sync::atomic::AtomicBool>,
 }
 
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
             max_states: 2_000_000,
+            deadline: None,
+            cancel: None,
         }
     }
 }
+
+/// Configurations visited between two looks at the clock.
+const CHECK_EVERY: usize = 1024;
 
 /// Why a program has no SC answer here.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -254,6 +262,12 @@ impl<'a> Search<'_, '_, 'a> {
         if self.seen.len() >= self.limits.max_states {
             self.limit = Some(format!("--max-states {}", self.limits.max_states));
             return Ok(());
+        }
+        if self.seen.len() % CHECK_EVERY == 0 {
+            self.limit = crate::outcome::interrupted(self.limits.deadline, self.limits.cancel);
+            if self.limit.is_some() {
+                return Ok(());
+            }
         }
         self.seen.insert(c.clone());
         let mut moved = false;
@@ -499,9 +513,11 @@ impl crate::engine::Engine for Sc {
         _: &crate::model::Model,
         limits: crate::outcome::Limits,
     ) -> Result<Outcomes, String> {
-        // `--max-pomsets` bounds the configurations visited.
+        // `--max-states` bounds the configurations visited.
         let own = Limits {
-            max_states: limits.max_pomsets,
+            max_states: limits.max_states,
+            deadline: limits.deadline,
+            cancel: limits.cancel,
         };
         outcomes(p, own).map_err(|why| why.to_string())
     }
@@ -618,7 +634,25 @@ mod tests {
     fn a_state_limit_is_reported_not_hidden() {
         let src = "litmus L\nx := 1; y := 1;\n|| r := y; s := x;\nexists (r = 1)\n";
         let t = syntax::parse(src).expect("parses");
-        let o = outcomes(&t.program, Limits { max_states: 2 }).expect("supported");
+        let limits = Limits {
+            max_states: 2,
+            ..Limits::default()
+        };
+        let o = outcomes(&t.program, limits).expect("supported");
         assert!(o.limit.is_some());
+    }
+
+    /// `--timeout` stops the interleaving engine too, named (issue 31).
+    #[test]
+    fn a_passed_deadline_stops_the_search_and_is_named() {
+        let t = crate::syntax::parse("litmus T\nx := 1; r := y;\n|| y := 1; s := x;\n")
+            .expect("parses");
+        let limits = Limits {
+            deadline: Some((std::time::Instant::now(), 0.5)),
+            ..Limits::default()
+        };
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        let o = outcomes(&t.program, limits).expect("supported");
+        assert_eq!(o.limit.as_deref(), Some("--timeout 0.5"));
     }
 }

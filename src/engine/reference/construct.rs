@@ -139,7 +139,8 @@ impl<'a> Den<'a> {
         Ok(self.next_id - 1)
     }
 
-    /// The stated limits: too many pomsets, or past the deadline.
+    /// The stated limits: too many pomsets, past the deadline, or over the
+    /// memory budget.
     pub fn within_limits(&self, count: usize) -> Result<(), Stop> {
         if count > self.max_pomsets {
             return Err(Stop(format!(
@@ -148,7 +149,10 @@ impl<'a> Den<'a> {
             )));
         }
         if self.deadline.is_some_and(|d| Instant::now() > d) {
-            return Err(Stop("reference: deadline".to_string()));
+            return Err(Stop("--timeout (the reference engine's deadline)".to_string()));
+        }
+        if let Some(why) = crate::memory::over_budget() {
+            return Err(Stop(why));
         }
         Ok(())
     }

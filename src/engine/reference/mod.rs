@@ -239,7 +239,9 @@ fn decide(
     };
     let regs = registers(den, p);
     let deadline = den.deadline();
-    let give_up = move || deadline.is_some_and(|d| Instant::now() > d);
+    let give_up = move || {
+        deadline.is_some_and(|d| Instant::now() > d) || crate::memory::over_budget().is_some()
+    };
     for rf in every_rf(&frame.labels) {
         let memories = match den.model.final_ {
             Final::LocMax => loc_max(den, &frame, &rf, &give_up)?,
@@ -262,7 +264,7 @@ fn decide(
 }
 
 fn stopped() -> Stop {
-    Stop("reference: deadline, or more than 32 c7b/c8b instances".to_string())
+    Stop("reference: --timeout, the memory budget, or more than 32 c7b/c8b instances".to_string())
 }
 
 type Memory = Vec<(String, Option<i64>)>;

@@ -11,7 +11,13 @@ const state = {
   model: "pwt",
   last: null,        // { source, model, verdicts: {condition: observation} }
   chosenText: null,  // the state whose pomsets are drawn, as a condition
+  states: [],        // the states listed so far (the first pages of `page`)
+  page: null,        // { id, total }: the decision the listed states come from
 };
+
+// States asked for at a time: a test may have hundreds of thousands, and
+// drawing them all at once froze the page.
+const PAGE = 200;
 
 async function api(path, body) {
   const init = body === undefined ? {} : {
@@ -45,19 +51,37 @@ function showProblem(where, problem) {
     `${d.file}:${d.line}:${d.col}: ${d.severity}: ${d.message}` +
     (d.label ? ` (${d.label})` : "") + (d.hint ? `\n  hint: ${d.hint}` : ""));
   text(el, located.length ? located.join("\n") + "\n\n" + problem.rendered : problem.message);
+  el.classList.add("problem");
   el.hidden = false;
 }
 
-function verdictClass(ok) { return ok === true ? "ok" : ok === false ? "no" : "unknown"; }
+// A verdict's colour: green when it is what the file expects, red when it
+// is not, orange when unknown, plain when the file expects nothing.
+function verdictClass(ok, met) {
+  if (ok !== true && ok !== false) return "unknown";
+  return met === true ? "ok" : met === false ? "no" : "plain";
+}
+
+// Results that belong to one test under one set of options: cleared before
+// anything else is shown, so none can be read as another's.
+function clearDerived() {
+  const explanation = $("explanation");
+  text(explanation, "");
+  explanation.classList.remove("problem");
+  $("variation").hidden = true;
+  $("vary").tHead.innerHTML = "";
+  $("vary").tBodies[0].innerHTML = "";
+}
 
 // ---------------------------------------------------------------- deciding
 
 async function run() {
   $("problem").hidden = true;
   $("limit").hidden = true;
+  clearDerived();
   document.body.classList.add("busy");
   try {
-    const answer = await api("/api/decide", request());
+    const answer = await api("/api/decide", request({ page: PAGE }));
     showReport(answer);
     updateShare();
     await drawState(firstChoice(answer.report.states));
@@ -66,6 +90,10 @@ async function run() {
     for (const id of ["verdicts", "states"]) $(id).tBodies[0].innerHTML = "";
     $("pictures").innerHTML = "";
     text($("report"), "");
+    text($("drawn-what"), "");
+    showPaging(0, 0);
+    state.states = [];
+    state.page = null;
     state.last = null;
     showProblem("problem", problem);
   } finally {
@@ -86,9 +114,10 @@ function showReport(answer) {
     const observation = c.observation || "Unknown";
     verdicts[c.text] = observation;
     cell(row, c.text);
-    const obs = cell(row, observation, verdictClass(c.ok));
+    const colour = verdictClass(c.ok, c.met);
+    const obs = cell(row, observation, colour);
     obs.dataset.observation = observation;
-    cell(row, c.ok === true ? "Ok" : c.ok === false ? "No" : "Unknown", verdictClass(c.ok));
+    cell(row, c.ok === true ? "Ok" : c.ok === false ? "No" : "Unknown", colour);
     cell(row, c.expected ? `${c.expected}${c.met === false ? " (NOT met)" : ""}` : "");
     const note = cell(row, "");
     if (before && c.text in before && before[c.text] !== observation) {
@@ -103,17 +132,46 @@ function showReport(answer) {
     text($("limit"), report.limit ? `Limit reached: ${report.limit} (verdicts Unknown)` : report.unsupported);
     $("limit").hidden = false;
   }
-  const states = $("states").tBodies[0];
-  states.innerHTML = "";
-  report.states.forEach((s, i) => {
-    const row = states.insertRow();
+  $("states").tBodies[0].innerHTML = "";
+  state.states = [];
+  state.page = answer.page;
+  listStates(report.states);
+  text($("report"), answer.text);
+  showOptions(answer.options);
+}
+
+// Appends states to the table (one page: the rows stay few whatever the test).
+function listStates(more) {
+  const body = $("states").tBodies[0];
+  const rows = document.createDocumentFragment();
+  for (const s of more) {
+    const i = state.states.length;
+    state.states.push(s);
+    const row = document.createElement("tr");
     cell(row, s.values.map(([k, v]) => `${k}=${v === null ? "?" : v}`).join("; "));
     cell(row, String(s.count));
     row.onclick = () => drawState(i);
-  });
-  state.states = report.states;
-  text($("report"), answer.text);
-  showOptions(answer.options);
+    rows.appendChild(row);
+  }
+  body.appendChild(rows);
+  showPaging(state.states.length, state.page ? state.page.total : state.states.length);
+}
+
+function showPaging(shown, total) {
+  text($("states-count"), total > shown ? `${shown} of ${total} listed` : `${total} in all`);
+  $("more").hidden = !(total > shown);
+}
+
+// The next page of the states of the decision on screen.
+async function moreStates() {
+  const page = state.page;
+  if (!page) return;
+  try {
+    const answer = await api("/api/states", { id: page.id, offset: state.states.length, page: PAGE });
+    if (state.page === page) listStates(answer.states);
+  } catch (problem) {
+    showProblem("problem", problem);
+  }
 }
 
 // The state to draw after a run: the one chosen before if it is still
@@ -160,14 +218,17 @@ async function drawState(i) {
   }
 }
 
+// The explanation, or the error that stopped it, in the explain pane only.
 async function explain() {
   const outcome = $("outcome").value.trim();
+  const pane = $("explanation");
+  pane.classList.remove("problem");
+  text(pane, "explaining…");
   try {
     const answer = await api("/api/explain", request(outcome ? { condition: outcome } : {}));
-    text($("explanation"), answer.text);
+    text(pane, answer.text);
   } catch (problem) {
-    text($("explanation"), "");
-    showProblem("problem", problem);
+    showProblem("explanation", problem);
   }
 }
 
@@ -234,8 +295,9 @@ async function showVariation(name) {
       cell(row, r.unsupported ? "unsupported" : r.limit ? `? (${r.limit})` : String(r.states));
       table.conditions.forEach((_, k) => {
         const v = r.unsupported ? undefined : r.verdicts[k];
+        const met = r.met ? r.met[k] : undefined;
         cell(row, v === true ? "Ok" : v === false ? "No" : r.unsupported ? "-" : "Unknown",
-          r.unsupported ? "" : verdictClass(v));
+          r.unsupported ? "" : verdictClass(v, met));
       });
     }
     box.hidden = false;
@@ -308,6 +370,7 @@ async function start() {
   }
   if (params.model) { state.model = params.model; $("model").value = params.model; }
   $("examples").onchange = () => { if (chooseExample($("examples").value)) { state.sets = {}; run(); } };
+  $("more").onclick = moreStates;
   $("model").onchange = () => { state.model = $("model").value; run(); };
   $("run").onclick = run;
   $("explain").onclick = explain;

@@ -19,16 +19,26 @@ const state = {
 // drawing them all at once froze the page.
 const PAGE = 200;
 
+// Requests under way, also on the body as `data-pending` (what the browser
+// test waits on).
+let pending = 0;
+function setPending(n) { pending = n; document.body.dataset.pending = String(n); }
+
 async function api(path, body) {
   const init = body === undefined ? {} : {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify(body),
   };
-  const response = await fetch(path, init);
-  const answer = await response.json();
-  if (!response.ok) throw answer.error || { message: "request failed" };
-  return answer;
+  setPending(pending + 1);
+  try {
+    const response = await fetch(path, init);
+    const answer = await response.json();
+    if (!response.ok) throw answer.error || { message: "request failed" };
+    return answer;
+  } finally {
+    setPending(pending - 1);
+  }
 }
 
 function request(extra) {
@@ -44,13 +54,16 @@ function cell(row, s, cls) {
   return td;
 }
 
-// A problem from the API: the located message, then the rustc-style rendering.
+// A problem from the API: each message once, located (file:line:col), then
+// the rustc-style excerpt with its label and hint (its own copy of each
+// message, a line starting with the severity, left out).
 function showProblem(where, problem) {
   const el = $(where);
   const located = (problem.diagnostics || []).map((d) =>
-    `${d.file}:${d.line}:${d.col}: ${d.severity}: ${d.message}` +
-    (d.label ? ` (${d.label})` : "") + (d.hint ? `\n  hint: ${d.hint}` : ""));
-  text(el, located.length ? located.join("\n") + "\n\n" + problem.rendered : problem.message);
+    `${d.file}:${d.line}:${d.col}: ${d.severity}: ${d.message}`);
+  const excerpt = (problem.rendered || "").split("\n")
+    .filter((line) => !/^(error|warning)(\[\w+\])?: /.test(line)).join("\n");
+  text(el, located.length ? located.join("\n") + "\n" + excerpt : problem.message);
   el.classList.add("problem");
   el.hidden = false;
 }
@@ -91,9 +104,9 @@ async function run() {
     $("pictures").innerHTML = "";
     text($("report"), "");
     text($("drawn-what"), "");
-    showPaging(0, 0);
     state.states = [];
     state.page = null;
+    showPaging(0, 0);
     state.last = null;
     showProblem("problem", problem);
   } finally {
@@ -158,7 +171,8 @@ function listStates(more) {
 }
 
 function showPaging(shown, total) {
-  text($("states-count"), total > shown ? `${shown} of ${total} listed` : `${total} in all`);
+  const none = shown === 0 && total === 0 && !state.page;
+  text($("states-count"), none ? "" : total > shown ? `${shown} of ${total} listed` : `${total} in all`);
   $("more").hidden = !(total > shown);
 }
 

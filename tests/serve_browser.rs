@@ -188,8 +188,15 @@ fn a_user_decides_flips_explains_draws_switches_and_narrows_the_window() {
         false
     );
 
-    // Switching back clears the vary table of the other test.
+    // Switching back clears the vary table of the other test, and an
+    // explanation asked for just before the switch never shows.
+    page.eval("document.getElementById('explain').click()");
     choose(&mut page, "examples", "classic/mp+rel+acq.litmus");
+    assert_eq!(
+        text(&mut page, "#explanation"),
+        "",
+        "a late explanation is dropped"
+    );
     assert_eq!(
         page.eval("document.getElementById('variation').hidden"),
         true

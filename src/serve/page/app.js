@@ -13,6 +13,7 @@ const state = {
   chosenText: null,  // the state whose pomsets are drawn, as a condition
   states: [],        // the states listed so far (the first pages of `page`)
   page: null,        // { id, total }: the decision the listed states come from
+  generation: 0,     // counts runs: an answer to an earlier one is dropped
 };
 
 // States asked for at a time: a test may have hundreds of thousands, and
@@ -78,6 +79,7 @@ function verdictClass(ok, met) {
 // Results that belong to one test under one set of options: cleared before
 // anything else is shown, so none can be read as another's.
 function clearDerived() {
+  state.generation++;
   const explanation = $("explanation");
   text(explanation, "");
   explanation.classList.remove("problem");
@@ -92,13 +94,16 @@ async function run() {
   $("problem").hidden = true;
   $("limit").hidden = true;
   clearDerived();
+  const generation = state.generation;
   document.body.classList.add("busy");
   try {
     const answer = await api("/api/decide", request({ page: PAGE }));
+    if (generation !== state.generation) return;
     showReport(answer);
     updateShare();
     await drawState(firstChoice(answer.report.states));
   } catch (problem) {
+    if (generation !== state.generation) return;
     // Results of an earlier text would read as this one's: cleared.
     for (const id of ["verdicts", "states"]) $(id).tBodies[0].innerHTML = "";
     $("pictures").innerHTML = "";
@@ -179,12 +184,17 @@ function showPaging(shown, total) {
 // The next page of the states of the decision on screen.
 async function moreStates() {
   const page = state.page;
-  if (!page) return;
+  const button = $("more");
+  // A second click before the first page came would list it twice.
+  if (!page || button.disabled) return;
+  button.disabled = true;
   try {
     const answer = await api("/api/states", { id: page.id, offset: state.states.length, page: PAGE });
     if (state.page === page) listStates(answer.states);
   } catch (problem) {
     showProblem("problem", problem);
+  } finally {
+    button.disabled = false;
   }
 }
 
@@ -216,8 +226,10 @@ async function drawState(i) {
   const condition = stateCondition(state.states[i]);
   state.chosenText = condition;
   text($("drawn-what"), `ending in ${condition || "any state"}`);
+  const generation = state.generation;
   try {
     const answer = await api("/api/draw", request(condition ? { condition } : {}));
+    if (generation !== state.generation || state.chosenText !== condition) return;
     for (const svg of answer.pictures) {
       const div = document.createElement("div");
       div.className = "picture";
@@ -228,7 +240,9 @@ async function drawState(i) {
       pictures.appendChild(text(document.createElement("p"), `${answer.pictures.length} of ${answer.in_all} drawn`));
     }
   } catch (problem) {
-    pictures.appendChild(text(document.createElement("pre"), problem.message));
+    if (generation === state.generation) {
+      pictures.appendChild(text(document.createElement("pre"), problem.message));
+    }
   }
 }
 
@@ -238,11 +252,12 @@ async function explain() {
   const pane = $("explanation");
   pane.classList.remove("problem");
   text(pane, "explaining…");
+  const generation = state.generation;
   try {
     const answer = await api("/api/explain", request(outcome ? { condition: outcome } : {}));
-    text(pane, answer.text);
+    if (generation === state.generation) text(pane, answer.text);
   } catch (problem) {
-    showProblem("explanation", problem);
+    if (generation === state.generation) showProblem("explanation", problem);
   }
 }
 
@@ -291,8 +306,10 @@ function showOptions(current) {
 // The REPL's `:vary OPTION`: one row per value, one column per condition.
 async function showVariation(name) {
   const box = $("variation");
+  const generation = state.generation;
   try {
     const table = await api("/api/vary", request({ option: name }));
+    if (generation !== state.generation) return;
     text($("variation-title"), `Varying ${table.option}`);
     const head = $("vary").tHead;
     head.innerHTML = "";
@@ -316,7 +333,7 @@ async function showVariation(name) {
     }
     box.hidden = false;
   } catch (problem) {
-    showProblem("problem", problem);
+    if (generation === state.generation) showProblem("problem", problem);
   }
 }
 

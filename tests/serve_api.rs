@@ -326,3 +326,136 @@ fn a_vulkan_example_is_refused_by_pwt_and_decided_by_vulkan() {
     assert_eq!(status, 200, "{vulkan}");
     assert_eq!(observation(&vulkan), "Never", "{vulkan}");
 }
+
+/// A ring of `n` threads, each writing its location and reading the next,
+/// as `benches/scaling.rs` builds it: `3^n` states (each read 0, 1 or `?`).
+fn sb_ring(n: usize) -> String {
+    let locations: Vec<String> = (0..n).map(|i| format!("a{i};")).collect();
+    let threads: Vec<String> = (0..n)
+        .map(|i| format!("a{i} := 1; r{i} := a{};", (i + 1) % n))
+        .collect();
+    let cond: Vec<String> = (0..n).map(|i| format!("r{i} = 0")).collect();
+    format!(
+        "litmus SB-{n}\nlocations {{ {} }}\n\n{}\n\nexists ({})\n",
+        locations.join(" "),
+        threads.join("\n|| "),
+        cond.join(" /\\ ")
+    )
+}
+
+fn states(v: &Value) -> &Vec<Value> {
+    v.as_array().expect("a list of states")
+}
+
+#[test]
+fn decide_lists_one_page_of_states_with_the_count_and_judges_them_all() {
+    let src = sb_ring(6);
+    let (status, first) = post("/api/decide", json!({ "source": src }));
+    assert_eq!(status, 200, "{first}");
+    assert_eq!(first["page"]["total"], 729, "3^6 states in all");
+    assert_eq!(first["page"]["offset"], 0);
+    assert_eq!(
+        states(&first["report"]["states"]).len(),
+        pomset::serve::api::DEFAULT_PAGE
+    );
+    // The verdict is the one over every state, not over the page.
+    assert_eq!(observation(&first), "Sometimes");
+    let (_, small) = post("/api/decide", json!({ "source": src, "page": 7 }));
+    assert_eq!(states(&small["report"]["states"]).len(), 7);
+    assert_eq!(
+        small["report"]["states"].as_array().map(|s| &s[..]),
+        first["report"]["states"].as_array().map(|s| &s[..7]),
+        "a smaller page is the start of the same list"
+    );
+}
+
+#[test]
+fn states_serves_the_later_pages_of_a_decision_without_deciding_again() {
+    let src = sb_ring(6);
+    let (_, all) = post("/api/decide", json!({ "source": src, "page": 1000 }));
+    let all = states(&all["report"]["states"]).clone();
+    assert_eq!(all.len(), 729);
+    let (_, first) = post("/api/decide", json!({ "source": src, "page": 100 }));
+    let id = first["page"]["id"].clone();
+    let mut listed = states(&first["report"]["states"]).clone();
+    while listed.len() < 729 {
+        let (status, next) = post(
+            "/api/states",
+            json!({ "id": id, "offset": listed.len(), "page": 300 }),
+        );
+        assert_eq!(status, 200, "{next}");
+        assert_eq!(next["total"], 729);
+        assert_eq!(next["offset"], listed.len());
+        let more = states(&next["states"]);
+        assert!(!more.is_empty(), "a page before the end is not empty");
+        listed.extend(more.iter().cloned());
+    }
+    assert_eq!(listed, all, "the pages join into the whole list");
+    let (_, past) = post("/api/states", json!({ "id": id, "offset": 729 }));
+    assert_eq!(states(&past["states"]).len(), 0);
+}
+
+#[test]
+fn states_of_a_forgotten_decision_ask_for_a_new_run() {
+    let (status, answer) = post("/api/states", json!({ "id": 987_654_321u64, "offset": 0 }));
+    assert_eq!(status, 400);
+    let message = answer["error"]["message"].as_str().expect("a message");
+    assert!(message.contains("no longer held"), "{message}");
+    let (status, _) = post("/api/states", json!({ "offset": 0 }));
+    assert_eq!(status, 400, "no id");
+}
+
+#[test]
+fn the_held_states_forget_the_oldest_decisions_past_their_bound() {
+    use pomset::report::StateCount;
+    use pomset::serve::held::{Held, MAX_HELD};
+    let held = Held::default();
+    let one = |v: i64| StateCount {
+        values: vec![("r".to_string(), Some(v))],
+        count: 1,
+    };
+    let ids: Vec<u64> = (0..=MAX_HELD as i64)
+        .map(|v| held.keep(&[one(v), one(v + 100)]))
+        .collect();
+    assert!(
+        held.page(ids[0], 0, 10).is_none(),
+        "the oldest is forgotten"
+    );
+    let last = held.page(ids[MAX_HELD], 1, 10).expect("the latest is held");
+    assert_eq!(last.total, 2);
+    assert_eq!(
+        last.states,
+        [json!({ "values": [["r", MAX_HELD as i64 + 100]], "count": 1 })]
+    );
+}
+
+/// The issue's test: 3^12 states. The request's timeout ends the search and
+/// the answer carries one page, whatever was found.
+#[test]
+fn a_twelve_thread_ring_stays_within_the_request_bounds() {
+    let (status, body) = request(
+        "POST",
+        "/api/decide",
+        Some(&json!({ "source": sb_ring(12), "timeout": 0.5 })),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert!(body.len() < 1_000_000, "{} bytes", body.len());
+    let answer: Value = serde_json::from_str(&body).expect("JSON back");
+    let limit = answer["report"]["limit"].as_str().expect("a limit");
+    assert!(limit.contains("timeout"), "{limit}");
+    assert_eq!(answer["report"]["conditions"][0]["ok"], Value::Null);
+    assert!(states(&answer["report"]["states"]).len() <= pomset::serve::api::DEFAULT_PAGE);
+}
+
+#[test]
+fn vary_rows_say_which_verdicts_the_file_expects() {
+    let (_, table) = post(
+        "/api/vary",
+        json!({ "source": example("catalogue/c06-mp-fences.litmus"), "option": "c7a" }),
+    );
+    let rows = table["rows"].as_array().expect("rows");
+    // c06 expects the outcome allowed under the direct c7a, forbidden otherwise.
+    for r in rows {
+        assert_eq!(r["met"], json!([true]), "{r}");
+    }
+}

@@ -138,6 +138,9 @@ pub struct Decided {
     pub cells: Vec<Cell>,
     /// Per condition, herd7's Ok/No for its quantifier (`None`: not known).
     pub ok: Vec<Option<bool>>,
+    /// Per condition, whether the verdict is the one the file expects under
+    /// this model (`None`: nothing expected, or not known).
+    pub met: Vec<Option<bool>>,
 }
 
 /// Decides every condition of `p` under `model`.
@@ -163,6 +166,7 @@ pub fn decide(p: &Program, model: &Model, limits: Limits) -> Decided {
                     })
                     .collect(),
                 ok: judged.iter().map(|j| j.ok).collect(),
+                met: judged.iter().map(|j| j.met).collect(),
             }
         }
         Err(u) => Decided {
@@ -176,6 +180,7 @@ pub fn decide(p: &Program, model: &Model, limits: Limits) -> Decided {
             }),
             cells: p.conditions.iter().map(|_| Cell::Unsupported).collect(),
             ok: p.conditions.iter().map(|_| None).collect(),
+            met: p.conditions.iter().map(|_| None).collect(),
         },
     }
 }

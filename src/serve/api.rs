@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 use crate::engine::Engine;
 use crate::model::Model;
 use crate::outcome::Limits;
+use crate::serve::held::Held;
 use crate::workbench::{self, Problem, TestInput};
 
 /// The most seconds one request may decide for, and the default.
@@ -20,6 +21,9 @@ pub const DEFAULT_POMSETS: usize = 200_000;
 pub const MAX_STATES: usize = 200_000;
 /// Pictures drawn per request at most.
 pub const MAX_PICTURES: usize = 50;
+/// States per page (`decide`, `states`) by default, and at most.
+pub const DEFAULT_PAGE: usize = 200;
+pub const MAX_PAGE: usize = 5_000;
 
 /// Every endpoint's request: the test and what to do with it. Unused fields
 /// are ignored, so the page sends one shape everywhere.
@@ -49,6 +53,12 @@ pub struct Request {
     pub refinement: Option<String>,
     pub from: Option<String>,
     pub to: Option<String>,
+    /// `decide`, `states`: at most this many states in the answer
+    /// (default `DEFAULT_PAGE`, at most `MAX_PAGE`).
+    pub page: Option<usize>,
+    /// `states`: the decision (`decide`'s `page.id`) and the first state wanted.
+    pub id: Option<u64>,
+    pub offset: Option<usize>,
 }
 
 impl Request {
@@ -69,6 +79,11 @@ impl Request {
             deadline: Some((deadline, secs)),
             ..Limits::default()
         }
+    }
+
+    /// The number of states one answer carries.
+    fn page_size(&self) -> usize {
+        self.page.unwrap_or(DEFAULT_PAGE).clamp(1, MAX_PAGE)
     }
 
     /// The engine asked for. Only native and bundled models: the server
@@ -98,11 +113,13 @@ fn refused(p: &crate::syntax::core::Program, model: &Model) -> Result<(), Proble
 }
 
 /// `POST /api/decide`: the report (states, verdicts), its text as `pomset
-/// run` prints it, the warnings, and the options with their values.
-pub fn decide(req: &Request) -> Result<Value, Problem> {
+/// run` prints it, the warnings, and the options with their values. The
+/// report lists only the first `page` states; `page` says how many there are
+/// and the id under which `states` serves the others.
+pub fn decide(req: &Request, held: &Held) -> Result<Value, Problem> {
     let loaded = workbench::load(&req.test)?;
     let p = &loaded.test.program;
-    let report = workbench::decide(
+    let mut report = workbench::decide(
         req.engine()?.as_ref(),
         p,
         &loaded.model,
@@ -110,12 +127,34 @@ pub fn decide(req: &Request) -> Result<Value, Problem> {
         req.limits(),
     );
     let text = report.text(p);
+    let total = report.states.len();
+    let id = held.keep(&report.states);
+    report.states.truncate(req.page_size());
     Ok(json!({
         "report": report,
         "text": text,
         "warnings": loaded.warnings,
         "options": workbench::options(&loaded.model),
+        "page": { "id": id, "offset": 0, "total": total },
     }))
+}
+
+/// `POST /api/states`: the states `offset..offset + page` of the decision
+/// `id`, as `decide` listed its first page.
+pub fn states(req: &Request, held: &Held) -> Result<Value, Problem> {
+    let Some(id) = req.id else {
+        return Err(Problem::message(
+            "give the `id` of a decision (`page.id` in decide's answer)",
+        ));
+    };
+    let offset = req.offset.unwrap_or(0);
+    let page = held.page(id, offset, req.page_size()).ok_or_else(|| {
+        Problem::message(format!(
+            "the states of decision {id} are no longer held (the server keeps the latest {}): run the test again",
+            crate::serve::held::MAX_HELD
+        ))
+    })?;
+    Ok(json!({ "states": page.states, "offset": offset, "total": page.total }))
 }
 
 /// `POST /api/explain`: why the request's condition (or each of the file's)

@@ -5,6 +5,7 @@
 //! requests run side by side and none can hang the server.
 
 pub mod api;
+pub mod held;
 
 use std::net::SocketAddr;
 
@@ -17,6 +18,7 @@ use serde_json::{json, Value};
 
 use crate::workbench::Problem;
 use api::Request;
+use held::Held;
 
 const INDEX: &str = include_str!("page/index.html");
 const STYLE: &str = include_str!("page/style.css");
@@ -24,6 +26,8 @@ const SCRIPT: &str = include_str!("page/app.js");
 
 /// The routes: the page, its two assets, and the API.
 pub fn router() -> Router {
+    let held = std::sync::Arc::new(Held::default());
+    let held2 = held.clone();
     Router::new()
         .route(
             "/",
@@ -43,7 +47,14 @@ pub fn router() -> Router {
             "/api/options",
             post(|body| endpoint(body, |r| api::options(Some(r)))),
         )
-        .route("/api/decide", post(|body| endpoint(body, api::decide)))
+        .route(
+            "/api/decide",
+            post(|body| endpoint(body, move |r| api::decide(r, &held))),
+        )
+        .route(
+            "/api/states",
+            post(|body| endpoint(body, move |r| api::states(r, &held2))),
+        )
         .route("/api/explain", post(|body| endpoint(body, api::explain)))
         .route("/api/pomsets", post(|body| endpoint(body, api::pomsets)))
         .route("/api/draw", post(|body| endpoint(body, api::draw)))
@@ -67,7 +78,7 @@ fn answer(result: Result<Value, Problem>) -> Response {
 /// and a panic is a 500 with a message, never a dropped connection.
 async fn endpoint(
     body: Result<Json<Request>, JsonRejection>,
-    f: fn(&Request) -> Result<Value, Problem>,
+    f: impl FnOnce(&Request) -> Result<Value, Problem> + Send + 'static,
 ) -> Response {
     let req = match body {
         Ok(Json(req)) => req,

@@ -19,6 +19,9 @@ pub struct VaryRow {
     pub unsupported: bool,
     /// Each condition's verdict: `Some(true)` Ok, `Some(false)` No, `None` Unknown.
     pub verdicts: Vec<Option<bool>>,
+    /// Each verdict against the file's expectation under this value
+    /// (`None`: nothing expected, or unknown): what the page colours by.
+    pub met: Vec<Option<bool>>,
 }
 
 /// The table: the option, the model it varies from, the conditions as
@@ -58,6 +61,7 @@ pub fn vary(
             limit: None,
             unsupported: false,
             verdicts: Vec::new(),
+            met: Vec::new(),
         };
         // One code path with `pomset vary` and `fit` (`options_space`).
         let d = crate::options_space::decide(p, &model, limits());
@@ -65,6 +69,7 @@ pub fn vary(
         row.limit = d.limit;
         row.unsupported = d.unsupported.is_some();
         row.verdicts = d.ok;
+        row.met = d.met;
         rows.push(row);
     }
     Variation {

@@ -11,7 +11,19 @@ const state = {
   model: "pwt",
   last: null,        // { source, model, verdicts: {condition: observation} }
   chosenText: null,  // the state whose pomsets are drawn, as a condition
+  states: [],        // the states listed so far (the first pages of `page`)
+  page: null,        // { id, total }: the decision the listed states come from
+  generation: 0,     // counts runs: an answer to an earlier one is dropped
 };
+
+// States asked for at a time: a test may have hundreds of thousands, and
+// drawing them all at once froze the page.
+const PAGE = 200;
+
+// Requests under way, also on the body as `data-pending` (what the browser
+// test waits on).
+let pending = 0;
+function setPending(n) { pending = n; document.body.dataset.pending = String(n); }
 
 async function api(path, body) {
   const init = body === undefined ? {} : {
@@ -19,10 +31,15 @@ async function api(path, body) {
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify(body),
   };
-  const response = await fetch(path, init);
-  const answer = await response.json();
-  if (!response.ok) throw answer.error || { message: "request failed" };
-  return answer;
+  setPending(pending + 1);
+  try {
+    const response = await fetch(path, init);
+    const answer = await response.json();
+    if (!response.ok) throw answer.error || { message: "request failed" };
+    return answer;
+  } finally {
+    setPending(pending - 1);
+  }
 }
 
 function request(extra) {
@@ -38,34 +55,63 @@ function cell(row, s, cls) {
   return td;
 }
 
-// A problem from the API: the located message, then the rustc-style rendering.
+// A problem from the API: each message once, located (file:line:col), then
+// the rustc-style excerpt with its label and hint (its own copy of each
+// message, a line starting with the severity, left out).
 function showProblem(where, problem) {
   const el = $(where);
   const located = (problem.diagnostics || []).map((d) =>
-    `${d.file}:${d.line}:${d.col}: ${d.severity}: ${d.message}` +
-    (d.label ? ` (${d.label})` : "") + (d.hint ? `\n  hint: ${d.hint}` : ""));
-  text(el, located.length ? located.join("\n") + "\n\n" + problem.rendered : problem.message);
+    `${d.file}:${d.line}:${d.col}: ${d.severity}: ${d.message}`);
+  const excerpt = (problem.rendered || "").split("\n")
+    .filter((line) => !/^(error|warning)(\[\w+\])?: /.test(line)).join("\n");
+  text(el, located.length ? located.join("\n") + "\n" + excerpt : problem.message);
+  el.classList.add("problem");
   el.hidden = false;
 }
 
-function verdictClass(ok) { return ok === true ? "ok" : ok === false ? "no" : "unknown"; }
+// A verdict's colour: green when it is what the file expects, red when it
+// is not, orange when unknown, plain when the file expects nothing.
+function verdictClass(ok, met) {
+  if (ok !== true && ok !== false) return "unknown";
+  return met === true ? "ok" : met === false ? "no" : "plain";
+}
+
+// Results that belong to one test under one set of options: cleared before
+// anything else is shown, so none can be read as another's.
+function clearDerived() {
+  state.generation++;
+  const explanation = $("explanation");
+  text(explanation, "");
+  explanation.classList.remove("problem");
+  $("variation").hidden = true;
+  $("vary").tHead.innerHTML = "";
+  $("vary").tBodies[0].innerHTML = "";
+}
 
 // ---------------------------------------------------------------- deciding
 
 async function run() {
   $("problem").hidden = true;
   $("limit").hidden = true;
+  clearDerived();
+  const generation = state.generation;
   document.body.classList.add("busy");
   try {
-    const answer = await api("/api/decide", request());
+    const answer = await api("/api/decide", request({ page: PAGE }));
+    if (generation !== state.generation) return;
     showReport(answer);
     updateShare();
     await drawState(firstChoice(answer.report.states));
   } catch (problem) {
+    if (generation !== state.generation) return;
     // Results of an earlier text would read as this one's: cleared.
     for (const id of ["verdicts", "states"]) $(id).tBodies[0].innerHTML = "";
     $("pictures").innerHTML = "";
     text($("report"), "");
+    text($("drawn-what"), "");
+    state.states = [];
+    state.page = null;
+    showPaging(0, 0);
     state.last = null;
     showProblem("problem", problem);
   } finally {
@@ -86,9 +132,10 @@ function showReport(answer) {
     const observation = c.observation || "Unknown";
     verdicts[c.text] = observation;
     cell(row, c.text);
-    const obs = cell(row, observation, verdictClass(c.ok));
+    const colour = verdictClass(c.ok, c.met);
+    const obs = cell(row, observation, colour);
     obs.dataset.observation = observation;
-    cell(row, c.ok === true ? "Ok" : c.ok === false ? "No" : "Unknown", verdictClass(c.ok));
+    cell(row, c.ok === true ? "Ok" : c.ok === false ? "No" : "Unknown", colour);
     cell(row, c.expected ? `${c.expected}${c.met === false ? " (NOT met)" : ""}` : "");
     const note = cell(row, "");
     if (before && c.text in before && before[c.text] !== observation) {
@@ -103,17 +150,52 @@ function showReport(answer) {
     text($("limit"), report.limit ? `Limit reached: ${report.limit} (verdicts Unknown)` : report.unsupported);
     $("limit").hidden = false;
   }
-  const states = $("states").tBodies[0];
-  states.innerHTML = "";
-  report.states.forEach((s, i) => {
-    const row = states.insertRow();
+  $("states").tBodies[0].innerHTML = "";
+  state.states = [];
+  state.page = answer.page;
+  listStates(report.states);
+  text($("report"), answer.text);
+  showOptions(answer.options);
+}
+
+// Appends states to the table (one page: the rows stay few whatever the test).
+function listStates(more) {
+  const body = $("states").tBodies[0];
+  const rows = document.createDocumentFragment();
+  for (const s of more) {
+    const i = state.states.length;
+    state.states.push(s);
+    const row = document.createElement("tr");
     cell(row, s.values.map(([k, v]) => `${k}=${v === null ? "?" : v}`).join("; "));
     cell(row, String(s.count));
     row.onclick = () => drawState(i);
-  });
-  state.states = report.states;
-  text($("report"), answer.text);
-  showOptions(answer.options);
+    rows.appendChild(row);
+  }
+  body.appendChild(rows);
+  showPaging(state.states.length, state.page ? state.page.total : state.states.length);
+}
+
+function showPaging(shown, total) {
+  const none = shown === 0 && total === 0 && !state.page;
+  text($("states-count"), none ? "" : total > shown ? `${shown} of ${total} listed` : `${total} in all`);
+  $("more").hidden = !(total > shown);
+}
+
+// The next page of the states of the decision on screen.
+async function moreStates() {
+  const page = state.page;
+  const button = $("more");
+  // A second click before the first page came would list it twice.
+  if (!page || button.disabled) return;
+  button.disabled = true;
+  try {
+    const answer = await api("/api/states", { id: page.id, offset: state.states.length, page: PAGE });
+    if (state.page === page) listStates(answer.states);
+  } catch (problem) {
+    showProblem("problem", problem);
+  } finally {
+    button.disabled = false;
+  }
 }
 
 // The state to draw after a run: the one chosen before if it is still
@@ -144,8 +226,10 @@ async function drawState(i) {
   const condition = stateCondition(state.states[i]);
   state.chosenText = condition;
   text($("drawn-what"), `ending in ${condition || "any state"}`);
+  const generation = state.generation;
   try {
     const answer = await api("/api/draw", request(condition ? { condition } : {}));
+    if (generation !== state.generation || state.chosenText !== condition) return;
     for (const svg of answer.pictures) {
       const div = document.createElement("div");
       div.className = "picture";
@@ -156,18 +240,24 @@ async function drawState(i) {
       pictures.appendChild(text(document.createElement("p"), `${answer.pictures.length} of ${answer.in_all} drawn`));
     }
   } catch (problem) {
-    pictures.appendChild(text(document.createElement("pre"), problem.message));
+    if (generation === state.generation) {
+      pictures.appendChild(text(document.createElement("pre"), problem.message));
+    }
   }
 }
 
+// The explanation, or the error that stopped it, in the explain pane only.
 async function explain() {
   const outcome = $("outcome").value.trim();
+  const pane = $("explanation");
+  pane.classList.remove("problem");
+  text(pane, "explaining…");
+  const generation = state.generation;
   try {
     const answer = await api("/api/explain", request(outcome ? { condition: outcome } : {}));
-    text($("explanation"), answer.text);
+    if (generation === state.generation) text(pane, answer.text);
   } catch (problem) {
-    text($("explanation"), "");
-    showProblem("problem", problem);
+    if (generation === state.generation) showProblem("explanation", problem);
   }
 }
 
@@ -216,8 +306,10 @@ function showOptions(current) {
 // The REPL's `:vary OPTION`: one row per value, one column per condition.
 async function showVariation(name) {
   const box = $("variation");
+  const generation = state.generation;
   try {
     const table = await api("/api/vary", request({ option: name }));
+    if (generation !== state.generation) return;
     text($("variation-title"), `Varying ${table.option}`);
     const head = $("vary").tHead;
     head.innerHTML = "";
@@ -234,13 +326,14 @@ async function showVariation(name) {
       cell(row, r.unsupported ? "unsupported" : r.limit ? `? (${r.limit})` : String(r.states));
       table.conditions.forEach((_, k) => {
         const v = r.unsupported ? undefined : r.verdicts[k];
+        const met = r.met ? r.met[k] : undefined;
         cell(row, v === true ? "Ok" : v === false ? "No" : r.unsupported ? "-" : "Unknown",
-          r.unsupported ? "" : verdictClass(v));
+          r.unsupported ? "" : verdictClass(v, met));
       });
     }
     box.hidden = false;
   } catch (problem) {
-    showProblem("problem", problem);
+    if (generation === state.generation) showProblem("problem", problem);
   }
 }
 
@@ -308,6 +401,7 @@ async function start() {
   }
   if (params.model) { state.model = params.model; $("model").value = params.model; }
   $("examples").onchange = () => { if (chooseExample($("examples").value)) { state.sets = {}; run(); } };
+  $("more").onclick = moreStates;
   $("model").onchange = () => { state.model = $("model").value; run(); };
   $("run").onclick = run;
   $("explain").onclick = explain;

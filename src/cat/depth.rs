@@ -17,7 +17,7 @@ use crate::syntax::diagnostic::Diagnostic;
 use crate::syntax::span::Span;
 
 /// How deep one expression may nest, counting every operator, application
-/// and bracket on the way down (the bundled models reach 14).
+/// and bracket on the way down.
 pub const MAX_DEPTH: usize = 256;
 
 /// How many tokens one statement may have: every tree is smaller than its

@@ -206,3 +206,47 @@ fn the_engine_check_sees_a_sibling_and_a_crate_path() {
     assert!(names_engine("use crate::engine::{Capability, Engine};", &others, true).is_empty());
     assert!(names_engine("use crate::engine::scope;", &others, true).is_empty());
 }
+
+/// Issue 31: the `.ci/validate-*` scripts name no machine's directory; the
+/// corpus comes from an argument or an environment variable only.
+#[test]
+fn validate_scripts_hard_code_no_directory() {
+    let scripts: Vec<PathBuf> = std::fs::read_dir(".ci")
+        .expect(".ci/ is readable")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("validate-"))
+        })
+        .collect();
+    assert_eq!(scripts.len(), 3, "the three scripts: {scripts:?}");
+    for s in &scripts {
+        let text = std::fs::read_to_string(s).expect("readable");
+        assert!(
+            !text.contains("/work/"),
+            "{} names a machine's directory",
+            s.display()
+        );
+        assert!(text.contains("--help"), "{} has no --help", s.display());
+    }
+}
+
+/// Issue 31: without its corpus (no argument, no environment variable) a
+/// shell validation script prints a usage naming both and exits 2.
+#[test]
+fn validate_scripts_without_a_corpus_print_usage_and_exit_2() {
+    for (script, env) in [("validate-ptx", "DAT3M"), ("validate-foreign", "CORPUS")] {
+        let out = std::process::Command::new(format!(".ci/{script}"))
+            .env_remove("DAT3M")
+            .env_remove("CORPUS")
+            .env_remove("CORPUS_EXT")
+            .output()
+            .expect("the script runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{script}: {err}");
+        assert!(
+            err.contains("usage:") && err.contains(env),
+            "{script}: {err}"
+        );
+    }
+}

@@ -4,8 +4,11 @@
 //! rewrites it; the test fails if it is stale).
 
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
 
-use pomset::options_space::{self as space, Cell, FitLimits, Source, Style, Test};
+use pomset::options_space::{
+    self as space, Cell, Explorations, Fit, FitLimits, Source, Style, Test,
+};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
@@ -32,6 +35,17 @@ fn tests(dir: &str, prefixes: &[&str]) -> Vec<Test> {
             }
         })
         .collect()
+}
+
+/// `space::fit`, sharing one `Explorations` across the tests of this file:
+/// each catalogue test is explored (decided under every relevant setting)
+/// once, not once per fit that includes it (issue 31: this file's time).
+fn fit(tests: &[Test], source: &Source, limits: FitLimits) -> Result<Fit, String> {
+    static SHARED: OnceLock<Mutex<Explorations>> = OnceLock::new();
+    let shared = SHARED.get_or_init(Mutex::default);
+    // A panic elsewhere leaves the explorations whole: each is inserted complete.
+    let mut known = shared.lock().unwrap_or_else(|e| e.into_inner());
+    space::fit_with(tests, source, limits, &mut known)
 }
 
 fn options(names: &[&str]) -> Vec<&'static pomset::model::OptionInfo> {
@@ -96,7 +110,7 @@ fn vary_product() {
 #[test]
 fn fit_finds_the_release_sequence_conflict() {
     let t = tests("catalogue", &["c57", "c58", "c59", "c60"]);
-    let f = space::fit(&t, &Source::Files, FitLimits::default()).expect("fit");
+    let f = fit(&t, &Source::Files, FitLimits::default()).expect("fit");
     assert!(f.limit.is_none() && f.complete);
     let names = |c: &space::Conflict| -> Vec<String> {
         c.members
@@ -124,7 +138,7 @@ fn fit_with_external_expectations() {
     let rows = space::parse_csv(csv).expect("valid CSV");
     assert_eq!(rows.len(), 2);
     let t = tests("catalogue", &["c59", "c60"]);
-    let f = space::fit(&t, &Source::Csv(rows), FitLimits::default()).expect("fit");
+    let f = fit(&t, &Source::Csv(rows), FitLimits::default()).expect("fit");
     // The defaults forbid C59 but allow C60; acyclic_union = on forbids both.
     assert_eq!((f.default_satisfies, f.best_satisfies), (1, 2));
     assert!(f.conflicts.is_empty());
@@ -137,7 +151,7 @@ fn fit_with_external_expectations() {
         err,
         "line 1: `maybe` is not a verdict; use allowed, forbidden, always, sometimes or never"
     );
-    let err = space::fit(
+    let err = fit(
         &t,
         &Source::Csv(space::parse_csv("C99,1,allowed").expect("valid")),
         FitLimits::default(),
@@ -154,7 +168,7 @@ fn the_conflict_size_limit_is_named() {
         max_conflict_size: 1,
         ..FitLimits::default()
     };
-    let f = space::fit(&t, &Source::Files, limits).expect("fit");
+    let f = fit(&t, &Source::Files, limits).expect("fit");
     assert!(f.conflicts.is_empty() && !f.complete);
     assert!(space::fit_text(&f, false).contains("NOT complete"));
 }
@@ -164,7 +178,7 @@ fn the_conflict_size_limit_is_named() {
 #[test]
 fn contradiction_chapter_is_current() {
     let t = tests("catalogue", &[]);
-    let f = space::fit(&t, &Source::Files, FitLimits::default()).expect("fit");
+    let f = fit(&t, &Source::Files, FitLimits::default()).expect("fit");
     assert!(f.limit.is_none() && f.complete, "{:?}", f.limit);
     let pairs: Vec<(String, String)> = f
         .conflicts
@@ -264,4 +278,25 @@ fn unknown_options_are_named() {
         space::option_named("acyclic_unoin").expect_err("misspelt"),
         "unknown model option `acyclic_unoin` (did you mean `acyclic_union`?)"
     );
+}
+
+/// Issue 31: a fit that reuses earlier explorations says what a fresh fit
+/// says, and explorations made under other limits are not reused.
+#[test]
+fn fit_with_earlier_explorations_is_a_fresh_fit() {
+    let t = tests("catalogue", &["c03"]);
+    let mut known = Explorations::default();
+    let text = |f: &Fit| space::fit_text(f, false);
+    let fresh = space::fit(&t, &Source::Files, FitLimits::default()).expect("fit");
+    let first = space::fit_with(&t, &Source::Files, FitLimits::default(), &mut known).expect("fit");
+    let again = space::fit_with(&t, &Source::Files, FitLimits::default(), &mut known).expect("fit");
+    assert_eq!(text(&first), text(&fresh));
+    assert_eq!(text(&again), text(&fresh));
+    let tight = FitLimits {
+        max_settings: 1,
+        ..FitLimits::default()
+    };
+    let reused = space::fit_with(&t, &Source::Files, tight, &mut known).expect("fit");
+    let alone = space::fit(&t, &Source::Files, tight).expect("fit");
+    assert_eq!(text(&reused), text(&alone));
 }

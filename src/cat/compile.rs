@@ -7,6 +7,7 @@ use std::path::Path;
 use std::rc::Rc;
 
 use super::builtins::{self, Builtin, Function};
+use super::depth::{MAX_IR_DEPTH, MAX_IR_NODES};
 use super::parse::{self, Binding, CheckKind, Expr, ExprKind, Stmt};
 use super::{CatError, LoadError, Source, Ty};
 use crate::syntax::diagnostic::Diagnostic;
@@ -87,6 +88,9 @@ pub struct Model {
     pub names: Vec<(String, usize, Ty)>,
     /// For each slot, the step that defines it (slots are computed on demand).
     pub defined_by: Vec<usize>,
+    /// For each slot, the slots of earlier steps its definition uses: what
+    /// to compute first, so that a chain of `let`s is not a chain of calls.
+    pub uses: Vec<Vec<usize>>,
     /// The steps that are checks, cheapest first (by the size of what they
     /// depend on): a candidate is rejected at its first failing check.
     pub checks_by_cost: Vec<usize>,
@@ -100,8 +104,9 @@ pub struct Model {
 enum Entry {
     Builtin(Builtin, Ty),
     Slot(usize, Ty),
-    /// A function parameter, bound to its argument at a call.
-    Arg(Rc<Ir>, Ty),
+    /// A function parameter, bound to its argument at a call (with the
+    /// argument's depth and nodes, which every use adds).
+    Arg(Rc<Ir>, Ty, Size),
     Function(Function),
     Defined(Rc<FunDef>),
 }
@@ -133,6 +138,18 @@ struct Compiler {
     calls: usize,
     /// Function bodies inlined so far (bounds the model's size).
     inlined: usize,
+    /// The expressions being compiled, innermost last: a bound on the
+    /// depth of every `Ir` built (`depth::MAX_IR_DEPTH`).
+    depth: usize,
+    /// The `Ir` nodes built so far (`depth::MAX_IR_NODES`).
+    nodes: usize,
+}
+
+/// An `Ir`'s depth and number of nodes.
+#[derive(Clone, Copy, Debug)]
+struct Size {
+    depth: usize,
+    nodes: usize,
 }
 
 /// The most function calls a model may inline.
@@ -151,6 +168,8 @@ pub fn compile(main: Source) -> Result<Model, LoadError> {
         including: Vec::new(),
         calls: 0,
         inlined: 0,
+        depth: 0,
+        nodes: 0,
     };
     let mut env = Env::new();
     for &(name, b, ty, _) in builtins::named() {
@@ -170,7 +189,25 @@ pub fn compile(main: Source) -> Result<Model, LoadError> {
             Step::Check(_) => {}
         }
     }
+    let mut uses = vec![Vec::new(); c.slots];
+    for (s, used) in uses.iter_mut().enumerate() {
+        let step = defined_by
+            .get(s)
+            .and_then(|&i| c.steps.get(i).map(|st| (i, st)));
+        let irs: Vec<&Ir> = match step {
+            Some((_, Step::Let(_, body))) => vec![body],
+            Some((_, Step::Rec { bodies, .. })) => bodies.iter().collect(),
+            _ => Vec::new(),
+        };
+        *used = slots_in(&irs);
+        // A `let rec`'s own slots are its fixpoint's, not earlier steps'.
+        used.retain(|u| step.is_some_and(|(i, _)| defined_by[*u] != i));
+    }
     let mut costs: Vec<Option<usize>> = vec![None; c.slots];
+    // In definition order, so that a long chain of `let`s is costed one step at a time, not by recursion.
+    for s in 0..c.slots {
+        cost(&Ir::Slot(s), &c.steps, &defined_by, &mut costs);
+    }
     let mut checks: Vec<(usize, usize)> = Vec::new();
     for (i, step) in c.steps.iter().enumerate() {
         if let Step::Check(ch) = step {
@@ -187,6 +224,7 @@ pub fn compile(main: Source) -> Result<Model, LoadError> {
         shown: c.shown,
         names: c.names,
         defined_by,
+        uses,
         checks_by_cost: checks.into_iter().map(|(_, i)| i).collect(),
         lowering: None,
     })
@@ -213,11 +251,18 @@ fn cost(ir: &Ir, steps: &[Step], defined_by: &[usize], memo: &mut [Option<usize>
         memo[*s] = Some(64);
         let c = match steps.get(defined_by[*s]) {
             Some(Step::Let(_, body)) => cost(body, steps, defined_by, memo),
-            Some(Step::Rec { bodies, .. }) => {
-                64 * bodies
+            Some(Step::Rec { slots, bodies, .. }) => {
+                // Placeholders for the whole fixpoint, so its bodies do not recurse into each other.
+                for &(t, _) in slots {
+                    memo[t].get_or_insert(64);
+                }
+                let c = bodies
                     .iter()
                     .map(|b| cost(b, steps, defined_by, memo))
-                    .sum::<usize>()
+                    .fold(0, usize::saturating_add)
+                    .saturating_mul(64);
+                slots.iter().for_each(|&(t, _)| memo[t] = Some(c));
+                c
             }
             _ => 1,
         };
@@ -232,7 +277,7 @@ fn cost(ir: &Ir, steps: &[Step], defined_by: &[usize], memo: &mut [Option<usize>
         | Ir::Diff(a, b)
         | Ir::Seq(a, b)
         | Ir::Product(a, b)
-        | Ir::PerScope(a, b) => 1 + sub(a) + sub(b),
+        | Ir::PerScope(a, b) => sub(a).saturating_add(sub(b)).saturating_add(1),
         Ir::Inverse(a)
         | Ir::Plus(a)
         | Ir::Star(a)
@@ -241,7 +286,7 @@ fn cost(ir: &Ir, steps: &[Step], defined_by: &[usize], memo: &mut [Option<usize>
         | Ir::Bracket(a)
         | Ir::Domain(a)
         | Ir::Range(a)
-        | Ir::FenceRel(a) => 1 + sub(a),
+        | Ir::FenceRel(a) => sub(a).saturating_add(1),
     }
 }
 
@@ -500,14 +545,53 @@ impl Compiler {
         Ok(())
     }
 
+    /// Compiles `e`, refusing an `Ir` deeper than `MAX_IR_DEPTH` or a
+    /// model of more than `MAX_IR_NODES` nodes (inlining multiplies them).
     fn expr(&mut self, e: &Expr, env: &Env, file: usize) -> Compiled<(Ir, Ty)> {
+        self.grow(e.span, Size { depth: 1, nodes: 1 })?;
+        self.depth += 1;
+        let r = self.node(e, env, file);
+        self.depth -= 1;
+        r
+    }
+
+    /// Counts an `Ir` of `size` built at the current depth.
+    fn grow(&mut self, at: Span, size: Size) -> Compiled<()> {
+        self.nodes += size.nodes;
+        if self.depth + size.depth > MAX_IR_DEPTH {
+            return Err(super::depth::too_deep(
+                at,
+                format!("with its functions inlined, the expression nests more than {MAX_IR_DEPTH} deep"),
+            ));
+        }
+        if self.nodes > MAX_IR_NODES {
+            return Err(super::depth::too_deep(
+                at,
+                format!(
+                    "with its functions inlined, the model has more than {MAX_IR_NODES} operators"
+                ),
+            )
+            .with_label("too large"));
+        }
+        Ok(())
+    }
+
+    fn node(&mut self, e: &Expr, env: &Env, file: usize) -> Compiled<(Ir, Ty)> {
         use ExprKind as K;
         let b = Box::new;
         Ok(match &e.kind {
             K::Name(n) => match env.get(n) {
                 Some(Entry::Builtin(bi, ty)) => (Ir::Builtin(*bi), *ty),
                 Some(Entry::Slot(s, ty)) => (Ir::Slot(*s), *ty),
-                Some(Entry::Arg(ir, ty)) => ((**ir).clone(), *ty),
+                Some(Entry::Arg(ir, ty, size)) => {
+                    // The argument replaces this name's node.
+                    let (ir, ty, size) = (Rc::clone(ir), *ty, *size);
+                    self.depth -= 1;
+                    let grown = self.grow(e.span, size);
+                    self.depth += 1;
+                    grown?;
+                    ((*ir).clone(), ty)
+                }
                 Some(Entry::Function(_) | Entry::Defined(_)) => {
                     return Err(Diagnostic::error(format!("`{n}` is a function"), e.span)
                         .with_label("used as a value")
@@ -696,7 +780,8 @@ impl Compiler {
                 let mut inner = def.env.clone();
                 for (p, a) in def.params.iter().zip(args) {
                     let (ir, ty) = self.expr(a, env, file)?;
-                    inner.insert(p.clone(), Entry::Arg(Rc::new(ir), ty));
+                    let size = measure(&ir);
+                    inner.insert(p.clone(), Entry::Arg(Rc::new(ir), ty, size));
                 }
                 self.calls += 1;
                 // A type error inside the body is reported at the call, with the body's place.
@@ -721,6 +806,63 @@ impl Compiler {
             None => Err(unknown_name(&f.name, f.span, env)),
         }
     }
+}
+
+/// The slots `irs` use, each once, with an explicit stack.
+fn slots_in(irs: &[&Ir]) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut stack = irs.to_vec();
+    while let Some(ir) = stack.pop() {
+        match ir {
+            Ir::Slot(s) if !out.contains(s) => out.push(*s),
+            Ir::Builtin(_) | Ir::Empty(_) | Ir::Slot(_) => {}
+            Ir::Union(a, b)
+            | Ir::Inter(a, b)
+            | Ir::Diff(a, b)
+            | Ir::Seq(a, b)
+            | Ir::Product(a, b)
+            | Ir::PerScope(a, b) => stack.extend([&**a, &**b]),
+            Ir::Inverse(a)
+            | Ir::Plus(a)
+            | Ir::Star(a)
+            | Ir::Opt(a)
+            | Ir::Complement(a)
+            | Ir::Bracket(a)
+            | Ir::Domain(a)
+            | Ir::Range(a)
+            | Ir::FenceRel(a) => stack.push(a),
+        }
+    }
+    out
+}
+
+/// An `Ir`'s depth and nodes, with an explicit stack.
+fn measure(ir: &Ir) -> Size {
+    let mut size = Size { depth: 0, nodes: 0 };
+    let mut stack = vec![(ir, 1)];
+    while let Some((ir, d)) = stack.pop() {
+        size.depth = size.depth.max(d);
+        size.nodes += 1;
+        match ir {
+            Ir::Builtin(_) | Ir::Empty(_) | Ir::Slot(_) => {}
+            Ir::Union(a, b)
+            | Ir::Inter(a, b)
+            | Ir::Diff(a, b)
+            | Ir::Seq(a, b)
+            | Ir::Product(a, b)
+            | Ir::PerScope(a, b) => stack.extend([(&**a, d + 1), (&**b, d + 1)]),
+            Ir::Inverse(a)
+            | Ir::Plus(a)
+            | Ir::Star(a)
+            | Ir::Opt(a)
+            | Ir::Complement(a)
+            | Ir::Bracket(a)
+            | Ir::Domain(a)
+            | Ir::Range(a)
+            | Ir::FenceRel(a) => stack.push((a, d + 1)),
+        }
+    }
+    size
 }
 
 /// `0` or `{}` on one side of `|`, `&`, `\` takes the other side's type.

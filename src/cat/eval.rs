@@ -80,6 +80,7 @@ impl<'a> Ctx<'a> {
         if let Some(v) = &self.slots[s] {
             return v.clone();
         }
+        self.compute_uses(s);
         let model = self.model;
         let step = model.defined_by.get(s).and_then(|&i| model.steps.get(i));
         match step {
@@ -98,6 +99,29 @@ impl<'a> Ctx<'a> {
             }
             // A `with` slot is preset by `Model::context`; unset, it is empty.
             _ => Value::Rel(Rel::new(self.x.len())),
+        }
+    }
+
+    /// Computes the slots `s` uses that are not computed yet, used ones
+    /// first, with an explicit stack: each then finds its own uses ready, so
+    /// a chain of 1,500 `let`s costs no more stack than one.
+    fn compute_uses(&mut self, s: usize) {
+        let model = self.model;
+        let mut stack: Vec<(usize, bool)> = model
+            .uses
+            .get(s)
+            .map_or(Vec::new(), |u| u.iter().map(|&t| (t, false)).collect());
+        while let Some((t, ready)) = stack.pop() {
+            if !matches!(self.slots.get(t), Some(None)) {
+                continue;
+            }
+            if ready {
+                self.slot(t);
+                continue;
+            }
+            stack.push((t, true));
+            let uses = model.uses.get(t).map_or(&[][..], Vec::as_slice);
+            stack.extend(uses.iter().map(|&u| (u, false)));
         }
     }
 

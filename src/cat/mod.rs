@@ -9,6 +9,7 @@
 
 pub mod builtins;
 pub mod compile;
+pub mod depth;
 pub mod eval;
 pub mod lexer;
 pub mod parse;

@@ -111,13 +111,16 @@ pub struct File {
 /// Parses one cat file.
 pub fn parse(src: &str) -> Result<File, Diagnostic> {
     let toks = lex(src)?;
+    super::depth::check_runs(&toks)?;
     let mut p = Parser {
         toks,
         at: 0,
         end: src.len(),
         depth: 0,
     };
-    p.file()
+    let file = p.file()?;
+    super::depth::check_depth(&file)?;
+    Ok(file)
 }
 
 struct Parser {

@@ -251,20 +251,61 @@ pub enum Source {
     Csv(Vec<External>),
 }
 
+/// What `fit` found for each test it explored (the relevant options and
+/// every decision), by file and name, under one set of limits: a later
+/// `fit_with` over some of the same files reuses it instead of deciding
+/// them again.
+#[derive(Default)]
+pub struct Explorations {
+    /// The limits the explorations were made under (`Limits`' debug text
+    /// with `--max-settings`); other limits start afresh.
+    limits: String,
+    by_test: HashMap<(String, String), Explored>,
+}
+
 /// Searches the option space for the settings that satisfy the most
 /// expectations, and the minimal conflicting sets.
 pub fn fit(tests: &[Test], source: &Source, limits: FitLimits) -> Result<Fit, String> {
+    fit_with(tests, source, limits, &mut Explorations::default())
+}
+
+/// `fit`, reusing and extending `known` (the same files, already explored).
+pub fn fit_with(
+    tests: &[Test],
+    source: &Source,
+    limits: FitLimits,
+    known: &mut Explorations,
+) -> Result<Fit, String> {
     let space = space();
     // Which (test, condition, fixed verdict) pairs are expectations.
     let targets = targets(tests, source)?;
     let wanted: BTreeSet<usize> = targets.iter().map(|t| t.0).collect();
-    let explored: Vec<Option<Explored>> = tests
+    let key = |t: &Test| (t.file.clone(), t.program.name.clone());
+    let under = format!("{:?} {}", limits.decide, limits.max_settings);
+    if known.limits != under {
+        *known = Explorations {
+            limits: under,
+            by_test: HashMap::new(),
+        };
+    }
+    let missing: Vec<&Test> = wanted
+        .iter()
+        .filter_map(|&i| tests.get(i))
+        .filter(|t| !known.by_test.contains_key(&key(t)))
+        .collect();
+    let found: Vec<((String, String), Explored)> = missing
         .par_iter()
+        .map(|t| (key(t), explore(&t.program, &space, &limits)))
+        .collect();
+    known.by_test.extend(found);
+    let explored: Vec<Option<&Explored>> = tests
+        .iter()
         .enumerate()
         .map(|(i, t)| {
             wanted
                 .contains(&i)
-                .then(|| explore(&t.program, &space, &limits))
+                .then(|| known.by_test.get(&key(t)))
+                .flatten()
         })
         .collect();
     let decisions = explored.iter().flatten().map(|e| e.cache.len()).sum();
@@ -301,7 +342,7 @@ pub fn fit(tests: &[Test], source: &Source, limits: FitLimits) -> Result<Fit, St
     for &(t, c, fixed) in &targets {
         let test = &tests[t];
         let p = &test.program;
-        let Some(ex) = &explored[t] else { continue };
+        let Some(ex) = explored[t] else { continue };
         let cond = &p.conditions[c];
         let expected = |m: &Model| fixed.or_else(|| cond.expectation(m));
         let restrict = |s: &Setting| {

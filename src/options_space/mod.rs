@@ -29,7 +29,10 @@ use crate::syntax::core::{Condition, Program};
 mod fit;
 mod vary;
 
-pub use fit::{fit, fit_text, parse_csv, Conflict, Expectation, External, Fit, FitLimits, Source};
+pub use fit::{
+    fit, fit_text, fit_with, parse_csv, Conflict, Expectation, Explorations, External, Fit,
+    FitLimits, Source,
+};
 pub use vary::{render, vary, Matrix, Row, Style};
 
 /// One option set to one value.

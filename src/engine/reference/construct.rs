@@ -149,7 +149,9 @@ impl<'a> Den<'a> {
             )));
         }
         if self.deadline.is_some_and(|d| Instant::now() > d) {
-            return Err(Stop("--timeout (the reference engine's deadline)".to_string()));
+            return Err(Stop(
+                "--timeout (the reference engine's deadline)".to_string(),
+            ));
         }
         if let Some(why) = crate::memory::over_budget() {
             return Err(Stop(why));

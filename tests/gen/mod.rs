@@ -899,6 +899,28 @@ impl Test {
     pub fn add_unrelated_thread(&self) -> (Test, String, String) {
         let mut t = self.clone();
         t.freeze_names();
+        // With a computed address, a new location is not unrelated: it
+        // takes the next address, which `[r]` may name (and an explicit
+        // address must lie in V). The thread then touches no memory.
+        if self.features().contains("computed address") {
+            t.threads.push(Thread {
+                label: Some("EXTRA".into()),
+                body: vec![
+                    Stmt::Let {
+                        reg: "extra_r".into(),
+                        value: Expr::Int(1),
+                    },
+                    Stmt::Fence {
+                        mode: "sc",
+                        scope: "sys",
+                    },
+                ],
+            });
+            if let Some(s) = &mut t.scopes {
+                s.push(("EXTRA".into(), 9, 9));
+            }
+            return (t, "EXTRA:".into(), String::new());
+        }
         let loc = t.locs.len();
         t.locs.push(Loc {
             name: "extra".into(),

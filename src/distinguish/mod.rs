@@ -47,8 +47,29 @@ pub enum Decision {
     Undecided(String),
 }
 
-/// A final state: each name (`P0:r0`, `[x]`) with its value.
-type Values = Vec<(String, i64)>;
+/// A final state's values in the order of its names; `None` is a value
+/// left undetermined (a register whose read the pomset semantics dropped).
+type State = Vec<Option<i64>>;
+
+/// The determined states of `mine` that match no state of `theirs`, as
+/// conditions: `theirs` forbids each (an undetermined value in one of its
+/// states matches any value, for the judge would say Unknown), and `mine`
+/// allows it.
+fn only(names: &[String], mine: &BTreeSet<State>, theirs: &BTreeSet<State>) -> Vec<String> {
+    let matches = |t: &State, s: &[i64]| t.iter().zip(s).all(|(t, s)| t.is_none_or(|t| t == *s));
+    mine.iter()
+        .filter_map(|s| s.iter().copied().collect::<Option<Vec<i64>>>())
+        .filter(|s| !theirs.iter().any(|t| matches(t, s)))
+        .map(|s| {
+            let parts: Vec<String> = names
+                .iter()
+                .zip(&s)
+                .map(|(n, v)| format!("{n} = {v}"))
+                .collect();
+            parts.join(" /\\ ")
+        })
+        .collect()
+}
 
 impl Pair {
     /// The pair of two engines, named as the report will name them.
@@ -101,23 +122,22 @@ impl Pair {
         // Compare on the names both report: a state of one set whose
         // projection is in no projection of the other differs in full too.
         let common: Vec<&String> = a.0.iter().filter(|n| b.0.contains(n)).collect();
-        let project = |(names, states): &(Vec<String>, BTreeSet<Vec<i64>>)| -> BTreeSet<Values> {
-            let at: Vec<usize> = common
-                .iter()
-                .filter_map(|c| names.iter().position(|n| n == *c))
-                .collect();
-            states
-                .iter()
-                .map(|s| at.iter().map(|&i| (names[i].clone(), s[i])).collect())
-                .collect()
-        };
-        let (pa, pb) = (project(a), project(b));
-        let text = |s: &Values| {
-            let parts: Vec<String> = s.iter().map(|(n, v)| format!("{n} = {v}")).collect();
-            parts.join(" /\\ ")
-        };
-        let only_a: Vec<String> = pa.difference(&pb).map(text).collect();
-        let only_b: Vec<String> = pb.difference(&pa).map(text).collect();
+        let project =
+            |(names, states): &(Vec<String>, BTreeSet<State>)| -> (Vec<String>, BTreeSet<State>) {
+                let at: Vec<usize> = common
+                    .iter()
+                    .filter_map(|c| names.iter().position(|n| n == *c))
+                    .collect();
+                let names = at.iter().map(|&i| names[i].clone()).collect();
+                let states = states
+                    .iter()
+                    .map(|s| at.iter().map(|&i| s[i]).collect())
+                    .collect();
+                (names, states)
+            };
+        let ((names, pa), (_, pb)) = (project(a), project(b));
+        let only_a = only(&names, &pa, &pb);
+        let only_b = only(&names, &pb, &pa);
         if only_a.is_empty() && only_b.is_empty() {
             return Decision::Same;
         }
@@ -132,7 +152,7 @@ impl Pair {
         &self,
         engine: &dyn Engine,
         p: &crate::syntax::core::Program,
-    ) -> Result<(Vec<String>, BTreeSet<Vec<i64>>), String> {
+    ) -> Result<(Vec<String>, BTreeSet<State>), String> {
         let deadline = self.timeout.map(|t| {
             let secs = std::time::Duration::from_secs_f64(t.clamp(0.0, 1e9));
             (std::time::Instant::now() + secs, t)
@@ -165,8 +185,7 @@ impl Pair {
                 Some(n) if *n != these => return Err("states name different values".to_string()),
                 _ => names = Some(these),
             }
-            let values: Option<Vec<i64>> = s.regs.iter().chain(&s.mem).map(|(_, v)| *v).collect();
-            out.insert(values.ok_or("a final state has an undetermined value")?);
+            out.insert(s.regs.iter().chain(&s.mem).map(|(_, v)| *v).collect());
         }
         let names = names.ok_or("no final state")?;
         Ok((names, out))

@@ -697,7 +697,6 @@ impl Checker {
         ));
         core::Expr::Reg(reg)
     }
-
 }
 
 #[derive(Clone, Copy)]

@@ -74,7 +74,12 @@ impl Checker {
 
     /// `barrier.ra.wg.semsc0(1)`: a control barrier; its mode, when given,
     /// is that of a fence (its memory semantics).
-    pub(super) fn barrier(&mut self, suffix: &Suffix, id: Option<(i64, Span)>, span: Span) -> core::Stmt {
+    pub(super) fn barrier(
+        &mut self,
+        suffix: &Suffix,
+        id: Option<(i64, Span)>,
+        span: Span,
+    ) -> core::Stmt {
         let mode = suffix.mode.map(|(m, ms)| self.legal(m, ms, Access::Fence));
         self.no_access_quals(suffix, "a barrier");
         if suffix.scope.is_none() {
@@ -106,5 +111,4 @@ impl Checker {
     }
 
     // ------------------------------------------------------------ header
-
 }

@@ -98,7 +98,12 @@ impl Checker {
         }
     }
 
-    pub(super) fn new_thread(&mut self, name: String, span: Span, parent: Option<ThreadId>) -> ThreadId {
+    pub(super) fn new_thread(
+        &mut self,
+        name: String,
+        span: Span,
+        parent: Option<ThreadId>,
+    ) -> ThreadId {
         if let Some(prev) = self.thread_ids.get(&name) {
             let prev_span = self.thread_spans[*prev as usize];
             let d = Diagnostic::error(format!("two threads are called `{name}`"), span)
@@ -252,5 +257,4 @@ impl Checker {
     }
 
     // ------------------------------------------------------------ statements
-
 }

@@ -94,7 +94,10 @@ impl Checker {
     /// are hidden like desugaring temporaries, as `_r1`, `_r2`, ... Visible
     /// registers are then renumbered into the order of first assignment, so
     /// the states list reads as before.
-    pub(super) fn name_versions(&mut self, main: Vec<(ThreadId, core::Stmt)>) -> Vec<(ThreadId, core::Stmt)> {
+    pub(super) fn name_versions(
+        &mut self,
+        main: Vec<(ThreadId, core::Stmt)>,
+    ) -> Vec<(ThreadId, core::Stmt)> {
         self.name_temporaries();
         let mut taken: std::collections::HashSet<(ThreadId, String)> = self
             .regs
@@ -239,5 +242,4 @@ impl Checker {
     }
 
     // ------------------------------------------------------------ modes
-
 }

@@ -320,6 +320,35 @@ fn every_program_is_listed_once_up_to_symmetry() {
     for s in &listed {
         assert_eq!(&canonical(&space, s), s);
     }
+    // Three threads of one access each, with fences: the cuts of the walk.
+    let space = Space {
+        bound: Bound {
+            threads: 3,
+            per_thread: 1,
+            total: 3,
+            locations: 3,
+            values: 3,
+        },
+        vocabulary: Vocabulary {
+            modes: vec![Mode::Rlx, Mode::Sc],
+            fences: true,
+            ..Vocabulary::default()
+        },
+    };
+    let listed: Vec<Shape> = programs(&space).collect();
+    let set: HashSet<Shape> = listed.iter().cloned().collect();
+    assert_eq!(set.len(), listed.len(), "a program is listed twice");
+    let all = threads(&space);
+    for a in &all {
+        for b in &all {
+            for c in &all {
+                let three = Shape {
+                    threads: vec![a.clone(), b.clone(), c.clone()],
+                };
+                assert!(set.contains(&canonical(&space, &three)), "{}", three.body());
+            }
+        }
+    }
 }
 
 proptest! {

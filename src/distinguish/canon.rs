@@ -9,35 +9,75 @@
 //! by first occurrence, which undoes any renaming, so two programs related by
 //! the symmetries have one canonical form.
 
-use std::collections::HashMap;
-
-use super::enumerate::{Kind, Shape, Space};
+use super::enumerate::{Kind, Op, Shape, Space};
 
 /// Locations renamed by first occurrence (`x` first, then `y`, ...), and,
 /// when values are names, each location's written values likewise (1 first).
 pub fn normalise(space: &Space, s: &Shape) -> Shape {
-    let values = space.values_are_names();
-    let mut locs: HashMap<u8, u8> = HashMap::new();
-    let mut vals: HashMap<(u8, u8), u8> = HashMap::new();
-    let mut next_val: HashMap<u8, u8> = HashMap::new();
+    let mut r = Renaming::new(space);
     let mut out = s.clone();
     for op in out.threads.iter_mut().flatten() {
-        if op.kind == Kind::Fence {
-            continue;
-        }
-        let fresh = locs.len() as u8;
-        let loc = *locs.entry(op.loc).or_insert(fresh);
-        op.loc = loc;
-        if values && matches!(op.kind, Kind::Write | Kind::Exchg) && op.val != 0 {
-            let n = next_val.entry(loc).or_insert(1);
-            let v = *vals.entry((loc, op.val)).or_insert(*n);
-            if v == *n {
-                *n += 1;
-            }
-            op.val = v;
-        }
+        (op.loc, op.val) = r.rename(op);
     }
     out
+}
+
+/// Whether `threads` are already normalised (no allocation: the check the
+/// enumeration makes on every prefix).
+pub fn is_normal<'a>(space: &Space, threads: impl Iterator<Item = &'a [Op]>) -> bool {
+    let mut r = Renaming::new(space);
+    threads.flatten().all(|op| r.rename(op) == (op.loc, op.val))
+}
+
+/// Renaming by first occurrence, as the accesses are met.
+struct Renaming {
+    values: bool,
+    /// The new name of each location; `NONE` before it is met.
+    locs: [u8; MAX_LOCATIONS],
+    next_loc: u8,
+    /// The new name of each value written to each (new) location.
+    vals: [[u8; MAX_VALUES]; MAX_LOCATIONS],
+    next_val: [u8; MAX_LOCATIONS],
+}
+
+const NONE: u8 = u8::MAX;
+const MAX_LOCATIONS: usize = super::enumerate::LOCATIONS.len();
+/// `Space::check` refuses more values.
+pub const MAX_VALUES: usize = 16;
+
+impl Renaming {
+    fn new(space: &Space) -> Renaming {
+        Renaming {
+            values: space.values_are_names(),
+            locs: [NONE; MAX_LOCATIONS],
+            next_loc: 0,
+            vals: [[NONE; MAX_VALUES]; MAX_LOCATIONS],
+            next_val: [1; MAX_LOCATIONS],
+        }
+    }
+
+    /// The new location and value of `op`.
+    fn rename(&mut self, op: &Op) -> (u8, u8) {
+        if op.kind == Kind::Fence {
+            return (op.loc, op.val);
+        }
+        let old = op.loc as usize % MAX_LOCATIONS;
+        if self.locs[old] == NONE {
+            self.locs[old] = self.next_loc;
+            self.next_loc += 1;
+        }
+        let loc = self.locs[old];
+        let renamed = matches!(op.kind, Kind::Write | Kind::Exchg) && op.val != 0;
+        if !self.values || !renamed {
+            return (loc, op.val);
+        }
+        let (l, v) = (loc as usize, op.val as usize % MAX_VALUES);
+        if self.vals[l][v] == NONE {
+            self.vals[l][v] = self.next_val[l];
+            self.next_val[l] += 1;
+        }
+        (loc, self.vals[l][v])
+    }
 }
 
 /// The canonical form of `s`: the least normalised thread permutation.
@@ -61,7 +101,7 @@ pub fn canonical(space: &Space, s: &Shape) -> Shape {
 
 /// Whether `s` is its own canonical form (stops at the first smaller one).
 pub fn is_canonical(space: &Space, s: &Shape) -> bool {
-    if normalise(space, s) != *s {
+    if !is_normal(space, s.threads.iter().map(Vec::as_slice)) {
         return false;
     }
     if !space.threads_are_interchangeable() {

@@ -139,6 +139,12 @@ impl Space {
                 b.locations
             ));
         }
+        if b.values as usize > super::canon::MAX_VALUES {
+            return Err(format!(
+                "--values takes at most {}",
+                super::canon::MAX_VALUES
+            ));
+        }
         if b.values < 2 {
             return Err("--values takes at least 2 (0, the initial value, and 1)".to_string());
         }
@@ -304,80 +310,127 @@ fn dep_choices(space: &Space, op: Op, after_read: bool) -> Vec<Dep> {
 }
 
 /// The canonical programs of `space`, each once, in a fixed order: by
-/// number of threads, then by the threads' indices in [`threads`].
+/// number of threads, then by the threads' indices in [`threads`]
+/// (lexicographically). Prefixes that no canonical program extends are cut:
+/// a prefix must be normalised (`canon::is_normal`), and with interchangeable
+/// threads no later thread, normalised alone, may be less than the first.
 pub fn programs(space: &Space) -> Programs<'_> {
     let threads = threads(space);
+    let alone = threads
+        .iter()
+        .map(|t| {
+            let one = Shape {
+                threads: vec![t.clone()],
+            };
+            super::canon::normalise(space, &one).threads.swap_remove(0)
+        })
+        .collect();
     Programs {
         space,
-        tuples: Tuples::new(threads.len(), 1),
         threads,
+        alone,
         n: 1,
+        stack: Vec::new(),
+        begun: false,
     }
 }
 
-/// The iterator of [`programs`].
+/// The iterator of [`programs`]: a depth-first walk over tuples of threads.
 pub struct Programs<'a> {
     space: &'a Space,
     threads: Vec<Vec<Op>>,
+    /// Each thread normalised on its own.
+    alone: Vec<Vec<Op>>,
+    /// The number of threads of the programs being listed.
     n: usize,
-    tuples: Tuples,
+    /// The index of each thread chosen so far.
+    stack: Vec<usize>,
+    begun: bool,
+}
+
+impl Programs<'_> {
+    /// Whether thread `j` may come next after the stack.
+    fn fits(&self, j: usize) -> bool {
+        let level = self.stack.len();
+        let used: usize = self.stack.iter().map(|&i| self.threads[i].len()).sum();
+        // Each thread still to come has an access at least.
+        if used + self.threads[j].len() + (self.n - level - 1) > self.space.bound.total {
+            return false;
+        }
+        if level > 0
+            && self.space.threads_are_interchangeable()
+            && self.alone[j] < self.threads[self.stack[0]]
+        {
+            return false;
+        }
+        let prefix = self.stack.iter().chain(std::iter::once(&j));
+        super::canon::is_normal(self.space, prefix.map(|&i| self.threads[i].as_slice()))
+    }
+
+    /// Pushes the first thread from index `from` on that fits.
+    fn push_from(&mut self, from: usize) -> bool {
+        for j in from..self.threads.len() {
+            if self.fits(j) {
+                self.stack.push(j);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Completes the stack to `n` threads, the first that fit.
+    fn fill(&mut self) -> bool {
+        while self.stack.len() < self.n {
+            if !self.push_from(0) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Moves to the next full stack of `n` threads, if any.
+    fn next_leaf(&mut self) -> bool {
+        if !self.begun {
+            self.begun = true;
+            if self.fill() {
+                return true;
+            }
+        }
+        loop {
+            let Some(last) = self.stack.pop() else {
+                return false;
+            };
+            if self.push_from(last + 1) && self.fill() {
+                return true;
+            }
+        }
+    }
 }
 
 impl Iterator for Programs<'_> {
     type Item = Shape;
     fn next(&mut self) -> Option<Shape> {
         loop {
-            let Some(ix) = self.tuples.next() else {
+            if !self.next_leaf() {
                 if self.n >= self.space.bound.threads {
                     return None;
                 }
                 self.n += 1;
-                self.tuples = Tuples::new(self.threads.len(), self.n);
-                continue;
-            };
-            let total: usize = ix.iter().map(|&i| self.threads[i].len()).sum();
-            if total > self.space.bound.total {
+                self.stack.clear();
+                self.begun = false;
                 continue;
             }
             let shape = Shape {
-                threads: ix.iter().map(|&i| self.threads[i].clone()).collect(),
+                threads: self
+                    .stack
+                    .iter()
+                    .map(|&i| self.threads[i].clone())
+                    .collect(),
             };
             if super::canon::is_canonical(self.space, &shape) {
                 return Some(shape);
             }
         }
-    }
-}
-
-/// Every `n`-tuple of indices below `base`, in lexicographic order.
-struct Tuples {
-    base: usize,
-    next: Option<Vec<usize>>,
-}
-
-impl Tuples {
-    fn new(base: usize, n: usize) -> Tuples {
-        Tuples {
-            base,
-            next: (base > 0).then(|| vec![0; n]),
-        }
-    }
-}
-
-impl Iterator for Tuples {
-    type Item = Vec<usize>;
-    fn next(&mut self) -> Option<Vec<usize>> {
-        let current = self.next.take()?;
-        let mut succ = current.clone();
-        for i in (0..succ.len()).rev() {
-            succ[i] += 1;
-            if succ[i] < self.base {
-                self.next = Some(succ);
-                return Some(current);
-            }
-            succ[i] = 0;
-        }
-        Some(current)
     }
 }
 
@@ -498,12 +551,6 @@ fn scope_suffix(scope: Scope) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tuples_count_base_to_the_n() {
-        assert_eq!(Tuples::new(3, 2).count(), 9);
-        assert_eq!(Tuples::new(0, 2).count(), 0);
-    }
 
     #[test]
     fn a_thread_is_written_as_litmus_statements() {

@@ -491,3 +491,62 @@ fn a_broken_record_is_located() {
     let e = shard::read("f.jsonl", "not json\n").expect_err("broken");
     assert!(e.starts_with("f.jsonl:1:"), "{e}");
 }
+
+#[test]
+fn the_pwt_ptx_mapping_tells_apart_the_release_sequence_shape_of_c59() {
+    // C59 in the sweep's vocabulary (its x := 3 becomes x := 2): the RMW's
+    // release does not carry P0's release to P1's later relaxed write
+    // under PTX, and does under the pomset semantics (c7a = closure).
+    let space = Space {
+        bound: Bound {
+            threads: 3,
+            per_thread: 2,
+            total: 6,
+            locations: 2,
+            values: 3,
+        },
+        vocabulary: Vocabulary {
+            modes: vec![Mode::Rlx, Mode::Acq, Mode::Rel],
+            rmws: vec![Kind::Fadd],
+            ..Vocabulary::default()
+        },
+    };
+    let t = threads(&space);
+    let find = |body: &str| {
+        t.iter()
+            .find(|th| {
+                Shape {
+                    threads: vec![(*th).clone()],
+                }
+                .body()
+                    == body
+            })
+            .cloned()
+            .unwrap_or_else(|| panic!("{body} is a thread of the space"))
+    };
+    let shape = canonical(
+        &space,
+        &Shape {
+            threads: vec![
+                find("y := 1; x.rel := 1;"),
+                find("r0 := FADD.rlx.rel(x, 1); x := 2;"),
+                find("r0 := x.acq; r1 := y;"),
+            ],
+        },
+    );
+    let pair = Pair::mapping("pwt:ptx").expect("a mapping");
+    let r = pomset::distinguish::record(&space, &pair, &shape);
+    assert_eq!(r.verdict, "differs", "{r:?}");
+    let only = r.only.clone().unwrap_or_default();
+    assert!(
+        only[0].is_empty(),
+        "pwt allows nothing PTX forbids here: {r:?}"
+    );
+    assert!(
+        only[1]
+            .iter()
+            .any(|s| s.contains("= 1") && s.contains("= 2")),
+        "{r:?}"
+    );
+    assert_eq!(r.minimal.as_deref(), Some("yes"), "{r:?}");
+}

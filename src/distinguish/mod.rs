@@ -39,9 +39,12 @@ pub struct Pair {
 pub enum Decision {
     Same,
     /// The states only the first model allows, and those only the second
-    /// allows, each as a condition (`P0:r0 = 1 /\ [x] = 1`).
+    /// allows, each as a condition (`P0:r0 = 1 /\ [x] = 1`); of each list,
+    /// how many (at its end) the other model reaches with a value left
+    /// undetermined (`?`) where the state has one.
     Differs {
         only: [Vec<String>; 2],
+        undetermined: [usize; 2],
     },
     /// Why a model gave no complete set of states.
     Undecided(String),
@@ -51,24 +54,44 @@ pub enum Decision {
 /// left undetermined (a register whose read the pomset semantics dropped).
 type State = Vec<Option<i64>>;
 
-/// The determined states of `mine` that match no state of `theirs`, as
-/// conditions: `theirs` forbids each (an undetermined value in one of its
-/// states matches any value, for the judge would say Unknown), and `mine`
-/// allows it.
-fn only(names: &[String], mine: &BTreeSet<State>, theirs: &BTreeSet<State>) -> Vec<String> {
-    let matches = |t: &State, s: &[i64]| t.iter().zip(s).all(|(t, s)| t.is_none_or(|t| t == *s));
-    mine.iter()
+/// The determined states of `mine` that no state of `theirs` equals, as
+/// conditions: `mine` allows each and `theirs` forbids it, as the condition
+/// judge reads an undetermined value (`?` equals no value, so a state
+/// `theirs` reaches only with a read dropped does not witness it). Those no
+/// state of `theirs` matches even with `?` read as any value come first;
+/// the second number counts the others.
+fn only(
+    names: &[String],
+    mine: &BTreeSet<State>,
+    theirs: &BTreeSet<State>,
+) -> (Vec<String>, usize) {
+    let loose = |t: &State, s: &[i64]| t.iter().zip(s).all(|(t, s)| t.is_none_or(|t| t == *s));
+    let exact = |t: &State, s: &[i64]| t.iter().zip(s).all(|(t, s)| *t == Some(*s));
+    let text = |s: &[i64]| {
+        let parts: Vec<String> = names
+            .iter()
+            .zip(s)
+            .map(|(n, v)| format!("{n} = {v}"))
+            .collect();
+        parts.join(" /\\ ")
+    };
+    let (mut plain, mut against) = (Vec::new(), Vec::new());
+    for s in mine
+        .iter()
         .filter_map(|s| s.iter().copied().collect::<Option<Vec<i64>>>())
-        .filter(|s| !theirs.iter().any(|t| matches(t, s)))
-        .map(|s| {
-            let parts: Vec<String> = names
-                .iter()
-                .zip(&s)
-                .map(|(n, v)| format!("{n} = {v}"))
-                .collect();
-            parts.join(" /\\ ")
-        })
-        .collect()
+    {
+        if theirs.iter().any(|t| exact(t, &s)) {
+            continue;
+        }
+        if theirs.iter().any(|t| loose(t, &s)) {
+            against.push(text(&s));
+        } else {
+            plain.push(text(&s));
+        }
+    }
+    let n = against.len();
+    plain.extend(against);
+    (plain, n)
 }
 
 impl Pair {
@@ -136,13 +159,14 @@ impl Pair {
                 (names, states)
             };
         let ((names, pa), (_, pb)) = (project(a), project(b));
-        let only_a = only(&names, &pa, &pb);
-        let only_b = only(&names, &pb, &pa);
+        let (only_a, ua) = only(&names, &pa, &pb);
+        let (only_b, ub) = only(&names, &pb, &pa);
         if only_a.is_empty() && only_b.is_empty() {
             return Decision::Same;
         }
         Decision::Differs {
             only: [only_a, only_b],
+            undetermined: [ua, ub],
         }
     }
 

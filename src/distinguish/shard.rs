@@ -86,6 +86,10 @@ pub struct Record {
     /// The states only the first model allows, and only the second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub only: Option<[Vec<String>; 2]>,
+    /// Of each list in `only`, how many (at its end) the other model
+    /// reaches with a value left undetermined (`?`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undetermined: Option<[usize; 2]>,
     /// `yes`, `no: ...` or `unknown: ...` (`minimal::Minimal`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub minimal: Option<String>,
@@ -100,10 +104,12 @@ pub struct Record {
 impl Record {
     /// The record of `shape` decided as `d` (minimality filled in later).
     pub fn of(shape: &Shape, d: &Decision) -> Record {
-        let (verdict, why, only) = match d {
-            Decision::Same => ("same", None, None),
-            Decision::Differs { only } => ("differs", None, Some(only.clone())),
-            Decision::Undecided(why) => ("undecided", Some(why.clone()), None),
+        let (verdict, why, only, undetermined) = match d {
+            Decision::Same => ("same", None, None, None),
+            Decision::Differs { only, undetermined } => {
+                ("differs", None, Some(only.clone()), Some(*undetermined))
+            }
+            Decision::Undecided(why) => ("undecided", Some(why.clone()), None, None),
         };
         Record {
             id: shape.body(),
@@ -111,6 +117,7 @@ impl Record {
             verdict: verdict.to_string(),
             why,
             only,
+            undetermined,
             minimal: None,
             family: None,
             program: None,
@@ -220,6 +227,9 @@ pub struct Test {
     /// Which model allows the state of `exists` (0 or 1).
     pub allowed_by: usize,
     pub state: String,
+    /// Whether the other model reaches the state with a value left
+    /// undetermined (`?`), which the judge reads as no value.
+    pub against_undetermined: bool,
     pub record: Record,
 }
 
@@ -241,11 +251,14 @@ pub fn tests(m: &Merged) -> Vec<Test> {
                 (None, Some(s)) => (0, s.clone()),
                 (None, None) => continue,
             };
+            let undetermined = r.undetermined.unwrap_or_default()[allowed_by];
+            let against_undetermined = undetermined >= only[allowed_by].len();
             out.push(Test {
                 name: format!("F{}-{}", f + 1, k + 1),
                 family: f + 1,
                 allowed_by,
                 state,
+                against_undetermined,
                 record: r.clone(),
             });
         }
@@ -258,8 +271,15 @@ pub fn tests(m: &Merged) -> Vec<Test> {
 pub fn litmus(m: &Merged, t: &Test) -> String {
     let (yes, no) = (&m.models[t.allowed_by], &m.models[1 - t.allowed_by]);
     let family = t.record.family.as_deref().unwrap_or("");
+    let undetermined = if t.against_undetermined {
+        format!(
+            "// {no} reaches it only with a read dropped (a value `?`, which equals no value).\n"
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "// Distinguishes {} from {}: {yes} allows the state of `exists` (Sometimes), {no} forbids it (Never).\n\
+        "// Distinguishes {} from {}: {yes} allows the state of `exists` (Sometimes), {no} forbids it (Never).\n{undetermined}\
          // Family F{}, the shape with modes relaxed and scopes sys: {family}\n\
          // Found by `pomset distinguish` over {}.\n\
          litmus {}\n{}\nexists ({})\n",
@@ -341,12 +361,22 @@ pub fn summary(m: &Merged) -> String {
             first.record.family.as_deref().unwrap_or("")
         );
     }
-    let _ = writeln!(out, "\nminimal tests:");
+    let _ = writeln!(
+        out,
+        "\nminimal tests ((?): the other model reaches the state only with a read dropped):"
+    );
     for t in &tests {
+        let mark = if t.against_undetermined { " (?)" } else { "" };
         let _ = writeln!(
             out,
-            "{:<7} {} only: {}    {}",
+            "{:<7} {} only{mark}: {}    {}",
             t.name, m.models[t.allowed_by], t.state, t.record.id
+        );
+    }
+    if tests.iter().any(|t| t.against_undetermined) {
+        let _ = writeln!(
+            out,
+            "(?): the other model reaches the state only with a read dropped (`?`, which equals no value)"
         );
     }
     out

@@ -361,10 +361,7 @@ pub fn summary(m: &Merged) -> String {
             first.record.family.as_deref().unwrap_or("")
         );
     }
-    let _ = writeln!(
-        out,
-        "\nminimal tests ((?): the other model reaches the state only with a read dropped):"
-    );
+    let _ = writeln!(out, "\nminimal tests:");
     for t in &tests {
         let mark = if t.against_undetermined { " (?)" } else { "" };
         let _ = writeln!(

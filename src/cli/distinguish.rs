@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use crate::distinguish::enumerate::{Bound, Dep, Kind, Space, Vocabulary};
 use crate::distinguish::shard::{self, Header, Merged};
@@ -130,24 +131,34 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
         None => (HashSet::new(), Vec::new(), None),
     };
     let show = a.progress || std::io::stderr().is_terminal();
-    let total = if show {
-        shard.programs(&space).count()
-    } else {
-        0
-    };
-    let mut bar = Progress::new(show, total, done.len());
+    // The total is counted beside the sweep, so a large one starts at once.
+    let total = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
     let mut failed = None;
-    crate::distinguish::sweep(&space, &pair, shard, &done.clone(), &mut |r| {
-        if let Some(f) = &mut sink {
-            if let Err(e) = writeln!(f, "{}", shard::record_line(&r)) {
-                failed.get_or_insert(e.to_string());
-            }
+    std::thread::scope(|scope| {
+        if show {
+            scope.spawn(|| {
+                let n = shard
+                    .programs(&space)
+                    .take_while(|_| !stop.load(Ordering::Relaxed))
+                    .count();
+                total.store(n, Ordering::Relaxed);
+            });
         }
-        bar.step();
-        done.insert(r.id.clone());
-        records.push(r);
+        let mut bar = Progress::new(show, &total, done.len());
+        crate::distinguish::sweep(&space, &pair, shard, &done.clone(), &mut |r| {
+            if let Some(f) = &mut sink {
+                if let Err(e) = writeln!(f, "{}", shard::record_line(&r)) {
+                    failed.get_or_insert(e.to_string());
+                }
+            }
+            bar.step();
+            done.insert(r.id.clone());
+            records.push(r);
+        });
+        stop.store(true, Ordering::Relaxed);
+        bar.end();
     });
-    bar.end();
     if let Some(e) = failed {
         return Err(format!("writing the records: {e}"));
     }
@@ -271,17 +282,18 @@ fn finish(m: &Merged, out: Option<&Path>) -> Result<bool, String> {
 }
 
 /// A progress line on stderr: programs done, the rate, and an estimate.
-struct Progress {
+struct Progress<'a> {
     show: bool,
-    total: usize,
+    /// 0 while it is being counted.
+    total: &'a AtomicUsize,
     done: usize,
     start: std::time::Instant,
     last: std::time::Instant,
     fresh: usize,
 }
 
-impl Progress {
-    fn new(show: bool, total: usize, done: usize) -> Progress {
+impl<'a> Progress<'a> {
+    fn new(show: bool, total: &'a AtomicUsize, done: usize) -> Progress<'a> {
         let now = std::time::Instant::now();
         Progress {
             show,
@@ -302,11 +314,18 @@ impl Progress {
         self.last = std::time::Instant::now();
         let secs = self.start.elapsed().as_secs_f64().max(1e-9);
         let rate = self.fresh as f64 / secs;
-        let left = self.total.saturating_sub(self.done) as f64 / rate.max(1e-9);
+        let total = self.total.load(Ordering::Relaxed);
+        if total == 0 {
+            eprint!(
+                "\r{} programs (counting the rest), {rate:.1}/s   ",
+                self.done
+            );
+            return;
+        }
+        let left = total.saturating_sub(self.done) as f64 / rate.max(1e-9);
         eprint!(
-            "\r{}/{} programs, {rate:.1}/s, about {} left   ",
+            "\r{}/{total} programs, {rate:.1}/s, about {} left   ",
             self.done,
-            self.total,
             clock(left)
         );
     }
@@ -315,9 +334,8 @@ impl Progress {
         if self.show {
             let secs = self.start.elapsed().as_secs_f64();
             eprintln!(
-                "\r{}/{} programs, {} decided in {}, {:.1}/s            ",
+                "\r{} programs, {} decided in {}, {:.1}/s                    ",
                 self.done,
-                self.total,
                 self.fresh,
                 clock(secs),
                 self.fresh as f64 / secs.max(1e-9)

@@ -550,3 +550,30 @@ fn the_pwt_ptx_mapping_tells_apart_the_release_sequence_shape_of_c59() {
     );
     assert_eq!(r.minimal.as_deref(), Some("yes"), "{r:?}");
 }
+
+#[test]
+fn a_scope_tree_keeps_every_thread_it_names() {
+    // The tree names P0 and P1: every program has both (a removal leaves
+    // `skip;`), so none is refused for a missing thread.
+    let space = Space {
+        vocabulary: Vocabulary {
+            scope_tree: Some("gpu { cta { P0 } cta { P1 } }".to_string()),
+            ..Vocabulary::default()
+        },
+        ..tiny()
+    };
+    assert!(programs(&space).all(|s| s.threads.len() == 2));
+    let (_, m) = run(&space, "sc", "ptx");
+    let undecided: Vec<&Record> = m
+        .records
+        .values()
+        .filter(|r| r.verdict == "undecided")
+        .collect();
+    assert!(undecided.is_empty(), "{undecided:?}");
+    let tests = shard::tests(&m);
+    assert!(
+        tests.iter().any(|t| t.record.id == SB),
+        "{:?}",
+        tests.iter().map(|t| &t.record.id).collect::<Vec<_>>()
+    );
+}

@@ -325,11 +325,16 @@ pub fn programs(space: &Space) -> Programs<'_> {
             super::canon::normalise(space, &one).threads.swap_remove(0)
         })
         .collect();
+    // A scope tree names every thread: its programs have them all.
+    let n = match space.vocabulary.scope_tree {
+        Some(_) => space.bound.threads,
+        None => 1,
+    };
     Programs {
         space,
         threads,
         alone,
-        n: 1,
+        n,
         stack: Vec::new(),
         begun: false,
     }
@@ -479,7 +484,11 @@ impl Shape {
 }
 
 /// One thread as litmus statements; the register of access `i` is `r{i}`.
+/// A thread emptied by `minimal::removed` under a scope tree is `skip;`.
 fn thread_text(ops: &[Op]) -> String {
+    if ops.is_empty() {
+        return "skip;".to_string();
+    }
     let mut parts = Vec::new();
     let mut latest: Option<usize> = None;
     for (i, op) in ops.iter().enumerate() {

@@ -59,7 +59,7 @@ pub fn weakenings(space: &Space, s: &Shape) -> Vec<(String, Shape)> {
     for (t, thread) in s.threads.iter().enumerate() {
         for (i, op) in thread.iter().enumerate() {
             let at = format!("P{t}'s access {i}");
-            out.push((format!("removing {at}"), removed(s, t, i)));
+            out.push((format!("removing {at}"), removed(space, s, t, i)));
             let mut with = |what: String, new: Op| {
                 let mut w = s.clone();
                 w.threads[t][i] = new;
@@ -96,8 +96,9 @@ pub fn weakenings(space: &Space, s: &Shape) -> Vec<(String, Shape)> {
 }
 
 /// `s` without access `i` of thread `t`; a dependency left with no read
-/// before it is dropped, and an empty thread goes.
-pub fn removed(s: &Shape, t: usize, i: usize) -> Shape {
+/// before it is dropped, and an empty thread goes (but under a scope tree,
+/// which names it: then it is `skip;`).
+pub fn removed(space: &Space, s: &Shape, t: usize, i: usize) -> Shape {
     let mut w = s.clone();
     w.threads[t].remove(i);
     let mut after_read = false;
@@ -107,7 +108,9 @@ pub fn removed(s: &Shape, t: usize, i: usize) -> Shape {
         }
         after_read |= op.kind.reads();
     }
-    w.threads.retain(|th| !th.is_empty());
+    if space.threads_are_interchangeable() {
+        w.threads.retain(|th| !th.is_empty());
+    }
     w
 }
 

@@ -128,7 +128,10 @@ impl Pair {
     pub fn decide(&self, text: &str) -> Decision {
         let test = match crate::syntax::parse(text) {
             Ok(t) => t,
-            Err(d) => return Decision::Undecided(format!("does not parse: {d:?}")),
+            Err(d) => {
+                let first = d.iter().next().map_or("", |d| d.message.as_str());
+                return Decision::Undecided(format!("does not parse: {first}"));
+            }
         };
         let p = &test.program;
         if let Some(left) = p.values_left.first() {

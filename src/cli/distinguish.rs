@@ -126,7 +126,7 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
         space: space.describe(),
         shard: shard.to_string(),
     };
-    let (mut done, mut records, mut sink) = match &a.jsonl {
+    let (done, mut records, mut sink) = match &a.jsonl {
         Some(path) => open_jsonl(path, &header)?,
         None => (HashSet::new(), Vec::new(), None),
     };
@@ -146,14 +146,13 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
             });
         }
         let mut bar = Progress::new(show, &total, done.len());
-        crate::distinguish::sweep(&space, &pair, shard, &done.clone(), &mut |r| {
+        crate::distinguish::sweep(&space, &pair, shard, &done, &mut |r| {
             if let Some(f) = &mut sink {
                 if let Err(e) = writeln!(f, "{}", shard::record_line(&r)) {
                     failed.get_or_insert(e.to_string());
                 }
             }
             bar.step();
-            done.insert(r.id.clone());
             records.push(r);
         });
         stop.store(true, Ordering::Relaxed);

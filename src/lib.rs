@@ -3,6 +3,7 @@ pub mod action;
 pub mod cat;
 pub mod cli;
 pub mod compare;
+pub mod distinguish;
 pub mod engine;
 pub mod export;
 pub mod import;

@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 mod args;
 mod check;
 mod compare;
+mod distinguish;
 mod draw;
 mod explain;
 mod export;
@@ -575,6 +576,10 @@ Example:
         #[arg(long, value_enum)]
         to: ExportFormat,
     },
+    /// Where two models differ: every small program decided under both,
+    /// the minimal ones that tell them apart written as litmus tests
+    #[command(after_help = distinguish::AFTER_HELP)]
+    Distinguish(distinguish::DistinguishArgs),
 }
 
 /// `pomset export --to`.
@@ -806,6 +811,7 @@ pub fn run(cli: Cli) -> ExitCode {
         ),
         Command::Import { paths } => import::import(&paths, cx),
         Command::Export { paths, to } => export::export(&paths, to, cx),
+        Command::Distinguish(args) => distinguish::distinguish(&args),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -1,0 +1,78 @@
+//! `pomset distinguish`'s rate: `cargo bench --bench distinguish`. The
+//! programs of two threads of at most two accesses (rlx, acq, rel) over two
+//! locations, listed (enumeration and canonical forms), parsed, decided by
+//! each engine alone, and swept as a pair with minimality; throughput is in
+//! programs, so criterion prints programs per second on one core.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use pomset::distinguish::enumerate::{programs, Bound, Space, Vocabulary};
+use pomset::distinguish::{sweep, Pair, Shard};
+use pomset::outcome::Limits;
+use pomset::syntax::ast::Mode;
+
+fn space() -> Space {
+    Space {
+        bound: Bound::default(),
+        vocabulary: Vocabulary {
+            modes: vec![Mode::Rlx, Mode::Acq, Mode::Rel],
+            ..Vocabulary::default()
+        },
+    }
+}
+
+fn distinguish(c: &mut Criterion) {
+    let space = space();
+    let texts: Vec<String> = programs(&space).map(|s| s.litmus("P", &space)).collect();
+    let parsed: Vec<pomset::syntax::Litmus> = texts
+        .iter()
+        .map(|t| pomset::syntax::parse(t).expect("a generated program parses"))
+        .collect();
+    let mut group = c.benchmark_group("distinguish");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(texts.len() as u64));
+    group.bench_function("enumerate", |b| b.iter(|| programs(&space).count()));
+    group.bench_function("parse", |b| {
+        b.iter(|| {
+            texts
+                .iter()
+                .filter(|t| pomset::syntax::parse(t).is_ok())
+                .count()
+        })
+    });
+    for name in ["sc", "rc11", "pwt", "ptx"] {
+        let engine = pomset::engine::named(name).expect("a bundled model");
+        group.bench_function(format!("decide/{name}"), |b| {
+            b.iter(|| {
+                parsed
+                    .iter()
+                    .filter_map(|t| {
+                        engine
+                            .outcomes(&t.program, &t.program.model, Limits::default())
+                            .ok()
+                    })
+                    .map(|o| o.states.len())
+                    .sum::<usize>()
+            })
+        });
+    }
+    for (a, b_) in [("sc", "rc11"), ("rc11", "pwt"), ("pwt", "ptx")] {
+        let pair = Pair::named(a, b_).expect("bundled models");
+        group.bench_function(format!("sweep/{a}-{b_}"), |b| {
+            b.iter(|| {
+                let mut n = 0;
+                sweep(
+                    &space,
+                    &pair,
+                    Shard::WHOLE,
+                    &Default::default(),
+                    &mut |_| n += 1,
+                );
+                n
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, distinguish);
+criterion_main!(benches);

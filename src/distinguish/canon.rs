@@ -1,0 +1,164 @@
+//! The canonical form of a program under the symmetries that cannot change
+//! a verdict: permuting threads (unless a scope tree tells them apart),
+//! renaming locations, and renaming the values written to a location
+//! (unless values are compared or added: `Space::values_are_names`).
+//! Registers are named by position, so renaming them is nothing to undo.
+//!
+//! The form is the least, in `Shape`'s order, of [`normalise`] applied to
+//! each permutation of the threads; `normalise` renames locations and values
+//! by first occurrence, which undoes any renaming, so two programs related by
+//! the symmetries have one canonical form.
+
+use super::enumerate::{Kind, Op, Shape, Space};
+
+/// Locations renamed by first occurrence (`x` first, then `y`, ...), and,
+/// when values are names, each location's written values likewise (1 first).
+pub fn normalise(space: &Space, s: &Shape) -> Shape {
+    let mut r = Renaming::new(space);
+    let mut out = s.clone();
+    for op in out.threads.iter_mut().flatten() {
+        (op.loc, op.val) = r.rename(op);
+    }
+    out
+}
+
+/// Whether `threads` are already normalised (no allocation: the check the
+/// enumeration makes on every prefix).
+pub fn is_normal<'a>(space: &Space, threads: impl Iterator<Item = &'a [Op]>) -> bool {
+    let mut r = Renaming::new(space);
+    threads.flatten().all(|op| r.rename(op) == (op.loc, op.val))
+}
+
+/// Renaming by first occurrence, as the accesses are met.
+struct Renaming {
+    values: bool,
+    /// The new name of each location; `NONE` before it is met.
+    locs: [u8; MAX_LOCATIONS],
+    next_loc: u8,
+    /// The new name of each value written to each (new) location.
+    vals: [[u8; MAX_VALUES]; MAX_LOCATIONS],
+    next_val: [u8; MAX_LOCATIONS],
+}
+
+const NONE: u8 = u8::MAX;
+const MAX_LOCATIONS: usize = super::enumerate::LOCATIONS.len();
+/// `Space::check` refuses more values.
+pub const MAX_VALUES: usize = 16;
+
+impl Renaming {
+    fn new(space: &Space) -> Renaming {
+        Renaming {
+            values: space.values_are_names(),
+            locs: [NONE; MAX_LOCATIONS],
+            next_loc: 0,
+            vals: [[NONE; MAX_VALUES]; MAX_LOCATIONS],
+            next_val: [1; MAX_LOCATIONS],
+        }
+    }
+
+    /// The new location and value of `op`.
+    fn rename(&mut self, op: &Op) -> (u8, u8) {
+        if op.kind == Kind::Fence {
+            return (op.loc, op.val);
+        }
+        let old = op.loc as usize % MAX_LOCATIONS;
+        if self.locs[old] == NONE {
+            self.locs[old] = self.next_loc;
+            self.next_loc += 1;
+        }
+        let loc = self.locs[old];
+        let renamed = matches!(op.kind, Kind::Write | Kind::Exchg) && op.val != 0;
+        if !self.values || !renamed {
+            return (loc, op.val);
+        }
+        let (l, v) = (loc as usize, op.val as usize % MAX_VALUES);
+        if self.vals[l][v] == NONE {
+            self.vals[l][v] = self.next_val[l];
+            self.next_val[l] += 1;
+        }
+        (loc, self.vals[l][v])
+    }
+}
+
+/// The canonical form of `s`: the least normalised thread permutation.
+pub fn canonical(space: &Space, s: &Shape) -> Shape {
+    let mut best = normalise(space, s);
+    if !space.threads_are_interchangeable() {
+        return best;
+    }
+    for_each_permutation(s.threads.len(), &mut |perm| {
+        let p = Shape {
+            threads: perm.iter().map(|&i| s.threads[i].clone()).collect(),
+        };
+        let n = normalise(space, &p);
+        if n < best {
+            best = n;
+        }
+        true
+    });
+    best
+}
+
+/// Whether `s` is its own canonical form (stops at the first smaller one).
+pub fn is_canonical(space: &Space, s: &Shape) -> bool {
+    if !is_normal(space, s.threads.iter().map(Vec::as_slice)) {
+        return false;
+    }
+    if !space.threads_are_interchangeable() {
+        return true;
+    }
+    let mut least = true;
+    for_each_permutation(s.threads.len(), &mut |perm| {
+        let p = Shape {
+            threads: perm.iter().map(|&i| s.threads[i].clone()).collect(),
+        };
+        least = normalise(space, &p) >= *s;
+        least
+    });
+    least
+}
+
+/// Calls `f` on each permutation of `0..n` until it returns false.
+fn for_each_permutation(n: usize, f: &mut dyn FnMut(&[usize]) -> bool) {
+    fn go(prefix: &mut Vec<usize>, n: usize, f: &mut dyn FnMut(&[usize]) -> bool) -> bool {
+        if prefix.len() == n {
+            return f(prefix);
+        }
+        for i in 0..n {
+            if prefix.contains(&i) {
+                continue;
+            }
+            prefix.push(i);
+            let go_on = go(prefix, n, f);
+            prefix.pop();
+            if !go_on {
+                return false;
+            }
+        }
+        true
+    }
+    go(&mut Vec::with_capacity(n), n, f);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::distinguish::enumerate::{programs, Bound, Vocabulary};
+
+    fn space() -> Space {
+        Space {
+            bound: Bound::default(),
+            vocabulary: Vocabulary::default(),
+        }
+    }
+
+    #[test]
+    fn store_buffering_has_one_canonical_form() {
+        let all: Vec<String> = programs(&space()).map(|s| s.body()).collect();
+        let sb = all
+            .iter()
+            .filter(|b| b.contains("x := 1; r1 := y;") && b.contains("y := 1; r1 := x;"))
+            .count();
+        assert_eq!(sb, 1, "{all:?}");
+    }
+}

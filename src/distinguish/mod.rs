@@ -1,0 +1,258 @@
+//! Where two models differ: every small program of a bound, each once up to
+//! symmetry, decided under two models, keeping those with a final state one
+//! model allows and the other forbids, and among them the minimal ones.
+//!
+//! - `enumerate`: the bound, the vocabulary, the programs as litmus text;
+//! - `canon`: the canonical form under thread, location and value renaming;
+//! - `minimal`: the one-step weakenings of a program, and whether one still
+//!   distinguishes;
+//! - `shard`: shards, the JSON Lines records a sweep writes, resuming and
+//!   merging them, and the summary table of families.
+//!
+//! A program is decided through the engine interface only
+//! ([`crate::engine::Engine::outcomes`]); one that an engine refuses, stops
+//! on a limit, or flags (a data race: undefined behaviour) is undecided,
+//! never distinguishing.
+
+pub mod canon;
+pub mod enumerate;
+pub mod minimal;
+pub mod shard;
+
+use std::collections::BTreeSet;
+
+use crate::engine::{Capability, Engine};
+use crate::outcome::Limits;
+use enumerate::{Shape, Space};
+pub use shard::{Record, Shard};
+
+/// The two models compared, each with its engine.
+pub struct Pair {
+    pub names: [String; 2],
+    engines: [Box<dyn Engine>; 2],
+    /// Seconds each engine may spend on one program (then undecided).
+    pub timeout: Option<f64>,
+}
+
+/// What deciding a program under both models found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    Same,
+    /// The states only the first model allows, and those only the second
+    /// allows, each as a condition (`P0:r0 = 1 /\ [x] = 1`); of each list,
+    /// how many (at its end) the other model reaches with a value left
+    /// undetermined (`?`) where the state has one.
+    Differs {
+        only: [Vec<String>; 2],
+        undetermined: [usize; 2],
+    },
+    /// Why a model gave no complete set of states.
+    Undecided(String),
+}
+
+/// A final state's values in the order of its names; `None` is a value
+/// left undetermined (a register whose read the pomset semantics dropped).
+type State = Vec<Option<i64>>;
+
+/// The determined states of `mine` that no state of `theirs` equals, as
+/// conditions: `mine` allows each and `theirs` forbids it, as the condition
+/// judge reads an undetermined value (`?` equals no value, so a state
+/// `theirs` reaches only with a read dropped does not witness it). Those no
+/// state of `theirs` matches even with `?` read as any value come first;
+/// the second number counts the others.
+fn only(
+    names: &[String],
+    mine: &BTreeSet<State>,
+    theirs: &BTreeSet<State>,
+) -> (Vec<String>, usize) {
+    let loose = |t: &State, s: &[i64]| t.iter().zip(s).all(|(t, s)| t.is_none_or(|t| t == *s));
+    let exact = |t: &State, s: &[i64]| t.iter().zip(s).all(|(t, s)| *t == Some(*s));
+    let text = |s: &[i64]| {
+        let parts: Vec<String> = names
+            .iter()
+            .zip(s)
+            .map(|(n, v)| format!("{n} = {v}"))
+            .collect();
+        parts.join(" /\\ ")
+    };
+    let (mut plain, mut against) = (Vec::new(), Vec::new());
+    for s in mine
+        .iter()
+        .filter_map(|s| s.iter().copied().collect::<Option<Vec<i64>>>())
+    {
+        if theirs.iter().any(|t| exact(t, &s)) {
+            continue;
+        }
+        if theirs.iter().any(|t| loose(t, &s)) {
+            against.push(text(&s));
+        } else {
+            plain.push(text(&s));
+        }
+    }
+    let n = against.len();
+    plain.extend(against);
+    (plain, n)
+}
+
+impl Pair {
+    /// The pair of two engines, named as the report will name them.
+    pub fn new(names: [String; 2], engines: [Box<dyn Engine>; 2]) -> Pair {
+        Pair {
+            names,
+            engines,
+            timeout: None,
+        }
+    }
+
+    /// The models named `a` and `b` (`engine::named`).
+    pub fn named(a: &str, b: &str) -> Result<Pair, String> {
+        let make = |n: &str| crate::engine::named(n).map_err(|e| e.line());
+        Ok(Pair::new(
+            [a.to_string(), b.to_string()],
+            [make(a)?, make(b)?],
+        ))
+    }
+
+    /// The source and target of a mapping `SRC:TGT` (`compare --mapping`),
+    /// the target lowering the program as the mapping says.
+    pub fn mapping(text: &str) -> Result<Pair, String> {
+        let m = crate::engine::axiomatic::lower::Mapping::parse(text)?;
+        let mut pair = Pair::named(&m.src, &m.tgt)?;
+        if let Some(l) = m.lowering {
+            pair.engines[1].lower(l);
+        }
+        Ok(pair)
+    }
+
+    /// Decides the litmus file `text` under both models.
+    pub fn decide(&self, text: &str) -> Decision {
+        let test = match crate::syntax::parse(text) {
+            Ok(t) => t,
+            Err(d) => {
+                let first = d.iter().next().map_or("", |d| d.message.as_str());
+                return Decision::Undecided(format!("does not parse: {first}"));
+            }
+        };
+        let p = &test.program;
+        if let Some(left) = p.values_left.first() {
+            return Decision::Undecided(left.clone());
+        }
+        let mut sets = Vec::new();
+        for (name, engine) in self.names.iter().zip(&self.engines) {
+            match self.states(engine.as_ref(), p) {
+                Ok(s) => sets.push(s),
+                Err(why) => return Decision::Undecided(format!("{name}: {why}")),
+            }
+        }
+        let [a, b] = [&sets[0], &sets[1]];
+        // Compare on the names both report: a state of one set whose
+        // projection is in no projection of the other differs in full too.
+        let common: Vec<&String> = a.0.iter().filter(|n| b.0.contains(n)).collect();
+        let project =
+            |(names, states): &(Vec<String>, BTreeSet<State>)| -> (Vec<String>, BTreeSet<State>) {
+                let at: Vec<usize> = common
+                    .iter()
+                    .filter_map(|c| names.iter().position(|n| n == *c))
+                    .collect();
+                let names = at.iter().map(|&i| names[i].clone()).collect();
+                let states = states
+                    .iter()
+                    .map(|s| at.iter().map(|&i| s[i]).collect())
+                    .collect();
+                (names, states)
+            };
+        let ((names, pa), (_, pb)) = (project(a), project(b));
+        let (only_a, ua) = only(&names, &pa, &pb);
+        let (only_b, ub) = only(&names, &pb, &pa);
+        if only_a.is_empty() && only_b.is_empty() {
+            return Decision::Same;
+        }
+        Decision::Differs {
+            only: [only_a, only_b],
+            undetermined: [ua, ub],
+        }
+    }
+
+    /// The final states of `p` under `engine`: the names, and each state's
+    /// values in their order; or why they are not all known.
+    fn states(
+        &self,
+        engine: &dyn Engine,
+        p: &crate::syntax::core::Program,
+    ) -> Result<(Vec<String>, BTreeSet<State>), String> {
+        let deadline = self.timeout.map(|t| {
+            let secs = std::time::Duration::from_secs_f64(t.clamp(0.0, 1e9));
+            (std::time::Instant::now() + secs, t)
+        });
+        let limits = Limits {
+            deadline,
+            symmetry: engine.can(Capability::Symmetry),
+            ..Limits::default()
+        };
+        let o = engine.outcomes(p, &p.model, limits)?;
+        if let Some(l) = o.limit {
+            return Err(format!("stopped by {l}"));
+        }
+        if let Some(note) = o.notes.first() {
+            return Err(note.clone());
+        }
+        if let Some((flag, _)) = o.flags.first() {
+            return Err(format!("raises {flag}"));
+        }
+        let mut names: Option<Vec<String>> = None;
+        let mut out = BTreeSet::new();
+        for s in o.states.keys() {
+            let these: Vec<String> = s
+                .regs
+                .iter()
+                .map(|(n, _)| n.clone())
+                .chain(s.mem.iter().map(|(n, _)| format!("[{n}]")))
+                .collect();
+            match &names {
+                Some(n) if *n != these => return Err("states name different values".to_string()),
+                _ => names = Some(these),
+            }
+            out.insert(s.regs.iter().chain(&s.mem).map(|(_, v)| *v).collect());
+        }
+        let names = names.ok_or("no final state")?;
+        Ok((names, out))
+    }
+}
+
+/// Decides `shape` and, when it distinguishes, whether it is minimal: the
+/// record a sweep writes.
+pub fn record(space: &Space, pair: &Pair, shape: &Shape) -> Record {
+    let decision = pair.decide(&shape.litmus("P", space));
+    let mut r = Record::of(shape, &decision);
+    if let Decision::Differs { .. } = decision {
+        r.minimal = Some(minimal::minimal(space, pair, shape).to_string());
+        r.family = Some(minimal::family(space, shape).body());
+        r.program = Some(program_text(&shape.litmus("P", space)));
+    }
+    r
+}
+
+/// A litmus file without its `litmus NAME` line: what a record keeps.
+fn program_text(litmus: &str) -> String {
+    litmus
+        .split_once('\n')
+        .map_or("", |(_, rest)| rest)
+        .to_string()
+}
+
+/// Decides every program of `shard` not in `done`, calling `each` with its
+/// record.
+pub fn sweep(
+    space: &Space,
+    pair: &Pair,
+    shard: Shard,
+    done: &std::collections::HashSet<String>,
+    each: &mut dyn FnMut(Record),
+) {
+    for shape in shard.programs(space) {
+        if done.contains(&shape.body()) {
+            continue;
+        }
+        each(record(space, pair, &shape));
+    }
+}

@@ -1,0 +1,380 @@
+//! Spreading a sweep: deterministic shards, the JSON Lines a sweep writes
+//! (a header line, then one record per program decided), resuming from
+//! them, merging them, and the summary of families and minimal tests.
+//!
+//! Shard `K/N` holds the canonical programs whose index in the fixed order
+//! of `enumerate::programs` is K modulo N, so N shards are disjoint, their
+//! union is the whole, and any job runner may run them.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::enumerate::{programs, Shape, Space};
+use super::Decision;
+
+/// Shard `index` of `count` (`--shard K/N`, 0 ≤ K < N).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    /// The whole sweep.
+    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+
+    /// Reads `K/N`.
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let hint = "--shard takes K/N with 0 ≤ K < N, as 0/4 (Slurm's $SLURM_ARRAY_TASK_ID/N)";
+        let (k, n) = text
+            .split_once('/')
+            .ok_or_else(|| format!("`{text}`: {hint}"))?;
+        let k: usize = k.trim().parse().map_err(|_| format!("`{text}`: {hint}"))?;
+        let n: usize = n.trim().parse().map_err(|_| format!("`{text}`: {hint}"))?;
+        if n == 0 || k >= n {
+            return Err(format!("`{text}`: {hint}"));
+        }
+        Ok(Shard { index: k, count: n })
+    }
+
+    /// Whether the program with index `i` in the sweep's order is this shard's.
+    pub fn holds(self, i: usize) -> bool {
+        i % self.count == self.index
+    }
+
+    /// This shard's programs, in the sweep's order.
+    pub fn programs(self, space: &Space) -> impl Iterator<Item = Shape> + '_ {
+        programs(space)
+            .enumerate()
+            .filter(move |(i, _)| self.holds(*i))
+            .map(|(_, s)| s)
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// The first line of a file of records: what they were found for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Header {
+    pub models: [String; 2],
+    /// `Space::describe`.
+    pub space: String,
+    pub shard: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct HeaderLine {
+    header: Header,
+}
+
+/// One program decided.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    /// The program's threads (`Shape::body`), canonical.
+    pub id: String,
+    /// Its accesses, fences included.
+    pub size: usize,
+    /// `same`, `differs` or `undecided`.
+    pub verdict: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    /// The states only the first model allows, and only the second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub only: Option<[Vec<String>; 2]>,
+    /// Of each list in `only`, how many (at its end) the other model
+    /// reaches with a value left undetermined (`?`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undetermined: Option<[usize; 2]>,
+    /// `yes`, `no: ...` or `unknown: ...` (`minimal::Minimal`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minimal: Option<String>,
+    /// The shape up to modes and scopes (`minimal::family`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<String>,
+    /// The litmus file after its `litmus NAME` line, without condition.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
+}
+
+impl Record {
+    /// The record of `shape` decided as `d` (minimality filled in later).
+    pub fn of(shape: &Shape, d: &Decision) -> Record {
+        let (verdict, why, only, undetermined) = match d {
+            Decision::Same => ("same", None, None, None),
+            Decision::Differs { only, undetermined } => {
+                ("differs", None, Some(only.clone()), Some(*undetermined))
+            }
+            Decision::Undecided(why) => ("undecided", Some(why.clone()), None, None),
+        };
+        Record {
+            id: shape.body(),
+            size: shape.size(),
+            verdict: verdict.to_string(),
+            why,
+            only,
+            undetermined,
+            minimal: None,
+            family: None,
+            program: None,
+        }
+    }
+
+    pub fn is_minimal(&self) -> bool {
+        self.minimal.as_deref() == Some("yes")
+    }
+}
+
+/// The header as the file's first line.
+pub fn header_line(h: &Header) -> String {
+    let line = HeaderLine { header: h.clone() };
+    serde_json::to_string(&line).unwrap_or_default()
+}
+
+/// A record as one line.
+pub fn record_line(r: &Record) -> String {
+    serde_json::to_string(r).unwrap_or_default()
+}
+
+/// What a file of records holds.
+#[derive(Clone, Debug)]
+pub struct Read {
+    pub header: Header,
+    pub records: Vec<Record>,
+    /// The bytes up to the end of the last complete line: a sweep stopped
+    /// while writing leaves a partial line, cut when it resumes.
+    pub complete: usize,
+}
+
+/// Reads a file of records named `file`; errors say `file:line`.
+pub fn read(file: &str, text: &str) -> Result<Read, String> {
+    let complete = text.rfind('\n').map_or(0, |i| i + 1);
+    let mut lines = text[..complete].lines().enumerate();
+    let header = match lines.next() {
+        Some((_, l)) => {
+            serde_json::from_str::<HeaderLine>(l)
+                .map_err(|e| {
+                    format!("{file}:1: not the header of `pomset distinguish` records ({e})")
+                })?
+                .header
+        }
+        None => return Err(format!("{file}: no header line (an empty or cut file)")),
+    };
+    let mut records = Vec::new();
+    for (i, l) in lines {
+        if l.trim().is_empty() {
+            continue;
+        }
+        let r: Record =
+            serde_json::from_str(l).map_err(|e| format!("{file}:{}: not a record ({e})", i + 1))?;
+        records.push(r);
+    }
+    Ok(Read {
+        header,
+        records,
+        complete,
+    })
+}
+
+/// Records from several files (shards, or runs resumed), one per program.
+#[derive(Clone, Debug)]
+pub struct Merged {
+    pub models: [String; 2],
+    pub space: String,
+    pub records: BTreeMap<String, Record>,
+}
+
+/// Merges files read by [`read`], named; they must be for the same models
+/// and space.
+pub fn merge(files: &[(String, Read)]) -> Result<Merged, String> {
+    let Some((_, first)) = files.first() else {
+        return Err("--merge names no file".to_string());
+    };
+    let mut out = Merged {
+        models: first.header.models.clone(),
+        space: first.header.space.clone(),
+        records: BTreeMap::new(),
+    };
+    for (name, f) in files {
+        if f.header.models != out.models || f.header.space != out.space {
+            return Err(format!(
+                "{name}: records for {} vs {} over {}, not {} vs {} over {}",
+                f.header.models[0],
+                f.header.models[1],
+                f.header.space,
+                out.models[0],
+                out.models[1],
+                out.space
+            ));
+        }
+        for r in &f.records {
+            out.records.entry(r.id.clone()).or_insert_with(|| r.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// A minimal test, named after its family.
+#[derive(Clone, Debug)]
+pub struct Test {
+    /// `F2-1`: the first test of the second family.
+    pub name: String,
+    pub family: usize,
+    /// Which model allows the state of `exists` (0 or 1).
+    pub allowed_by: usize,
+    pub state: String,
+    /// Whether the other model reaches the state with a value left
+    /// undetermined (`?`), which the judge reads as no value.
+    pub against_undetermined: bool,
+    pub record: Record,
+}
+
+/// The minimal tests, grouped into families in a fixed order (smaller
+/// shapes first).
+pub fn tests(m: &Merged) -> Vec<Test> {
+    let mut by_family: BTreeMap<(usize, String), Vec<&Record>> = BTreeMap::new();
+    for r in m.records.values().filter(|r| r.is_minimal()) {
+        let family = r.family.clone().unwrap_or_default();
+        by_family.entry((r.size, family)).or_default().push(r);
+    }
+    let mut out = Vec::new();
+    for (f, (_, members)) in by_family.into_iter().enumerate() {
+        for (k, r) in members.into_iter().enumerate() {
+            let Some(only) = &r.only else { continue };
+            // The second model's extra state first: the target of a mapping.
+            let (allowed_by, state) = match (only[1].first(), only[0].first()) {
+                (Some(s), _) => (1, s.clone()),
+                (None, Some(s)) => (0, s.clone()),
+                (None, None) => continue,
+            };
+            let undetermined = r.undetermined.unwrap_or_default()[allowed_by];
+            let against_undetermined = undetermined >= only[allowed_by].len();
+            out.push(Test {
+                name: format!("F{}-{}", f + 1, k + 1),
+                family: f + 1,
+                allowed_by,
+                state,
+                against_undetermined,
+                record: r.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// A minimal test as a litmus file whose `exists` is the distinguishing
+/// state, with a comment naming the two verdicts.
+pub fn litmus(m: &Merged, t: &Test) -> String {
+    let (yes, no) = (&m.models[t.allowed_by], &m.models[1 - t.allowed_by]);
+    let family = t.record.family.as_deref().unwrap_or("");
+    let undetermined = if t.against_undetermined {
+        format!(
+            "// {no} reaches it only with a read dropped (a value `?`, which equals no value).\n"
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "// Distinguishes {} from {}: {yes} allows the state of `exists` (Sometimes), {no} forbids it (Never).\n{undetermined}\
+         // Family F{}, the shape with modes relaxed and scopes sys: {family}\n\
+         // Found by `pomset distinguish` over {}.\n\
+         litmus {}\n{}\nexists ({})\n",
+        m.models[0],
+        m.models[1],
+        t.family,
+        m.space,
+        t.name,
+        t.record.program.as_deref().unwrap_or(""),
+        t.state
+    )
+}
+
+/// The summary: counts, the families, and the minimal tests.
+pub fn summary(m: &Merged) -> String {
+    use std::fmt::Write;
+    let count = |v: &str| m.records.values().filter(|r| r.verdict == v).count();
+    let differs: Vec<&Record> = m
+        .records
+        .values()
+        .filter(|r| r.verdict == "differs")
+        .collect();
+    let minimal = differs.iter().filter(|r| r.is_minimal()).count();
+    let unknown = differs
+        .iter()
+        .filter(|r| {
+            r.minimal
+                .as_deref()
+                .is_some_and(|s| s.starts_with("unknown"))
+        })
+        .count();
+    let [a, b] = &m.models;
+    let mut out = String::new();
+    let _ = writeln!(out, "{a} vs {b} over {}", m.space);
+    let _ = writeln!(
+        out,
+        "{} programs: {} same, {} distinguishing ({minimal} minimal, {unknown} of unknown minimality), {} undecided",
+        m.records.len(),
+        count("same"),
+        differs.len(),
+        count("undecided")
+    );
+    let mut whys: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in m.records.values() {
+        if let Some(w) = &r.why {
+            *whys.entry(w.as_str()).or_default() += 1;
+        }
+    }
+    for (w, n) in whys.iter().take(5) {
+        let _ = writeln!(out, "  undecided ({n}): {w}");
+    }
+    let tests = tests(m);
+    if tests.is_empty() {
+        let _ = writeln!(out, "\nNo minimal distinguishing test.");
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "\nfamily  tests  allowed only by  shape (modes relaxed, scopes sys)"
+    );
+    let families = tests.last().map_or(0, |t| t.family);
+    for f in 1..=families {
+        let members: Vec<&Test> = tests.iter().filter(|t| t.family == f).collect();
+        let Some(first) = members.first() else {
+            continue;
+        };
+        let mut sides: Vec<&str> = members
+            .iter()
+            .map(|t| m.models[t.allowed_by].as_str())
+            .collect();
+        sides.sort();
+        sides.dedup();
+        let _ = writeln!(
+            out,
+            "{:<7} {:<6} {:<16} {}",
+            format!("F{f}"),
+            members.len(),
+            sides.join(","),
+            first.record.family.as_deref().unwrap_or("")
+        );
+    }
+    let _ = writeln!(out, "\nminimal tests:");
+    for t in &tests {
+        let mark = if t.against_undetermined { " (?)" } else { "" };
+        let _ = writeln!(
+            out,
+            "{:<7} {} only{mark}: {}    {}",
+            t.name, m.models[t.allowed_by], t.state, t.record.id
+        );
+    }
+    if tests.iter().any(|t| t.against_undetermined) {
+        let _ = writeln!(
+            out,
+            "(?): the other model reaches the state only with a read dropped (`?`, which equals no value)"
+        );
+    }
+    out
+}

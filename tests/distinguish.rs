@@ -1,0 +1,579 @@
+//! `pomset distinguish` (`pomset::distinguish`): the known pairs are
+//! rediscovered, the written tests carry the verdicts they claim, a minimal
+//! test has no removable access, canonical forms are stable under the
+//! symmetries, every program is listed once, and shards are a partition
+//! whose merge equals one unsharded run. Bounds are tiny: two threads of at
+//! most two relaxed accesses over two locations.
+
+use std::collections::{BTreeSet, HashSet};
+use std::path::Path;
+use std::process::Command;
+
+use pomset::distinguish::canon::{canonical, is_canonical};
+use pomset::distinguish::enumerate::{programs, threads, Bound, Kind, Shape, Space, Vocabulary};
+use pomset::distinguish::shard::{self, Merged};
+use pomset::distinguish::{sweep, Decision, Pair, Record, Shard};
+use pomset::syntax::ast::Mode;
+use proptest::prelude::*;
+
+fn tiny() -> Space {
+    Space {
+        bound: Bound::default(),
+        vocabulary: Vocabulary::default(),
+    }
+}
+
+/// The whole sweep of `space` under `a` and `b`, merged.
+fn run(space: &Space, a: &str, b: &str) -> (Pair, Merged) {
+    let pair = Pair::named(a, b).expect("bundled models");
+    let mut records = Vec::new();
+    sweep(space, &pair, Shard::WHOLE, &HashSet::new(), &mut |r| {
+        records.push(r)
+    });
+    let merged = Merged {
+        models: pair.names.clone(),
+        space: space.describe(),
+        records: records.into_iter().map(|r| (r.id.clone(), r)).collect(),
+    };
+    (pair, merged)
+}
+
+/// The families of the minimal tests, and which model allows each one's state.
+fn families(m: &Merged) -> BTreeSet<(String, String)> {
+    shard::tests(m)
+        .iter()
+        .map(|t| {
+            let f = t.record.family.clone().unwrap_or_default();
+            (f, m.models[t.allowed_by].clone())
+        })
+        .collect()
+}
+
+const SB: &str = "x := 1; r1 := y; || y := 1; r1 := x;";
+const MP: &str = "r0 := x; r1 := y; || y := 1; x := 1;";
+const LB: &str = "r0 := x; y := 1; || r0 := y; x := 1;";
+
+#[test]
+fn sc_against_rc11_finds_store_buffering_and_relaxed_message_passing() {
+    let (_, m) = run(&tiny(), "sc", "rc11");
+    let found = families(&m);
+    assert!(
+        found.contains(&(SB.to_string(), "rc11".to_string())),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&(MP.to_string(), "rc11".to_string())),
+        "{found:?}"
+    );
+    // SC's states are RC11's: no test the other way round.
+    assert!(found.iter().all(|(_, by)| by == "rc11"), "{found:?}");
+    assert!(m.records.values().all(|r| r.verdict != "undecided"));
+}
+
+#[test]
+fn rc11_against_pwt_finds_load_buffering() {
+    let (_, m) = run(&tiny(), "rc11", "pwt");
+    let found = families(&m);
+    assert!(
+        found.contains(&(LB.to_string(), "pwt".to_string())),
+        "{found:?}"
+    );
+}
+
+/// Each written test decided by `compare`'s rows: the model allowing its
+/// state says Sometimes, the other Never.
+fn check_written_verdicts(m: &Merged) {
+    let columns: Vec<pomset::compare::Column> = m
+        .models
+        .iter()
+        .map(|n| pomset::compare::Column {
+            name: n.clone(),
+            engine: pomset::engine::named(n).expect("a model"),
+        })
+        .collect();
+    let tests = shard::tests(m);
+    assert!(!tests.is_empty());
+    for t in &tests {
+        let text = shard::litmus(m, t);
+        let test = pomset::syntax::parse(&text).expect("a written test parses");
+        let rows = pomset::compare::rows(
+            &test.program,
+            &test.program.model,
+            &columns,
+            pomset::outcome::Limits::default,
+        );
+        let row = &rows[0];
+        assert!(row.allows(t.allowed_by), "{text}\n{:?}", row.verdicts);
+        assert!(row.forbids(1 - t.allowed_by), "{text}\n{:?}", row.verdicts);
+    }
+}
+
+#[test]
+fn written_tests_carry_the_verdicts_they_claim() {
+    check_written_verdicts(&run(&tiny(), "sc", "rc11").1);
+    check_written_verdicts(&run(&tiny(), "rc11", "pwt").1);
+}
+
+/// The body with statement `k` (counting across threads) left out, by
+/// text: independent of `minimal::removed`.
+fn without_statement(body: &str, k: usize) -> String {
+    let mut seen = 0;
+    let mut threads = Vec::new();
+    for thread in body.split("||") {
+        let mut kept = Vec::new();
+        for stmt in thread.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+            if seen != k {
+                kept.push(format!("{stmt};"));
+            }
+            seen += 1;
+        }
+        if !kept.is_empty() {
+            threads.push(kept.join(" "));
+        }
+    }
+    threads.join("\n|| ")
+}
+
+#[test]
+fn a_reported_test_never_has_a_removable_access() {
+    for (a, b) in [("sc", "rc11"), ("rc11", "pwt")] {
+        let (pair, m) = run(&tiny(), a, b);
+        for r in m.records.values().filter(|r| r.is_minimal()) {
+            let statements = r.id.matches(';').count();
+            for k in 0..statements {
+                let body = without_statement(&r.id, k);
+                if body.is_empty() {
+                    continue;
+                }
+                let text = format!("litmus W\nvalues {{0, 1}}\n\n{body}\n");
+                let d = pair.decide(&text);
+                assert!(
+                    matches!(d, Decision::Same),
+                    "{a} vs {b}: {} without statement {k} still distinguishes: {d:?}",
+                    r.id
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_removable_access_makes_a_test_not_minimal() {
+    // SB with a third, useless access: distinguishing, but not minimal.
+    let space = Space {
+        bound: Bound {
+            per_thread: 3,
+            total: 5,
+            ..Bound::default()
+        },
+        ..tiny()
+    };
+    let pair = Pair::named("sc", "rc11").expect("bundled models");
+    let t = threads(&space);
+    let find = |body: &str| {
+        t.iter()
+            .find(|th| {
+                Shape {
+                    threads: vec![(*th).clone()],
+                }
+                .body()
+                    == body
+            })
+            .cloned()
+            .expect("a thread of the space")
+    };
+    let shape = Shape {
+        threads: vec![find("x := 1; r1 := y; r2 := y;"), find("y := 1; r1 := x;")],
+    };
+    let r = pomset::distinguish::record(&space, &pair, &shape);
+    assert_eq!(r.verdict, "differs");
+    let minimal = r.minimal.unwrap_or_default();
+    assert!(minimal.starts_with("no: removing"), "{minimal}");
+}
+
+/// A space where all three symmetries apply (values are names), with
+/// fences and an RMW.
+fn rich() -> Space {
+    Space {
+        bound: Bound {
+            threads: 3,
+            per_thread: 2,
+            total: 6,
+            locations: 3,
+            values: 3,
+        },
+        vocabulary: Vocabulary {
+            modes: vec![Mode::Rlx, Mode::Acq, Mode::Rel],
+            fences: true,
+            rmws: vec![Kind::Exchg],
+            ..Vocabulary::default()
+        },
+    }
+}
+
+/// `s` with threads permuted, locations renamed by `locs`, and each
+/// location's written values 1 and 2 swapped when `swap[loc]`.
+fn transformed(s: &Shape, perm: &[usize], locs: &[u8], swap: &[bool]) -> Shape {
+    let mut t = Shape {
+        threads: perm.iter().map(|&i| s.threads[i].clone()).collect(),
+    };
+    for op in t.threads.iter_mut().flatten() {
+        if op.kind == Kind::Fence {
+            continue;
+        }
+        if swap[op.loc as usize] && op.val != 0 {
+            op.val = 3 - op.val;
+        }
+        op.loc = locs[op.loc as usize];
+    }
+    t
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn canonical_forms_are_stable_under_the_symmetries(
+        picks in prop::collection::vec(0usize..10_000, 1..=3),
+        perm_seed in 0usize..6,
+        loc_seed in 0usize..6,
+        swap in prop::collection::vec(any::<bool>(), 3),
+    ) {
+        let space = rich();
+        let all = threads(&space);
+        let s = Shape { threads: picks.iter().map(|&i| all[i % all.len()].clone()).collect() };
+        let n = s.threads.len();
+        let perms: Vec<Vec<usize>> = permutations(n);
+        let perm = &perms[perm_seed % perms.len()];
+        let locs: Vec<u8> = permutations(3)[loc_seed].iter().map(|&l| l as u8).collect();
+        let t = transformed(&s, perm, &locs, &swap);
+        let c = canonical(&space, &s);
+        prop_assert_eq!(&c, &canonical(&space, &t));
+        prop_assert!(is_canonical(&space, &c));
+        prop_assert_eq!(c.size(), s.size());
+    }
+}
+
+fn permutations(n: usize) -> Vec<Vec<usize>> {
+    if n == 0 {
+        return vec![Vec::new()];
+    }
+    let mut out = Vec::new();
+    for p in permutations(n - 1) {
+        for at in 0..=p.len() {
+            let mut q = p.clone();
+            q.insert(at, n - 1);
+            out.push(q);
+        }
+    }
+    out
+}
+
+#[test]
+fn values_that_are_added_are_not_renamed() {
+    let space = Space {
+        vocabulary: Vocabulary {
+            rmws: vec![Kind::Fadd],
+            ..Vocabulary::default()
+        },
+        bound: Bound {
+            values: 3,
+            ..Bound::default()
+        },
+    };
+    assert!(!space.values_are_names());
+    let bodies: HashSet<String> = programs(&space).map(|s| s.body()).collect();
+    assert!(bodies.contains("r0 := FADD(x, 1);"));
+    assert!(bodies.contains("r0 := FADD(x, 2);"));
+}
+
+#[test]
+fn every_program_is_listed_once_up_to_symmetry() {
+    // Brute force: every tuple of threads within the bound has its
+    // canonical form listed, and no two listed programs share one.
+    let space = Space {
+        bound: Bound {
+            values: 3,
+            ..Bound::default()
+        },
+        vocabulary: Vocabulary {
+            modes: vec![Mode::Rlx, Mode::Acq],
+            ..Vocabulary::default()
+        },
+    };
+    let listed: Vec<Shape> = programs(&space).collect();
+    let set: HashSet<Shape> = listed.iter().cloned().collect();
+    assert_eq!(set.len(), listed.len(), "a program is listed twice");
+    let all = threads(&space);
+    for a in &all {
+        let one = Shape {
+            threads: vec![a.clone()],
+        };
+        assert!(set.contains(&canonical(&space, &one)), "{}", one.body());
+        for b in &all {
+            let two = Shape {
+                threads: vec![a.clone(), b.clone()],
+            };
+            assert!(set.contains(&canonical(&space, &two)), "{}", two.body());
+        }
+    }
+    for s in &listed {
+        assert_eq!(&canonical(&space, s), s);
+    }
+    // Three threads of one access each, with fences: the cuts of the walk.
+    let space = Space {
+        bound: Bound {
+            threads: 3,
+            per_thread: 1,
+            total: 3,
+            locations: 3,
+            values: 3,
+        },
+        vocabulary: Vocabulary {
+            modes: vec![Mode::Rlx, Mode::Sc],
+            fences: true,
+            ..Vocabulary::default()
+        },
+    };
+    let listed: Vec<Shape> = programs(&space).collect();
+    let set: HashSet<Shape> = listed.iter().cloned().collect();
+    assert_eq!(set.len(), listed.len(), "a program is listed twice");
+    let all = threads(&space);
+    for a in &all {
+        for b in &all {
+            for c in &all {
+                let three = Shape {
+                    threads: vec![a.clone(), b.clone(), c.clone()],
+                };
+                assert!(set.contains(&canonical(&space, &three)), "{}", three.body());
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8))]
+
+    #[test]
+    fn shards_are_disjoint_and_their_union_is_the_whole(n in 1usize..6) {
+        let space = tiny();
+        let whole: Vec<String> = programs(&space).map(|s| s.body()).collect();
+        let mut union = Vec::new();
+        for k in 0..n {
+            union.extend(Shard { index: k, count: n }.programs(&space).map(|s| s.body()));
+        }
+        prop_assert_eq!(union.len(), whole.len());
+        let a: BTreeSet<String> = union.into_iter().collect();
+        let b: BTreeSet<String> = whole.into_iter().collect();
+        prop_assert_eq!(a, b);
+    }
+}
+
+#[test]
+fn a_shard_is_read_as_k_of_n() {
+    assert_eq!(Shard::parse("2/4"), Ok(Shard { index: 2, count: 4 }));
+    for bad in ["4/4", "1", "a/2", "0/0"] {
+        let e = Shard::parse(bad).expect_err(bad);
+        assert!(e.contains("K/N"), "{e}");
+    }
+}
+
+fn pomset(dir: &Path, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_pomset"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("pomset-distinguish-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    dir
+}
+
+#[test]
+fn n_shards_merged_equal_one_unsharded_run() {
+    let dir = scratch("shards");
+    let (ok, whole, err) = pomset(
+        &dir,
+        &["distinguish", "--models", "sc,rc11", "--out", "whole"],
+    );
+    assert!(ok, "{err}");
+    for k in 0..3 {
+        let shard = format!("{k}/3");
+        let file = format!("s{k}.jsonl");
+        let (ok, _, err) = pomset(
+            &dir,
+            &[
+                "distinguish",
+                "--models",
+                "sc,rc11",
+                "--shard",
+                &shard,
+                "--jsonl",
+                &file,
+            ],
+        );
+        assert!(ok, "{err}");
+    }
+    let (ok, merged, err) = pomset(
+        &dir,
+        &[
+            "distinguish",
+            "--merge",
+            "s0.jsonl",
+            "s1.jsonl",
+            "s2.jsonl",
+            "--out",
+            "merged",
+        ],
+    );
+    assert!(ok, "{err}");
+    assert_eq!(merged, whole);
+    assert!(whole.contains("rc11 only"), "{whole}");
+    for f in ["F1-1.litmus", "F2-1.litmus"] {
+        let a = std::fs::read_to_string(dir.join("whole").join(f)).expect("written");
+        let b = std::fs::read_to_string(dir.join("merged").join(f)).expect("written");
+        assert_eq!(a, b);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_resumed_sweep_decides_only_what_is_missing() {
+    let dir = scratch("resume");
+    let args = ["distinguish", "--models", "sc,rc11", "--jsonl", "r.jsonl"];
+    let (ok, whole, err) = pomset(&dir, &args);
+    assert!(ok, "{err}");
+    let path = dir.join("r.jsonl");
+    let text = std::fs::read_to_string(&path).expect("written");
+    let lines: Vec<&str> = text.lines().collect();
+    // Keep half the records and a partial line, as a sweep killed mid-write leaves.
+    let cut = lines.len() / 2;
+    let mut stopped = lines[..cut].join("\n");
+    stopped.push_str("\n{\"id\":\"x := 1;\",\"si");
+    std::fs::write(&path, stopped).expect("written");
+    let (ok, resumed, err) = pomset(&dir, &args);
+    assert!(ok, "{err}");
+    assert_eq!(resumed, whole);
+    let again = std::fs::read_to_string(&path).expect("written");
+    let read = shard::read("r.jsonl", &again).expect("records");
+    let ids: HashSet<&String> = read.records.iter().map(|r: &Record| &r.id).collect();
+    assert_eq!(ids.len(), read.records.len(), "a program recorded twice");
+    assert_eq!(read.records.len(), lines.len() - 1);
+    // Another sweep's file is refused, not appended to.
+    let (ok, _, err) = pomset(
+        &dir,
+        &["distinguish", "--models", "rc11,pwt", "--jsonl", "r.jsonl"],
+    );
+    assert!(!ok);
+    assert!(err.contains("another sweep"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_broken_record_is_located() {
+    let header = shard::header_line(&shard::Header {
+        models: ["sc".to_string(), "rc11".to_string()],
+        space: tiny().describe(),
+        shard: "0/1".to_string(),
+    });
+    let e = shard::read("f.jsonl", &format!("{header}\n{{\"id\": 3}}\n")).expect_err("broken");
+    assert!(e.starts_with("f.jsonl:2: not a record"), "{e}");
+    let e = shard::read("f.jsonl", "not json\n").expect_err("broken");
+    assert!(e.starts_with("f.jsonl:1:"), "{e}");
+}
+
+#[test]
+fn the_pwt_ptx_mapping_tells_apart_the_release_sequence_shape_of_c59() {
+    // C59 in the sweep's vocabulary (its x := 3 becomes x := 2): the RMW's
+    // release does not carry P0's release to P1's later relaxed write
+    // under PTX, and does under the pomset semantics (c7a = closure).
+    let space = Space {
+        bound: Bound {
+            threads: 3,
+            per_thread: 2,
+            total: 6,
+            locations: 2,
+            values: 3,
+        },
+        vocabulary: Vocabulary {
+            modes: vec![Mode::Rlx, Mode::Acq, Mode::Rel],
+            rmws: vec![Kind::Fadd],
+            ..Vocabulary::default()
+        },
+    };
+    let t = threads(&space);
+    let find = |body: &str| {
+        t.iter()
+            .find(|th| {
+                Shape {
+                    threads: vec![(*th).clone()],
+                }
+                .body()
+                    == body
+            })
+            .cloned()
+            .unwrap_or_else(|| panic!("{body} is a thread of the space"))
+    };
+    let shape = canonical(
+        &space,
+        &Shape {
+            threads: vec![
+                find("y := 1; x.rel := 1;"),
+                find("r0 := FADD.rlx.rel(x, 1); x := 2;"),
+                find("r0 := x.acq; r1 := y;"),
+            ],
+        },
+    );
+    let pair = Pair::mapping("pwt:ptx").expect("a mapping");
+    let r = pomset::distinguish::record(&space, &pair, &shape);
+    assert_eq!(r.verdict, "differs", "{r:?}");
+    let only = r.only.clone().unwrap_or_default();
+    assert!(
+        only[0].is_empty(),
+        "pwt allows nothing PTX forbids here: {r:?}"
+    );
+    assert!(
+        only[1]
+            .iter()
+            .any(|s| s.contains("= 1") && s.contains("= 2")),
+        "{r:?}"
+    );
+    assert_eq!(r.minimal.as_deref(), Some("yes"), "{r:?}");
+}
+
+#[test]
+fn a_scope_tree_keeps_every_thread_it_names() {
+    // The tree names P0 and P1: every program has both (a removal leaves
+    // `skip;`), so none is refused for a missing thread.
+    let space = Space {
+        vocabulary: Vocabulary {
+            scope_tree: Some("gpu { cta { P0 } cta { P1 } }".to_string()),
+            ..Vocabulary::default()
+        },
+        ..tiny()
+    };
+    assert!(programs(&space).all(|s| s.threads.len() == 2));
+    let (_, m) = run(&space, "sc", "ptx");
+    let undecided: Vec<&Record> = m
+        .records
+        .values()
+        .filter(|r| r.verdict == "undecided")
+        .collect();
+    assert!(undecided.is_empty(), "{undecided:?}");
+    let tests = shard::tests(&m);
+    assert!(
+        tests.iter().any(|t| t.record.id == SB),
+        "{:?}",
+        tests.iter().map(|t| &t.record.id).collect::<Vec<_>>()
+    );
+}

@@ -263,7 +263,7 @@ impl<'a> Search<'_, '_, 'a> {
             self.limit = Some(format!("--max-states {}", self.limits.max_states));
             return Ok(());
         }
-        if self.seen.len() % CHECK_EVERY == 0 {
+        if self.seen.len().is_multiple_of(CHECK_EVERY) {
             self.limit = crate::outcome::interrupted(self.limits.deadline, self.limits.cancel);
             if self.limit.is_some() {
                 return Ok(());

@@ -2,6 +2,28 @@
 
 use crate::workbench::apply_sets;
 
+/// The refinements to decide, each with its name: the `--from/--to` pair,
+/// or every file under `paths`.
+fn inputs(
+    paths: &[std::path::PathBuf],
+    quick_pair: Option<(String, String)>,
+) -> Result<Vec<(String, String)>, String> {
+    use crate::refinement::{quick_text, refinement_files};
+    if let Some((from, to)) = quick_pair {
+        return Ok(vec![("--from/--to".into(), quick_text(&from, &to))]);
+    }
+    if paths.is_empty() {
+        return Err("give refinement files, or --from and --to".into());
+    }
+    let mut out = Vec::new();
+    for path in refinement_files(paths)? {
+        let src = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        out.push((path.display().to_string(), src));
+    }
+    Ok(out)
+}
+
 /// `pomset refine`: each file (or the `--from/--to` pair); Ok(false) when a
 /// verdict differs from its `expect` or a file does not parse.
 pub fn refine_files(
@@ -11,20 +33,8 @@ pub fn refine_files(
     (max_contexts, max_pomsets, timeout): (usize, usize, Option<f64>),
     color: bool,
 ) -> Result<bool, String> {
-    use crate::refinement::{parse_refinement, quick_text, refine, refinement_files, Limits};
-    let mut inputs: Vec<(String, String)> = Vec::new();
-    if let Some((from, to)) = quick_pair {
-        inputs.push(("--from/--to".into(), quick_text(&from, &to)));
-    } else {
-        if paths.is_empty() {
-            return Err("give refinement files, or --from and --to".into());
-        }
-        for path in refinement_files(paths)? {
-            let src = std::fs::read_to_string(&path)
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            inputs.push((path.display().to_string(), src));
-        }
-    }
+    use crate::refinement::{parse_refinement, refine, Limits};
+    let inputs = inputs(paths, quick_pair)?;
     let mut ok = true;
     for (name, src) in inputs {
         let req = match parse_refinement(&src) {
@@ -69,22 +79,10 @@ pub fn refine_under(
     bound: crate::transform::Bound,
     color: bool,
 ) -> Result<bool, String> {
-    use crate::refinement::{parse_refinement, quick_text, refinement_files};
+    use crate::refinement::parse_refinement;
     use crate::transform::{search, Found, Witness};
-    let engine = crate::engine::named(model).map_err(|e| e.line())?;
-    let mut inputs: Vec<(String, String)> = Vec::new();
-    if let Some((from, to)) = quick_pair {
-        inputs.push(("--from/--to".into(), quick_text(&from, &to)));
-    } else {
-        if paths.is_empty() {
-            return Err("give refinement files, or --from and --to".into());
-        }
-        for path in refinement_files(paths)? {
-            let src = std::fs::read_to_string(&path)
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            inputs.push((path.display().to_string(), src));
-        }
-    }
+    let engine = super::args::engine_named(model, color)?;
+    let inputs = inputs(paths, quick_pair)?;
     let mut ok = true;
     for (name, src) in inputs {
         let req = match parse_refinement(&src) {

@@ -1,4 +1,4 @@
-//! `pomset`: the command line. Everything is in the library; see `cli.rs`.
+//! `pomset`: the command line. Everything is in the library; see `cli/`.
 
 use clap::Parser;
 use std::io::IsTerminal;

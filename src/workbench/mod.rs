@@ -1,6 +1,6 @@
 //! The one library interface the front ends share: load a test (any format,
 //! with option overrides), decide it, list its pomsets, explain, draw,
-//! refine and vary. `cli.rs`, the REPL and `serve` are thin layers over it;
+//! refine and vary. `cli`, the REPL and `serve` are thin layers over it;
 //! nothing here knows about a terminal, a prompt or HTTP.
 //!
 //! ```

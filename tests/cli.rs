@@ -501,3 +501,27 @@ fn an_unknown_register_in_a_condition_is_missing_from_every_thread() {
     let stderr = text(&out.stderr);
     assert!(stderr.contains("no thread has a register `t`"), "{stderr}");
 }
+
+/// Options a model name carries are the model decided: the report's model
+/// line and its expectations are those of `--set` with the same options.
+#[test]
+fn options_in_a_model_name_are_those_of_set() {
+    let file = "examples/catalogue/c06-mp-fences.litmus";
+    let stable = |o: Output| -> String {
+        text(&o.stdout)
+            .lines()
+            .filter(|l| !l.starts_with("Time "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let named = stable(pomset(&["run", "--model", "pwt[c7a=direct]", file]));
+    let set = stable(pomset(&["run", "--set", "c7a=direct", file]));
+    assert_eq!(named, set);
+    assert!(named.contains("Model c7a=direct"), "{named}");
+    let refused = pomset(&["run", "--model", "sc", "--verdict-only", file]);
+    assert!(
+        text(&refused.stderr).contains("the model `sc` does not offer --verdict-only; pwt does"),
+        "{}",
+        text(&refused.stderr)
+    );
+}

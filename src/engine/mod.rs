@@ -84,6 +84,14 @@ pub trait Engine: Send + Sync {
     /// the sentence saying why it cannot decide `p`.
     fn outcomes(&self, p: &Program, model: &Model, limits: Limits) -> Result<Outcomes, String>;
 
+    /// The model options this engine decides under: `model` (the file's
+    /// `model {}` block with `--set`), with the options its name carries
+    /// (`pwt[c7a=direct]`) set over it. The report judges expectations
+    /// under these.
+    fn options(&self, model: &Model) -> Model {
+        *model
+    }
+
     /// `Report::model`: how the report names the model (by default the
     /// options `model` sets).
     fn report_model(&self, _model: &Model) -> Option<Vec<String>> {
@@ -136,8 +144,13 @@ pub fn lacks(name: &str, c: Capability) -> String {
     } else {
         ""
     };
+    let verb = if offering.len() == 1 && cats.is_empty() {
+        "does"
+    } else {
+        "do"
+    };
     format!(
-        "the model `{name}` does not offer {}; {}{cats} do",
+        "the model `{name}` does not offer {}; {}{cats} {verb}",
         c.asked_by(),
         offering.join(", ")
     )
@@ -304,6 +317,9 @@ impl Engine for WithOptions {
     fn name(&self) -> &str {
         &self.name
     }
+    fn options(&self, model: &Model) -> Model {
+        self.model(&self.inner.options(model))
+    }
     fn can(&self, c: Capability) -> bool {
         self.inner.can(c)
     }
@@ -350,6 +366,10 @@ pub fn decide(
 ) -> Report {
     let start = std::time::Instant::now();
     crate::memory::reset_peak();
+    // Options a name carries are set here once, so the report's model
+    // line and its expectations are those of the model decided.
+    let options = engine.options(model);
+    let model = &options;
     if verdict_only {
         return engine.verdicts(p, model, limits);
     }

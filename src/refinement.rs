@@ -1361,8 +1361,9 @@ fn contextual(
     }
 }
 
-/// One context thread's shapes, registers named `{prefix}0`, `{prefix}1`.
-fn templates(locs: &[String], values: &[i64], prefix: &str) -> Vec<String> {
+/// One context thread's shapes, registers named `{prefix}0`, `{prefix}1`:
+/// the contexts of pwt's contextual check and of `transform::context`.
+pub fn templates(locs: &[String], values: &[i64], prefix: &str) -> Vec<String> {
     let (r0, r1) = (format!("{prefix}0"), format!("{prefix}1"));
     let mut out = Vec::new();
     for x in locs {

@@ -236,8 +236,8 @@ fn contexts(req: &Refinement, threads: usize) -> Vec<Vec<String>> {
         .take(2)
         .collect();
     let (a, b) = (
-        templates(&locs, &values, "a"),
-        templates(&locs, &values, "b"),
+        crate::refinement::templates(&locs, &values, "a"),
+        crate::refinement::templates(&locs, &values, "b"),
     );
     let mut out: Vec<Vec<String>> = vec![vec![]];
     out.extend(a.iter().map(|t| vec![t.clone()]));
@@ -245,33 +245,6 @@ fn contexts(req: &Refinement, threads: usize) -> Vec<Vec<String>> {
         for (i, x) in a.iter().enumerate() {
             for y in &b[i..] {
                 out.push(vec![x.clone(), y.clone()]);
-            }
-        }
-    }
-    out
-}
-
-/// One context thread's shapes, registers named `{prefix}0`, `{prefix}1`.
-pub fn templates(locs: &[String], values: &[i64], prefix: &str) -> Vec<String> {
-    let (r0, r1) = (format!("{prefix}0"), format!("{prefix}1"));
-    let mut out = Vec::new();
-    for x in locs {
-        out.push(format!("{r0} := {x};"));
-        for &v in values {
-            out.push(format!("{x} := {v};"));
-        }
-    }
-    for x in locs {
-        for y in locs.iter().filter(|y| *y != x) {
-            out.push(format!("{r0} := {x}; {r1} := {y};"));
-            out.push(format!("{r0} := {x}.acq; {r1} := {y};"));
-            out.push(format!("{r0} := {x}; F.sc; {r1} := {y};"));
-            for &v in values {
-                out.push(format!("{r0} := {x}; {y} := {v};"));
-                out.push(format!("{r0} := {x}; {y}.rel := {v};"));
-                out.push(format!("{x} := {v}; {y}.rel := {v};"));
-                out.push(format!("{x} := {v}; {r0} := {y};"));
-                out.push(format!("{x} := {v}; F.sc; {r0} := {y};"));
             }
         }
     }

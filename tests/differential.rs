@@ -119,8 +119,8 @@ fn agree(t: &gen::Test, model: &Model) -> Result<Checked, TestCaseError> {
         Err(u) => return Ok(gen::skipped(&format!("fast: {u:?}"), t)),
     };
     let limits = reference::Limits {
-        max_pomsets: 200_000,
-        deadline: Some(Instant::now() + Duration::from_secs(20)),
+        deadline: Some((Instant::now() + Duration::from_secs(20), 20.0)),
+        ..reference::Limits::default()
     };
     let slow = match reference::outcomes(&p, model, limits) {
         Ok(o) if o.limit.is_none() => o,

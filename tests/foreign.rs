@@ -129,10 +129,7 @@ fn a_cut_path_is_no_execution_in_every_engine() {
         let reference = pomset::engine::reference::outcomes(
             p,
             &p.model,
-            pomset::engine::reference::Limits {
-                max_pomsets: 200_000,
-                deadline: None,
-            },
+            pomset::engine::reference::Limits::default(),
         )
         .expect("decided");
         let keys = |o: &pomset::outcome::Outcomes| o.states.keys().cloned().collect::<Vec<_>>();

@@ -42,8 +42,8 @@ fn keys(o: &Outcomes) -> BTreeSet<String> {
 
 fn run_reference(p: &Program, model: &Model, budget: Duration) -> Outcomes {
     let limits = reference::Limits {
-        max_pomsets: 200_000,
-        deadline: Some(Instant::now() + budget),
+        deadline: Some((Instant::now() + budget, budget.as_secs_f64())),
+        ..reference::Limits::default()
     };
     reference::outcomes(p, model, limits).expect("the option is implemented")
 }

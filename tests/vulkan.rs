@@ -95,7 +95,7 @@ fn the_pomset_sc_and_reference_engines_refuse_vulkan_constructs() {
             &p.model,
             pomset::engine::reference::Limits {
                 max_pomsets: 1000,
-                deadline: None,
+                ..Default::default()
             },
         );
         assert!(matches!(reference, Err(Unsupported::VulkanOnly(..))));

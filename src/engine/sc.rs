@@ -260,7 +260,10 @@ impl<'a> Search<'_, '_, 'a> {
             return Ok(());
         }
         if self.seen.len() >= self.limits.max_states {
-            self.limit = Some(format!("--max-states {}", self.limits.max_states));
+            self.limit = Some(format!(
+                "--max-states {} (configurations of the interleaving search)",
+                self.limits.max_states
+            ));
             return Ok(());
         }
         if self.seen.len().is_multiple_of(CHECK_EVERY) {

@@ -450,18 +450,20 @@ pub fn outcomes(p: &Program, model: &cat::Model, limits: Limits) -> Result<Outco
     let mut over = None;
     let seen = candidates(p, &limits, |x, regs| match model.judge(x) {
         Ok(j) if j.consistent() => {
-            witnesses += 1;
             let state = final_state(p, x, regs);
+            // A new state beyond the limit is not kept: the report never
+            // lists more states than `--max-states`.
+            if !states.contains_key(&state) && states.len() >= limits.max_states {
+                over = Some(format!("--max-states {}", limits.max_states));
+                return false;
+            }
+            witnesses += 1;
             if crate::outcome::verdict::kept(p, &state) {
                 for f in j.flags {
                     *flags.entry(f).or_default() += 1;
                 }
             }
             *states.entry(state).or_default() += 1;
-            if states.len() > limits.max_states {
-                over = Some(format!("--max-states {}", limits.max_states));
-                return false;
-            }
             true
         }
         Ok(_) => true,

@@ -1063,29 +1063,38 @@ impl Product<'_, '_> {
             self.shape.get_or_insert(state);
             return self.count_values(values, times, out);
         }
+        if !out.states.contains_key(&state) && out.states.len() >= self.max_states {
+            return self.full(out);
+        }
         let times = usize::try_from(times).unwrap_or(usize::MAX);
         out.witnesses += times;
         *out.states.entry(state).or_insert(0) += times;
-        let kept = out.states.len();
-        self.kept(kept, out);
+        self.kept(out);
     }
 
     /// `count` of a state given by its values (registers, then memory),
     /// kept as its orbit's canonical member; the caller has set the shape.
     fn count_values(&mut self, mut values: Vec<Option<i64>>, times: u64, out: &mut Outcomes) {
         let times = usize::try_from(times).unwrap_or(usize::MAX);
-        out.witnesses += times;
         self.classes.canonical_values(&mut values, &self.blocks);
+        if !self.canon.contains_key(&values) && self.canon.len() >= self.max_states {
+            return self.full(out);
+        }
+        out.witnesses += times;
         *self.canon.entry(values).or_insert(0) += times;
-        let kept = self.canon.len();
-        self.kept(kept, out);
+        self.kept(out);
     }
 
-    /// The limits after a state is counted, `kept` states (or orbits) held.
-    fn kept(&mut self, kept: usize, out: &mut Outcomes) {
-        if kept > self.max_states && out.limit.is_none() {
+    /// A new state (or orbit) found with `--max-states` already kept: it is
+    /// not kept, so the report never lists more states than the limit.
+    fn full(&mut self, out: &mut Outcomes) {
+        if out.limit.is_none() {
             out.limit = Some(format!("--max-states {} (final states)", self.max_states));
         }
+    }
+
+    /// The limits after a state is counted.
+    fn kept(&mut self, out: &mut Outcomes) {
         if out.limit.is_none() {
             out.limit = crate::memory::over_budget();
         }

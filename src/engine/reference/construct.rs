@@ -43,7 +43,9 @@ pub struct Den<'a> {
     /// Address → the location number in labels.
     dense: HashMap<Addr, u32>,
     max_pomsets: usize,
-    deadline: Option<Instant>,
+    deadline: Option<(Instant, f64)>,
+    /// Final states kept at most (`--max-states`).
+    pub max_states: usize,
     /// Registers some LET assigns: M3a cannot judge them over V.
     unbounded: Vec<u32>,
     /// `if_closure = registers`: the most partitions one statement may
@@ -67,7 +69,7 @@ impl<'a> Den<'a> {
         p: &'a Program,
         model: &'a Model,
         max_pomsets: usize,
-        deadline: Option<Instant>,
+        deadline: Option<(Instant, f64)>,
     ) -> Self {
         let addr: Vec<Addr> = p
             .locs
@@ -84,6 +86,7 @@ impl<'a> Den<'a> {
             dense: HashMap::new(),
             max_pomsets,
             deadline,
+            max_states: crate::outcome::MAX_STATES,
             unbounded: p.main.iter().flat_map(|(_, s)| s.let_targets()).collect(),
             max_partitions: 1000,
             every_assigned: Vec::new(),
@@ -127,7 +130,7 @@ impl<'a> Den<'a> {
     }
 
     pub fn deadline(&self) -> Option<Instant> {
-        self.deadline
+        self.deadline.map(|(at, _)| at)
     }
 
     /// A fresh event id (one per access statement and implicit access).
@@ -143,17 +146,9 @@ impl<'a> Den<'a> {
     /// memory budget.
     pub fn within_limits(&self, count: usize) -> Result<(), Stop> {
         if count > self.max_pomsets {
-            return Err(Stop(format!(
-                "reference: more than {} pomsets",
-                self.max_pomsets
-            )));
+            return Err(Stop(format!("--max-pomsets {}", self.max_pomsets)));
         }
-        if self.deadline.is_some_and(|d| Instant::now() > d) {
-            return Err(Stop(
-                "--timeout (the reference engine's deadline)".to_string(),
-            ));
-        }
-        if let Some(why) = crate::memory::over_budget() {
+        if let Some(why) = crate::outcome::interrupted(self.deadline, None) {
             return Err(Stop(why));
         }
         Ok(())

@@ -39,22 +39,10 @@ use crate::model::{Final, IfClosure, Init, Merge, Model};
 use crate::outcome::{Outcomes, State, Unsupported};
 use crate::syntax::core::{Expr, Loc, Program, Stmt};
 
-/// Limits on one decision; reaching one sets `Outcomes::limit`.
-#[derive(Clone, Copy, Debug)]
-pub struct Limits {
-    /// Most pomsets any one construct may return.
-    pub max_pomsets: usize,
-    pub deadline: Option<Instant>,
-}
-
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
-            max_pomsets: 200_000,
-            deadline: None,
-        }
-    }
-}
+/// Limits on one decision, the limits every engine honours; reaching one
+/// sets `Outcomes::limit`. The reference engine reads `max_pomsets`,
+/// `max_states`, `deadline` and the memory budget.
+pub use crate::outcome::Limits;
 
 /// The final states of `p` under `model`: one `State` per distinct
 /// (registers, memory) of a complete pomset of the whole test. Counts are
@@ -71,6 +59,7 @@ pub fn outcomes(p: &Program, model: &Model, limits: Limits) -> Result<Outcomes, 
         return Err(Unsupported::VulkanOnly(what, at));
     }
     let mut den = Den::new(p, model, limits.max_pomsets, limits.deadline);
+    den.max_states = limits.max_states;
     let mut out = Outcomes {
         states: BTreeMap::new(),
         witnesses: 0,
@@ -248,23 +237,32 @@ fn decide(
             Final::Observer => match frame.feasible(&rf, &[], &give_up) {
                 Some(true) => vec![observed(den, p)],
                 Some(false) => vec![],
-                None => return Err(stopped()),
+                None => return Err(stopped(den)),
             },
         };
         for mem in memories {
-            out.witnesses += 1;
             let state = State {
                 regs: regs.clone(),
                 mem,
             };
+            // A new state beyond `--max-states` is not kept.
+            if !out.states.contains_key(&state) && out.states.len() >= den.max_states {
+                return Err(Stop(format!("--max-states {}", den.max_states)));
+            }
+            out.witnesses += 1;
             *out.states.entry(state).or_insert(0) += 1;
         }
     }
     Ok(())
 }
 
-fn stopped() -> Stop {
-    Stop("reference: --timeout, the memory budget, or more than 32 c7b/c8b instances".to_string())
+/// Which limit stopped an rf search: the deadline, the memory budget, or
+/// the engine's own bound on c7b/c8b instances.
+fn stopped(den: &Den) -> Stop {
+    if let Err(stop) = den.within_limits(0) {
+        return stop;
+    }
+    Stop("more than 32 c7b/c8b instances (the reference engine's bound)".to_string())
 }
 
 type Memory = Vec<(String, Option<i64>)>;
@@ -311,7 +309,7 @@ fn loc_max(
             // All ⊥ adds nothing: if it fails, so does every choice.
             Some(false) if extra.is_empty() => return Ok(vec![]),
             Some(false) => {}
-            None => return Err(stopped()),
+            None => return Err(stopped(den)),
         }
         if !advance(&mut pick, |i| writes[i].len() + 1) {
             break;
@@ -476,10 +474,6 @@ impl crate::engine::Engine for Reference {
         model: &Model,
         limits: crate::outcome::Limits,
     ) -> Result<Outcomes, String> {
-        let own = Limits {
-            max_pomsets: limits.max_pomsets,
-            deadline: limits.deadline.map(|d| d.0),
-        };
-        outcomes(p, model, own).map_err(|u| u.sentence("is not implemented by `run` yet"))
+        outcomes(p, model, limits).map_err(|u| u.sentence("is not implemented by `run` yet"))
     }
 }

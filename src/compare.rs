@@ -53,22 +53,27 @@ impl Row {
 }
 
 /// Decides `p` under each column (the litmus file's `model {}` settings
-/// apply to pwt); `limits` gives each run its own deadline.
-pub fn rows(
-    p: &Program,
-    model: &Model,
-    columns: &[Column],
-    limits: impl Fn() -> Limits,
-) -> Vec<Row> {
+/// apply to pwt) within one set of `limits` for the whole row: `--timeout`
+/// bounds the test, not each model. The columns share the time left, each
+/// taking an equal part of it, so time a quick model leaves over goes to
+/// the models after it, and the row ends by the deadline.
+pub fn rows(p: &Program, model: &Model, columns: &[Column], limits: Limits) -> Vec<Row> {
     let reports: Vec<Result<Report, String>> = columns
         .iter()
-        .map(|c| {
+        .enumerate()
+        .map(|(i, c)| {
+            let share = Limits {
+                deadline: limits
+                    .deadline
+                    .map(|(at, secs)| (fair_share(at, columns.len() - i), secs)),
+                ..limits
+            };
             Ok(crate::engine::decide(
                 c.engine.as_ref(),
                 p,
                 model,
                 false,
-                limits(),
+                share,
             ))
         })
         .collect();
@@ -147,4 +152,12 @@ pub fn table(columns: &[Column], rows: &[Row]) -> String {
         out.push_str(&line(row));
     }
     out
+}
+
+/// The deadline of the next of `left` columns that share the time until
+/// `at`: an equal part of what remains.
+fn fair_share(at: std::time::Instant, left: usize) -> std::time::Instant {
+    let now = std::time::Instant::now();
+    let remaining = at.saturating_duration_since(now);
+    now + remaining / left.max(1) as u32
 }

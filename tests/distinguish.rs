@@ -100,7 +100,7 @@ fn check_written_verdicts(m: &Merged) {
             &test.program,
             &test.program.model,
             &columns,
-            pomset::outcome::Limits::default,
+            pomset::outcome::Limits::default(),
         );
         let row = &rows[0];
         assert!(row.allows(t.allowed_by), "{text}\n{:?}", row.verdicts);

@@ -158,7 +158,7 @@ fn the_pwt_to_ptx_table_in_the_book_is_current() {
         for path in files(dir, "") {
             let src = std::fs::read_to_string(&path).expect("readable");
             let t = pomset::syntax::parse(&src).expect("example parses");
-            for r in rows(&t.program, &t.program.model, &columns, Limits::default) {
+            for r in rows(&t.program, &t.program.model, &columns, Limits::default()) {
                 assert!(
                     r.verdicts.iter().all(|v| !v.starts_with("Unknown")),
                     "{}: {:?}",
@@ -325,7 +325,7 @@ fn the_pwt_to_vulkan_table_in_the_book_is_current() {
         for path in files(dir, "") {
             let src = std::fs::read_to_string(&path).expect("readable");
             let t = pomset::syntax::parse(&src).expect("example parses");
-            for r in rows(&t.program, &t.program.model, &columns, Limits::default) {
+            for r in rows(&t.program, &t.program.model, &columns, Limits::default()) {
                 assert!(
                     r.verdicts.iter().all(|v| !v.starts_with("Unknown")),
                     "{}: {:?}",

@@ -30,7 +30,8 @@ pub struct LimitArgs {
     /// [default: three quarters of the machine's memory].
     #[arg(long, value_name = "MB")]
     pub max_memory: Option<usize>,
-    /// Give up (verdict unknown) after this many seconds per test.
+    /// Give up (verdict unknown) after this many seconds per test; `compare`
+    /// and `vary` share them among the models or settings of the test.
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
     /// Search every arrangement of threads with the same code, instead of one

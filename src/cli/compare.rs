@@ -53,7 +53,7 @@ pub fn compare(
         if apply_sets(&mut model, sets).is_err() {
             return false;
         }
-        let found = rows(&test.program, &model, &columns, || limit_args.limits());
+        let found = rows(&test.program, &model, &columns, limit_args.limits());
         files.extend(found.iter().map(|_| path.to_path_buf()));
         all.extend(found);
         true

@@ -338,7 +338,8 @@ pub fn fit_with(
     let points = product(&spaces);
     let mut expectations = Vec::new();
     let mut sets = Vec::new();
-    let mut undecided: Vec<(String, Vec<Setting>)> = Vec::new();
+    // Per test: the settings left undecided, and what left them so.
+    let mut undecided: Vec<(String, Vec<Setting>, BTreeSet<String>)> = Vec::new();
     for &(t, c, fixed) in &targets {
         let test = &tests[t];
         let p = &test.program;
@@ -374,10 +375,22 @@ pub fn fit_with(
                 (None, _) => true,
                 (Some(_), Some(b)) => b,
                 (Some(_), None) => {
-                    match undecided.iter_mut().find(|(n, _)| *n == p.name) {
-                        Some((_, settings)) if !settings.contains(&s) => settings.push(s.clone()),
-                        Some(_) => {}
-                        None => undecided.push((p.name.clone(), vec![s.clone()])),
+                    let why = match ex.cache.get(&m) {
+                        Some(Decided { limit: Some(l), .. }) => l.clone(),
+                        Some(Decided {
+                            unsupported: Some(u),
+                            ..
+                        }) => u.clone(),
+                        _ => "zero states".to_string(),
+                    };
+                    match undecided.iter_mut().find(|(n, _, _)| *n == p.name) {
+                        Some((_, settings, whys)) => {
+                            if !settings.contains(&s) {
+                                settings.push(s.clone());
+                            }
+                            whys.insert(why);
+                        }
+                        None => undecided.push((p.name.clone(), vec![s.clone()], [why].into())),
                     }
                     false
                 }
@@ -477,7 +490,10 @@ pub fn fit_with(
         limit: None,
         undecided: undecided
             .into_iter()
-            .map(|(t, s)| undecided_text(&t, &s))
+            .map(|(t, s, why)| {
+                let why: Vec<String> = why.into_iter().collect();
+                format!("{} ({})", undecided_text(&t, &s), why.join(", "))
+            })
             .collect(),
     })
 }

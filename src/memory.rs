@@ -75,6 +75,11 @@ pub fn set_budget_mb(mb: usize) {
     BUDGET.store(mb.saturating_mul(1 << 20), Ordering::Relaxed);
 }
 
+/// The budget in megabytes, as `--max-memory` would give it.
+pub fn budget_mb() -> usize {
+    BUDGET.load(Ordering::Relaxed) >> 20
+}
+
 /// The budget's limit text, once the bytes held pass it.
 pub fn over_budget() -> Option<String> {
     let budget = BUDGET.load(Ordering::Relaxed);

@@ -85,6 +85,11 @@ pub const COMMANDS: &[CommandInfo] = &[
         help: "check that fragment S2 refines S1 (a compiler transformation)",
     },
     CommandInfo {
+        name: "limit",
+        args: "[NAME VALUE]",
+        help: "the search limits (timeout, max-states, max-pomsets, max-steps, max-memory)",
+    },
+    CommandInfo {
         name: "let",
         args: "[NAME = FRAGMENT]",
         help: "name a fragment; $NAME in later input stands for it",
@@ -122,6 +127,7 @@ fn details(name: &str) -> &'static str {
         "values" => "  :values {0, 1, 2}      fragments declare V = {0, 1, 2}\n  :values default        V is computed from the program again",
         "scopes" => "  :scopes gpu { cta { P0 } cta { P1 } }\n  Threads of a fragment are named P0, P1, ... in order.",
         "refine" => "  :refine r := x; s := x ~> r := x; s := r",
+        "limit" => "  :limit timeout 10       stop each query after 10 s (:limit timeout off)\n  :limit max-states 5000  as run's --max-states; also max-pomsets, max-steps,\n                          max-memory MB. A query that reaches one is Unknown, named.",
         "draw" => "  :draw 1                       the first pomset as a text picture\n  :draw 2 --format svg -o lb.svg  an SVG file (also dot, tikz)",
         _ => "",
     }
@@ -174,6 +180,9 @@ pub struct Session {
     cancel: Option<&'static AtomicBool>,
     /// How files are read (`--unroll`), as the command line gave it.
     import: crate::import::Options,
+    /// `:limit`: the limits of every query (no deadline), and `--timeout`.
+    limits: Limits,
+    timeout: Option<f64>,
 }
 
 /// How many states `:run` lists after Ctrl-C.
@@ -227,6 +236,7 @@ impl Session {
                 "vary" => self.vary(args, &mut out),
                 "refine" => self.refine(args, &mut out),
                 "let" => self.define(args, &mut out),
+                "limit" => self.limit(args, &mut out),
                 "values" => set_text(&mut self.values, "values", args, &mut out),
                 "scopes" => set_text(&mut self.scopes, "scopes", args, &mut out),
                 "" => out.error("a command name follows `:`; :help lists them"),
@@ -293,11 +303,66 @@ impl Session {
         model
     }
 
+    /// The limits of one query: `:limit`'s, the deadline counted from now.
     fn limits(&self) -> Limits {
+        let deadline = self.timeout.map(|t| {
+            let secs = std::time::Duration::from_secs_f64(t.clamp(0.0, 1e9));
+            (std::time::Instant::now() + secs, t)
+        });
         Limits {
             cancel: self.cancel,
-            ..Limits::default()
+            deadline,
+            ..self.limits
         }
+    }
+
+    /// `:limit [NAME VALUE]`: lists the limits, or sets one.
+    fn limit(&mut self, args: &str, out: &mut Output) {
+        let (name, value) = split_word(args);
+        let value = value.trim();
+        let number = || value.parse::<u64>().ok().filter(|n| *n > 0);
+        match (name, value) {
+            ("", _) => {
+                let timeout = self.timeout.map_or("off".to_string(), |t| format!("{t} s"));
+                return out.plain(format!(
+                    "timeout {timeout}, max-states {}, max-pomsets {}, max-steps {}, max-memory {} MB",
+                    self.limits.max_states,
+                    self.limits.max_pomsets,
+                    self.limits.max_steps,
+                    crate::memory::budget_mb(),
+                ));
+            }
+            ("timeout", "off") => self.timeout = None,
+            ("timeout", v) => match v.parse::<f64>() {
+                Ok(t) if t > 0.0 && t.is_finite() => self.timeout = Some(t),
+                _ => return out.error("timeout takes a number of seconds, or off"),
+            },
+            ("max-states" | "max-pomsets" | "max-steps" | "max-memory", _) => {
+                let Some(n) = number() else {
+                    return out.error(format!("{name} takes a positive whole number"));
+                };
+                let n_usize = usize::try_from(n).unwrap_or(usize::MAX);
+                match name {
+                    "max-states" => self.limits.max_states = n_usize,
+                    "max-pomsets" => self.limits.max_pomsets = n_usize,
+                    "max-steps" => self.limits.max_steps = n,
+                    _ => crate::memory::set_budget_mb(n_usize),
+                }
+            }
+            _ => {
+                return out.error(format!(
+                    "no limit `{name}`: timeout, max-states, max-pomsets, max-steps, max-memory"
+                ))
+            }
+        }
+        let unit = if name == "timeout" && value != "off" {
+            " s"
+        } else {
+            ""
+        };
+        out.plain(format!(
+            "{name} {value}{unit} (for the queries from now on)"
+        ));
     }
 
     fn current(&self, out: &mut Output) -> Option<&Current> {
@@ -952,10 +1017,7 @@ impl Session {
         }
         let defaults = RefineLimits::default();
         let limits = RefineLimits {
-            run: Limits {
-                cancel: self.cancel,
-                ..defaults.run
-            },
+            run: self.limits(),
             ..defaults
         };
         match refine(&req, &model, limits) {

@@ -247,6 +247,16 @@ fn a_user_decides_flips_explains_draws_switches_and_narrows_the_window() {
     let distinct: std::collections::BTreeSet<&String> = states.iter().collect();
     assert_eq!(distinct.len(), 400, "the second page follows the first");
 
+    // Limits read in the page's words, not as the command line's flags.
+    assert_eq!(
+        page.eval("limitWords('Limit reached: --timeout 10 (no explanation; raise the limit)')"),
+        "Limit reached: the time limit of 10 s (no explanation; `pomset explain` on the command line takes higher limits)"
+    );
+    assert_eq!(
+        page.eval("limitWords('--max-states 200000 (final states)')"),
+        "the limit of 200000 states (final states)"
+    );
+
     // A narrow window: one column, nothing wider than the window.
     choose(&mut page, "examples", "catalogue/c06-mp-fences.litmus");
     press_vary(&mut page, "c7a");

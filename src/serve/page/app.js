@@ -147,7 +147,7 @@ function showReport(answer) {
   }
   state.last = { source, model: state.model, verdicts };
   if (report.limit || report.unsupported) {
-    text($("limit"), report.limit ? `Limit reached: ${report.limit} (verdicts Unknown)` : report.unsupported);
+    text($("limit"), report.limit ? `Limit reached: ${limitWords(report.limit)} (verdicts Unknown; \`pomset run\` on the command line takes higher limits)` : report.unsupported);
     $("limit").hidden = false;
   }
   $("states").tBodies[0].innerHTML = "";
@@ -246,6 +246,19 @@ async function drawState(i) {
   }
 }
 
+// A limit as the page names it: the server's answers name the command-line
+// flag (`--timeout 10`), which the page's user does not type.
+function limitWords(message) {
+  return String(message)
+    .replace(/--timeout ([0-9.]+)/g, "the time limit of $1 s")
+    .replace(/--max-pomsets ([0-9]+)/g, "the limit of $1 pomsets")
+    .replace(/--max-states ([0-9]+)/g, "the limit of $1 states")
+    .replace(/--max-steps ([0-9]+)/g, "the limit of $1 search steps")
+    .replace(/--max-memory ([0-9]+)/g, "the memory budget of $1 MB")
+    .replace(/--max-partitions ([0-9]+)/g, "the limit of $1 partitions")
+    .replace(/; raise the limit\)/g, "; `pomset explain` on the command line takes higher limits)");
+}
+
 // The explanation, or the error that stopped it, in the explain pane only.
 async function explain() {
   const outcome = $("outcome").value.trim();
@@ -255,7 +268,7 @@ async function explain() {
   const generation = state.generation;
   try {
     const answer = await api("/api/explain", request(outcome ? { condition: outcome } : {}));
-    if (generation === state.generation) text(pane, answer.text);
+    if (generation === state.generation) text(pane, limitWords(answer.text));
   } catch (problem) {
     if (generation === state.generation) showProblem("explanation", problem);
   }
@@ -323,7 +336,7 @@ async function showVariation(name) {
       const row = body.insertRow();
       const marks = [r.current ? "current" : "", r.default ? "default" : ""].filter(Boolean);
       cell(row, r.value + (marks.length ? ` (${marks.join(", ")})` : ""));
-      cell(row, r.unsupported ? "unsupported" : r.limit ? `? (${r.limit})` : String(r.states));
+      cell(row, r.unsupported ? "unsupported" : r.limit ? `? (${limitWords(r.limit)})` : String(r.states));
       table.conditions.forEach((_, k) => {
         const v = r.unsupported ? undefined : r.verdicts[k];
         const met = r.met ? r.met[k] : undefined;

@@ -180,7 +180,11 @@ fn many_states_end_unknown_with_the_limit_named() {
         .expect("supported");
     let limit = o.limit.expect("a limit stops IRIW10 at 50 states");
     assert!(limit.starts_with("--max-states 50"), "{limit}");
-    assert!(o.states.len() <= 51, "{}", o.states.len());
+    assert!(
+        o.states.len() <= 50,
+        "no more states kept than the limit: {}",
+        o.states.len()
+    );
 
     let path = temp_file("iriw10.litmus", &iriw(10));
     let path = path.to_str().expect("a UTF-8 temp path");
@@ -464,4 +468,137 @@ fn verdict_only_decides_a_test_too_big_to_enumerate() {
         stdout.contains("P1:r1=6; P1:r2=5; P1:r3=4; P1:r4=3; P1:r5=2; P1:r6=1;"),
         "{stdout}"
     );
+}
+
+/// Every command, under every engine it runs, stops at the limit it is
+/// given and names it; a limit never leaves more states kept than it allows.
+/// The limits here are counts, so the test does not depend on the machine;
+/// `--timeout` is checked once, shared by `compare`'s models.
+#[test]
+fn every_command_names_the_limit_that_stops_it() {
+    let path = temp_file("iriw3-limits.litmus", &iriw(3));
+    let path = path.to_str().expect("a UTF-8 temp path");
+    let stdout = |args: &[&str]| {
+        let out = pomset(args);
+        (out.status.code(), text(&out.stdout), text(&out.stderr))
+    };
+    for model in ["pwt", "rc11", "pwt:reference", "sc"] {
+        let (code, out, err) = stdout(&[
+            "run",
+            "--model",
+            model,
+            "--max-states",
+            "10",
+            "--allow-unknown",
+            path,
+        ]);
+        assert_eq!(code, Some(0), "{model}: {err}");
+        assert!(
+            out.contains("Limit reached: --max-states 10"),
+            "{model}: {out}"
+        );
+        if model != "sc" {
+            // The SC engine's limit counts configurations, not final states.
+            assert!(out.contains("States 10\n"), "{model}: {out}");
+        }
+    }
+    let (_, out, _) = stdout(&[
+        "run",
+        "--json",
+        "--max-states",
+        "10",
+        "--allow-unknown",
+        path,
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&out).expect("run --json prints JSON");
+    let test = &json[0];
+    assert!(
+        test["limit"]
+            .as_str()
+            .is_some_and(|l| l.starts_with("--max-states 10")),
+        "{test}"
+    );
+    // Whole orbits of interchangeable readers are kept or not: at most 10.
+    let listed = test["states"].as_array().map_or(0, Vec::len);
+    assert!((1..=10).contains(&listed), "{test}");
+
+    // pwt counts pomsets; the cat engine counts executions against --max-states.
+    for command in [
+        &["explain", "--max-pomsets"][..],
+        &["pomsets", "--max-pomsets"],
+        &["explain", "--model", "rc11", "--max-states"],
+    ] {
+        let args = [command, &["1", path]].concat();
+        let (code, out, err) = stdout(&args);
+        assert_eq!(code, Some(0), "{command:?}: {err}");
+        let flag = command[command.len() - 1];
+        let want = format!("Limit reached: {flag} 1");
+        assert!(out.contains(&want), "{command:?}: {out}");
+    }
+    let (code, _, err) = stdout(&["draw", "--format", "text", "--max-pomsets", "1", path]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("stopped at a limit (--max-pomsets 1)"),
+        "{err}"
+    );
+
+    let (_, out, _) = stdout(&[
+        "compare",
+        "--models",
+        "pwt,rc11,pwt:reference",
+        "--max-states",
+        "10",
+        path,
+    ]);
+    assert_eq!(out.matches("Unknown (--max-states 10").count(), 3, "{out}");
+    let (_, out, _) = stdout(&["vary", "--max-states", "10", path]);
+    assert!(out.contains("IRIW3: --max-states 10"), "{out}");
+    let (_, out, _) = stdout(&["fit", "--max-states", "10", path]);
+    assert!(
+        out.contains("undecided by a limit") && out.contains("(--max-states 10"),
+        "{out}"
+    );
+    let (_, out, _) = stdout(&[
+        "refine",
+        "--from",
+        "r1 := x; r2 := x;",
+        "--to",
+        "r1 := x; r2 := r1;",
+        "--max-pomsets",
+        "3",
+    ]);
+    assert!(
+        out.contains("unknown") && out.contains("--max-pomsets 3"),
+        "{out}"
+    );
+
+    let mut repl = Session::new();
+    let reply = repl.eval(":limit max-states 5");
+    assert!(
+        reply.output.render(false).contains("max-states 5"),
+        "{:?}",
+        reply.output
+    );
+    repl.eval(&iriw(3));
+    let shown = repl.eval(":run").output.render(false);
+    assert!(shown.contains("Limit reached: --max-states 5"), "{shown}");
+    let kept = shown
+        .lines()
+        .find_map(|l| l.strip_prefix("States "))
+        .and_then(|n| n.trim().parse::<usize>().ok());
+    assert!(kept.is_some_and(|n| (1..=5).contains(&n)), "{shown}");
+
+    // The deadline is the test's, shared by compare's models: both columns
+    // of a test far too big for a second end at it, named.
+    let big = temp_file("iriw9-deadline.litmus", &iriw(9));
+    let (_, out, _) = stdout(&[
+        "compare",
+        "--models",
+        "pwt,rc11",
+        "--no-symmetry",
+        "--timeout",
+        "1",
+        big.to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(out.matches("Unknown (--timeout 1)").count(), 2, "{out}");
 }

@@ -110,8 +110,21 @@ impl Report {
     /// The report of outcomes found in `elapsed`; its time adds the report's
     /// own work (visiting orbits' members can take longer than the search).
     pub fn new(p: &Program, model: &Model, o: &Outcomes, elapsed: Duration) -> Report {
+        Report::listing(p, model, o, elapsed, None)
+    }
+
+    /// `new`, listing at most `listed` states when it is given (the first
+    /// ones, as `text_listing` chooses them) and counting the rest, so a
+    /// report of millions of states copies a page of them, not every one.
+    pub fn listing(
+        p: &Program,
+        model: &Model,
+        o: &Outcomes,
+        elapsed: Duration,
+        listed: Option<usize>,
+    ) -> Report {
         let begun = std::time::Instant::now();
-        let mut report = match Report::visiting(p, model, o) {
+        let mut report = match Report::visiting(p, model, o, listed) {
             Ok(r) => r,
             // The search finished but visiting its orbits' members did not:
             // reported as a cut search is, one state per orbit, so that the
@@ -131,7 +144,7 @@ impl Report {
                     ..o.clone()
                 };
                 // With a limit set each orbit is visited once, never cut.
-                Report::visiting(p, model, &cut)
+                Report::visiting(p, model, &cut, listed)
                     .unwrap_or_else(|why| Report::unsupported(p, model, why))
             }
         };
@@ -141,20 +154,15 @@ impl Report {
 
     /// The report, or, when a limit stopped a visit of orbits' members
     /// after a finished search, that limit.
-    fn visiting(p: &Program, model: &Model, o: &Outcomes) -> Result<Report, String> {
+    fn visiting(
+        p: &Program,
+        model: &Model,
+        o: &Outcomes,
+        listed: Option<usize>,
+    ) -> Result<Report, String> {
         let (states, unlisted) = match &o.orbits {
-            None => (
-                o.states
-                    .iter()
-                    .filter(|(s, _)| crate::outcome::verdict::kept(p, s))
-                    .map(|(s, n)| StateCount {
-                        values: flatten(s),
-                        count: *n,
-                    })
-                    .collect(),
-                None,
-            ),
-            Some(_) => listing(p, o, SHOWN_STATES)?,
+            None => flat_listing(p, o, listed.unwrap_or(usize::MAX)),
+            Some(_) => listing(p, o, listed.unwrap_or(SHOWN_STATES))?,
         };
         let surface = print::core_to_ast(p);
         let mut conditions = Vec::new();
@@ -512,6 +520,42 @@ fn flatten(s: &State) -> Vec<(String, Option<i64>)> {
     let mut v = s.regs.clone();
     v.extend(s.mem.iter().map(|(k, x)| (format!("[{k}]"), *x)));
     v
+}
+
+/// The kept states of outcomes without orbits, as `listing` lists those of
+/// orbits: every one when there are at most `shown`, else the first `shown`
+/// determined ones (the map's order is the states' order) and the count of
+/// the rest. Only the states listed are copied.
+fn flat_listing(p: &Program, o: &Outcomes, shown: usize) -> (Vec<StateCount>, Option<Unlisted>) {
+    let (mut total, mut open) = (0usize, 0usize);
+    let (mut all, mut first) = (Vec::new(), Vec::new());
+    for (s, &n) in o.states.iter() {
+        if !crate::outcome::verdict::kept(p, s) {
+            continue;
+        }
+        total += 1;
+        let determined = s.regs.iter().chain(&s.mem).all(|(_, v)| v.is_some());
+        open += usize::from(!determined);
+        if total <= shown {
+            all.push((s, n));
+        }
+        if determined && first.len() < shown {
+            first.push((s, n));
+        }
+    }
+    let counted = |m: Vec<(&State, usize)>| {
+        m.into_iter()
+            .map(|(s, count)| StateCount {
+                values: flatten(s),
+                count,
+            })
+            .collect()
+    };
+    if total <= shown {
+        (counted(all), None)
+    } else {
+        (counted(first), Some(Unlisted { total, open }))
+    }
 }
 
 /// The kept states of outcomes with orbits, as a report lists them: all of

@@ -602,3 +602,49 @@ fn every_command_names_the_limit_that_stops_it() {
     ]);
     assert_eq!(out.matches("Unknown (--timeout 1)").count(), 2, "{out}");
 }
+
+/// A report that lists a page of states copies only that page: the first
+/// determined states of the full listing, with the count of all of them,
+/// whether the states come flat or one per orbit.
+#[test]
+fn a_listed_page_is_the_start_of_the_full_listing() {
+    use pomset::engine::pwt::decide::outcomes;
+    use pomset::report::Report;
+    let test = syntax::parse(&iriw(4)).expect("IRIW4 parses");
+    let (p, model) = (&test.program, &test.program.model);
+    let elapsed = std::time::Duration::ZERO;
+    let flat = outcomes(p, model, pomset::outcome::Limits::default()).expect("supported");
+    let full = Report::new(p, model, &flat, elapsed);
+    let determined: Vec<_> = full
+        .states
+        .iter()
+        .filter(|s| s.values.iter().all(|(_, v)| v.is_some()))
+        .take(100)
+        .map(|s| (s.values.clone(), s.count))
+        .collect();
+    assert_eq!(determined.len(), 100);
+    let by_orbit = pomset::outcome::Limits {
+        orbits: true,
+        ..Default::default()
+    };
+    let orbits = outcomes(p, model, by_orbit).expect("supported");
+    assert!(
+        orbits.orbits.is_some(),
+        "IRIW4's readers are interchangeable"
+    );
+    for o in [&flat, &orbits] {
+        let page = Report::listing(p, model, o, elapsed, Some(100));
+        let listed: Vec<_> = page
+            .states
+            .iter()
+            .map(|s| (s.values.clone(), s.count))
+            .collect();
+        assert_eq!(listed, determined);
+        let unlisted = page.unlisted.expect("the rest are counted");
+        assert_eq!(unlisted.total, full.states.len());
+        assert_eq!(
+            page.conditions[0].observation,
+            full.conditions[0].observation
+        );
+    }
+}

@@ -59,6 +59,7 @@ impl LimitArgs {
             cancel: None,
             symmetry: !self.no_symmetry,
             orbits: false,
+            listed: None,
         }
     }
 }

@@ -82,15 +82,20 @@ fn run_tests(
     let tests = std::sync::Arc::new(tests);
     for k in 0..tests.len() {
         let (tests, send) = (tests.clone(), send.clone());
-        let (sets, limits, engine, verdict_only) =
-            (o.sets.clone(), o.limits, engine.clone(), o.verdict_only);
-        // The text report lists a few states and counts the rest, so it can
-        // take them one per orbit; JSON and `--all-states` list every one.
-        let orbits = !o.json && !o.all_states;
+        let (sets, limits, engine, verdict_only, json) = (
+            o.sets.clone(),
+            o.limits,
+            engine.clone(),
+            o.verdict_only,
+            o.json,
+        );
+        // The text report and JSON list a page of states and count the rest,
+        // so they can take them one per orbit; `--all-states` lists every one.
+        let orbits = !o.all_states;
         rayon::spawn(move || {
             let decided = match &tests[k].2 {
                 Ok(test) => {
-                    let how = (verdict_only, orbits);
+                    let how = (verdict_only, orbits, json);
                     decide_one(&test.program, &sets, &limits, engine.as_ref(), how)
                 }
                 Err(_) => Decided::BadSet,
@@ -148,7 +153,8 @@ fn run_tests(
 }
 
 /// The most states one test lists in `run --json` (`--all-states` lists
-/// every one); past it the report's `unlisted` counts them.
+/// every one); past it the report lists the first determined ones, as the
+/// text report does, and its `unlisted` counts them all.
 const JSON_STATES: usize = 10_000;
 
 /// What a run of several tests found, for its summary line.
@@ -226,14 +232,21 @@ fn decide_one(
     sets: &[String],
     limit_args: &LimitArgs,
     engine: &dyn crate::engine::Engine,
-    (verdict_only, orbits): (bool, bool),
+    (verdict_only, orbits, json): (bool, bool, bool),
 ) -> Decided {
     let mut model = p.model;
     if apply_sets(&mut model, sets).is_err() {
         return Decided::BadSet;
     }
+    // Without `--all-states` the report keeps only the states it prints.
+    let listed = orbits.then_some(if json {
+        JSON_STATES
+    } else {
+        crate::report::SHOWN_STATES
+    });
     let limits = crate::outcome::Limits {
         orbits,
+        listed,
         ..limit_args.limits()
     };
     Decided::Report(Box::new(crate::engine::decide(

@@ -354,6 +354,17 @@ impl Engine for WithOptions {
     }
 }
 
+/// Frees outcomes of many states on a thread of their own: freeing a
+/// million states takes about a second, which the report, ready by then,
+/// need not wait for (the deadline is the answer's, not the allocator's).
+fn drop_aside(o: crate::outcome::Outcomes) {
+    const MANY: usize = 100_000;
+    let many = o.states.len() > MANY || o.orbits.as_ref().is_some_and(|x| x.orbits() > MANY);
+    if many {
+        std::thread::spawn(move || drop(o));
+    }
+}
+
 /// Decides `p` with `engine`: its outcomes as a report, timed, with the
 /// peak memory counted from here. `verdict_only` asks for
 /// `Capability::VerdictOnly`, refused in the report when the engine lacks it.
@@ -379,7 +390,11 @@ pub fn decide(
         ..limits
     };
     let mut report = match engine.outcomes(p, model, limits) {
-        Ok(o) => Report::new(p, model, &o, start.elapsed()),
+        Ok(o) => {
+            let report = Report::listing(p, model, &o, start.elapsed(), limits.listed);
+            drop_aside(o);
+            report
+        }
         Err(why) => return Report::unsupported(p, model, why),
     };
     if !engine.can(Capability::Expectations) {

@@ -25,6 +25,10 @@ pub struct Limits {
     /// counts orbits, and memory holds orbits only. Off by default: a
     /// caller that reads `Outcomes::states` alone sees every state.
     pub orbits: bool,
+    /// The most states the caller lists (`run`'s text and JSON, unless
+    /// `--all-states`): the report then keeps only the states it lists and
+    /// counts the rest (`Report::unlisted`), instead of copying every one.
+    pub listed: Option<usize>,
 }
 
 /// The default of `--max-states`: high enough to decide IRIW with six
@@ -45,6 +49,7 @@ impl Default for Limits {
             cancel: None,
             symmetry: true,
             orbits: false,
+            listed: None,
         }
     }
 }

@@ -107,6 +107,61 @@ fn truth_with(prop: &Prop, value: &dyn Fn(&Term) -> Option<i64>) -> Option<bool>
     }
 }
 
+/// `value` over many states of one program, trying first where the last
+/// state held each name: an engine lists one program's names in the same
+/// order in (almost) every state, so a term costs one name comparison, not
+/// a scan. A miss falls back to the scan, so the answers are `value`'s.
+struct Lookup<'p> {
+    p: &'p Program,
+    regs: Vec<std::cell::Cell<usize>>,
+    locs: Vec<std::cell::Cell<usize>>,
+}
+
+impl<'p> Lookup<'p> {
+    fn new(p: &'p Program) -> Lookup<'p> {
+        Lookup {
+            p,
+            regs: p.regs.iter().map(|_| Default::default()).collect(),
+            locs: p.locs.iter().map(|_| Default::default()).collect(),
+        }
+    }
+
+    fn find(
+        hint: Option<&std::cell::Cell<usize>>,
+        pairs: &[(String, Option<i64>)],
+        named: impl Fn(&str) -> bool,
+    ) -> Option<i64> {
+        let hint = hint?;
+        if let Some((n, v)) = pairs.get(hint.get()) {
+            if named(n) {
+                return *v;
+            }
+        }
+        let at = pairs.iter().position(|(n, _)| named(n))?;
+        hint.set(at);
+        pairs[at].1
+    }
+
+    fn value(&self, s: &State, t: &Term) -> Option<i64> {
+        let p = self.p;
+        match t {
+            Term::Int(v) => Some(*v),
+            Term::Reg(r) => Self::find(self.regs.get(*r as usize), &s.regs, |n| {
+                names_register(p, *r, n)
+            }),
+            Term::Mem(l) => Self::find(self.locs.get(*l as usize), &s.mem, |n| n == p.loc_name(*l)),
+        }
+    }
+
+    fn holds(&self, s: &State, prop: &Prop) -> bool {
+        truth_with(prop, &|t| self.value(s, t)) == Some(true)
+    }
+
+    fn kept(&self, s: &State) -> bool {
+        self.p.filter.as_ref().is_none_or(|f| self.holds(s, f))
+    }
+}
+
 /// Where each register and location sits in the values of states of one
 /// shape (registers, then memory, as `State` lists them): conditions over
 /// millions of states (orbits' members) are evaluated on their values,
@@ -171,8 +226,9 @@ pub fn judge_visiting(
         let side = if holds { &mut positive } else { &mut negative };
         *side = side.saturating_add(n);
     };
-    for (s, &n) in o.states.iter().filter(|(s, _)| kept(p, s)) {
-        count(holds(p, s, &c.prop), n);
+    let lookup = Lookup::new(p);
+    for (s, &n) in o.states.iter().filter(|(s, _)| lookup.kept(s)) {
+        count(lookup.holds(s, &c.prop), n);
     }
     if let Some(orbits) = &o.orbits {
         let slots = Slots::of(p, orbits.shape());

@@ -20,6 +20,7 @@ use crate::engine::pwt::check::{
 use crate::logic::{Assignment, FormulaId, Var};
 use crate::model::{Final, IfClosure, Init, Model};
 use crate::outcome::orbit::{Classes, Orbits};
+use crate::outcome::packed::Packed;
 use crate::outcome::{interrupted, Limits, Outcomes, Settled, State, Unsupported};
 use crate::pomset::{Event, Skeleton};
 use crate::syntax::core::{self, Loc, Program, Stmt, Term};
@@ -710,7 +711,7 @@ struct Product<'a, 'v> {
     found: Option<State>,
     /// With symmetry: each orbit's canonical member (its values, registers
     /// then memory) and its count, and the names of a state (`finish`).
-    canon: BTreeMap<Vec<Option<i64>>, usize>,
+    canon: BTreeMap<Packed, usize>,
     shape: Option<State>,
     /// Complete combinations waiting to be decided together (`flush`).
     batch: Vec<Vec<usize>>,
@@ -874,7 +875,7 @@ impl Product<'_, '_> {
                 return;
             }
             let each = (total / size.max(1)).max(1);
-            orbits.members(values, &mut |member| {
+            orbits.members(&values, &mut |member| {
                 *out.states.entry(orbits.state(member)).or_insert(0) += each;
             });
             // The limits hold here too: expanding can be most of the work.
@@ -1011,7 +1012,6 @@ impl Product<'_, '_> {
                             mem: named(p, mem.clone()),
                         });
                     }
-                    // Sized exactly: the orbits keep these as their keys.
                     let mut values = Vec::with_capacity(reg_values.len() + mem.len());
                     values.extend_from_slice(&reg_values);
                     values.extend(mem);
@@ -1076,7 +1076,7 @@ impl Product<'_, '_> {
         let times = usize::try_from(times).unwrap_or(usize::MAX);
         out.witnesses += times;
         self.classes.canonical_values(&mut values, &self.blocks);
-        *self.canon.entry(values).or_insert(0) += times;
+        *self.canon.entry(Packed::new(&values)).or_insert(0) += times;
         let kept = self.canon.len();
         self.kept(kept, out);
     }

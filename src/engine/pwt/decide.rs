@@ -47,8 +47,11 @@ pub(super) struct Completed {
     pub(super) deps: Vec<(u32, Events)>,
     /// The thread's final registers: they depend on its own reads only.
     /// Shared between the variants that end with the same ones (`run`).
-    pub(super) regs: std::sync::Arc<[(String, Option<i64>)]>,
+    pub(super) regs: Registers,
 }
+
+/// A variant's final registers, each named, shared between variants.
+pub(super) type Registers = std::sync::Arc<[(String, Option<i64>)]>;
 
 /// Called on each complete pomset: the semantics' names, its skeleton, the
 /// candidate witness (rf and orders), and the final state it ends in.
@@ -284,8 +287,7 @@ fn run<'v>(
         // (CoRR-5: 44 683), so no second list of them is built.
         let mut stopped = None;
         // Variants ending with the same registers share one list of them.
-        let mut lists: std::collections::HashSet<std::sync::Arc<[(String, Option<i64>)]>> =
-            Default::default();
+        let mut lists: std::collections::HashSet<Registers> = Default::default();
         variants.retain_mut(|c| {
             if stopped.is_some() {
                 return false;
@@ -305,7 +307,7 @@ fn run<'v>(
                 c.regs = match lists.get(regs.as_slice()) {
                     Some(shared) => shared.clone(),
                     None => {
-                        let shared: std::sync::Arc<[_]> = regs.into();
+                        let shared: Registers = regs.into();
                         lists.insert(shared.clone());
                         shared
                     }

@@ -163,6 +163,34 @@ fn single_state_orbits_report_as_the_plain_states() {
     );
 }
 
+/// States kept as orbits hold their values packed (`outcome::packed`):
+/// negative values, `?`, and values past one byte's code (237, 400) list
+/// in the order, with the counts and verdicts, of the plain states.
+#[test]
+fn packed_values_report_as_the_plain_states() {
+    let src = "litmus Packed
+locations { x; y; }
+x := -300; y := 400;
+|| r1 := y; r2 := x;
+|| x := 237; s1 := x;
+exists (r1 = 400 /\\ r2 = 0)
+";
+    let p = syntax::parse(src).expect("parses").program;
+    let model = Model::default();
+    let plain = decide::outcomes(&p, &model, Limits::default()).expect("decided");
+    let orbits = Limits {
+        orbits: true,
+        ..Limits::default()
+    };
+    let packed = decide::outcomes(&p, &model, orbits).expect("decided");
+    assert!(packed.orbits.is_some() && packed.states.is_empty());
+    assert_eq!(plain.state_count(), 60);
+    assert_eq!(packed.state_count(), 60);
+    let text = report(&p, &model, &packed);
+    assert_eq!(report(&p, &model, &plain), text);
+    assert!(text.contains("Observation Packed Sometimes 5 55"), "{text}");
+}
+
 /// The text `run` prints, without its time.
 fn report(p: &syntax::core::Program, model: &Model, o: &pomset::outcome::Outcomes) -> String {
     let text = pomset::report::Report::new(p, model, o, std::time::Duration::ZERO).text(p);

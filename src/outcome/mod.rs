@@ -1,6 +1,6 @@
 //! The outcome layer: what every engine returns and every report reads.
 //! Final states and outcome sets (`state`), the states of interchangeable
-//! threads kept one per orbit (`orbit`), the condition judge with its
+//! threads kept one per orbit (`orbit`), their values packed (`packed`), the condition judge with its
 //! three-valued logic (`verdict`), and the limits a request carries
 //! (`limits`).
 //!
@@ -8,6 +8,7 @@
 
 pub mod limits;
 pub mod orbit;
+pub mod packed;
 pub mod state;
 pub mod verdict;
 

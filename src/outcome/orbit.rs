@@ -21,6 +21,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 
+use super::packed::Packed;
 use super::state::State;
 use crate::syntax::core::{Expr, Loc, Program, RegId, Stmt};
 
@@ -158,9 +159,9 @@ pub struct Orbits {
     shape: State,
     classes: Classes,
     blocks: Vec<Range<usize>>,
-    /// Each orbit's canonical member, as values (registers, then memory),
-    /// with the number of complete pomsets ending anywhere in the orbit.
-    canonical: BTreeMap<Vec<Option<i64>>, usize>,
+    /// Each orbit's canonical member, as values (registers, then memory)
+    /// packed, with the number of complete pomsets ending anywhere in the orbit.
+    canonical: BTreeMap<Packed, usize>,
     /// The search's deadline and Ctrl-C flag: visiting every member can take
     /// as long as the search (IRIW with nine readers has 387 M), so
     /// `each_values` stops at them too.
@@ -178,7 +179,7 @@ impl Orbits {
         shape: State,
         classes: Classes,
         blocks: Vec<Range<usize>>,
-        canonical: BTreeMap<Vec<Option<i64>>, usize>,
+        canonical: BTreeMap<Packed, usize>,
         stop: Stop,
     ) -> Orbits {
         Orbits {
@@ -202,23 +203,16 @@ impl Orbits {
 
     /// How many states there are: the orbits' sizes summed.
     pub fn states(&self) -> usize {
-        self.canonical
-            .keys()
-            .map(|v| self.classes.orbit_size_values(v, &self.blocks))
-            .fold(0usize, |n, k| {
-                n.saturating_add(usize::try_from(k).unwrap_or(usize::MAX))
-            })
+        self.each_orbit()
+            .fold(0usize, |n, (_, _, size)| n.saturating_add(size))
     }
 
     /// Each orbit: its canonical values, its total count and its size.
-    pub fn each_orbit(&self) -> impl Iterator<Item = (&[Option<i64>], usize, usize)> + '_ {
+    pub fn each_orbit(&self) -> impl Iterator<Item = (Vec<Option<i64>>, usize, usize)> + '_ {
         self.canonical.iter().map(|(v, &total)| {
-            let size = self.classes.orbit_size_values(v, &self.blocks);
-            (
-                v.as_slice(),
-                total,
-                usize::try_from(size).unwrap_or(usize::MAX),
-            )
+            let values = v.values();
+            let size = self.classes.orbit_size_values(&values, &self.blocks);
+            (values, total, usize::try_from(size).unwrap_or(usize::MAX))
         })
     }
 
@@ -241,7 +235,7 @@ impl Orbits {
                 return Err(why);
             }
             let each = (total / size.max(1)).max(1);
-            self.members(values, &mut |member| f(member, each));
+            self.members(&values, &mut |member| f(member, each));
         }
         Ok(())
     }
@@ -258,8 +252,10 @@ impl Orbits {
         if !limited {
             return self.each_values(f);
         }
-        for (values, total) in &self.canonical {
-            f(values, *total);
+        let mut values = Vec::new();
+        for (packed, total) in &self.canonical {
+            packed.unpack_into(&mut values);
+            f(&values, *total);
         }
         Ok(())
     }

@@ -289,7 +289,7 @@ pub fn unsettled(p: &Program, o: &Outcomes) -> Vec<String> {
 /// fails it says nothing of the others: they are visited when it fails.
 fn kept_member(p: &Program, orbits: &super::orbit::Orbits, limited: bool) -> bool {
     let slots = Slots::of(p, orbits.shape());
-    if orbits.each_orbit().any(|(v, _, _)| slots.kept(p, v)) {
+    if orbits.each_orbit().any(|(v, _, _)| slots.kept(p, &v)) {
         return true;
     }
     let mut any = false;

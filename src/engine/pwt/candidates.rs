@@ -114,7 +114,7 @@ fn list(
                     completed: Completed {
                         frag: f.clone(),
                         deps: combo.iter().map(|&(id, d, _)| (id, d)).collect(),
-                        regs: Vec::new(),
+                        regs: Vec::new().into(),
                     },
                     kappa: combo.iter().map(|&(id, _, k)| (id, k)).collect(),
                     check,

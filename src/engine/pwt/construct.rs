@@ -54,6 +54,18 @@ pub struct Frag {
 }
 
 impl Frag {
+    /// Drops the spare capacity of every list: a fragment kept for a whole
+    /// search (a thread's variant) holds only what it uses.
+    pub fn shrink_to_fit(&mut self) {
+        self.events.shrink_to_fit();
+        self.po.shrink_to_fit();
+        self.rmw.shrink_to_fit();
+        self.alias.shrink_to_fit();
+        self.forks.shrink_to_fit();
+        self.merged.shrink_to_fit();
+        self.seq_labels.shrink_to_fit();
+    }
+
     /// The event a coalesced read now is. Coalescing can chain (an IF
     /// coalesces c into b, then a SEQ b into a), so follow it to the end.
     pub fn alias_root(&self, id: u32) -> u32 {

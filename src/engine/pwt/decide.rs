@@ -20,6 +20,7 @@ use crate::engine::pwt::check::{
 use crate::logic::{Assignment, FormulaId, Var};
 use crate::model::{Final, IfClosure, Init, Model};
 use crate::outcome::orbit::{Classes, Orbits};
+use crate::outcome::packed::Packed;
 use crate::outcome::{interrupted, Limits, Outcomes, Settled, State, Unsupported};
 use crate::pomset::{Event, Skeleton};
 use crate::syntax::core::{self, Loc, Program, Stmt, Term};
@@ -45,8 +46,12 @@ pub(super) struct Completed {
     /// For each event id, the reads it depends on (↓e).
     pub(super) deps: Vec<(u32, Events)>,
     /// The thread's final registers: they depend on its own reads only.
-    pub(super) regs: Vec<(String, Option<i64>)>,
+    /// Shared between the variants that end with the same ones (`run`).
+    pub(super) regs: Registers,
 }
+
+/// A variant's final registers, each named, shared between variants.
+pub(super) type Registers = std::sync::Arc<[(String, Option<i64>)]>;
 
 /// Called on each complete pomset: the semantics' names, its skeleton, the
 /// candidate witness (rf and orders), and the final state it ends in.
@@ -259,34 +264,62 @@ fn run<'v>(
     let (init_events, init_tau) = init_prefix(sem, p, model, init_thread)?;
     let mut per_thread: Vec<Vec<Completed>> = Vec::new();
     for (tid, body) in &p.main {
-        let frags = sem.denote(body, *tid)?;
-        let mut done = Vec::new();
-        for f in frags {
+        // The fragments are taken from the back, their list shrunk as it
+        // empties, and each completed in place of it: a reader's thousands
+        // of fragments (CoRR-5: 44 683) are never held twice over.
+        let mut frags = sem.denote(body, *tid)?;
+        frags.shrink_to_fit();
+        let mut done = Vec::with_capacity(frags.len());
+        while let Some(f) = frags.pop() {
             sem.interrupted()?;
-            done.extend(complete(sem, &f, init_tau));
+            done.extend(complete(sem, f, init_tau).into_iter().rev());
+            if frags.len() < frags.capacity() / 2 {
+                frags.shrink_to_fit();
+            }
         }
+        done.reverse();
         per_thread.push(done);
     }
     // Values each thread may write, for pruning reads without a source (c2a, c2b).
     let writable = later_writes(&init_events, &per_thread).swap_remove(0);
-    let mut kept: Vec<Vec<Completed>> = Vec::new();
-    for (k, t) in per_thread.into_iter().enumerate() {
-        let mut variants = Vec::new();
-        for mut c in t {
-            sem.interrupted()?;
-            let readable = c.frag.events.iter().filter(|e| e.label.kind == Kind::Read);
-            if readable.clone().all(|e| {
+    for (k, variants) in per_thread.iter_mut().enumerate() {
+        // Filtered in place: a reader's variants are most of the memory
+        // (CoRR-5: 44 683), so no second list of them is built.
+        let mut stopped = None;
+        // Variants ending with the same registers share one list of them.
+        let mut lists: std::collections::HashSet<Registers> = Default::default();
+        variants.retain_mut(|c| {
+            if stopped.is_some() {
+                return false;
+            }
+            if let Err(l) = sem.interrupted() {
+                stopped = Some(l);
+                return false;
+            }
+            let mut reads = c.frag.events.iter().filter(|e| e.label.kind == Kind::Read);
+            let sourced = reads.all(|e| {
                 writable
                     .binary_search(&(e.label.loc, e.label.value))
                     .is_ok()
-            }) {
-                c.regs = final_registers(sem, p, init_tau, k, &c);
-                variants.push(c);
+            });
+            if sourced {
+                let regs = final_registers(sem, p, init_tau, k, c);
+                c.regs = match lists.get(regs.as_slice()) {
+                    Some(shared) => shared.clone(),
+                    None => {
+                        let shared: Registers = regs.into();
+                        lists.insert(shared.clone());
+                        shared
+                    }
+                };
             }
+            sourced
+        });
+        if let Some(l) = stopped {
+            return Err(l);
         }
-        kept.push(variants);
+        variants.shrink_to_fit();
     }
-    let per_thread = kept;
     let groups = ThreadGroups { p };
     let mut choice = vec![0usize; per_thread.len()];
     let observer = match model.final_ {
@@ -409,7 +442,11 @@ fn uniform_names(per_thread: &[Vec<Completed>]) -> bool {
     per_thread.iter().all(|t| {
         t.windows(2).all(|w| {
             w[0].regs.len() == w[1].regs.len()
-                && w[0].regs.iter().zip(&w[1].regs).all(|(a, b)| a.0 == b.0)
+                && w[0]
+                    .regs
+                    .iter()
+                    .zip(w[1].regs.iter())
+                    .all(|(a, b)| a.0 == b.0)
         })
     })
 }
@@ -513,8 +550,8 @@ pub(super) fn finish(sem: &mut Sem, f: &Frag, init: Tau, formula: FormulaId) -> 
 /// c3 and c5 for one thread's fragment: ✓ and every κ(e) tautologies, the
 /// latter for some dependency set ↓e. Only minimal sets are kept: a larger
 /// ↓e gives a weaker κ (Definition 1.4) but more order, so it never helps.
-pub(super) fn complete(sem: &mut Sem, f: &Frag, init: Tau) -> Vec<Completed> {
-    let check = finish(sem, f, init, f.check);
+pub(super) fn complete(sem: &mut Sem, f: Frag, init: Tau) -> Vec<Completed> {
+    let check = finish(sem, &f, init, f.check);
     if !sem.l.tautology(check) {
         return vec![];
     }
@@ -526,7 +563,7 @@ pub(super) fn complete(sem: &mut Sem, f: &Frag, init: Tau) -> Vec<Completed> {
     let mut choices: Vec<(u32, Vec<Events>)> = Vec::new();
     for e in &f.events {
         let candidates = f.to_events(sem.trees.dep_reads(e.kappa)) & reads;
-        let minimal = minimal_deps(sem, f, init, e, candidates);
+        let minimal = minimal_deps(sem, &f, init, e, candidates);
         if minimal.is_empty() {
             return vec![];
         }
@@ -538,20 +575,35 @@ pub(super) fn complete(sem: &mut Sem, f: &Frag, init: Tau) -> Vec<Completed> {
             .into_iter()
             .flat_map(|deps: Vec<(u32, Events)>| {
                 options.iter().map(move |&d| {
-                    let mut next = deps.clone();
+                    let mut next = Vec::with_capacity(deps.len() + 1);
+                    next.extend_from_slice(&deps);
                     next.push((id, d));
                     next
                 })
             })
             .collect();
     }
-    out.into_iter()
-        .map(|deps| Completed {
-            frag: f.clone(),
-            deps,
-            regs: Vec::new(),
-        })
-        .collect()
+    // The fragment is moved into the last variant, cloned for the others;
+    // kept for the whole search, so without the slack its lists grew with.
+    let mut f = f;
+    f.shrink_to_fit();
+    let mut frag = Some(f);
+    let last = out.len().saturating_sub(1);
+    let mut done = Vec::with_capacity(out.len());
+    for (k, deps) in out.into_iter().enumerate() {
+        let frag = match k == last {
+            true => frag.take(),
+            false => frag.clone(),
+        };
+        if let Some(frag) = frag {
+            done.push(Completed {
+                frag,
+                deps,
+                regs: Vec::new().into(),
+            });
+        }
+    }
+    done
 }
 
 /// The minimal sets D ⊆ `candidates` with κ(e)[D] a tautology, smallest first.
@@ -710,7 +762,7 @@ struct Product<'a, 'v> {
     found: Option<State>,
     /// With symmetry: each orbit's canonical member (its values, registers
     /// then memory) and its count, and the names of a state (`finish`).
-    canon: BTreeMap<Vec<Option<i64>>, usize>,
+    canon: BTreeMap<Packed, usize>,
     shape: Option<State>,
     /// Complete combinations waiting to be decided together (`flush`).
     batch: Vec<Vec<usize>>,
@@ -874,7 +926,7 @@ impl Product<'_, '_> {
                 return;
             }
             let each = (total / size.max(1)).max(1);
-            orbits.members(values, &mut |member| {
+            orbits.members(&values, &mut |member| {
                 *out.states.entry(orbits.state(member)).or_insert(0) += each;
             });
             // The limits hold here too: expanding can be most of the work.
@@ -1011,7 +1063,6 @@ impl Product<'_, '_> {
                             mem: named(p, mem.clone()),
                         });
                     }
-                    // Sized exactly: the orbits keep these as their keys.
                     let mut values = Vec::with_capacity(reg_values.len() + mem.len());
                     values.extend_from_slice(&reg_values);
                     values.extend(mem);
@@ -1077,11 +1128,12 @@ impl Product<'_, '_> {
     fn count_values(&mut self, mut values: Vec<Option<i64>>, times: u64, out: &mut Outcomes) {
         let times = usize::try_from(times).unwrap_or(usize::MAX);
         self.classes.canonical_values(&mut values, &self.blocks);
-        if !self.canon.contains_key(&values) && self.canon.len() >= self.max_states {
+        let packed = Packed::new(&values);
+        if !self.canon.contains_key(&packed) && self.canon.len() >= self.max_states {
             return self.full(out);
         }
         out.witnesses += times;
-        *self.canon.entry(values).or_insert(0) += times;
+        *self.canon.entry(packed).or_insert(0) += times;
         self.kept(out);
     }
 

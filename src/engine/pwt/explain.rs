@@ -75,8 +75,8 @@ fn walk(
         let mut fitting = Vec::new();
         let mut misfits: std::collections::BTreeSet<String> = Default::default();
         for f in frags {
-            for mut c in decide::complete(sem, &f, init_tau) {
-                c.regs = decide::final_registers(sem, p, init_tau, k, &c);
+            for mut c in decide::complete(sem, f, init_tau) {
+                c.regs = decide::final_registers(sem, p, init_tau, k, &c).into();
                 if can_hold(p, prop, &c.regs) {
                     fitting.push(c);
                 } else {
@@ -232,7 +232,7 @@ fn incomplete_reasons(
         let c = Completed {
             frag: f,
             deps: vec![],
-            regs: vec![],
+            regs: Vec::new().into(),
         };
         let regs = decide::final_registers(sem, p, init, k, &c);
         if !can_hold(p, prop, &regs) {

@@ -10,6 +10,7 @@ pub mod execution;
 pub mod explain;
 pub mod lower;
 pub mod relation;
+mod search;
 
 use std::collections::BTreeMap;
 
@@ -441,6 +442,18 @@ pub fn thread_label(p: &Program, e: &Event) -> String {
 /// (a data race under RC11 or Vulkan) by executions whose final state
 /// passes the test's `filter` (herd7 filters before it flags).
 pub fn outcomes(p: &Program, model: &cat::Model, limits: Limits) -> Result<Outcomes, String> {
+    outcomes_with(p, model, limits, true)
+}
+
+/// `outcomes`, with `lazy` the lazy search (`search.rs`: parts refuted by
+/// a monotone check are cut) where it applies, else every candidate judged
+/// whole: the same answer, the second the check of the first.
+pub fn outcomes_with(
+    p: &Program,
+    model: &cat::Model,
+    limits: Limits,
+    lazy: bool,
+) -> Result<Outcomes, String> {
     let lowered = model.lowering.map(|l| l.apply(p));
     let p = lowered.as_ref().unwrap_or(p);
     let mut states: BTreeMap<State, usize> = BTreeMap::new();
@@ -448,7 +461,7 @@ pub fn outcomes(p: &Program, model: &cat::Model, limits: Limits) -> Result<Outco
     let mut witnesses = 0;
     let mut error = None;
     let mut over = None;
-    let seen = candidates(p, &limits, |x, regs| match model.judge(x) {
+    let mut judge = |x: &Execution, regs: &[Option<i64>]| match model.judge(x) {
         Ok(j) if j.consistent() => {
             witnesses += 1;
             let state = final_state(p, x, regs);
@@ -469,7 +482,11 @@ pub fn outcomes(p: &Program, model: &cat::Model, limits: Limits) -> Result<Outco
             error = Some(e);
             false
         }
-    })?;
+    };
+    let seen = match search::applies(p, model).filter(|_| lazy) {
+        Some(checks) => search::candidates(p, model, &checks, &limits, &mut judge)?,
+        None => candidates(p, &limits, &mut judge)?,
+    };
     if let Some(e) = error {
         return Err(e.render());
     }

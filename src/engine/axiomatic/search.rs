@@ -1,0 +1,463 @@
+//! The lazy enumeration of candidates: the same candidates as
+//! `super::candidates`, built event by event and cut as soon as a part of
+//! one is refuted (issue 32).
+//!
+//! Threads run one after the other (in `Program::main`'s order), each
+//! statement by statement; a read branches on its value as in `Traces`.
+//! Each new event is placed at once: a read takes its rf from a write of
+//! its cell and value already built (or the initial write), or is left
+//! pending for a write built later; a write is inserted at one position of
+//! its cell's co chain (the initial write first). Every complete candidate
+//! is reached by exactly one path: its traces fix the runs, each read's
+//! source is either built before it or after it, and a total order is one
+//! sequence of insertions. After each choice, the model's prunable checks
+//! (`cat::monotone`: monotone in the candidate, not flags, not negated)
+//! are judged on the part built so far; one failing there fails on every
+//! completion, so the branch is cut. Complete candidates are assembled
+//! exactly as `super::candidates` assembles them (`skeleton`) and judged
+//! by the whole model: pruning only skips candidates the model rejects.
+
+use super::execution::{Cells, Execution, Kind, Run, Stop, Trace, Traces};
+use super::relation::{Rel, MAX_EVENTS};
+use super::{interrupted, merged_registers, skeleton, Enumerated};
+use crate::cat::Model;
+use crate::outcome::Limits;
+use crate::syntax::core::{Expr, Loc, Program, Stmt};
+
+/// An event of the candidate being built: a cell's initial write, or event
+/// `local` of the trace of thread `pos` (its position in `Program::main`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Id {
+    Init(usize),
+    Ev(usize, usize),
+}
+
+/// Where a read takes its value from.
+#[derive(Clone, Copy, Debug)]
+enum Source {
+    /// A write built before the read was placed.
+    Now(Id),
+    /// A write built later: of a thread after `pos`, or of `pos` from
+    /// event `local` on.
+    Later(usize, usize),
+}
+
+/// The model's prunable checks, when the lazy search applies to `p`:
+/// some check is prunable, no thread forks (a PAR's halves are not one
+/// run), and V is closed (a run dropped for leaving V would be counted
+/// per path, not per thread as the note does).
+pub(super) fn applies(p: &Program, model: &Model) -> Option<Vec<usize>> {
+    if !p.values_left.is_empty() || p.main.iter().any(|(_, s)| forks(s)) {
+        return None;
+    }
+    let checks = crate::cat::monotone::prunable(model);
+    (!checks.is_empty()).then_some(checks)
+}
+
+fn forks(s: &Stmt) -> bool {
+    match s {
+        Stmt::Par { .. } => true,
+        Stmt::Seq(parts) => parts.iter().any(forks),
+        Stmt::If { then, els, .. } => forks(then) || forks(els),
+        Stmt::Vulkan { body, .. } => forks(body),
+        _ => false,
+    }
+}
+
+/// What a write of a statement may be: its cell (`None`: a computed
+/// address) and its value (`None`: not a constant).
+type Written = (Option<usize>, Option<i64>);
+
+/// The writes a statement may make.
+fn writes(s: &Stmt, out: &mut Vec<Written>, cells: &Cells) {
+    let cell = |loc: &Loc| match loc {
+        Loc::Named(l) => cells.named.get(*l as usize).copied(),
+        Loc::Computed(_) => None,
+    };
+    match s {
+        Stmt::Write { loc, expr, .. } => {
+            let value = match expr {
+                Expr::Int(v) => Some(*v),
+                _ => None,
+            };
+            out.push((cell(loc), value));
+        }
+        Stmt::Rmw { loc, .. } => out.push((cell(loc), None)),
+        Stmt::Seq(parts) => parts.iter().for_each(|t| writes(t, out, cells)),
+        Stmt::If { then, els, .. } => {
+            writes(then, out, cells);
+            writes(els, out, cells);
+        }
+        Stmt::Vulkan { body, .. } => writes(body, out, cells),
+        _ => {}
+    }
+}
+
+/// Visits every candidate execution of `p` as `super::candidates` does,
+/// less those a check of `checks` refutes on a part.
+pub(super) fn candidates(
+    p: &Program,
+    model: &Model,
+    checks: &[usize],
+    limits: &Limits,
+    visit: &mut dyn FnMut(&Execution, &[Option<i64>]) -> bool,
+) -> Result<Enumerated, String> {
+    let cells = Cells::new(p);
+    let mut gen = Traces::new(p, &cells, limits);
+    // Runs are bounded by --max-steps here: each is a node of the search.
+    gen.budget = usize::MAX;
+    // From each thread on, the writes it or a later thread may make.
+    let mut writable: Vec<Vec<Written>> = vec![Vec::new(); p.main.len() + 1];
+    for (pos, (_, body)) in p.main.iter().enumerate().rev() {
+        let mut w = writable[pos + 1].clone();
+        writes(body, &mut w, &cells);
+        writable[pos] = w;
+    }
+    let mut s = Search {
+        p,
+        cells: &cells,
+        model,
+        checks,
+        limits,
+        gen,
+        writable,
+        done: Vec::new(),
+        rf: Vec::new(),
+        co: vec![Vec::new(); cells.init.len()],
+        seen: Enumerated::default(),
+        stop: false,
+        error: None,
+        visit,
+    };
+    if let Some((tid, body)) = p.main.first() {
+        let start = s.gen.start(*tid);
+        s.run_thread(0, start, vec![body]);
+    } else {
+        s.leaf();
+    }
+    match s.error {
+        Some(e) => Err(e),
+        None => Ok(s.seen),
+    }
+}
+
+struct Search<'a, 'v> {
+    p: &'a Program,
+    cells: &'a Cells,
+    model: &'a Model,
+    checks: &'a [usize],
+    limits: &'a Limits,
+    gen: Traces<'a>,
+    writable: Vec<Vec<Written>>,
+    /// The traces of the threads run so far.
+    done: Vec<Trace>,
+    /// Each read placed so far, with its source.
+    rf: Vec<(Id, Source)>,
+    /// Per cell, the writes placed so far in co order (the initial one
+    /// before them all).
+    co: Vec<Vec<Id>>,
+    seen: Enumerated,
+    stop: bool,
+    error: Option<String>,
+    visit: &'v mut dyn FnMut(&Execution, &[Option<i64>]) -> bool,
+}
+
+impl<'a> Search<'a, '_> {
+    fn fail(&mut self, why: Stop) {
+        match why {
+            Stop::Limit(l) => self.seen.limit = Some(l),
+            Stop::Unsupported(u) => self.error = Some(u),
+        }
+        self.stop = true;
+    }
+
+    /// Runs thread `pos` from `run` through the statements on `stack`
+    /// (the next on top), then the threads after it.
+    fn run_thread(&mut self, pos: usize, mut run: Run, mut stack: Vec<&'a Stmt>) {
+        loop {
+            if self.stop {
+                return;
+            }
+            let Some(s) = stack.pop() else {
+                return self.thread_done(pos, run);
+            };
+            match s {
+                Stmt::Seq(parts) => stack.extend(parts.iter().rev()),
+                Stmt::If { cond, then, els } => match self.gen.condition(cond, &mut run) {
+                    Ok(c) => stack.push(if c { then } else { els }),
+                    Err(e) => return self.fail(e),
+                },
+                _ => {
+                    let before = run.trace.events.len();
+                    let mut out = Vec::new();
+                    if let Err(e) = self.gen.step(s, run, &mut out) {
+                        return self.fail(e);
+                    }
+                    // A statement without events (a LET) continues the one run.
+                    if out.len() == 1 && out[0].trace.events.len() == before {
+                        if let Some(r) = out.pop() {
+                            run = r;
+                            continue;
+                        }
+                    }
+                    for r in out {
+                        self.place(pos, r, before, &stack);
+                        if self.stop {
+                            return;
+                        }
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    fn thread_done(&mut self, pos: usize, run: Run) {
+        self.done.push(run.trace);
+        match self.p.main.get(pos + 1) {
+            Some((tid, body)) => {
+                let start = self.gen.start(*tid);
+                self.run_thread(pos + 1, start, vec![body]);
+            }
+            None => self.leaf(),
+        }
+        self.done.pop();
+    }
+
+    /// Places events `k..` of `run` (rf for reads, a co position for
+    /// writes), cutting refuted parts, then runs on.
+    fn place(&mut self, pos: usize, run: Run, k: usize, stack: &[&'a Stmt]) {
+        let Some(e) = run.trace.events.get(k).copied() else {
+            return self.run_thread(pos, run, stack.to_vec());
+        };
+        let id = Id::Ev(pos, k);
+        match e.kind {
+            Kind::Read => {
+                for source in self.sources(pos, &run, k) {
+                    self.rf.push((id, source));
+                    let later = matches!(source, Source::Later(..));
+                    // A pending read adds nothing to check.
+                    if later || !self.refuted(&run) {
+                        self.place(pos, run.clone(), k + 1, stack);
+                    }
+                    self.rf.pop();
+                    if self.stop {
+                        return;
+                    }
+                }
+            }
+            Kind::Write => {
+                for at in 0..=self.co[e.cell].len() {
+                    self.co[e.cell].insert(at, id);
+                    if !self.refuted(&run) {
+                        self.place(pos, run.clone(), k + 1, stack);
+                    }
+                    self.co[e.cell].remove(at);
+                    if self.stop {
+                        return;
+                    }
+                }
+            }
+            Kind::Fence | Kind::Barrier => self.place(pos, run, k + 1, stack),
+        }
+    }
+
+    /// Where read `k` of `run` (thread `pos`) may take its value from.
+    fn sources(&self, pos: usize, run: &Run, k: usize) -> Vec<Source> {
+        let r = run.trace.events[k];
+        let matching = |t: &Trace| -> Vec<usize> {
+            (0..t.events.len())
+                .filter(|&l| {
+                    let w = &t.events[l];
+                    w.kind == Kind::Write && w.cell == r.cell && w.value == r.value
+                })
+                .collect()
+        };
+        let mut out = Vec::new();
+        if self.cells.init.get(r.cell) == Some(&r.value) {
+            out.push(Source::Now(Id::Init(r.cell)));
+        }
+        for (q, t) in self.done.iter().enumerate() {
+            out.extend(matching(t).into_iter().map(|l| Source::Now(Id::Ev(q, l))));
+        }
+        out.extend(
+            matching(&run.trace)
+                .into_iter()
+                .map(|l| Source::Now(Id::Ev(pos, l))),
+        );
+        let later = self.writable.get(pos).is_some_and(|ws| {
+            ws.iter()
+                .any(|&(c, v)| c.is_none_or(|c| c == r.cell) && v.is_none_or(|v| v == r.value))
+        });
+        if later {
+            out.push(Source::Later(pos, run.trace.events.len()));
+        }
+        out
+    }
+
+    /// Counts a node against --max-steps and the clock; false to stop.
+    fn step(&mut self) -> bool {
+        self.seen.candidates += 1;
+        if self.seen.candidates > self.limits.max_steps as usize {
+            self.seen.limit = Some(format!("--max-steps {}", self.limits.max_steps));
+            self.stop = true;
+        } else if self.seen.candidates.is_multiple_of(256) {
+            if let Some(l) = interrupted(self.limits) {
+                self.seen.limit = Some(l);
+                self.stop = true;
+            }
+        }
+        !self.stop
+    }
+
+    /// Whether the part built so far (the threads done and `run`) fails a
+    /// prunable check; true also when a limit stops the search.
+    fn refuted(&mut self, run: &Run) -> bool {
+        if !self.step() {
+            return true;
+        }
+        let mut chosen: Vec<&Trace> = self.done.iter().collect();
+        chosen.push(&run.trace);
+        let Some(mut x) = skeleton(self.p, self.cells, &chosen) else {
+            self.seen.limit = Some(format!("at most {MAX_EVENTS} events per execution"));
+            self.stop = true;
+            return true;
+        };
+        let at = Layout::of(&x, &chosen);
+        for &(read, source) in &self.rf {
+            if let Source::Now(w) = source {
+                x.rf.add(at.index(w), at.index(read));
+            }
+        }
+        x.co = at.co(&self.co, x.len());
+        self.model.refutes(&x, self.checks)
+    }
+
+    /// Every candidate of the traces chosen, one per source of each
+    /// pending read.
+    fn leaf(&mut self) {
+        let chosen: Vec<&Trace> = self.done.iter().collect();
+        let Some(base) = skeleton(self.p, self.cells, &chosen) else {
+            self.seen.limit = Some(format!("at most {MAX_EVENTS} events per execution"));
+            self.stop = true;
+            return;
+        };
+        let at = Layout::of(&base, &chosen);
+        let regs = merged_registers(&chosen);
+        let mut rf = Rel::new(base.len());
+        let mut pending: Vec<(usize, Vec<usize>)> = Vec::new();
+        for &(read, source) in &self.rf {
+            let r = at.index(read);
+            match source {
+                Source::Now(w) => rf.add(at.index(w), r),
+                Source::Later(pos, local) => {
+                    let ev = &base.events;
+                    let ws: Vec<usize> = (0..base.len())
+                        .filter(|&w| {
+                            ev[w].kind == Kind::Write
+                                && ev[w].cell == ev[r].cell
+                                && ev[w].value == ev[r].value
+                                && at.after(w, pos, local)
+                        })
+                        .collect();
+                    if ws.is_empty() {
+                        return;
+                    }
+                    pending.push((r, ws));
+                }
+            }
+        }
+        let co = at.co(&self.co, base.len());
+        let mut pick = vec![0; pending.len()];
+        loop {
+            if !self.step() {
+                return;
+            }
+            let mut rf = rf.clone();
+            for (i, (r, ws)) in pending.iter().enumerate() {
+                rf.add(ws[pick[i]], *r);
+            }
+            let x = Execution {
+                rf,
+                co: co.clone(),
+                ..base.clone()
+            };
+            if !(self.visit)(&x, &regs) {
+                self.stop = true;
+                return;
+            }
+            if !super::next_choice(&mut pick, |i| pending[i].1.len()) {
+                return;
+            }
+        }
+    }
+}
+
+/// Where `skeleton` put each event: the initial writes first (by cell),
+/// then each trace's events in turn.
+struct Layout {
+    init: Vec<Option<usize>>,
+    offsets: Vec<usize>,
+}
+
+impl Layout {
+    fn of(x: &Execution, chosen: &[&Trace]) -> Layout {
+        let cells = x.events.iter().map(|e| e.cell + 1).max().unwrap_or(0);
+        let mut init = vec![None; cells];
+        let mut first = 0;
+        for (i, e) in x.events.iter().enumerate() {
+            if e.thread.is_none() {
+                if let Some(slot) = init.get_mut(e.cell) {
+                    *slot = Some(i);
+                }
+                first = i + 1;
+            }
+        }
+        let mut offsets = Vec::with_capacity(chosen.len());
+        for t in chosen {
+            offsets.push(first);
+            first += t.events.len();
+        }
+        Layout { init, offsets }
+    }
+
+    fn index(&self, id: Id) -> usize {
+        match id {
+            Id::Init(c) => self.init.get(c).copied().flatten().unwrap_or(0),
+            Id::Ev(pos, l) => self.offsets.get(pos).copied().unwrap_or(0) + l,
+        }
+    }
+
+    /// Whether event `i` was built at or after event `local` of thread `pos`.
+    fn after(&self, i: usize, pos: usize, local: usize) -> bool {
+        let own = |q: usize| self.offsets.get(q).copied().unwrap_or(usize::MAX);
+        match self.offsets.iter().rposition(|&o| o <= i) {
+            Some(q) => q > pos || (q == pos && i >= own(q) + local),
+            None => false,
+        }
+    }
+
+    /// co from the chains: per cell, its initial write, then the chain.
+    fn co(&self, chains: &[Vec<Id>], n: usize) -> Rel {
+        let mut co = Rel::new(n);
+        for (cell, chain) in chains.iter().enumerate() {
+            if chain.is_empty() {
+                continue;
+            }
+            let all: Vec<usize> = self
+                .init
+                .get(cell)
+                .copied()
+                .flatten()
+                .into_iter()
+                .chain(chain.iter().map(|&id| self.index(id)))
+                .collect();
+            for (i, &a) in all.iter().enumerate() {
+                for &b in &all[i + 1..] {
+                    co.add(a, b);
+                }
+            }
+        }
+        co
+    }
+}

@@ -140,3 +140,35 @@ fn slot(model: &Model, s: usize, slots: &mut Vec<Option<Level>>) -> Level {
     }
     l
 }
+
+/// Whether the model uses `per-scope`, whose groups are keyed by scope
+/// instances compared as bitsets of event indices: the one construct whose
+/// value may change when threads are swapped (the engine's symmetry).
+pub fn uses_per_scope(model: &Model) -> bool {
+    fn any(ir: &Ir) -> bool {
+        match ir {
+            Ir::PerScope(..) => true,
+            Ir::Builtin(_) | Ir::Slot(_) | Ir::Empty(_) => false,
+            Ir::Union(a, b)
+            | Ir::Inter(a, b)
+            | Ir::Diff(a, b)
+            | Ir::Seq(a, b)
+            | Ir::Product(a, b) => any(a) || any(b),
+            Ir::Inverse(a)
+            | Ir::Plus(a)
+            | Ir::Star(a)
+            | Ir::Opt(a)
+            | Ir::Complement(a)
+            | Ir::Bracket(a)
+            | Ir::Domain(a)
+            | Ir::Range(a)
+            | Ir::FenceRel(a) => any(a),
+        }
+    }
+    model.steps.iter().any(|s| match s {
+        Step::Let(_, ir) => any(ir),
+        Step::Rec { bodies, .. } => bodies.iter().any(any),
+        Step::Check(c) => any(&c.ir),
+        Step::With { set, order, .. } => any(set) || any(order),
+    })
+}

@@ -18,6 +18,7 @@ use execution::{Cells, Event, Execution, Kind, Stop, Trace, Traces};
 use relation::{Rel, MAX_EVENTS};
 
 use crate::cat;
+use crate::outcome::orbit::{Classes, Orbits};
 use crate::outcome::{Limits, Outcomes, State};
 use crate::syntax::core::{Program, ThreadId};
 
@@ -461,17 +462,50 @@ pub fn outcomes_with(
     let mut witnesses = 0;
     let mut error = None;
     let mut over = None;
-    let mut judge = |x: &Execution, regs: &[Option<i64>]| match model.judge(x) {
+    let lazy = search::applies(p, model).filter(|_| lazy);
+    let classes = match lazy {
+        Some(_) if limits.symmetry => search::classes(p, model),
+        _ => Classes::default(),
+    };
+    let blocks = register_blocks(p);
+    // With symmetry, states are kept one per orbit (`outcome::orbit`): the
+    // canonical member's values (registers, then memory) with the count.
+    let mut canon: BTreeMap<Vec<Option<i64>>, usize> = BTreeMap::new();
+    let mut shape: Option<State> = None;
+    let mut members = 0usize;
+    let mut judge = |x: &Execution, regs: &[Option<i64>], times: usize| match model.judge(x) {
         Ok(j) if j.consistent() => {
-            witnesses += 1;
+            witnesses += times;
             let state = final_state(p, x, regs);
             if crate::outcome::verdict::kept(p, &state) {
                 for f in j.flags {
-                    *flags.entry(f).or_default() += 1;
+                    *flags.entry(f).or_default() += times;
                 }
             }
-            *states.entry(state).or_default() += 1;
-            if states.len() > limits.max_states {
+            let held = if classes.is_empty() {
+                *states.entry(state).or_default() += times;
+                states.len()
+            } else {
+                let mut values: Vec<Option<i64>> = state
+                    .regs
+                    .iter()
+                    .chain(&state.mem)
+                    .map(|(_, v)| *v)
+                    .collect();
+                classes.canonical_values(&mut values, &blocks);
+                if !canon.contains_key(&values) {
+                    let size = classes.orbit_size_values(&values, &blocks);
+                    members = members.saturating_add(usize::try_from(size).unwrap_or(usize::MAX));
+                }
+                *canon.entry(values).or_default() += times;
+                shape.get_or_insert(state);
+                if limits.orbits {
+                    canon.len()
+                } else {
+                    members
+                }
+            };
+            if held > limits.max_states {
                 over = Some(format!("--max-states {}", limits.max_states));
                 return false;
             }
@@ -483,10 +517,30 @@ pub fn outcomes_with(
             false
         }
     };
-    let seen = match search::applies(p, model).filter(|_| lazy) {
-        Some(checks) => search::candidates(p, model, &checks, &limits, &mut judge)?,
-        None => candidates(p, &limits, &mut judge)?,
+    let seen = match lazy {
+        Some(checks) => search::candidates(p, model, (&checks, &classes), &limits, &mut judge)?,
+        None => candidates(p, &limits, |x, regs| judge(x, regs, 1))?,
     };
+    let mut orbits = None;
+    if let Some(shape) = shape {
+        let o = Orbits::new(
+            shape,
+            classes,
+            blocks,
+            canon,
+            (limits.deadline, limits.cancel),
+        );
+        if limits.orbits {
+            orbits = Some(o);
+        } else {
+            for (values, total, size) in o.each_orbit() {
+                let each = (total / size.max(1)).max(1);
+                o.members(values, &mut |m| {
+                    *states.entry(o.state(m)).or_insert(0) += each
+                });
+            }
+        }
+    }
     if let Some(e) = error {
         return Err(e.render());
     }
@@ -506,8 +560,26 @@ pub fn outcomes_with(
         stats: crate::logic::Stats::default(),
         notes,
         flags: flags.into_iter().collect(),
-        orbits: None,
+        orbits,
     })
+}
+
+/// Where each top-level thread's registers sit in a state's values (as
+/// `final_state` lists them; no forks where symmetry is used).
+fn register_blocks(p: &Program) -> Vec<std::ops::Range<usize>> {
+    let mut at = 0;
+    p.main
+        .iter()
+        .map(|(tid, _)| {
+            let n = p
+                .regs
+                .iter()
+                .filter(|r| r.thread == *tid && !r.fresh)
+                .count();
+            at += n;
+            at - n..at
+        })
+        .collect()
 }
 
 /// What a cat model offers beyond deciding.
@@ -515,6 +587,7 @@ pub const CAPABILITIES: &[crate::engine::Capability] = &[
     crate::engine::Capability::Explain,
     crate::engine::Capability::Draw,
     crate::engine::Capability::Vulkan,
+    crate::engine::Capability::Symmetry,
 ];
 
 /// A cat model as a peer engine (`rc11`, `ptx`, a `.cat` file). A file's

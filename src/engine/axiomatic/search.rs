@@ -21,6 +21,7 @@ use super::execution::{Cells, Execution, Kind, Run, Stop, Trace, Traces};
 use super::relation::{Rel, MAX_EVENTS};
 use super::{interrupted, merged_registers, skeleton, Enumerated};
 use crate::cat::Model;
+use crate::outcome::orbit::Classes;
 use crate::outcome::Limits;
 use crate::syntax::core::{Expr, Loc, Program, Stmt};
 
@@ -93,14 +94,49 @@ fn writes(s: &Stmt, out: &mut Vec<Written>, cells: &Cells) {
     }
 }
 
+/// The classes of interchangeable threads the search may keep one
+/// arrangement of (`outcome::orbit`): swapping two such threads maps
+/// candidates to candidates and keeps every builtin but `per-scope`'s
+/// grouping (event indices) and the Vulkan subgroups (which
+/// `Classes::of` does not place), so none with those; none with a
+/// `filter` either, which flags are counted under, state by state.
+pub(super) fn classes(p: &Program, model: &Model) -> Classes {
+    if p.filter.is_some() || crate::cat::monotone::uses_per_scope(model) {
+        return Classes::default();
+    }
+    // Swapping keeps `same-sg` when both are in one subgroup or each alone.
+    let sg = |t: usize| p.threads.get(p.main[t].0 as usize).map(|i| i.sg);
+    let alone = |t: usize| p.threads.iter().filter(|u| Some(u.sg) == sg(t)).count() == 1;
+    let placed = |a: usize, b: usize| sg(a) == sg(b) || (alone(a) && alone(b));
+    let c = Classes::of(p);
+    if c.classes.iter().all(|c| c.iter().all(|&t| placed(t, c[0]))) {
+        c
+    } else {
+        Classes::default()
+    }
+}
+
+/// The values of a trace's reads, in order: a run of a thread is fixed by
+/// them, and interchangeable threads' runs correspond by them.
+fn read_values(events: &[super::execution::Event]) -> Vec<i64> {
+    events
+        .iter()
+        .filter(|e| e.kind == Kind::Read)
+        .map(|e| e.value)
+        .collect()
+}
+
 /// Visits every candidate execution of `p` as `super::candidates` does,
-/// less those a check of `checks` refutes on a part.
+/// less those a check of `checks` refutes on a part and, with `classes`,
+/// only those whose traces are in one arrangement per class (each class's
+/// members' read values non-decreasing), each with the number of
+/// arrangements it stands for.
 pub(super) fn candidates(
     p: &Program,
     model: &Model,
-    checks: &[usize],
+    (checks, classes): (&[usize], &Classes),
     limits: &Limits,
-    visit: &mut dyn FnMut(&Execution, &[Option<i64>]) -> bool,
+    visit: &mut dyn FnMut(&Execution, &[Option<i64>], usize) -> bool,
 ) -> Result<Enumerated, String> {
     let cells = Cells::new(p);
     let mut gen = Traces::new(p, &cells, limits);
@@ -118,6 +154,7 @@ pub(super) fn candidates(
         cells: &cells,
         model,
         checks,
+        classes,
         limits,
         gen,
         writable,
@@ -138,12 +175,6 @@ pub(super) fn candidates(
     } else {
         s.leaf();
     }
-    if std::env::var_os("POMSET_DEBUG_SEARCH").is_some() {
-        eprintln!(
-            "nodes {} tried {} cut {} steps {}",
-            s.nodes, s.tried, s.cut, s.seen.candidates
-        );
-    }
     match s.error {
         Some(e) => Err(e),
         None => Ok(s.seen),
@@ -155,6 +186,7 @@ struct Search<'a, 'v> {
     cells: &'a Cells,
     model: &'a Model,
     checks: &'a [usize],
+    classes: &'a Classes,
     limits: &'a Limits,
     gen: Traces<'a>,
     writable: Vec<Vec<Written>>,
@@ -172,7 +204,7 @@ struct Search<'a, 'v> {
     cut: usize,
     stop: bool,
     error: Option<String>,
-    visit: &'v mut dyn FnMut(&Execution, &[Option<i64>]) -> bool,
+    visit: &'v mut dyn FnMut(&Execution, &[Option<i64>], usize) -> bool,
 }
 
 impl<'a> Search<'a, '_> {
@@ -254,6 +286,15 @@ impl<'a> Search<'a, '_> {
         let id = Id::Ev(pos, k);
         match e.kind {
             Kind::Read => {
+                // One arrangement per class: a member's reads are not below
+                // the previous member's.
+                if let Some(prev) = self.classes.previous(pos) {
+                    let now = read_values(&run.trace.events[..=k]);
+                    let before = read_values(&self.done[prev].events);
+                    if now.as_slice() < &before[..now.len().min(before.len())] {
+                        return;
+                    }
+                }
                 for source in self.sources(pos, &run, k) {
                     self.rf.push((id, source));
                     let later = matches!(source, Source::Later(..));
@@ -424,7 +465,21 @@ impl<'a> Search<'a, '_> {
             }
         }
         x.co = at.co(&self.co, x.len());
-        if !(self.visit)(&x, &regs) {
+        // The arrangements this one stands for: runs told apart by reads.
+        let mut runs: Vec<Vec<i64>> = Vec::new();
+        let choice: Vec<usize> = self
+            .done
+            .iter()
+            .map(|t| {
+                let r = read_values(&t.events);
+                runs.iter().position(|s| *s == r).unwrap_or_else(|| {
+                    runs.push(r);
+                    runs.len() - 1
+                })
+            })
+            .collect();
+        let times = usize::try_from(self.classes.arrangements(&choice)).unwrap_or(usize::MAX);
+        if !(self.visit)(&x, &regs, times) {
             self.stop = true;
         }
     }

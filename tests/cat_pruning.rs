@@ -102,7 +102,7 @@ fn pruned_and_plain_enumerations_agree_on_random_programs() {
         forks_in_if: false,
         ..gen::Config::default()
     };
-    gen::run_property("lazy and plain cat", gen::cases(40), gen::tests(cfg), |t| {
+    gen::run_property("lazy and plain cat", gen::cases(25), gen::tests(cfg), |t| {
         // A copy of the first thread makes a class of interchangeable ones.
         let text = t.duplicate_thread(0, 1).text();
         let mut any = false;

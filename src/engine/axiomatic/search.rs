@@ -23,6 +23,7 @@ use super::{interrupted, merged_registers, skeleton, Enumerated};
 use crate::cat::Model;
 use crate::outcome::orbit::Classes;
 use crate::outcome::Limits;
+use crate::syntax::ast::RmwOp;
 use crate::syntax::core::{Expr, Loc, Program, Stmt};
 
 /// An event of the candidate being built: a cell's initial write, or event
@@ -70,7 +71,7 @@ fn forks(s: &Stmt) -> bool {
 type Written = (Option<usize>, Option<i64>);
 
 /// The writes a statement may make.
-fn writes(s: &Stmt, out: &mut Vec<Written>, cells: &Cells) {
+fn writes(s: &Stmt, out: &mut Vec<Written>, cells: &Cells, values: &[i64]) {
     let cell = |loc: &Loc| match loc {
         Loc::Named(l) => cells.named.get(*l as usize).copied(),
         Loc::Computed(_) => None,
@@ -83,13 +84,29 @@ fn writes(s: &Stmt, out: &mut Vec<Written>, cells: &Cells) {
             };
             out.push((cell(loc), value));
         }
-        Stmt::Rmw { loc, .. } => out.push((cell(loc), None)),
-        Stmt::Seq(parts) => parts.iter().for_each(|t| writes(t, out, cells)),
-        Stmt::If { then, els, .. } => {
-            writes(then, out, cells);
-            writes(els, out, cells);
+        // The write half's value, when its arguments are constants (as
+        // `Traces::rmw` computes it: FADD old + M, EXCHG M, CAS N).
+        Stmt::Rmw { loc, op, args, .. } => {
+            let arg = |i: usize| match args.get(i) {
+                Some(Expr::Int(v)) => Some(*v),
+                _ => None,
+            };
+            match (op, arg(0), arg(1)) {
+                (RmwOp::Fadd, Some(m), _) => {
+                    out.extend(values.iter().map(|v| (cell(loc), Some(v.wrapping_add(m)))))
+                }
+                (RmwOp::Exchg, Some(m), _) | (RmwOp::Cas, _, Some(m)) => {
+                    out.push((cell(loc), Some(m)))
+                }
+                _ => out.push((cell(loc), None)),
+            }
         }
-        Stmt::Vulkan { body, .. } => writes(body, out, cells),
+        Stmt::Seq(parts) => parts.iter().for_each(|t| writes(t, out, cells, values)),
+        Stmt::If { then, els, .. } => {
+            writes(then, out, cells, values);
+            writes(els, out, cells, values);
+        }
+        Stmt::Vulkan { body, .. } => writes(body, out, cells, values),
         _ => {}
     }
 }
@@ -146,7 +163,7 @@ pub(super) fn candidates(
     let mut writable: Vec<Vec<Written>> = vec![Vec::new(); p.main.len() + 1];
     for (pos, (_, body)) in p.main.iter().enumerate().rev() {
         let mut w = writable[pos + 1].clone();
-        writes(body, &mut w, &cells);
+        writes(body, &mut w, &cells, &p.values);
         writable[pos] = w;
     }
     let mut s = Search {

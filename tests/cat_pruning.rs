@@ -27,23 +27,23 @@ fn shown(o: &Outcomes) -> String {
 /// A step budget that keeps the plain enumeration cheap (the catalogue's
 /// C08 has 36 864 candidates, seconds under the Vulkan models): a program
 /// over it is skipped.
-fn limits() -> Limits {
+fn limits(max_steps: u64) -> Limits {
     Limits {
-        max_steps: 5_000,
+        max_steps,
         ..Limits::default()
     }
 }
 
 /// Both ways on `src` under `model`: `None` when the plain way refuses or
 /// either stops at a limit, else whether they agree (with the difference).
-fn compare(model: &cat::Model, src: &str) -> Option<Result<(), String>> {
+fn compare(model: &cat::Model, src: &str, max_steps: u64) -> Option<Result<(), String>> {
     let t = pomset::syntax::parse(src).ok()?;
     let p = &t.program;
-    let plain = outcomes_with(p, model, limits(), false).ok()?;
+    let plain = outcomes_with(p, model, limits(max_steps), false).ok()?;
     if plain.limit.is_some() {
         return None;
     }
-    let lazy = match outcomes_with(p, model, limits(), true) {
+    let lazy = match outcomes_with(p, model, limits(max_steps), true) {
         Ok(o) => o,
         Err(e) => return Some(Err(format!("the lazy search refuses: {e}"))),
     };
@@ -80,7 +80,7 @@ fn pruned_and_plain_enumerations_agree_on_the_examples() {
         for path in paths {
             let src = std::fs::read_to_string(&path).expect("readable");
             for m in &models {
-                if let Some(r) = compare(m, &src) {
+                if let Some(r) = compare(m, &src, 5_000) {
                     if let Err(e) = r {
                         panic!("{} under {}: {e}", path.display(), m.name);
                     }
@@ -107,7 +107,7 @@ fn pruned_and_plain_enumerations_agree_on_random_programs() {
         let text = t.duplicate_thread(0, 1).text();
         let mut any = false;
         for m in &models {
-            match compare(m, &text) {
+            match compare(m, &text, 20_000) {
                 Some(Ok(())) => any = true,
                 Some(Err(e)) => {
                     return Err(TestCaseError::fail(format!(

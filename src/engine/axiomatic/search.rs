@@ -143,6 +143,10 @@ fn read_values(events: &[super::execution::Event]) -> Vec<i64> {
         .collect()
 }
 
+/// What is called on each candidate: the execution, the registers' final
+/// values, and the arrangements it stands for; false to stop.
+type Visit<'f> = dyn FnMut(&Execution, &[Option<i64>], usize) -> bool + 'f;
+
 /// Visits every candidate execution of `p` as `super::candidates` does,
 /// less those a check of `checks` refutes on a part and, with `classes`,
 /// only those whose traces are in one arrangement per class (each class's
@@ -153,7 +157,7 @@ pub(super) fn candidates(
     model: &Model,
     (checks, classes): (&[usize], &Classes),
     limits: &Limits,
-    visit: &mut dyn FnMut(&Execution, &[Option<i64>], usize) -> bool,
+    visit: &mut Visit<'_>,
 ) -> Result<Enumerated, String> {
     let cells = Cells::new(p);
     let mut gen = Traces::new(p, &cells, limits);
@@ -221,7 +225,7 @@ struct Search<'a, 'v> {
     cut: usize,
     stop: bool,
     error: Option<String>,
-    visit: &'v mut dyn FnMut(&Execution, &[Option<i64>], usize) -> bool,
+    visit: &'v mut Visit<'v>,
 }
 
 impl<'a> Search<'a, '_> {

@@ -406,9 +406,12 @@ impl<'a> Search<'a, '_> {
         for (q, t) in self.done.iter().enumerate() {
             out.extend(matching(t).into_iter().map(|l| Source::Now(Id::Ev(q, l))));
         }
+        // Only events before the read: an RMW's own write half is placed
+        // after it, and feeds it as a pending read (else reached twice).
         out.extend(
             matching(&run.trace)
                 .into_iter()
+                .filter(|&l| l < k)
                 .map(|l| Source::Now(Id::Ev(pos, l))),
         );
         if self.may_write(pos, r.cell, r.value) {

@@ -294,8 +294,13 @@ fn cat_engine_counts_a_threads_runs_against_max_states() {
         max_states: 20,
         ..Limits::default()
     };
-    let cut = axiomatic::outcomes(&t.program, &rc11, limits).expect("decided");
+    // The plain enumeration holds every run of a thread at once.
+    let cut = axiomatic::outcomes_with(&t.program, &rc11, limits, false).expect("decided");
     assert_eq!(cut.limit.as_deref(), Some("--max-states 20"));
+    // The lazy search holds one run at a time: the budget bounds states only.
+    let lazy = axiomatic::outcomes(&t.program, &rc11, limits).expect("decided");
+    assert_eq!(lazy.limit, None);
+    assert_eq!(lazy.states, full.states);
 }
 
 #[test]

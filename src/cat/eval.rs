@@ -202,6 +202,24 @@ impl Model {
         Ok(j)
     }
 
+    /// Whether one of `checks` (from `monotone::prunable`) fails on a
+    /// partial candidate, so on each of its completions. An error (a `let
+    /// rec` that does not converge on the part) refutes nothing.
+    pub fn refutes(&self, x: &Execution, checks: &[usize]) -> bool {
+        let mut ctx = Ctx::new(self, x);
+        for &i in checks {
+            let Some(Step::Check(c)) = self.steps.get(i) else {
+                continue;
+            };
+            match ctx.check(c) {
+                Ok((false, _)) => return true,
+                Ok(_) => {}
+                Err(_) => return false,
+            }
+        }
+        false
+    }
+
     /// Every failing check, in the model's order, with evidence (for `explain`).
     pub fn explain(&self, x: &Execution) -> Result<Judgement, CatError> {
         self.for_some_choice(x, |ctx| Self::explain_in(self, ctx))

@@ -12,6 +12,7 @@ pub mod compile;
 pub mod depth;
 pub mod eval;
 pub mod lexer;
+pub mod monotone;
 pub mod parse;
 
 use std::path::{Path, PathBuf};

@@ -113,9 +113,9 @@ pub enum Stop {
 
 /// A thread's run in progress.
 #[derive(Clone)]
-struct Run {
+pub(super) struct Run {
     thread: ThreadId,
-    trace: Trace,
+    pub(super) trace: Trace,
     /// The events po-before the next one.
     frontier: Set,
     /// The reads each register's value depends on.
@@ -157,9 +157,9 @@ impl<'p> Traces<'p> {
         }
     }
 
-    /// Every trace of top-level thread `tid`.
-    pub fn of_thread(&mut self, tid: ThreadId, body: &Stmt) -> Result<Vec<Trace>, Stop> {
-        let start = Run {
+    /// Thread `tid`'s run before its first statement.
+    pub(super) fn start(&self, tid: ThreadId) -> Run {
+        Run {
             thread: tid,
             trace: Trace {
                 regs: vec![None; self.p.regs.len()],
@@ -168,7 +168,25 @@ impl<'p> Traces<'p> {
             frontier: 0,
             taint: vec![0; self.p.regs.len()],
             ctrl: 0,
-        };
+        }
+    }
+
+    /// The runs after one statement (the lazy search's step; a read
+    /// makes one per value).
+    pub(super) fn step(&mut self, s: &Stmt, run: Run, out: &mut Vec<Run>) -> Result<(), Stop> {
+        self.exec(s, run, out)
+    }
+
+    /// An `if`'s condition: whether it holds, its reads now control the rest.
+    pub(super) fn condition(&mut self, cond: &Expr, run: &mut Run) -> Result<bool, Stop> {
+        let (c, t) = self.eval(cond, run)?;
+        run.ctrl |= t;
+        Ok(c != 0)
+    }
+
+    /// Every trace of top-level thread `tid`.
+    pub fn of_thread(&mut self, tid: ThreadId, body: &Stmt) -> Result<Vec<Trace>, Stop> {
+        let start = self.start(tid);
         self.runs = 0;
         let mut out = Vec::new();
         self.exec(body, start, &mut out)?;

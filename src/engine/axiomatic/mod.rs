@@ -10,6 +10,7 @@ pub mod execution;
 pub mod explain;
 pub mod lower;
 pub mod relation;
+mod search;
 
 use std::collections::BTreeMap;
 
@@ -17,6 +18,8 @@ use execution::{Cells, Event, Execution, Kind, Stop, Trace, Traces};
 use relation::{Rel, MAX_EVENTS};
 
 use crate::cat;
+use crate::outcome::orbit::{Classes, Orbits};
+use crate::outcome::packed::Packed;
 use crate::outcome::{Limits, Outcomes, State};
 use crate::syntax::core::{Program, ThreadId};
 
@@ -441,6 +444,18 @@ pub fn thread_label(p: &Program, e: &Event) -> String {
 /// (a data race under RC11 or Vulkan) by executions whose final state
 /// passes the test's `filter` (herd7 filters before it flags).
 pub fn outcomes(p: &Program, model: &cat::Model, limits: Limits) -> Result<Outcomes, String> {
+    outcomes_with(p, model, limits, true)
+}
+
+/// `outcomes`, with `lazy` the lazy search (`search.rs`: parts refuted by
+/// a monotone check are cut) where it applies, else every candidate judged
+/// whole: the same answer, the second the check of the first.
+pub fn outcomes_with(
+    p: &Program,
+    model: &cat::Model,
+    limits: Limits,
+    lazy: bool,
+) -> Result<Outcomes, String> {
     let lowered = model.lowering.map(|l| l.apply(p));
     let p = lowered.as_ref().unwrap_or(p);
     let mut states: BTreeMap<State, usize> = BTreeMap::new();
@@ -448,22 +463,66 @@ pub fn outcomes(p: &Program, model: &cat::Model, limits: Limits) -> Result<Outco
     let mut witnesses = 0;
     let mut error = None;
     let mut over = None;
-    let seen = candidates(p, &limits, |x, regs| match model.judge(x) {
+    let lazy = search::applies(p, model).filter(|_| lazy);
+    let classes = match lazy {
+        Some(_) if limits.symmetry => search::classes(p, model),
+        _ => Classes::default(),
+    };
+    let blocks = register_blocks(p);
+    // With symmetry, states are kept one per orbit (`outcome::orbit`): the
+    // canonical member's values (registers, then memory) with the count.
+    let mut canon: BTreeMap<Packed, usize> = BTreeMap::new();
+    let mut shape: Option<State> = None;
+    let mut members = 0usize;
+    let mut judge = |x: &Execution, regs: &[Option<i64>], times: usize| match model.judge(x) {
         Ok(j) if j.consistent() => {
             let state = final_state(p, x, regs);
-            // A new state beyond the limit is not kept: the report never
-            // lists more states than `--max-states`.
-            if !states.contains_key(&state) && states.len() >= limits.max_states {
-                over = Some(format!("--max-states {}", limits.max_states));
-                return false;
+            // A new state (or orbit) beyond the limit is not kept: the
+            // report never lists more states than `--max-states`.
+            let canonical = (!classes.is_empty()).then(|| {
+                let mut values: Vec<Option<i64>> = state
+                    .regs
+                    .iter()
+                    .chain(&state.mem)
+                    .map(|(_, v)| *v)
+                    .collect();
+                classes.canonical_values(&mut values, &blocks);
+                Packed::new(&values)
+            });
+            match &canonical {
+                None if !states.contains_key(&state) && states.len() >= limits.max_states => {
+                    over = Some(format!("--max-states {}", limits.max_states));
+                    return false;
+                }
+                Some(key) if !canon.contains_key(key) => {
+                    let size = classes.orbit_size_values(&key.values(), &blocks);
+                    let size = usize::try_from(size).unwrap_or(usize::MAX);
+                    let held = if limits.orbits {
+                        canon.len() + 1
+                    } else {
+                        members.saturating_add(size)
+                    };
+                    if held > limits.max_states {
+                        over = Some(format!("--max-states {}", limits.max_states));
+                        return false;
+                    }
+                    members = members.saturating_add(size);
+                }
+                _ => {}
             }
-            witnesses += 1;
+            witnesses += times;
             if crate::outcome::verdict::kept(p, &state) {
                 for f in j.flags {
-                    *flags.entry(f).or_default() += 1;
+                    *flags.entry(f).or_default() += times;
                 }
             }
-            *states.entry(state).or_default() += 1;
+            match canonical {
+                None => *states.entry(state).or_default() += times,
+                Some(key) => {
+                    *canon.entry(key).or_default() += times;
+                    shape.get_or_insert(state);
+                }
+            }
             true
         }
         Ok(_) => true,
@@ -471,7 +530,31 @@ pub fn outcomes(p: &Program, model: &cat::Model, limits: Limits) -> Result<Outco
             error = Some(e);
             false
         }
-    })?;
+    };
+    let seen = match lazy {
+        Some(checks) => search::candidates(p, model, (&checks, &classes), &limits, &mut judge)?,
+        None => candidates(p, &limits, |x, regs| judge(x, regs, 1))?,
+    };
+    let mut orbits = None;
+    if let Some(shape) = shape {
+        let o = Orbits::new(
+            shape,
+            classes,
+            blocks,
+            canon,
+            (limits.deadline, limits.cancel),
+        );
+        if limits.orbits {
+            orbits = Some(o);
+        } else {
+            for (values, total, size) in o.each_orbit() {
+                let each = (total / size.max(1)).max(1);
+                o.members(&values, &mut |m| {
+                    *states.entry(o.state(m)).or_insert(0) += each
+                });
+            }
+        }
+    }
     if let Some(e) = error {
         return Err(e.render());
     }
@@ -491,8 +574,26 @@ pub fn outcomes(p: &Program, model: &cat::Model, limits: Limits) -> Result<Outco
         stats: crate::logic::Stats::default(),
         notes,
         flags: flags.into_iter().collect(),
-        orbits: None,
+        orbits,
     })
+}
+
+/// Where each top-level thread's registers sit in a state's values (as
+/// `final_state` lists them; no forks where symmetry is used).
+fn register_blocks(p: &Program) -> Vec<std::ops::Range<usize>> {
+    let mut at = 0;
+    p.main
+        .iter()
+        .map(|(tid, _)| {
+            let n = p
+                .regs
+                .iter()
+                .filter(|r| r.thread == *tid && !r.fresh)
+                .count();
+            at += n;
+            at - n..at
+        })
+        .collect()
 }
 
 /// What a cat model offers beyond deciding.
@@ -500,6 +601,7 @@ pub const CAPABILITIES: &[crate::engine::Capability] = &[
     crate::engine::Capability::Explain,
     crate::engine::Capability::Draw,
     crate::engine::Capability::Vulkan,
+    crate::engine::Capability::Symmetry,
 ];
 
 /// A cat model as a peer engine (`rc11`, `ptx`, a `.cat` file). A file's

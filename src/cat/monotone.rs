@@ -1,0 +1,174 @@
+//! Which of a model's checks can refute a partial candidate (the lazy
+//! search of `engine::axiomatic::search`).
+//!
+//! A partial candidate is a sub-execution of each of its completions: its
+//! events are a prefix of each thread's trace (and the initial writes of
+//! the cells touched so far), every relation fixed by the traces is the
+//! restriction of the completion's, and rf and co are subsets of the
+//! completion's. An expression is *stable* if its value there is the
+//! restriction of its value on every completion, *monotone* if it is
+//! contained in it. A non-negated `acyclic`, `irreflexive` or `empty` check
+//! (not a flag) of a monotone expression that fails on the partial
+//! candidate fails on every completion: a cycle, a reflexive pair or a
+//! pair of the part is one of the whole. Those checks are the prunable
+//! ones; every other check is judged on complete candidates only.
+
+use super::builtins::Builtin;
+use super::compile::{Ir, Model, Step};
+
+/// How an expression's value on a partial candidate relates to its value
+/// on a completion; ordered from weakest to strongest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Level {
+    /// Nothing known (a difference by rf, a `with` choice, `per-scope`).
+    Unknown,
+    /// Contained in the completion's value.
+    Monotone,
+    /// The completion's value restricted to the partial candidate's events.
+    Stable,
+}
+
+/// The checks of `model` (indices into `steps`) that refute every
+/// completion of a partial candidate they fail on; none for a model with a
+/// `with` (its checks are judged under a choice that a part does not fix).
+pub fn prunable(model: &Model) -> Vec<usize> {
+    if model.steps.iter().any(|s| matches!(s, Step::With { .. })) {
+        return Vec::new();
+    }
+    let mut slots: Vec<Option<Level>> = vec![None; model.slots];
+    model
+        .checks_by_cost
+        .iter()
+        .copied()
+        .filter(|&i| match model.steps.get(i) {
+            Some(Step::Check(c)) if !c.flag && !c.negated => {
+                level(model, &c.ir, &mut slots) >= Level::Monotone
+            }
+            _ => false,
+        })
+        .collect()
+}
+
+/// A builtin's level: rf, co and what is made of them grow with the
+/// candidate; everything else is a property of one or two events or of
+/// a thread's prefix (po, the dependencies, rmw, barrier instances).
+fn builtin(b: Builtin) -> Level {
+    match b {
+        Builtin::Rf
+        | Builtin::Co
+        | Builtin::Fr
+        | Builtin::Rfe
+        | Builtin::Rfi
+        | Builtin::Coe
+        | Builtin::Coi
+        | Builtin::Fre
+        | Builtin::Fri => Level::Monotone,
+        _ => Level::Stable,
+    }
+}
+
+/// The level of `ir`, slots memoised in `slots`.
+fn level(model: &Model, ir: &Ir, slots: &mut Vec<Option<Level>>) -> Level {
+    use Level::*;
+    let mut of = |e: &Ir| level(model, e, slots);
+    match ir {
+        Ir::Builtin(b) => builtin(*b),
+        Ir::Empty(_) => Stable,
+        Ir::Slot(s) => slot(model, *s, slots),
+        Ir::Union(a, b) | Ir::Inter(a, b) | Ir::Product(a, b) => {
+            let l = of(a);
+            l.min(of(b))
+        }
+        Ir::Diff(a, b) => {
+            let (l, r) = (of(a), of(b));
+            match r {
+                Stable => l,
+                _ => Unknown,
+            }
+        }
+        Ir::Complement(a) => match of(a) {
+            Stable => Stable,
+            _ => Unknown,
+        },
+        Ir::Inverse(a) | Ir::Bracket(a) => of(a),
+        // The identity on every event is stable, so `r?` is as `r` is.
+        Ir::Opt(a) => of(a),
+        // Paths may pass through events the part does not have yet.
+        Ir::Seq(a, b) => {
+            let l = of(a);
+            l.min(of(b)).min(Monotone)
+        }
+        Ir::Plus(a) | Ir::Star(a) | Ir::Domain(a) | Ir::Range(a) | Ir::FenceRel(a) => {
+            of(a).min(Monotone)
+        }
+        // Groups are keyed by scope instances compared as bitsets: left out.
+        Ir::PerScope(..) => Unknown,
+    }
+}
+
+/// A slot's level: its `let`'s body's; a `let rec`'s slots are monotone
+/// when every body is, taking them as monotone (the least fixpoint of a
+/// monotone map grows with its argument); a `with`'s is unknown.
+fn slot(model: &Model, s: usize, slots: &mut Vec<Option<Level>>) -> Level {
+    if let Some(l) = slots.get(s).copied().flatten() {
+        return l;
+    }
+    let step = model.defined_by.get(s).and_then(|&i| model.steps.get(i));
+    let l = match step {
+        Some(Step::Let(_, body)) => level(model, body, slots),
+        Some(Step::Rec {
+            slots: rec, bodies, ..
+        }) => {
+            for (r, _) in rec {
+                slots[*r] = Some(Level::Monotone);
+            }
+            let l = bodies
+                .iter()
+                .map(|b| level(model, b, slots))
+                .min()
+                .unwrap_or(Level::Monotone)
+                .min(Level::Monotone);
+            for (r, _) in rec {
+                slots[*r] = Some(l);
+            }
+            l
+        }
+        _ => Level::Unknown,
+    };
+    if let Some(slot) = slots.get_mut(s) {
+        *slot = Some(l);
+    }
+    l
+}
+
+/// Whether the model uses `per-scope`, whose groups are keyed by scope
+/// instances compared as bitsets of event indices: the one construct whose
+/// value may change when threads are swapped (the engine's symmetry).
+pub fn uses_per_scope(model: &Model) -> bool {
+    fn any(ir: &Ir) -> bool {
+        match ir {
+            Ir::PerScope(..) => true,
+            Ir::Builtin(_) | Ir::Slot(_) | Ir::Empty(_) => false,
+            Ir::Union(a, b)
+            | Ir::Inter(a, b)
+            | Ir::Diff(a, b)
+            | Ir::Seq(a, b)
+            | Ir::Product(a, b) => any(a) || any(b),
+            Ir::Inverse(a)
+            | Ir::Plus(a)
+            | Ir::Star(a)
+            | Ir::Opt(a)
+            | Ir::Complement(a)
+            | Ir::Bracket(a)
+            | Ir::Domain(a)
+            | Ir::Range(a)
+            | Ir::FenceRel(a) => any(a),
+        }
+    }
+    model.steps.iter().any(|s| match s {
+        Step::Let(_, ir) => any(ir),
+        Step::Rec { bodies, .. } => bodies.iter().any(any),
+        Step::Check(c) => any(&c.ir),
+        Step::With { set, order, .. } => any(set) || any(order),
+    })
+}

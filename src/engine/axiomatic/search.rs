@@ -1,0 +1,570 @@
+//! The lazy enumeration of candidates: the same candidates as
+//! `super::candidates`, built event by event and cut as soon as a part of
+//! one is refuted (issue 32).
+//!
+//! Threads run one after the other (in `Program::main`'s order), each
+//! statement by statement; a read branches on its value as in `Traces`.
+//! Each new event is placed at once: a read takes its rf from a write of
+//! its cell and value already built (or the initial write), or is left
+//! pending for a write built later; a write is inserted at one position of
+//! its cell's co chain (the initial write first). Every complete candidate
+//! is reached by exactly one path: its traces fix the runs, each read's
+//! source is either built before it or after it, and a total order is one
+//! sequence of insertions. After each choice, the model's prunable checks
+//! (`cat::monotone`: monotone in the candidate, not flags, not negated)
+//! are judged on the part built so far; one failing there fails on every
+//! completion, so the branch is cut. Complete candidates are assembled
+//! exactly as `super::candidates` assembles them (`skeleton`) and judged
+//! by the whole model: pruning only skips candidates the model rejects.
+
+use super::execution::{Cells, Execution, Kind, Run, Stop, Trace, Traces};
+use super::relation::{Rel, MAX_EVENTS};
+use super::{interrupted, merged_registers, skeleton, Enumerated};
+use crate::cat::Model;
+use crate::outcome::orbit::Classes;
+use crate::outcome::Limits;
+use crate::syntax::ast::RmwOp;
+use crate::syntax::core::{Expr, Loc, Program, Stmt};
+
+/// An event of the candidate being built: a cell's initial write, or event
+/// `local` of the trace of thread `pos` (its position in `Program::main`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Id {
+    Init(usize),
+    Ev(usize, usize),
+}
+
+/// Where a read takes its value from.
+#[derive(Clone, Copy, Debug)]
+enum Source {
+    /// A write built before the read was placed.
+    Now(Id),
+    /// A write not built yet, of this cell and value: taken when one is
+    /// placed (`adopt`), dropped once no thread left may write it.
+    Later(usize, i64),
+}
+
+/// The model's prunable checks, when the lazy search applies to `p`:
+/// some check is prunable, no thread forks (a PAR's halves are not one
+/// run), and V is closed (a run dropped for leaving V would be counted
+/// per path, not per thread as the note does).
+pub(super) fn applies(p: &Program, model: &Model) -> Option<Vec<usize>> {
+    if !p.values_left.is_empty() || p.main.iter().any(|(_, s)| forks(s)) {
+        return None;
+    }
+    let checks = crate::cat::monotone::prunable(model);
+    (!checks.is_empty()).then_some(checks)
+}
+
+fn forks(s: &Stmt) -> bool {
+    match s {
+        Stmt::Par { .. } => true,
+        Stmt::Seq(parts) => parts.iter().any(forks),
+        Stmt::If { then, els, .. } => forks(then) || forks(els),
+        Stmt::Vulkan { body, .. } => forks(body),
+        _ => false,
+    }
+}
+
+/// What a write of a statement may be: its cell (`None`: a computed
+/// address) and its value (`None`: not a constant).
+type Written = (Option<usize>, Option<i64>);
+
+/// The writes a statement may make.
+fn writes(s: &Stmt, out: &mut Vec<Written>, cells: &Cells, values: &[i64]) {
+    let cell = |loc: &Loc| match loc {
+        Loc::Named(l) => cells.named.get(*l as usize).copied(),
+        Loc::Computed(_) => None,
+    };
+    match s {
+        Stmt::Write { loc, expr, .. } => {
+            let value = match expr {
+                Expr::Int(v) => Some(*v),
+                _ => None,
+            };
+            out.push((cell(loc), value));
+        }
+        // The write half's value, when its arguments are constants (as
+        // `Traces::rmw` computes it: FADD old + M, EXCHG M, CAS N).
+        Stmt::Rmw { loc, op, args, .. } => {
+            let arg = |i: usize| match args.get(i) {
+                Some(Expr::Int(v)) => Some(*v),
+                _ => None,
+            };
+            match (op, arg(0), arg(1)) {
+                (RmwOp::Fadd, Some(m), _) => {
+                    out.extend(values.iter().map(|v| (cell(loc), Some(v.wrapping_add(m)))))
+                }
+                (RmwOp::Exchg, Some(m), _) | (RmwOp::Cas, _, Some(m)) => {
+                    out.push((cell(loc), Some(m)))
+                }
+                _ => out.push((cell(loc), None)),
+            }
+        }
+        Stmt::Seq(parts) => parts.iter().for_each(|t| writes(t, out, cells, values)),
+        Stmt::If { then, els, .. } => {
+            writes(then, out, cells, values);
+            writes(els, out, cells, values);
+        }
+        Stmt::Vulkan { body, .. } => writes(body, out, cells, values),
+        _ => {}
+    }
+}
+
+/// The classes of interchangeable threads the search may keep one
+/// arrangement of (`outcome::orbit`): swapping two such threads maps
+/// candidates to candidates and keeps every builtin but `per-scope`'s
+/// grouping (event indices) and the Vulkan subgroups (which
+/// `Classes::of` does not place), so none with those; none with a
+/// `filter` either, which flags are counted under, state by state.
+pub(super) fn classes(p: &Program, model: &Model) -> Classes {
+    if p.filter.is_some() || crate::cat::monotone::uses_per_scope(model) {
+        return Classes::default();
+    }
+    // Swapping keeps `same-sg` when both are in one subgroup or each alone.
+    let sg = |t: usize| p.threads.get(p.main[t].0 as usize).map(|i| i.sg);
+    let alone = |t: usize| p.threads.iter().filter(|u| Some(u.sg) == sg(t)).count() == 1;
+    let placed = |a: usize, b: usize| sg(a) == sg(b) || (alone(a) && alone(b));
+    let c = Classes::of(p);
+    if c.classes.iter().all(|c| c.iter().all(|&t| placed(t, c[0]))) {
+        c
+    } else {
+        Classes::default()
+    }
+}
+
+/// The values of a trace's reads, in order: a run of a thread is fixed by
+/// them, and interchangeable threads' runs correspond by them.
+fn read_values(events: &[super::execution::Event]) -> Vec<i64> {
+    events
+        .iter()
+        .filter(|e| e.kind == Kind::Read)
+        .map(|e| e.value)
+        .collect()
+}
+
+/// What is called on each candidate: the execution, the registers' final
+/// values, and the arrangements it stands for; false to stop.
+type Visit<'f> = dyn FnMut(&Execution, &[Option<i64>], usize) -> bool + 'f;
+
+/// Visits every candidate execution of `p` as `super::candidates` does,
+/// less those a check of `checks` refutes on a part and, with `classes`,
+/// only those whose traces are in one arrangement per class (each class's
+/// members' read values non-decreasing), each with the number of
+/// arrangements it stands for.
+pub(super) fn candidates(
+    p: &Program,
+    model: &Model,
+    (checks, classes): (&[usize], &Classes),
+    limits: &Limits,
+    visit: &mut Visit<'_>,
+) -> Result<Enumerated, String> {
+    let cells = Cells::new(p);
+    let mut gen = Traces::new(p, &cells, limits);
+    // Runs are bounded by --max-steps here: each is a node of the search.
+    gen.budget = usize::MAX;
+    // From each thread on, the writes it or a later thread may make.
+    let mut writable: Vec<Vec<Written>> = vec![Vec::new(); p.main.len() + 1];
+    for (pos, (_, body)) in p.main.iter().enumerate().rev() {
+        let mut w = writable[pos + 1].clone();
+        writes(body, &mut w, &cells, &p.values);
+        writable[pos] = w;
+    }
+    let mut s = Search {
+        p,
+        cells: &cells,
+        model,
+        checks,
+        classes,
+        limits,
+        gen,
+        writable,
+        done: Vec::new(),
+        rf: Vec::new(),
+        co: vec![Vec::new(); cells.init.len()],
+        seen: Enumerated::default(),
+        nodes: 0,
+        tried: 0,
+        cut: 0,
+        stop: false,
+        error: None,
+        visit,
+    };
+    if let Some((tid, body)) = p.main.first() {
+        let start = s.gen.start(*tid);
+        s.run_thread(0, start, vec![body]);
+    } else {
+        s.leaf();
+    }
+    match s.error {
+        Some(e) => Err(e),
+        None => Ok(s.seen),
+    }
+}
+
+struct Search<'a, 'v> {
+    p: &'a Program,
+    cells: &'a Cells,
+    model: &'a Model,
+    checks: &'a [usize],
+    classes: &'a Classes,
+    limits: &'a Limits,
+    gen: Traces<'a>,
+    writable: Vec<Vec<Written>>,
+    /// The traces of the threads run so far.
+    done: Vec<Trace>,
+    /// Each read placed so far, with its source.
+    rf: Vec<(Id, Source)>,
+    /// Per cell, the writes placed so far in co order (the initial one
+    /// before them all).
+    co: Vec<Vec<Id>>,
+    seen: Enumerated,
+    /// Parts reached, parts judged, and parts refuted (`refuted`).
+    nodes: usize,
+    tried: usize,
+    cut: usize,
+    stop: bool,
+    error: Option<String>,
+    visit: &'v mut Visit<'v>,
+}
+
+impl<'a> Search<'a, '_> {
+    fn fail(&mut self, why: Stop) {
+        match why {
+            Stop::Limit(l) => self.seen.limit = Some(l),
+            Stop::Unsupported(u) => self.error = Some(u),
+        }
+        self.stop = true;
+    }
+
+    /// Runs thread `pos` from `run` through the statements on `stack`
+    /// (the next on top), then the threads after it.
+    fn run_thread(&mut self, pos: usize, mut run: Run, mut stack: Vec<&'a Stmt>) {
+        loop {
+            if self.stop {
+                return;
+            }
+            let Some(s) = stack.pop() else {
+                return self.thread_done(pos, run);
+            };
+            match s {
+                Stmt::Seq(parts) => stack.extend(parts.iter().rev()),
+                Stmt::If { cond, then, els } => match self.gen.condition(cond, &mut run) {
+                    Ok(c) => stack.push(if c { then } else { els }),
+                    Err(e) => return self.fail(e),
+                },
+                _ => {
+                    let before = run.trace.events.len();
+                    let mut out = Vec::new();
+                    if let Err(e) = self.gen.step(s, run, &mut out) {
+                        return self.fail(e);
+                    }
+                    // A statement without events (a LET) continues the one run.
+                    if out.len() == 1 && out[0].trace.events.len() == before {
+                        if let Some(r) = out.pop() {
+                            run = r;
+                            continue;
+                        }
+                    }
+                    for r in out {
+                        self.place(pos, r, before, &stack);
+                        if self.stop {
+                            return;
+                        }
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    fn thread_done(&mut self, pos: usize, run: Run) {
+        // A pending read no thread left may write for has no rf.
+        let orphan = self.rf.iter().any(|&(_, s)| match s {
+            Source::Later(cell, value) => !self.may_write(pos + 1, cell, value),
+            Source::Now(_) => false,
+        });
+        if orphan {
+            return;
+        }
+        self.done.push(run.trace);
+        match self.p.main.get(pos + 1) {
+            Some((tid, body)) => {
+                let start = self.gen.start(*tid);
+                self.run_thread(pos + 1, start, vec![body]);
+            }
+            None => self.leaf(),
+        }
+        self.done.pop();
+    }
+
+    /// Places events `k..` of `run` (rf for reads, a co position for
+    /// writes), cutting refuted parts, then runs on.
+    fn place(&mut self, pos: usize, run: Run, k: usize, stack: &[&'a Stmt]) {
+        let Some(e) = run.trace.events.get(k).copied() else {
+            return self.run_thread(pos, run, stack.to_vec());
+        };
+        let id = Id::Ev(pos, k);
+        match e.kind {
+            Kind::Read => {
+                // One arrangement per class: a member's reads are not below
+                // the previous member's.
+                if let Some(prev) = self.classes.previous(pos) {
+                    let now = read_values(&run.trace.events[..=k]);
+                    let before = read_values(&self.done[prev].events);
+                    if now.as_slice() < &before[..now.len().min(before.len())] {
+                        return;
+                    }
+                }
+                for source in self.sources(pos, &run, k) {
+                    self.rf.push((id, source));
+                    let later = matches!(source, Source::Later(..));
+                    // A pending read adds nothing to check.
+                    if later || !self.refuted(&run) {
+                        self.place(pos, run.clone(), k + 1, stack);
+                    }
+                    self.rf.pop();
+                    if self.stop {
+                        return;
+                    }
+                }
+            }
+            Kind::Write => {
+                let waiting: Vec<usize> = (0..self.rf.len())
+                    .filter(|&i| matches!(self.rf[i].1, Source::Later(c, v) if c == e.cell && v == e.value))
+                    .collect();
+                for at in 0..=self.co[e.cell].len() {
+                    self.co[e.cell].insert(at, id);
+                    if !self.refuted(&run) {
+                        self.adopt(pos, &run, (k, stack), &waiting, id, false);
+                    }
+                    self.co[e.cell].remove(at);
+                    if self.stop {
+                        return;
+                    }
+                }
+            }
+            Kind::Fence | Kind::Barrier => self.place(pos, run, k + 1, stack),
+        }
+    }
+
+    /// Each pending read of `waiting` takes the write `w` just placed or,
+    /// if a write may still come, stays pending; then runs on from event
+    /// `k + 1`. `changed` once one took it (the part is judged again).
+    fn adopt(
+        &mut self,
+        pos: usize,
+        run: &Run,
+        (k, stack): (usize, &[&'a Stmt]),
+        waiting: &[usize],
+        w: Id,
+        changed: bool,
+    ) {
+        let Some((&j, rest)) = waiting.split_first() else {
+            if !(changed && self.refuted(run)) {
+                self.place(pos, run.clone(), k + 1, stack);
+            }
+            return;
+        };
+        let pending = self.rf[j].1;
+        self.rf[j].1 = Source::Now(w);
+        self.adopt(pos, run, (k, stack), rest, w, true);
+        self.rf[j].1 = pending;
+        if self.stop {
+            return;
+        }
+        if let Source::Later(cell, value) = pending {
+            if self.may_write(pos, cell, value) {
+                self.adopt(pos, run, (k, stack), rest, w, changed);
+            }
+        }
+    }
+
+    /// Whether thread `pos` or a later one may write `value` to `cell`.
+    fn may_write(&self, pos: usize, cell: usize, value: i64) -> bool {
+        self.writable.get(pos).is_some_and(|ws| {
+            ws.iter()
+                .any(|&(c, v)| c.is_none_or(|c| c == cell) && v.is_none_or(|v| v == value))
+        })
+    }
+
+    /// Where read `k` of `run` (thread `pos`) may take its value from.
+    fn sources(&self, pos: usize, run: &Run, k: usize) -> Vec<Source> {
+        let r = run.trace.events[k];
+        let matching = |t: &Trace| -> Vec<usize> {
+            (0..t.events.len())
+                .filter(|&l| {
+                    let w = &t.events[l];
+                    w.kind == Kind::Write && w.cell == r.cell && w.value == r.value
+                })
+                .collect()
+        };
+        let mut out = Vec::new();
+        if self.cells.init.get(r.cell) == Some(&r.value) {
+            out.push(Source::Now(Id::Init(r.cell)));
+        }
+        for (q, t) in self.done.iter().enumerate() {
+            out.extend(matching(t).into_iter().map(|l| Source::Now(Id::Ev(q, l))));
+        }
+        // Only events before the read: an RMW's own write half is placed
+        // after it, and feeds it as a pending read (else reached twice).
+        out.extend(
+            matching(&run.trace)
+                .into_iter()
+                .filter(|&l| l < k)
+                .map(|l| Source::Now(Id::Ev(pos, l))),
+        );
+        if self.may_write(pos, r.cell, r.value) {
+            out.push(Source::Later(r.cell, r.value));
+        }
+        out
+    }
+
+    /// Counts a node against --max-steps and the clock; false to stop.
+    fn step(&mut self) -> bool {
+        self.seen.candidates += 1;
+        if self.seen.candidates > self.limits.max_steps as usize {
+            self.seen.limit = Some(format!("--max-steps {}", self.limits.max_steps));
+            self.stop = true;
+        } else if self.seen.candidates.is_multiple_of(256) {
+            if let Some(l) = interrupted(self.limits) {
+                self.seen.limit = Some(l);
+                self.stop = true;
+            }
+        }
+        !self.stop
+    }
+
+    /// Whether the part built so far (the threads done and `run`) fails a
+    /// prunable check; true also when a limit stops the search.
+    fn refuted(&mut self, run: &Run) -> bool {
+        if !self.step() {
+            return true;
+        }
+        // Skipping a check only leaves its verdict to a later part or the
+        // complete candidate: when few parts are refuted (IRIW, where the
+        // model allows nearly everything), seven in eight are skipped.
+        self.nodes += 1;
+        let rarely = self.tried >= 64 && self.cut * 32 < self.tried;
+        if rarely && !self.nodes.is_multiple_of(8) {
+            return false;
+        }
+        self.tried += 1;
+        let mut chosen: Vec<&Trace> = self.done.iter().collect();
+        chosen.push(&run.trace);
+        let Some(mut x) = skeleton(self.p, self.cells, &chosen) else {
+            self.seen.limit = Some(format!("at most {MAX_EVENTS} events per execution"));
+            self.stop = true;
+            return true;
+        };
+        let at = Layout::of(&x, &chosen);
+        for &(read, source) in &self.rf {
+            if let Source::Now(w) = source {
+                x.rf.add(at.index(w), at.index(read));
+            }
+        }
+        x.co = at.co(&self.co, x.len());
+        let cut = self.model.refutes(&x, self.checks);
+        self.cut += usize::from(cut);
+        cut
+    }
+
+    /// The candidate of the traces, rf and co chosen (`thread_done` left
+    /// no read pending).
+    fn leaf(&mut self) {
+        if !self.step() {
+            return;
+        }
+        let chosen: Vec<&Trace> = self.done.iter().collect();
+        let Some(mut x) = skeleton(self.p, self.cells, &chosen) else {
+            self.seen.limit = Some(format!("at most {MAX_EVENTS} events per execution"));
+            self.stop = true;
+            return;
+        };
+        let at = Layout::of(&x, &chosen);
+        let regs = merged_registers(&chosen);
+        for &(read, source) in &self.rf {
+            if let Source::Now(w) = source {
+                x.rf.add(at.index(w), at.index(read));
+            }
+        }
+        x.co = at.co(&self.co, x.len());
+        // The arrangements this one stands for: runs told apart by reads.
+        let mut runs: Vec<Vec<i64>> = Vec::new();
+        let choice: Vec<usize> = self
+            .done
+            .iter()
+            .map(|t| {
+                let r = read_values(&t.events);
+                runs.iter().position(|s| *s == r).unwrap_or_else(|| {
+                    runs.push(r);
+                    runs.len() - 1
+                })
+            })
+            .collect();
+        let times = usize::try_from(self.classes.arrangements(&choice)).unwrap_or(usize::MAX);
+        if !(self.visit)(&x, &regs, times) {
+            self.stop = true;
+        }
+    }
+}
+
+/// Where `skeleton` put each event: the initial writes first (by cell),
+/// then each trace's events in turn.
+struct Layout {
+    init: Vec<Option<usize>>,
+    offsets: Vec<usize>,
+}
+
+impl Layout {
+    fn of(x: &Execution, chosen: &[&Trace]) -> Layout {
+        let cells = x.events.iter().map(|e| e.cell + 1).max().unwrap_or(0);
+        let mut init = vec![None; cells];
+        let mut first = 0;
+        for (i, e) in x.events.iter().enumerate() {
+            if e.thread.is_none() {
+                if let Some(slot) = init.get_mut(e.cell) {
+                    *slot = Some(i);
+                }
+                first = i + 1;
+            }
+        }
+        let mut offsets = Vec::with_capacity(chosen.len());
+        for t in chosen {
+            offsets.push(first);
+            first += t.events.len();
+        }
+        Layout { init, offsets }
+    }
+
+    fn index(&self, id: Id) -> usize {
+        match id {
+            Id::Init(c) => self.init.get(c).copied().flatten().unwrap_or(0),
+            Id::Ev(pos, l) => self.offsets.get(pos).copied().unwrap_or(0) + l,
+        }
+    }
+
+    /// co from the chains: per cell, its initial write, then the chain.
+    fn co(&self, chains: &[Vec<Id>], n: usize) -> Rel {
+        let mut co = Rel::new(n);
+        for (cell, chain) in chains.iter().enumerate() {
+            if chain.is_empty() {
+                continue;
+            }
+            let all: Vec<usize> = self
+                .init
+                .get(cell)
+                .copied()
+                .flatten()
+                .into_iter()
+                .chain(chain.iter().map(|&id| self.index(id)))
+                .collect();
+            for (i, &a) in all.iter().enumerate() {
+                for &b in &all[i + 1..] {
+                    co.add(a, b);
+                }
+            }
+        }
+        co
+    }
+}

@@ -5,7 +5,8 @@
 //! chains of n threads (SB, LB, LB with data dependencies, MP). Criterion
 //! times the members that decide in well under a second; then every member
 //! up to the sizes below is decided once, in full and with
-//! `--verdict-only`, each given 60 s and 4 GB as the comparison with herd7
+//! `--verdict-only` under the pomset semantics and in full under RC11
+//! (`--model rc11`), each given 60 s and 4 GB as the comparison with herd7
 //! was, and the table in the book's Performance chapter (between the
 //! `scaling` markers of `book/src/performance.md`) is rewritten with the
 //! times and peak heaps. `SCALING_TABLE=0` skips the table.
@@ -128,7 +129,7 @@ const FAMILIES: &[Family] = &[
         name: "CoRR-n",
         what: "n writes of x, n reads of x",
         text: corr,
-        sizes: &[2, 3, 4, 5, 6, 8, 10],
+        sizes: &[2, 3, 4, 5, 6, 7, 8, 10],
     },
     Family {
         name: "SB-n",
@@ -176,17 +177,34 @@ fn limits(seconds: u64) -> Limits {
 fn full(p: &Program, limits: Limits) -> Report {
     let limits = Limits {
         orbits: true,
+        listed: Some(pomset::report::SHOWN_STATES),
         ..limits
     };
     let start = Instant::now();
     match outcomes(p, &p.model, limits) {
-        Ok(o) => Report::new(p, &p.model, &o, start.elapsed()),
+        Ok(o) => Report::listing(p, &p.model, &o, start.elapsed(), limits.listed),
         Err(u) => Report::unsupported(p, &p.model, u.to_string()),
     }
 }
 
+/// What `pomset run --model rc11 FILE` computes for its text report.
+fn rc11(p: &Program, limits: Limits) -> Report {
+    let limits = Limits {
+        orbits: true,
+        listed: Some(pomset::report::SHOWN_STATES),
+        ..limits
+    };
+    match pomset::engine::named("rc11") {
+        Ok(engine) => pomset::engine::decide(engine.as_ref(), p, &p.model, false, limits),
+        Err(e) => Report::unsupported(p, &p.model, format!("{e:?}")),
+    }
+}
+
 /// One run: seconds, peak heap in MB, and the observation or the limit.
-fn measure(p: &Program, verdict_only: bool) -> (f64, f64, String) {
+fn measure(p: &Program, mode: Mode) -> (f64, f64, String) {
+    let verdict_only = mode == Mode::VerdictOnly;
+    // The last member's outcomes may still be freed aside: not this one's heap.
+    pomset::engine::settle_drops();
     pomset::memory::reset_peak();
     let start = Instant::now();
     let verdict = if verdict_only {
@@ -214,7 +232,10 @@ fn measure(p: &Program, verdict_only: bool) -> (f64, f64, String) {
             Err(e) => format!("{e:?}"),
         }
     } else {
-        let report = full(p, limits(60));
+        let report = match mode {
+            Mode::Rc11 => rc11(p, limits(60)),
+            _ => full(p, limits(60)),
+        };
         match (
             &report.limit,
             report.conditions.first(),
@@ -238,26 +259,37 @@ fn scaling(c: &mut Criterion) {
     let mut group = c.benchmark_group("scaling");
     group.sample_size(10);
     let quick = [
-        ("iriw-4", iriw(4), false),
-        ("iriw-10 verdict-only", iriw(10), true),
-        ("corr-4", corr(4), false),
-        ("corr-8 verdict-only", corr(8), true),
-        ("sb-8", sb(8), false),
-        ("mp-8", mp(8), false),
+        ("iriw-4", iriw(4), Mode::Full),
+        ("iriw-10 verdict-only", iriw(10), Mode::VerdictOnly),
+        ("iriw-10 rc11", iriw(10), Mode::Rc11),
+        ("corr-4", corr(4), Mode::Full),
+        ("corr-8 verdict-only", corr(8), Mode::VerdictOnly),
+        ("corr-8 rc11", corr(8), Mode::Rc11),
+        ("sb-8", sb(8), Mode::Full),
+        ("mp-8", mp(8), Mode::Full),
     ];
-    for (name, text, verdict_only) in quick {
+    for (name, text, mode) in quick {
         let p = parse(&text);
         group.bench_function(name, |b| {
-            b.iter(|| {
-                if verdict_only {
+            b.iter(|| match mode {
+                Mode::VerdictOnly => {
                     std::hint::black_box(settle_conditions(&p, &p.model, Limits::default()).is_ok())
-                } else {
-                    std::hint::black_box(full(&p, Limits::default()).limit.is_none())
                 }
+                Mode::Full => std::hint::black_box(full(&p, Limits::default()).limit.is_none()),
+                Mode::Rc11 => std::hint::black_box(rc11(&p, Limits::default()).limit.is_none()),
             })
         });
     }
     group.finish();
+}
+
+/// How a member is decided: the pomset semantics in full or verdict only,
+/// or RC11 (the bundled `rc11.cat`) in full.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Full,
+    VerdictOnly,
+    Rc11,
 }
 
 /// Decides every family member once per mode and rewrites the book's table.
@@ -266,24 +298,27 @@ fn table() {
     let mut rows = String::new();
     let _ = writeln!(
         rows,
-        "| test | full enumeration | peak heap | verdict only | peak heap |"
+        "| test | full enumeration | peak heap | verdict only | peak heap | `--model rc11` | peak heap |"
     );
-    let _ = writeln!(rows, "|---|---|---|---|---|");
+    let _ = writeln!(rows, "|---|---|---|---|---|---|---|");
     for f in FAMILIES {
         // Once a size ends at a limit, larger ones would too: not run.
-        let mut given_up = [false, false];
+        let mut given_up = [false, false, false];
         for &n in f.sizes {
             let p = parse(&(f.text)(n));
             let mut cells = Vec::new();
-            for (k, verdict_only) in [false, true].into_iter().enumerate() {
+            for (k, mode) in [Mode::Full, Mode::VerdictOnly, Mode::Rc11]
+                .into_iter()
+                .enumerate()
+            {
                 if given_up[k] {
                     cells.push("(not run: a smaller size hit a limit) | —".to_string());
                     continue;
                 }
-                let (secs, mb, verdict) = measure(&p, verdict_only);
+                let (secs, mb, verdict) = measure(&p, mode);
                 given_up[k] = verdict.starts_with("Unknown");
                 eprintln!(
-                    "{} n={n} verdict_only={verdict_only}: {secs:.3} s {mb:.1} MB {verdict}",
+                    "{} n={n} mode={k}: {secs:.3} s {mb:.1} MB {verdict}",
                     f.name
                 );
                 cells.push(format!("{secs:.3} s: {verdict} | {mb:.0} MB"));

@@ -357,11 +357,27 @@ impl Engine for WithOptions {
 /// Frees outcomes of many states on a thread of their own: freeing a
 /// million states takes about a second, which the report, ready by then,
 /// need not wait for (the deadline is the answer's, not the allocator's).
+/// The next decision waits for them (`settle_drops`), so its peak heap and
+/// memory budget count its own outcomes only.
 fn drop_aside(o: crate::outcome::Outcomes) {
     const MANY: usize = 100_000;
     let many = o.states.len() > MANY || o.orbits.as_ref().is_some_and(|x| x.orbits() > MANY);
     if many {
-        std::thread::spawn(move || drop(o));
+        PENDING.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        std::thread::spawn(move || {
+            drop(o);
+            PENDING.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        });
+    }
+}
+
+/// Outcomes being freed aside (`drop_aside`).
+static PENDING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Waits until the outcomes freed aside are freed.
+pub fn settle_drops() {
+    while PENDING.load(std::sync::atomic::Ordering::SeqCst) > 0 {
+        std::thread::sleep(std::time::Duration::from_millis(2));
     }
 }
 
@@ -375,6 +391,7 @@ pub fn decide(
     verdict_only: bool,
     limits: Limits,
 ) -> Report {
+    settle_drops();
     let start = std::time::Instant::now();
     crate::memory::reset_peak();
     // Options a name carries are set here once, so the report's model

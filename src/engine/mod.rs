@@ -362,12 +362,18 @@ impl Engine for WithOptions {
 fn drop_aside(o: crate::outcome::Outcomes) {
     const MANY: usize = 100_000;
     let many = o.states.len() > MANY || o.orbits.as_ref().is_some_and(|x| x.orbits() > MANY);
-    if many {
-        PENDING.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        std::thread::spawn(move || {
-            drop(o);
-            PENDING.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
-        });
+    if !many {
+        return;
+    }
+    PENDING.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let freed = std::thread::Builder::new().spawn(move || {
+        drop(o);
+        PENDING.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    });
+    // No thread to be had (a `ulimit`): the outcomes went with the closure,
+    // freed here, so nothing is pending.
+    if freed.is_err() {
+        PENDING.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
     }
 }
 

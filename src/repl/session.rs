@@ -1017,7 +1017,15 @@ impl Session {
         }
         let defaults = RefineLimits::default();
         let limits = RefineLimits {
-            run: self.limits(),
+            // Refinement's own pomset bound unless `:limit` set one.
+            run: Limits {
+                max_pomsets: if self.limits.max_pomsets == Limits::default().max_pomsets {
+                    defaults.run.max_pomsets
+                } else {
+                    self.limits.max_pomsets
+                },
+                ..self.limits()
+            },
             ..defaults
         };
         match refine(&req, &model, limits) {

@@ -37,6 +37,32 @@ pub enum Ir {
     PerScope(Box<Ir>, Box<Ir>),
 }
 
+impl Ir {
+    /// The expressions this one is built from, in order: the one place
+    /// that knows each node's arity, for every walk over an `Ir`.
+    pub fn children(&self) -> impl Iterator<Item = &Ir> {
+        let (a, b): (Option<&Ir>, Option<&Ir>) = match self {
+            Ir::Builtin(_) | Ir::Empty(_) | Ir::Slot(_) => (None, None),
+            Ir::Union(a, b)
+            | Ir::Inter(a, b)
+            | Ir::Diff(a, b)
+            | Ir::Seq(a, b)
+            | Ir::Product(a, b)
+            | Ir::PerScope(a, b) => (Some(a), Some(b)),
+            Ir::Inverse(a)
+            | Ir::Plus(a)
+            | Ir::Star(a)
+            | Ir::Opt(a)
+            | Ir::Complement(a)
+            | Ir::Bracket(a)
+            | Ir::Domain(a)
+            | Ir::Range(a)
+            | Ir::FenceRel(a) => (Some(a), None),
+        };
+        a.into_iter().chain(b)
+    }
+}
+
 /// One step of a model, run in order on each execution.
 #[derive(Clone, Debug)]
 pub enum Step {
@@ -269,25 +295,9 @@ fn cost(ir: &Ir, steps: &[Step], defined_by: &[usize], memo: &mut [Option<usize>
         memo[*s] = Some(c);
         return c;
     }
-    let mut sub = |a: &Ir| cost(a, steps, defined_by, memo);
-    match ir {
-        Ir::Builtin(_) | Ir::Empty(_) | Ir::Slot(_) => 1,
-        Ir::Union(a, b)
-        | Ir::Inter(a, b)
-        | Ir::Diff(a, b)
-        | Ir::Seq(a, b)
-        | Ir::Product(a, b)
-        | Ir::PerScope(a, b) => sub(a).saturating_add(sub(b)).saturating_add(1),
-        Ir::Inverse(a)
-        | Ir::Plus(a)
-        | Ir::Star(a)
-        | Ir::Opt(a)
-        | Ir::Complement(a)
-        | Ir::Bracket(a)
-        | Ir::Domain(a)
-        | Ir::Range(a)
-        | Ir::FenceRel(a) => sub(a).saturating_add(1),
-    }
+    ir.children()
+        .map(|a| cost(a, steps, defined_by, memo))
+        .fold(1, usize::saturating_add)
 }
 
 impl Compiler {
@@ -813,25 +823,12 @@ fn slots_in(irs: &[&Ir]) -> Vec<usize> {
     let mut out = Vec::new();
     let mut stack = irs.to_vec();
     while let Some(ir) = stack.pop() {
-        match ir {
-            Ir::Slot(s) if !out.contains(s) => out.push(*s),
-            Ir::Builtin(_) | Ir::Empty(_) | Ir::Slot(_) => {}
-            Ir::Union(a, b)
-            | Ir::Inter(a, b)
-            | Ir::Diff(a, b)
-            | Ir::Seq(a, b)
-            | Ir::Product(a, b)
-            | Ir::PerScope(a, b) => stack.extend([&**a, &**b]),
-            Ir::Inverse(a)
-            | Ir::Plus(a)
-            | Ir::Star(a)
-            | Ir::Opt(a)
-            | Ir::Complement(a)
-            | Ir::Bracket(a)
-            | Ir::Domain(a)
-            | Ir::Range(a)
-            | Ir::FenceRel(a) => stack.push(a),
+        if let Ir::Slot(s) = ir {
+            if !out.contains(s) {
+                out.push(*s);
+            }
         }
+        stack.extend(ir.children());
     }
     out
 }
@@ -843,24 +840,7 @@ fn measure(ir: &Ir) -> Size {
     while let Some((ir, d)) = stack.pop() {
         size.depth = size.depth.max(d);
         size.nodes += 1;
-        match ir {
-            Ir::Builtin(_) | Ir::Empty(_) | Ir::Slot(_) => {}
-            Ir::Union(a, b)
-            | Ir::Inter(a, b)
-            | Ir::Diff(a, b)
-            | Ir::Seq(a, b)
-            | Ir::Product(a, b)
-            | Ir::PerScope(a, b) => stack.extend([(&**a, d + 1), (&**b, d + 1)]),
-            Ir::Inverse(a)
-            | Ir::Plus(a)
-            | Ir::Star(a)
-            | Ir::Opt(a)
-            | Ir::Complement(a)
-            | Ir::Bracket(a)
-            | Ir::Domain(a)
-            | Ir::Range(a)
-            | Ir::FenceRel(a) => stack.push((a, d + 1)),
-        }
+        stack.extend(ir.children().map(|a| (a, d + 1)));
     }
     size
 }

@@ -146,24 +146,15 @@ fn slot(model: &Model, s: usize, slots: &mut Vec<Option<Level>>) -> Level {
 /// value may change when threads are swapped (the engine's symmetry).
 pub fn uses_per_scope(model: &Model) -> bool {
     fn any(ir: &Ir) -> bool {
-        match ir {
-            Ir::PerScope(..) => true,
-            Ir::Builtin(_) | Ir::Slot(_) | Ir::Empty(_) => false,
-            Ir::Union(a, b)
-            | Ir::Inter(a, b)
-            | Ir::Diff(a, b)
-            | Ir::Seq(a, b)
-            | Ir::Product(a, b) => any(a) || any(b),
-            Ir::Inverse(a)
-            | Ir::Plus(a)
-            | Ir::Star(a)
-            | Ir::Opt(a)
-            | Ir::Complement(a)
-            | Ir::Bracket(a)
-            | Ir::Domain(a)
-            | Ir::Range(a)
-            | Ir::FenceRel(a) => any(a),
+        // Iterative: a compiled expression may be deep (`cat::depth` bounds it).
+        let mut stack = vec![ir];
+        while let Some(ir) = stack.pop() {
+            if matches!(ir, Ir::PerScope(..)) {
+                return true;
+            }
+            stack.extend(ir.children());
         }
+        false
     }
     model.steps.iter().any(|s| match s {
         Step::Let(_, ir) => any(ir),

@@ -46,10 +46,7 @@ impl LimitArgs {
         if let Some(mb) = self.max_memory {
             crate::memory::set_budget_mb(mb);
         }
-        let deadline = self.timeout.map(|t| {
-            let secs = std::time::Duration::from_secs_f64(t.clamp(0.0, 1e9));
-            (std::time::Instant::now() + secs, t)
-        });
+        let deadline = self.timeout.map(crate::outcome::limits::deadline_after);
         crate::outcome::Limits {
             max_pomsets: self.max_pomsets,
             max_partitions: self.max_partitions,

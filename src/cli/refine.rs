@@ -52,10 +52,7 @@ pub fn refine_files(
             max_pomsets,
             ..Limits::default()
         };
-        limits.run.deadline = timeout.map(|t| {
-            let secs = std::time::Duration::from_secs_f64(t.clamp(0.0, 1e9));
-            (std::time::Instant::now() + secs, t)
-        });
+        limits.run.deadline = timeout.map(crate::outcome::limits::deadline_after);
         match refine(&req, &model, limits) {
             Ok(report) => {
                 print!("{}", report.text());

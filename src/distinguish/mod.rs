@@ -180,10 +180,7 @@ impl Pair {
         engine: &dyn Engine,
         p: &crate::syntax::core::Program,
     ) -> Result<(Vec<String>, BTreeSet<State>), String> {
-        let deadline = self.timeout.map(|t| {
-            let secs = std::time::Duration::from_secs_f64(t.clamp(0.0, 1e9));
-            (std::time::Instant::now() + secs, t)
-        });
+        let deadline = self.timeout.map(crate::outcome::limits::deadline_after);
         let limits = Limits {
             deadline,
             symmetry: engine.can(Capability::Symmetry),

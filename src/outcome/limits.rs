@@ -58,6 +58,13 @@ impl Default for Limits {
 /// 877 partitions fit, Bell(8) = 4140 do not.
 pub const MAX_PARTITIONS: usize = 1000;
 
+/// The deadline `secs` seconds from now, with the seconds kept to name it
+/// (`--timeout 2`); what every front end makes of a timeout it was given.
+pub fn deadline_after(secs: f64) -> (std::time::Instant, f64) {
+    let wait = std::time::Duration::from_secs_f64(secs.clamp(0.0, 1e9));
+    (std::time::Instant::now() + wait, secs)
+}
+
 /// The limit that stops a search from outside, if one has: the deadline
 /// (`--timeout`) or Ctrl-C in the REPL.
 pub fn interrupted(

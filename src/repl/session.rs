@@ -305,10 +305,7 @@ impl Session {
 
     /// The limits of one query: `:limit`'s, the deadline counted from now.
     fn limits(&self) -> Limits {
-        let deadline = self.timeout.map(|t| {
-            let secs = std::time::Duration::from_secs_f64(t.clamp(0.0, 1e9));
-            (std::time::Instant::now() + secs, t)
-        });
+        let deadline = self.timeout.map(crate::outcome::limits::deadline_after);
         Limits {
             cancel: self.cancel,
             deadline,

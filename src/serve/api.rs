@@ -69,14 +69,13 @@ impl Request {
             .filter(|t| t.is_finite())
             .unwrap_or(DEFAULT_TIMEOUT)
             .clamp(0.01, MAX_TIMEOUT);
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs_f64(secs);
         Limits {
             max_pomsets: self
                 .max_pomsets
                 .unwrap_or(DEFAULT_POMSETS)
                 .clamp(1, MAX_POMSETS),
             max_states: MAX_STATES,
-            deadline: Some((deadline, secs)),
+            deadline: Some(crate::outcome::limits::deadline_after(secs)),
             ..Limits::default()
         }
     }

@@ -260,6 +260,7 @@ fn scaling(c: &mut Criterion) {
     group.sample_size(10);
     let quick = [
         ("iriw-4", iriw(4), Mode::Full),
+        ("iriw-10", iriw(10), Mode::Full),
         ("iriw-10 verdict-only", iriw(10), Mode::VerdictOnly),
         ("iriw-10 rc11", iriw(10), Mode::Rc11),
         ("corr-4", corr(4), Mode::Full),

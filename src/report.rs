@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::model::Model;
 use std::collections::BTreeMap;
 
+use crate::outcome::factored::Factored;
 use crate::outcome::verdict::{judge_settled, judge_visiting, Judgement};
 use crate::outcome::{Outcomes, Settled, State};
 use crate::syntax::ast::Quantifier;
@@ -129,6 +130,17 @@ impl Report {
             // The search finished but visiting its orbits' members did not:
             // reported as a cut search is, one state per orbit, so that the
             // counts add up to what is listed (verdicts unknown).
+            // Counting a condition over readers kept apart needed more
+            // partly evaluated conditions than it holds: no state is listed.
+            Err(why) if o.factored.is_some() => {
+                let cut = Outcomes {
+                    limit: Some(why),
+                    factored: None,
+                    ..o.clone()
+                };
+                Report::visiting(p, model, &cut, listed)
+                    .unwrap_or_else(|why| Report::unsupported(p, model, why))
+            }
             Err(why) => {
                 let (states, orbits) = o
                     .orbits
@@ -160,9 +172,10 @@ impl Report {
         o: &Outcomes,
         listed: Option<usize>,
     ) -> Result<Report, String> {
-        let (states, unlisted) = match &o.orbits {
-            None => flat_listing(p, o, listed.unwrap_or(usize::MAX)),
-            Some(_) => listing(p, o, listed.unwrap_or(SHOWN_STATES))?,
+        let (states, unlisted) = match (&o.orbits, &o.factored) {
+            (_, Some(f)) => product_listing(f, listed.unwrap_or(SHOWN_STATES)),
+            (None, None) => flat_listing(p, o, listed.unwrap_or(usize::MAX)),
+            (Some(_), None) => listing(p, o, listed.unwrap_or(SHOWN_STATES))?,
         };
         let surface = print::core_to_ast(p);
         let mut conditions = Vec::new();
@@ -556,6 +569,29 @@ fn flat_listing(p: &Program, o: &Outcomes, shown: usize) -> (Vec<StateCount>, Op
     } else {
         (counted(first), Some(Unlisted { total, open }))
     }
+}
+
+/// The states of outcomes kept as a product, as `listing` lists those of
+/// orbits: every one when there are at most `shown`, else the first `shown`
+/// determined ones and the count of the rest, each found in order without
+/// visiting the others (`Factored::first`). No filter: a product is only
+/// made without one.
+fn product_listing(f: &Factored, shown: usize) -> (Vec<StateCount>, Option<Unlisted>) {
+    let total = f.states();
+    let mut listed = Vec::new();
+    let mut each = |values: &[Option<i64>], count| {
+        listed.push(StateCount {
+            values: flatten(&f.state(values)),
+            count,
+        })
+    };
+    if total <= shown {
+        f.first(total, false, &mut each);
+        return (listed, None);
+    }
+    f.first(shown, true, &mut each);
+    let open = total - f.determined();
+    (listed, Some(Unlisted { total, open }))
 }
 
 /// The kept states of outcomes with orbits, as a report lists them: all of

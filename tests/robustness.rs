@@ -238,13 +238,15 @@ fn run_counts_orbits_against_max_states() {
 /// its heap, and `--max-memory` (by default three quarters of the machine)
 /// stops the search with the limit named. (Readers on gpus of their own:
 /// with its readers interchangeable, IRIW with 8 readers keeps 12 870
-/// orbits, not 43 M states, and needs too little memory to test this.)
+/// orbits, not 43 M states, and needs too little memory to test this; and
+/// `--no-factor`: with its readers kept apart it holds 18 reader parts.)
 #[test]
 fn the_memory_budget_stops_a_search_whatever_the_other_limits() {
     let path = temp_file("iriw8-memory.litmus", &iriw_apart(8));
     let path = path.to_str().expect("a UTF-8 temp path");
     let out = pomset(&[
         "run",
+        "--no-factor",
         "--max-states",
         "100000000",
         "--max-memory",
@@ -605,7 +607,7 @@ fn every_command_names_the_limit_that_stops_it() {
 
 /// A report that lists a page of states copies only that page: the first
 /// determined states of the full listing, with the count of all of them,
-/// whether the states come flat or one per orbit.
+/// whether the states come flat, one per orbit, or as a product.
 #[test]
 fn a_listed_page_is_the_start_of_the_full_listing() {
     use pomset::engine::pwt::decide::outcomes;
@@ -625,6 +627,7 @@ fn a_listed_page_is_the_start_of_the_full_listing() {
     assert_eq!(determined.len(), 100);
     let by_orbit = pomset::outcome::Limits {
         orbits: true,
+        factor: false,
         ..Default::default()
     };
     let orbits = outcomes(p, model, by_orbit).expect("supported");
@@ -632,7 +635,13 @@ fn a_listed_page_is_the_start_of_the_full_listing() {
         orbits.orbits.is_some(),
         "IRIW4's readers are interchangeable"
     );
-    for o in [&flat, &orbits] {
+    let apart = pomset::outcome::Limits {
+        factor: true,
+        ..by_orbit
+    };
+    let product = outcomes(p, model, apart).expect("supported");
+    assert!(product.factored.is_some(), "IRIW4's readers are kept apart");
+    for o in [&flat, &orbits, &product] {
         let page = Report::listing(p, model, o, elapsed, Some(100));
         let listed: Vec<_> = page
             .states

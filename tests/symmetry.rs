@@ -239,6 +239,7 @@ exists (r0 = 1 /\\ s0 = 0 /\\ r1 = 1 /\\ s1 = 0 /\\ r2 = 1 /\\ s2 = 0 /\\ r3 = 1
         &model,
         Limits {
             orbits: true,
+            factor: false,
             ..Limits::default()
         },
     )
@@ -250,10 +251,18 @@ exists (r0 = 1 /\\ s0 = 0 /\\ r1 = 1 /\\ s1 = 0 /\\ r2 = 1 /\\ s2 = 0 /\\ r3 = 1
     assert_eq!(report(&p, &model, &plain), text);
     assert!(text.contains("States 6561\n"), "{text}");
     assert!(text.contains("6305 more states not listed"), "{text}");
+    // Its readers kept apart (`factor.rs`), the report is the same again.
+    let product = Limits {
+        orbits: true,
+        ..Limits::default()
+    };
+    let product = decide::outcomes(&p, &model, product).expect("decides");
+    assert!(product.factored.is_some());
+    assert_eq!(report(&p, &model, &product), text);
 }
 
-/// IRIW with three readers, decided into orbits under a Ctrl-C flag that
-/// a test sets after the search.
+/// IRIW with three readers, decided into orbits (its readers not kept
+/// apart) under a Ctrl-C flag that a test sets after the search.
 fn iriw_3_in_orbits(
     cancel: &'static std::sync::atomic::AtomicBool,
 ) -> (
@@ -274,6 +283,7 @@ exists (r0 = 1 /\\ s0 = 0)
     let model = Model::default();
     let limits = Limits {
         orbits: true,
+        factor: false,
         cancel: Some(cancel),
         ..Limits::default()
     };

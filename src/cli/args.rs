@@ -38,6 +38,11 @@ pub struct LimitArgs {
     /// per multiset (the book's Performance chapter: thread symmetry).
     #[arg(long)]
     pub no_symmetry: bool,
+    /// Decide every combination of the reader threads' pomsets, instead of
+    /// each reader once against the rest (the book's Performance chapter:
+    /// readers kept apart).
+    #[arg(long)]
+    pub no_factor: bool,
 }
 
 impl LimitArgs {
@@ -56,6 +61,7 @@ impl LimitArgs {
             cancel: None,
             symmetry: !self.no_symmetry,
             orbits: false,
+            factor: !self.no_factor,
             listed: None,
         }
     }

@@ -251,6 +251,7 @@ impl<'a> Search<'_, '_, 'a> {
             notes: self.p.bound_note().into_iter().collect(),
             flags: Vec::new(),
             orbits: None,
+            factored: None,
         }
     }
 

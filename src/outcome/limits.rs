@@ -25,6 +25,10 @@ pub struct Limits {
     /// counts orbits, and memory holds orbits only. Off by default: a
     /// caller that reads `Outcomes::states` alone sees every state.
     pub orbits: bool,
+    /// With `orbits`, an engine may hand over the states of independent
+    /// reader threads as a product (`Outcomes::factored`); off only to
+    /// check it against the plain search.
+    pub factor: bool,
     /// The most states the caller lists (`run`'s text and JSON, unless
     /// `--all-states`): the report then keeps only the states it lists and
     /// counts the rest (`Report::unlisted`), instead of copying every one.
@@ -49,6 +53,7 @@ impl Default for Limits {
             cancel: None,
             symmetry: true,
             orbits: false,
+            factor: true,
             listed: None,
         }
     }

@@ -52,6 +52,10 @@ pub struct Outcomes {
     /// With `Limits::orbits`, the states of interchangeable threads, one
     /// per orbit; they are then not in `states`.
     pub orbits: Option<Orbits>,
+    /// With `Limits::orbits`, where the engine has shown its readers
+    /// independent: every state, as a product (`factored`); they are then
+    /// not in `states`.
+    pub factored: Option<super::factored::Factored>,
 }
 
 impl Outcomes {
@@ -65,13 +69,18 @@ impl Outcomes {
             notes: Vec::new(),
             flags: Vec::new(),
             orbits: None,
+            factored: None,
         }
     }
 
     /// How many final states there are, orbits' members included.
     pub fn state_count(&self) -> usize {
         let orbits = self.orbits.as_ref().map_or(0, Orbits::states);
-        self.states.len().saturating_add(orbits)
+        let product = self.factored.as_ref().map_or(0, |f| f.states());
+        self.states
+            .len()
+            .saturating_add(orbits)
+            .saturating_add(product)
     }
 }
 

@@ -189,6 +189,15 @@ impl Slots {
         Slots { regs, locs }
     }
 
+    /// Where a register or location sits in the values, if the shape names it.
+    pub fn position(&self, t: &Term) -> Option<usize> {
+        match t {
+            Term::Int(_) => None,
+            Term::Reg(r) => self.regs.get(*r as usize).copied().flatten(),
+            Term::Mem(l) => self.locs.get(*l as usize).copied().flatten(),
+        }
+    }
+
     /// `truth` on a state of this shape, given by its values.
     pub fn truth(&self, values: &[Option<i64>], prop: &Prop) -> Option<bool> {
         let slot = |i: Option<&Option<usize>>| i.copied().flatten().and_then(|i| *values.get(i)?);
@@ -239,6 +248,11 @@ pub fn judge_visiting(
         };
         orbits.each_reported(o.limit.is_some(), &mut each)?;
     }
+    if let Some(f) = &o.factored {
+        let (holds, fails) = f.count(p, &c.prop)?;
+        count(true, holds);
+        count(false, fails);
+    }
     // Issue 27 §1: no verdict over zero states (it would be vacuous).
     let vacuous = positive.saturating_add(negative) == 0;
     let known = o.limit.is_none() && !vacuous;
@@ -271,7 +285,9 @@ fn witnessed(c: &Condition, mut j: Judgement) -> Judgement {
 /// Why the states alone settle no verdict, one sentence each (issue 27 §1):
 /// no state is kept, or a declared V may be left.
 pub fn unsettled(p: &Program, o: &Outcomes) -> Vec<String> {
-    let kept = o.states.keys().any(|s| kept(p, s));
+    // A product is made only without a filter: its every state is kept.
+    let kept =
+        o.states.keys().any(|s| kept(p, s)) || o.factored.as_ref().is_some_and(|f| f.states() > 0);
     let none = !kept
         && !o
             .orbits

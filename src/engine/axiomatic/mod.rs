@@ -575,6 +575,7 @@ pub fn outcomes_with(
         notes,
         flags: flags.into_iter().collect(),
         orbits,
+        factored: None,
     })
 }
 

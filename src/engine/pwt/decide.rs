@@ -10,6 +10,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::construct::{Ev, Frag, Limit, Sem};
+use super::factor;
 use super::gap;
 use super::goal::{self, Goal};
 use super::tau::{Events, KappaNode, Tau, TauNode};
@@ -338,6 +339,33 @@ fn run<'v>(
     } else {
         Classes::default()
     };
+    // Readers kept apart (`factor.rs`): only for a caller taking states in
+    // a compact form, with nothing that sees each pomset (a visitor, a
+    // goal, an observer) and no filter to list states by.
+    let plain = visit.is_some() || goal.is_some() || observer.is_some() || p.filter.is_some();
+    if limits.orbits
+        && limits.factor
+        && !plain
+        && !gap::memory_gap(model)
+        && uniform_names(&per_thread)
+    {
+        let readers = factor::readers(&per_thread);
+        if !readers.is_empty() {
+            let labelled = labelled(sem);
+            let cx = factor::Context {
+                p,
+                model,
+                groups: &groups,
+                init: &init_events,
+                threads: &per_thread,
+                limits,
+                labelled: &labelled,
+            };
+            if factor::decide(&cx, &readers, out) {
+                return Ok(None);
+            }
+        }
+    }
     let blocks = register_blocks(&per_thread);
     // A caller taking orbits (`run`'s text report) gets the states of a
     // search without symmetry as orbits too, each a single state: kept as
@@ -453,7 +481,7 @@ fn uniform_names(per_thread: &[Vec<Completed>]) -> bool {
 
 /// Where each thread's registers sit in a state's register list (every
 /// variant of a thread lists the same registers).
-fn register_blocks(per_thread: &[Vec<Completed>]) -> Vec<std::ops::Range<usize>> {
+pub(super) fn register_blocks(per_thread: &[Vec<Completed>]) -> Vec<std::ops::Range<usize>> {
     let mut at = 0;
     per_thread
         .iter()
@@ -1518,7 +1546,7 @@ fn named(p: &Program, values: Vec<Option<i64>>) -> Vec<(String, Option<i64>)> {
 }
 
 /// Each named location's id in labels, if any event accesses it.
-fn labelled(sem: &Sem) -> Vec<Option<action::Loc>> {
+pub(super) fn labelled(sem: &Sem) -> Vec<Option<action::Loc>> {
     sem.loc_addr
         .iter()
         .map(|a| sem.dense.get(a).copied())
@@ -1536,39 +1564,8 @@ fn final_memory_at(
     search: &mut Search,
     w: &Witness,
 ) -> Vec<Vec<Option<i64>>> {
+    let writes = settled_writes(labelled, p, search, w);
     let sk = search.skeleton();
-    let writes: Vec<Vec<Event>> = p
-        .locs
-        .iter()
-        .enumerate()
-        .map(|(i, _)| match labelled.get(i).copied().flatten() {
-            Some(loc) => (0..sk.len())
-                .filter(|&k| sk.labels[k].kind == Kind::Write && sk.labels[k].loc == loc)
-                .collect(),
-            None => vec![],
-        })
-        .collect();
-    // A write above every other write to its location in the orders every
-    // candidate with this rf contains is the maximum in each of them: that
-    // location's value is settled, with no search and no ⊥.
-    // The witness's orders are these when no disjunct was chosen for it.
-    let least = match w.least {
-        true => Ok(w.orders.clone()),
-        false => search.mandatory(&w.rf),
-    };
-    let writes: Vec<Vec<Event>> = match least {
-        Ok(least) => writes
-            .into_iter()
-            .map(|all| {
-                let top = all
-                    .iter()
-                    .copied()
-                    .find(|&m| all.iter().all(|&o| o == m || least.loc.has(o, m)));
-                top.map_or(all, |m| vec![m])
-            })
-            .collect(),
-        Err(_) => writes,
-    };
     let mut feasible: Vec<Vec<Option<Event>>> = Vec::new();
     let mut pick = Vec::with_capacity(writes.len());
     let mut last = |pick: &[Option<Event>]| {
@@ -1596,6 +1593,47 @@ fn final_memory_at(
     states.sort();
     states.dedup();
     states
+}
+
+/// Each named location's writes (in the order of `Program::locs`) that may
+/// be its last: a write above every other write to its location in the
+/// orders every candidate with this rf contains is the maximum in each of
+/// them, so that location's value is settled, with no search and no ⊥;
+/// else every write to it. `search` is one over the witness's skeleton.
+pub(super) fn settled_writes(
+    labelled: &[Option<action::Loc>],
+    p: &Program,
+    search: &mut Search,
+    w: &Witness,
+) -> Vec<Vec<Event>> {
+    let sk = search.skeleton();
+    let writes = p
+        .locs
+        .iter()
+        .enumerate()
+        .map(|(i, _)| match labelled.get(i).copied().flatten() {
+            Some(loc) => (0..sk.len())
+                .filter(|&k| sk.labels[k].kind == Kind::Write && sk.labels[k].loc == loc)
+                .collect(),
+            None => vec![],
+        });
+    // The witness's orders are these when no disjunct was chosen for it.
+    let least = match w.least {
+        true => Ok(w.orders.clone()),
+        false => search.mandatory(&w.rf),
+    };
+    match least {
+        Ok(least) => writes
+            .map(|all: Vec<Event>| {
+                let top = all
+                    .iter()
+                    .copied()
+                    .find(|&m| all.iter().all(|&o| o == m || least.loc.has(o, m)));
+                top.map_or(all, |m| vec![m])
+            })
+            .collect(),
+        Err(_) => writes.collect(),
+    }
 }
 
 /// Every feasible choice of a last write (or ⊥) per location, depth first.

@@ -1,7 +1,8 @@
 //! The pomset engine: the denotation (Fig. 1) from the core program to
 //! pomsets with predicate transformers, one function per construct in
 //! `construct.rs`; the candidate conditions and rf search in `check`;
-//! completeness and outcomes in `decide.rs`.
+//! completeness and outcomes in `decide.rs`; independent readers decided
+//! as a product in `factor.rs`.
 
 pub mod candidates;
 pub mod check;
@@ -9,6 +10,7 @@ pub mod construct;
 pub mod decide;
 pub mod explain;
 pub mod expr;
+pub mod factor;
 pub mod gap;
 pub mod goal;
 pub mod if_closure;

@@ -68,6 +68,7 @@ pub fn outcomes(p: &Program, model: &Model, limits: Limits) -> Result<Outcomes, 
         notes: p.bound_note().into_iter().collect(),
         flags: Vec::new(),
         orbits: None,
+        factored: None,
     };
     if let Err(Stop(why)) = run(&mut den, &mut out) {
         out.limit = Some(why);

@@ -1,0 +1,296 @@
+//! Readers kept apart: a program whose threads include two or more
+//! *readers* (threads whose every event is a `wk` or `rlx` read, no RMW)
+//! is decided as a product, each reader against the rest (the *core*: the
+//! initial writes and every other thread), instead of over every
+//! combination of the readers' pomsets. IRIW with ten readers has 3^20 final
+//! states; its readers have nine pomsets each, each decided once.
+//!
+//! # Why it is exact
+//!
+//! The engine counts, per combination of thread pomsets, each rf that has a
+//! consistent choice of disjuncts (c7b, c8b): one witness per rf
+//! (`check::candidate`). Fix the core's pomsets, and write K for the core's
+//! skeleton, R_i for reader i's. Every rf is rf_K plus one rf_i per reader
+//! (readers write nothing, so every source is in K).
+//!
+//! 1. *If the whole is consistent, so is each K + R_i*: drop the other
+//!    readers' events. Every rule only adds edges from what is present, so
+//!    the least orders of the remaining edges are contained in the whole's:
+//!    still acyclic, and a forbidden ⊑ edge is still absent. The search over
+//!    K + R_i explores every disjunct, so it finds (rf_K, rf_i).
+//! 2. *Conversely*, suppose each K + R_i has a witness W_i whose orders,
+//!    restricted to core events, are exactly those of K's witness O_K for
+//!    rf_K (⊴, ≤, ⊑, and ≤ ∪ ⊑; `agrees`, checked for every witness).
+//!    A reader's events have edges *out* only in ⊑ (c8b puts `r ⊑ w`; no
+//!    rule gives a `wk`/`rlx` read a ⊴ or ≤ successor in another thread:
+//!    c7a ends at acquires and starts at releases, c7b needs sc fences, M8a
+//!    and §12 add ⊑ only, M9c copies an existing edge's kind). So a path
+//!    that leaves reader i returns to the core, and a path through readers
+//!    between core events is a chain of core pairs, each in some W_i|K =
+//!    O_K. Hence the union of O_K's choice and each reader's disjuncts has
+//!    least orders whose restriction to K + R_i is within W_i: every rule
+//!    instance (c7a, M8a, §12, M9c) has its premises within one K + R_i
+//!    after such paths are replaced by core pairs, every cycle maps to one
+//!    in O_K or in one W_i, and every forbidden edge stays absent. So the
+//!    whole is consistent.
+//!
+//! So the consistent rfs of the whole are rf_K times, per reader, the
+//! consistent rf_i: the counts multiply. Where some witness of K + R_i adds
+//! a core pair (a reader whose reads, say, order two writes), the readers
+//! are not kept apart and the plain search decides (`None`).
+//!
+//! 3. *Final memory*: where, in the orders every candidate with rf_K
+//!    contains, each location's writes have a ⊑-greatest one, that write is
+//!    greatest in the whole's too (its orders contain K's), and the final
+//!    memory is the values of those writes (`final_memory_at` settles such
+//!    a location with no search). Where some location has no such write,
+//!    the readers could change which write may be last (coherence), and the
+//!    plain search decides.
+//! 4. *Registers*: a thread's final registers depend on its own reads only
+//!    (`Completed::regs`).
+//!
+//! `tests/factored.rs` checks the product against the plain search, states
+//! and counts, on random programs with readers added.
+
+use std::collections::HashMap;
+
+use super::check::{candidates_each, candidates_interruptible, OrderKind, Orders, RfMode, Search};
+use super::construct::Ev;
+use super::decide::{self, Completed, ThreadGroups};
+use crate::action::{Kind, Mode};
+use crate::model::Model;
+use crate::outcome::factored::{Block, Factored};
+use crate::outcome::{interrupted, Limits, Outcomes, State};
+use crate::pomset::Event;
+use crate::syntax::core::Program;
+
+/// Whether every pomset of a thread is made of `wk` and `rlx` reads alone.
+fn reader(variants: &[Completed]) -> bool {
+    !variants.is_empty()
+        && variants.iter().all(|c| {
+            c.frag.rmw.is_empty()
+                && c.frag.events.iter().all(|e| {
+                    e.label.kind == Kind::Read && matches!(e.label.mode, Mode::Wk | Mode::Rlx)
+                })
+        })
+}
+
+/// The threads kept apart, when there are two or more.
+pub(super) fn readers(per_thread: &[Vec<Completed>]) -> Vec<usize> {
+    let found: Vec<usize> = (0..per_thread.len())
+        .filter(|&k| reader(&per_thread[k]))
+        .collect();
+    if found.len() >= 2 {
+        found
+    } else {
+        Vec::new()
+    }
+}
+
+/// What deciding with readers kept apart needs.
+pub(super) struct Context<'a> {
+    pub p: &'a Program,
+    pub model: &'a Model,
+    pub groups: &'a ThreadGroups<'a>,
+    pub init: &'a [Ev],
+    pub threads: &'a [Vec<Completed>],
+    pub limits: Limits,
+    /// Each location's id in labels (`decide::labelled`).
+    pub labelled: &'a [Option<crate::action::Loc>],
+}
+
+/// One core witness: its rf, its orders and its settled final memory.
+struct Core {
+    rf: Vec<Option<Event>>,
+    orders: Orders,
+    memory: Vec<Option<i64>>,
+}
+
+/// Decides with the readers (`readers`) kept apart, into `out`; `false`
+/// (with `out` untouched) where the argument of the module does not apply
+/// or a step budget ran out, for the plain search to decide.
+pub(super) fn decide(cx: &Context, readers: &[usize], out: &mut Outcomes) -> bool {
+    // A thread with no pomset leaves no state: nothing to keep apart.
+    if cx.threads.iter().any(Vec::is_empty) {
+        return false;
+    }
+    let blocks = decide::register_blocks(cx.threads);
+    let core: Vec<usize> = (0..cx.threads.len())
+        .filter(|k| !readers.contains(k))
+        .collect();
+    let width = blocks.last().map_or(0, |b| b.end);
+    let mut steps = cx.limits.max_steps;
+    let mut found: HashMap<Vec<Option<i64>>, Block> = HashMap::new();
+    let mut pick = vec![0usize; core.len()];
+    loop {
+        if let Some(why) = interrupted(cx.limits.deadline, cx.limits.cancel) {
+            *out = Outcomes {
+                limit: Some(why),
+                ..Outcomes::empty()
+            };
+            return true;
+        }
+        let parts: Vec<&Completed> = core
+            .iter()
+            .zip(&pick)
+            .map(|(&k, &i)| &cx.threads[k][i])
+            .collect();
+        let Some(cores) = core_witnesses(cx, &parts, &mut steps) else {
+            return false;
+        };
+        // Per core witness, per reader: each value of its registers, counted.
+        let mut counts: Vec<Vec<HashMap<Vec<Option<i64>>, usize>>> =
+            vec![vec![HashMap::new(); readers.len()]; cores.len()];
+        let at: HashMap<&[Option<Event>], usize> = cores
+            .iter()
+            .enumerate()
+            .map(|(j, c)| (c.rf.as_slice(), j))
+            .collect();
+        let n = cx.init.len() + parts.iter().map(|c| c.frag.events.len()).sum::<usize>();
+        for (i, &k) in readers.iter().enumerate() {
+            for v in &cx.threads[k] {
+                let mut whole = parts.clone();
+                whole.push(v);
+                let (sk, _) = decide::skeleton(cx.init, &whole);
+                let stop = || interrupted(cx.limits.deadline, cx.limits.cancel).is_some();
+                let budget = steps.min(1_000_000);
+                let cap = cx.limits.max_states;
+                let (searched, used, _) = candidates_interruptible(
+                    &sk,
+                    cx.model,
+                    cx.groups,
+                    RfMode::Total,
+                    (budget, cap),
+                    &stop,
+                );
+                steps = steps.saturating_sub(used.max(1));
+                let Ok(witnesses) = searched else {
+                    return false;
+                };
+                let regs: Vec<Option<i64>> = v.regs.iter().map(|(_, x)| *x).collect();
+                for w in witnesses {
+                    let Some(&j) = at.get(&w.rf[..n]) else {
+                        return false;
+                    };
+                    if !agrees(&w.orders, &cores[j].orders, n) {
+                        return false;
+                    }
+                    *counts[j][i].entry(regs.clone()).or_insert(0) += 1;
+                }
+            }
+        }
+        for (c, per_reader) in cores.iter().zip(counts) {
+            if per_reader.iter().any(HashMap::is_empty) {
+                continue;
+            }
+            let mut fixed = vec![None; width];
+            for (&k, part) in core.iter().zip(&parts) {
+                for (slot, (_, x)) in blocks[k].clone().zip(part.regs.iter()) {
+                    fixed[slot] = *x;
+                }
+            }
+            fixed.extend(&c.memory);
+            let parts: Vec<Vec<(Vec<Option<i64>>, usize)>> = per_reader
+                .into_iter()
+                .map(|m| {
+                    let mut v: Vec<_> = m.into_iter().collect();
+                    v.sort();
+                    v
+                })
+                .collect();
+            match found.get_mut(&fixed) {
+                // A union of different products is not a product.
+                Some(b) if b.parts != parts => return false,
+                Some(b) => b.times += 1,
+                None => {
+                    let block = Block {
+                        fixed: fixed.clone(),
+                        times: 1,
+                        parts,
+                    };
+                    found.insert(fixed, block);
+                }
+            }
+        }
+        if !decide::next_choice(&mut pick, |i| cx.threads[core[i]].len()) {
+            break;
+        }
+    }
+    let shape = State {
+        regs: cx
+            .threads
+            .iter()
+            .flat_map(|t| t[0].regs.iter().cloned())
+            .collect(),
+        mem: cx.p.locs.iter().map(|l| (l.name.clone(), None)).collect(),
+    };
+    let mut blocks_found: Vec<Block> = found.into_values().collect();
+    blocks_found.sort_by(|a, b| a.fixed.cmp(&b.fixed));
+    let product = Factored::new(
+        shape,
+        readers.iter().map(|&k| blocks[k].clone()).collect(),
+        blocks_found,
+    );
+    // More parts than `--max-states` allows: the plain search decides, and
+    // keeps as many states as the limit allows before it names it.
+    if product.held() > cx.limits.max_states {
+        return false;
+    }
+    *out = Outcomes::empty();
+    out.witnesses = product.pomsets();
+    out.factored = Some(product);
+    true
+}
+
+/// The core's witnesses for its chosen pomsets, each with its final
+/// memory; `None` where some location's last write is not settled by the
+/// core alone (3. of the module) or the step budget ran out.
+fn core_witnesses(cx: &Context, parts: &[&Completed], steps: &mut u64) -> Option<Vec<Core>> {
+    let (sk, _) = decide::skeleton(cx.init, parts);
+    let mut search = Search::new(&sk, cx.model, cx.groups, (*steps).min(1_000_000));
+    let stop = || interrupted(cx.limits.deadline, cx.limits.cancel).is_some();
+    let mut cores = Vec::new();
+    let mut settled = true;
+    let (searched, used, _) = candidates_each(
+        &mut search,
+        RfMode::Total,
+        cx.limits.max_states,
+        &stop,
+        &mut |s, w| {
+            let tops = decide::settled_writes(cx.labelled, cx.p, s, w);
+            match tops.iter().all(|t| t.len() <= 1) {
+                true => cores.push(Core {
+                    rf: w.rf.clone(),
+                    orders: w.orders.clone(),
+                    memory: tops
+                        .iter()
+                        .map(|t| t.first().map(|&e| sk.labels[e].value))
+                        .collect(),
+                }),
+                false => settled = false,
+            }
+        },
+    );
+    *steps = steps.saturating_sub(used.max(1));
+    (searched.is_ok() && settled).then_some(cores)
+}
+
+/// Whether a witness's orders restricted to the first `n` events (the
+/// core's) are `core`'s: ⊴, ≤ and ⊑, and ≤ ∪ ⊑ closed.
+fn agrees(w: &Orders, core: &Orders, n: usize) -> bool {
+    let union = |o: &Orders| {
+        let mut u = o.sync.clone();
+        u.union_with(&o.loc);
+        u.close();
+        u
+    };
+    let (uw, uc) = (union(w), union(core));
+    (0..n).all(|a| {
+        (0..n).all(|b| {
+            [OrderKind::Dep, OrderKind::Sync, OrderKind::Loc]
+                .iter()
+                .all(|&k| w.get(k).has(a, b) == core.get(k).has(a, b))
+                && uw.has(a, b) == uc.has(a, b)
+        })
+    })
+}

@@ -1,0 +1,282 @@
+//! Readers kept apart (`engine::pwt::factor`): where the engine decides a
+//! program's reader threads as a product, the product's states, counts,
+//! witnesses and verdicts are exactly those of the plain search over every
+//! combination, under every model option that changes the rules. Where the
+//! argument does not apply (acquire or sc readers, readers whose reads
+//! order two writes), the plain search decides, and the report is the same.
+//! `PROPTEST_CASES=N` raises the number of programs.
+
+mod gen;
+
+use std::collections::BTreeMap;
+
+use gen::{cases, Checked};
+use pomset::engine::pwt::decide;
+use pomset::model::Model;
+use pomset::outcome::verdict::judge;
+use pomset::outcome::{Limits, Outcomes, State};
+use pomset::syntax;
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+
+/// Option values that change which candidates are consistent, each checked
+/// against the plain search; the first is the default model.
+const SETTINGS: [(&str, &str); 12] = [
+    ("c8b", "weak"),
+    ("c8b", "strong"),
+    ("c8a", "strong"),
+    ("orders", "single"),
+    ("c7a", "direct"),
+    ("sc_order", "sec11"),
+    ("acyclic_union", "on"),
+    ("two_order", "on"),
+    ("co_delays_rr", "on"),
+    ("init", "wk"),
+    ("init", "none"),
+    ("merge", "binary"),
+];
+
+/// The modes a reader's reads take: `wk` and `rlx` are kept apart, `acq`
+/// and `sc` make the thread part of the core (the fallback is checked too).
+const READER_MODES: [&str; 6] = ["wk", "rlx", "rlx", "wk", "acq", "sc"];
+
+/// A reader: its reads, as (location index, mode), and whether its second
+/// read sits under an `if` on the first (a control dependency).
+type Reader = (Vec<(usize, usize)>, bool);
+
+fn reader() -> impl Strategy<Value = Reader> {
+    (
+        prop::collection::vec((0usize..8, 0usize..READER_MODES.len()), 1..=3),
+        any::<bool>(),
+    )
+}
+
+/// The test with `readers` added as threads `RD0`, `RD1`, ..., and an
+/// `exists` over their first registers (and, half the time, memory).
+fn with_readers(t: &gen::Test, readers: &[Reader], value: i64, mem: bool) -> gen::Test {
+    let mut t = t.clone();
+    t.freeze_names();
+    t.filter = None;
+    // A declared V must hold the value compared with.
+    let value = match t.values.is_empty() {
+        true => value,
+        false => t.values[value as usize % t.values.len()],
+    };
+    let locs = t.locs.len().max(1);
+    let mut atoms = Vec::new();
+    for (k, (reads, guarded)) in readers.iter().enumerate() {
+        let label = format!("RD{k}");
+        let reg = |j: usize| format!("q{k}_{j}");
+        let read = |j: usize, &(loc, mode): &(usize, usize)| gen::Stmt::Read {
+            reg: reg(j),
+            place: gen::Place::Loc(loc % locs),
+            mode: READER_MODES[mode],
+            scope: "sys",
+        };
+        let mut body: Vec<gen::Stmt> = reads.iter().enumerate().map(|(j, r)| read(j, r)).collect();
+        if *guarded && body.len() >= 2 {
+            let second = body.remove(1);
+            body.insert(
+                1,
+                gen::Stmt::If {
+                    cond: gen::Expr::Bin(
+                        "=",
+                        Box::new(gen::Expr::Reg(reg(0))),
+                        Box::new(gen::Expr::Int(value)),
+                    ),
+                    then: vec![second],
+                    els: vec![],
+                },
+            );
+        }
+        t.threads.push(gen::Thread {
+            label: Some(label.clone()),
+            body,
+        });
+        if let Some(s) = &mut t.scopes {
+            s.push((label.clone(), 0, 0));
+        }
+        atoms.push(gen::Prop::Reg {
+            thread: label,
+            reg: reg(0),
+            op: if k % 2 == 0 { "=" } else { "!=" },
+            value,
+        });
+    }
+    if mem && !t.locs.is_empty() {
+        atoms.push(gen::Prop::Mem {
+            loc: 0,
+            op: "=",
+            value,
+        });
+    }
+    let prop = atoms
+        .into_iter()
+        .reduce(|a, b| gen::Prop::And(Box::new(a), Box::new(b)))
+        .expect("at least two readers");
+    t.conditions.push(gen::Cond {
+        quantifier: "exists",
+        prop: gen::Prop::Or(
+            Box::new(prop),
+            Box::new(gen::Prop::Not(Box::new(gen::Prop::Reg {
+                thread: "RD1".into(),
+                reg: "q1_0".into(),
+                op: "=",
+                value: 0,
+            }))),
+        ),
+    });
+    t
+}
+
+/// Every state of outcomes, expanded from a product where there is one.
+fn every_state(o: &Outcomes) -> BTreeMap<State, usize> {
+    let mut all = o.states.clone();
+    if let Some(f) = &o.factored {
+        f.each(&mut |values, n| *all.entry(f.state(values)).or_insert(0) += n);
+    }
+    if let Some(orbits) = &o.orbits {
+        let mut each =
+            |values: &[Option<i64>], n| *all.entry(orbits.state(values)).or_insert(0) += n;
+        orbits.each_reported(false, &mut each).expect("no limit");
+    }
+    all
+}
+
+#[test]
+fn readers_kept_apart_decide_as_the_plain_search() {
+    let strategy = (
+        gen::tiny(),
+        prop::collection::vec(reader(), 2..=3),
+        0i64..=2,
+        any::<bool>(),
+        0usize..SETTINGS.len(),
+    );
+    let kept_apart = std::cell::Cell::new(0u32);
+    let (checked, _) = gen::run_property(
+        "readers kept apart",
+        cases(80),
+        strategy,
+        |(t, readers, value, mem, setting)| {
+            let t = with_readers(&t, &readers, value, mem);
+            let text = t.text();
+            let p = syntax::parse(&text)
+                .map_err(|d| TestCaseError::fail(d.render("gen", &text)))?
+                .program;
+            let mut model = Model::default();
+            let (k, v) = SETTINGS[setting];
+            model
+                .set(k, v)
+                .map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
+            let limits = Limits {
+                max_steps: 2_000_000,
+                max_states: 50_000,
+                orbits: true,
+                ..Limits::default()
+            };
+            let product = decide::outcomes(&p, &model, limits);
+            let plain = decide::outcomes(
+                &p,
+                &model,
+                Limits {
+                    orbits: false,
+                    factor: false,
+                    ..limits
+                },
+            );
+            let (Ok(product), Ok(plain)) = (product, plain) else {
+                return Ok(gen::skipped("refused", &t));
+            };
+            if product.limit.is_some() || plain.limit.is_some() {
+                return Ok(gen::skipped("a limit", &t));
+            }
+            if product.factored.is_some() {
+                kept_apart.set(kept_apart.get() + 1);
+            }
+            prop_assert_eq!(
+                every_state(&plain),
+                every_state(&product),
+                "states or counts differ under {}={} for\n{}",
+                k,
+                v,
+                text
+            );
+            prop_assert_eq!(
+                plain.witnesses,
+                product.witnesses,
+                "witnesses differ for\n{}",
+                text
+            );
+            for c in &p.conditions {
+                let (a, b) = (judge(&p, c, &plain, &model), judge(&p, c, &product, &model));
+                prop_assert_eq!(
+                    (a.positive, a.negative, a.ok, a.observation),
+                    (b.positive, b.negative, b.ok, b.observation),
+                    "verdicts differ under {}={} for\n{}",
+                    k,
+                    v,
+                    text
+                );
+            }
+            Ok(Checked::Yes)
+        },
+    );
+    eprintln!(
+        "readers kept apart: {} of {checked} programs decided as a product",
+        kept_apart.get()
+    );
+    // The property is not vacuous: most programs are decided as a product.
+    assert!(
+        kept_apart.get() * 3 >= checked,
+        "only {} of {checked} programs kept their readers apart",
+        kept_apart.get()
+    );
+}
+
+/// IRIW with `n` relaxed readers.
+fn iriw(n: usize, mode: &str) -> String {
+    let mut s = format!("litmus IRIW-{n}\nlocations {{ a0; a1 }}\na0 := 1;\n|| a1 := 1;\n");
+    let mut cond = Vec::new();
+    for i in 0..n {
+        let (x, y) = if i % 2 == 0 {
+            ("a0", "a1")
+        } else {
+            ("a1", "a0")
+        };
+        s += &format!("|| r{i} := {x}.{mode}; s{i} := {y}.{mode};\n");
+        cond.push(format!("r{i} = 1 /\\ s{i} = 0"));
+    }
+    s + &format!("exists ({})\n", cond.join(" /\\ "))
+}
+
+fn decided(src: &str, factor: bool) -> Outcomes {
+    let p = syntax::parse(src).expect("parses").program;
+    let limits = Limits {
+        orbits: true,
+        factor,
+        ..Limits::default()
+    };
+    decide::outcomes(&p, &Model::default(), limits).expect("decides")
+}
+
+/// IRIW with ten relaxed readers is decided in full as a product: 3^20
+/// states (each read may be dropped, `?`), one of them the IRIW outcome.
+/// With acquire readers the readers order the two writes, so the product
+/// is refused and the plain search decides (four readers, to stay quick).
+#[test]
+fn iriw_readers_are_kept_apart_only_when_relaxed() {
+    let p = syntax::parse(&iriw(10, "rlx")).expect("parses").program;
+    let o = decided(&iriw(10, "rlx"), true);
+    assert_eq!(o.limit, None);
+    let f = o.factored.as_ref().expect("kept apart");
+    assert_eq!(f.states(), 3usize.pow(20));
+    assert_eq!(f.held(), 10 * 9);
+    let j = judge(&p, &p.conditions[0], &o, &Model::default());
+    assert_eq!((j.positive, j.ok), (1, Some(true)));
+    let acq = decided(&iriw(4, "acq"), true);
+    assert!(acq.factored.is_none());
+    assert_eq!(
+        every_state(&acq),
+        every_state(&decided(&iriw(4, "acq"), false))
+    );
+}

@@ -62,10 +62,14 @@ pub fn rows(p: &Program, model: &Model, columns: &[Column], limits: Limits) -> V
         .iter()
         .enumerate()
         .map(|(i, c)| {
+            // A row reads verdicts only: the states may come one per orbit
+            // or as a product of readers kept apart, and none is listed.
             let share = Limits {
                 deadline: limits
                     .deadline
                     .map(|(at, secs)| (fair_share(at, columns.len() - i), secs)),
+                orbits: true,
+                listed: Some(0),
                 ..limits
             };
             Ok(crate::engine::decide(

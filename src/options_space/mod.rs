@@ -148,6 +148,12 @@ pub struct Decided {
 
 /// Decides every condition of `p` under `model`.
 pub fn decide(p: &Program, model: &Model, limits: Limits) -> Decided {
+    // Only verdicts and a count are read: the states may come one per
+    // orbit, or as a product of readers kept apart (`Limits::orbits`).
+    let limits = Limits {
+        orbits: true,
+        ..limits
+    };
     match outcomes(p, model, limits) {
         Ok(o) => {
             let judged: Vec<_> = p
@@ -156,7 +162,7 @@ pub fn decide(p: &Program, model: &Model, limits: Limits) -> Decided {
                 .map(|c| judge(p, c, &o, model))
                 .collect();
             Decided {
-                states: o.limit.is_none().then_some(o.states.len()),
+                states: o.limit.is_none().then_some(o.state_count()),
                 limit: o.limit.clone(),
                 unsupported: None,
                 cells: judged

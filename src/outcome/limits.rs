@@ -22,7 +22,8 @@ pub struct Limits {
     pub symmetry: bool,
     /// The caller takes the states of interchangeable threads one per orbit
     /// (`Outcomes::orbits`) instead of every member: `--max-states` then
-    /// counts orbits, and memory holds orbits only. Off by default: a
+    /// counts orbits, and memory holds orbits only; and, with `factor`, the
+    /// states of independent readers as a product. Off by default: a
     /// caller that reads `Outcomes::states` alone sees every state.
     pub orbits: bool,
     /// With `orbits`, an engine may hand over the states of independent

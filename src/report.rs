@@ -48,6 +48,10 @@ pub struct Report {
     /// The most heap held at once while deciding, in bytes (`--stats`).
     #[serde(skip)]
     pub peak_bytes: Option<usize>,
+    /// The reader threads decided each once against the rest, their states
+    /// kept as a product (`--stats` names them; `--no-factor` turns it off).
+    #[serde(skip)]
+    pub kept_apart: Vec<String>,
     /// Set when `states` lists only some states (the first determined ones,
     /// from outcomes kept one per orbit): how many there are in all.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -208,6 +212,7 @@ impl Report {
                 .collect(),
             verdict_only: false,
             peak_bytes: None,
+            kept_apart: o.factored.as_ref().map_or_else(Vec::new, Factored::readers),
             unlisted,
         })
     }
@@ -282,6 +287,7 @@ impl Report {
             flags: Vec::new(),
             verdict_only: true,
             peak_bytes: None,
+            kept_apart: Vec::new(),
             unlisted: None,
         }
     }
@@ -301,6 +307,7 @@ impl Report {
             flags: Vec::new(),
             verdict_only: false,
             peak_bytes: None,
+            kept_apart: Vec::new(),
             unlisted: None,
         }
     }
@@ -354,8 +361,12 @@ impl Report {
             Some(b) if b > 0 => format!(" peak-heap {:.1}MB", b as f64 / (1u64 << 20) as f64),
             _ => String::new(),
         };
+        let apart = match self.kept_apart.is_empty() {
+            true => String::new(),
+            false => format!(" readers-apart {}", self.kept_apart.join(",")),
+        };
         Some(format!(
-            "Stats {} queries {} fast-path {} cache-hits {} enumerated {} sat-calls {}{peak}",
+            "Stats {} queries {} fast-path {} cache-hits {} enumerated {} sat-calls {}{peak}{apart}",
             self.name, s.queries, s.fast_path, s.cache_hits, s.enumerated, s.sat_calls
         ))
     }

@@ -273,6 +273,13 @@ fn iriw_readers_are_kept_apart_only_when_relaxed() {
     assert_eq!(f.held(), 10 * 9);
     let j = judge(&p, &p.conditions[0], &o, &Model::default());
     assert_eq!((j.positive, j.ok), (1, Some(true)));
+    // `--stats` names the readers kept apart.
+    let report = pomset::report::Report::new(&p, &Model::default(), &o, Default::default());
+    let stats = report.stats_line().unwrap_or_default();
+    assert!(
+        stats.ends_with(" readers-apart P2,P3,P4,P5,P6,P7,P8,P9,P10,P11"),
+        "{stats}"
+    );
     let acq = decided(&iriw(4, "acq"), true);
     assert!(acq.factored.is_none());
     assert_eq!(

@@ -57,6 +57,16 @@ impl Factored {
         }
     }
 
+    /// The readers' thread names, as their registers are named (`P2` of
+    /// `P2:r0`), in order.
+    pub fn readers(&self) -> Vec<String> {
+        self.readers
+            .iter()
+            .filter_map(|r| self.shape.regs.get(r.start))
+            .filter_map(|(name, _)| name.split_once(':').map(|(t, _)| t.to_string()))
+            .collect()
+    }
+
     /// One state's names.
     pub fn shape(&self) -> &State {
         &self.shape

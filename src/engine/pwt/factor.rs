@@ -135,7 +135,7 @@ pub(super) fn decide(cx: &Context, readers: &[usize], out: &mut Outcomes) -> boo
             .zip(&pick)
             .map(|(&k, &i)| &cx.threads[k][i])
             .collect();
-        let Some(cores) = core_witnesses(cx, &parts, &mut steps) else {
+        let Some((cores, n)) = core_witnesses(cx, &parts, &mut steps) else {
             return false;
         };
         // Per core witness, per reader: each value of its registers, counted.
@@ -146,7 +146,6 @@ pub(super) fn decide(cx: &Context, readers: &[usize], out: &mut Outcomes) -> boo
             .enumerate()
             .map(|(j, c)| (c.rf.as_slice(), j))
             .collect();
-        let n = cx.init.len() + parts.iter().map(|c| c.frag.events.len()).sum::<usize>();
         for (i, &k) in readers.iter().enumerate() {
             for v in &cx.threads[k] {
                 let mut whole = parts.clone();
@@ -243,9 +242,15 @@ pub(super) fn decide(cx: &Context, readers: &[usize], out: &mut Outcomes) -> boo
 }
 
 /// The core's witnesses for its chosen pomsets, each with its final
-/// memory; `None` where some location's last write is not settled by the
-/// core alone (3. of the module) or the step budget ran out.
-fn core_witnesses(cx: &Context, parts: &[&Completed], steps: &mut u64) -> Option<Vec<Core>> {
+/// memory, and the number of core events (the first positions of every
+/// skeleton with a reader added); `None` where some location's last write
+/// is not settled by the core alone (3. of the module) or the step budget
+/// ran out.
+fn core_witnesses(
+    cx: &Context,
+    parts: &[&Completed],
+    steps: &mut u64,
+) -> Option<(Vec<Core>, usize)> {
     let (sk, _) = decide::skeleton(cx.init, parts);
     let mut search = Search::new(&sk, cx.model, cx.groups, (*steps).min(1_000_000));
     let stop = || interrupted(cx.limits.deadline, cx.limits.cancel).is_some();
@@ -272,7 +277,7 @@ fn core_witnesses(cx: &Context, parts: &[&Completed], steps: &mut u64) -> Option
         },
     );
     *steps = steps.saturating_sub(used.max(1));
-    (searched.is_ok() && settled).then_some(cores)
+    (searched.is_ok() && settled).then_some((cores, sk.len()))
 }
 
 /// Whether a witness's orders restricted to the first `n` events (the

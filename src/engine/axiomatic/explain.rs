@@ -2,12 +2,12 @@
 //! that reaches it and the checks of the model that fail on it, by name,
 //! with the cycle or the pair that breaks each.
 
-use super::execution::{Cells, Event, Execution, Kind};
-use super::{candidates, final_state};
+use super::execution::{Cells, Event, Execution, Kind, Trace};
+use super::{candidates_where, final_state};
 use crate::cat::{Model, Witness};
 use crate::outcome::verdict::holds;
 use crate::outcome::Limits;
-use crate::syntax::core::{Program, Prop};
+use crate::syntax::core::{Program, Prop, RegId, Term};
 
 /// How many executions `explain` describes one by one.
 pub const SHOWN: usize = 8;
@@ -124,7 +124,24 @@ pub fn explain(
     let mut lines = Vec::new();
     let (mut reaching, mut consistent, mut shown) = (0usize, 0usize, 0usize);
     let mut error = None;
-    let seen = candidates(p, limits, |x, regs| {
+    // Only runs that can end in the outcome: a run whose own registers
+    // already make the proposition false or unknown reaches it in no
+    // candidate (`may_hold`), so the counts below are those of every run.
+    let threads: Vec<Vec<crate::syntax::core::ThreadId>> = p
+        .main
+        .iter()
+        .map(|(tid, body)| crate::outcome::state::reported_threads(*tid, body))
+        .collect();
+    let keep = |k: usize, t: &Trace| {
+        let own = |r: RegId| {
+            let info = p.regs.get(r as usize)?;
+            threads[k]
+                .contains(&info.thread)
+                .then(|| t.regs.get(r as usize).copied().flatten())
+        };
+        may_hold(prop, &own).contains(&Some(true))
+    };
+    let seen = candidates_where(p, limits, keep, |x, regs| {
         if !holds(p, &final_state(p, x, regs), prop) {
             return true;
         }
@@ -180,4 +197,94 @@ pub fn explain(
     }
     summary.extend(lines);
     Ok(summary)
+}
+
+/// The truth values (`Some(true)`, `Some(false)`, `None`: unknown, as
+/// `verdict::truth`) a proposition may take when the registers `known`
+/// answers for have those values and every other term (other threads'
+/// registers, memory) may be anything, `?` included. An over-approximation
+/// (each free term is free at each occurrence), so a value not in the list
+/// is one the proposition cannot take.
+fn may_hold(prop: &Prop, known: &dyn Fn(RegId) -> Option<Option<i64>>) -> Vec<Option<bool>> {
+    const ALL: [Option<bool>; 3] = [Some(true), Some(false), None];
+    let term = |t: &Term| match t {
+        Term::Int(v) => Some(Some(*v)),
+        Term::Reg(r) => known(*r),
+        Term::Mem(_) => None,
+    };
+    let both = |a: &[Option<bool>],
+                b: &[Option<bool>],
+                f: fn(Option<bool>, Option<bool>) -> Option<bool>| {
+        let mut out: Vec<Option<bool>> = Vec::new();
+        for &x in a {
+            for &y in b {
+                let v = f(x, y);
+                if !out.contains(&v) {
+                    out.push(v);
+                }
+            }
+        }
+        out
+    };
+    match prop {
+        Prop::True => vec![Some(true)],
+        Prop::False => vec![Some(false)],
+        Prop::Cmp(a, op, b) => match (term(a), term(b)) {
+            (Some(x), Some(y)) => vec![x.zip(y).map(|(x, y)| op.holds(x, y))],
+            _ => ALL.to_vec(),
+        },
+        Prop::Not(a) => may_hold(a, known)
+            .into_iter()
+            .map(|v| v.map(|b| !b))
+            .collect(),
+        Prop::And(a, b) => both(&may_hold(a, known), &may_hold(b, known), |x, y| {
+            match (x, y) {
+                (Some(false), _) | (_, Some(false)) => Some(false),
+                (Some(true), Some(true)) => Some(true),
+                _ => None,
+            }
+        }),
+        Prop::Or(a, b) => both(&may_hold(a, known), &may_hold(b, known), |x, y| {
+            match (x, y) {
+                (Some(true), _) | (_, Some(true)) => Some(true),
+                (Some(false), Some(false)) => Some(false),
+                _ => None,
+            }
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::ast::CmpOp;
+
+    fn is(r: RegId, v: i64) -> Prop {
+        Prop::Cmp(Term::Reg(r), CmpOp::Eq, Term::Int(v))
+    }
+
+    /// Register 0 is the run's own, at `mine`; register 1 is another
+    /// thread's (free); memory is free.
+    fn may(prop: &Prop, mine: Option<i64>) -> Vec<Option<bool>> {
+        let mut v = may_hold(prop, &|r| (r == 0).then_some(mine));
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn a_run_is_kept_exactly_when_its_registers_leave_the_outcome_possible() {
+        let (t, f, u) = (Some(true), Some(false), None);
+        assert_eq!(may(&is(0, 1), Some(1)), vec![t]);
+        assert_eq!(may(&is(0, 1), Some(0)), vec![f]);
+        assert_eq!(may(&is(0, 1), None), vec![u]);
+        assert_eq!(may(&Prop::Not(Box::new(is(0, 1))), None), vec![u]);
+        assert_eq!(may(&is(1, 1), Some(0)), vec![u, f, t]);
+        let mem = Prop::Cmp(Term::Mem(0), CmpOp::Eq, Term::Int(1));
+        let and = Prop::And(Box::new(is(0, 1)), Box::new(mem.clone()));
+        assert_eq!(may(&and, Some(0)), vec![f]);
+        assert_eq!(may(&and, Some(1)), vec![u, f, t]);
+        let or = Prop::Or(Box::new(is(0, 1)), Box::new(is(1, 2)));
+        assert_eq!(may(&or, Some(1)), vec![t]);
+        assert_eq!(may(&or, None), vec![u, t]);
+    }
 }

@@ -40,6 +40,18 @@ pub struct Enumerated {
 pub fn candidates(
     p: &Program,
     limits: &Limits,
+    visit: impl FnMut(&Execution, &[Option<i64>]) -> bool,
+) -> Result<Enumerated, String> {
+    candidates_where(p, limits, |_, _| true, visit)
+}
+
+/// `candidates` over the thread runs `keep` keeps (given each top-level
+/// thread's index and a run): a caller that needs only some final states
+/// (`explain`'s outcome) leaves out the runs that cannot end in one.
+pub fn candidates_where(
+    p: &Program,
+    limits: &Limits,
+    keep: impl Fn(usize, &Trace) -> bool,
     mut visit: impl FnMut(&Execution, &[Option<i64>]) -> bool,
 ) -> Result<Enumerated, String> {
     let cells = Cells::new(p);
@@ -57,6 +69,9 @@ pub fn candidates(
         }
     }
     seen.dropped = gen.dropped;
+    for (k, runs) in threads.iter_mut().enumerate() {
+        runs.retain(|t| keep(k, t));
+    }
     prune_unwritable_reads(&cells, &mut threads);
     if threads.iter().any(Vec::is_empty) {
         return Ok(seen);

@@ -13,7 +13,7 @@ use std::collections::{BinaryHeap, HashMap};
 use std::ops::Range;
 
 use super::state::State;
-use super::verdict::Slots;
+use super::verdict::{kleene_and, kleene_or, Slots};
 use crate::syntax::ast::CmpOp;
 use crate::syntax::core::{Program, Prop, Term};
 
@@ -365,16 +365,19 @@ impl Residual {
                 Known(t) => Known(t.map(|b| !b)),
                 a => Not(Box::new(a)),
             },
+            // Both known: Kleene's table; one known to decide alone (false
+            // for ∧, true for ∨) or to be neutral (true for ∧, false for ∨)
+            // folds; else the residual keeps both.
             And(a, b) => match (a.given(at), b.given(at)) {
+                (Known(x), Known(y)) => Known(kleene_and(x, y)),
                 (Known(Some(false)), _) | (_, Known(Some(false))) => Known(Some(false)),
                 (Known(Some(true)), x) | (x, Known(Some(true))) => x,
-                (Known(None), Known(None)) => Known(None),
                 (a, b) => And(Box::new(a), Box::new(b)),
             },
             Or(a, b) => match (a.given(at), b.given(at)) {
+                (Known(x), Known(y)) => Known(kleene_or(x, y)),
                 (Known(Some(true)), _) | (_, Known(Some(true))) => Known(Some(true)),
                 (Known(Some(false)), x) | (x, Known(Some(false))) => x,
-                (Known(None), Known(None)) => Known(None),
                 (a, b) => Or(Box::new(a), Box::new(b)),
             },
         }

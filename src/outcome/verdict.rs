@@ -87,22 +87,28 @@ pub fn truth(p: &Program, s: &State, prop: &Prop) -> Option<bool> {
     truth_with(prop, &|t| value(p, s, t))
 }
 
+/// Kleene's strong conjunction (`None`: unknown): false if either is false.
+pub fn kleene_and(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+    match (a, b) {
+        (Some(false), _) | (_, Some(false)) => Some(false),
+        (Some(true), Some(true)) => Some(true),
+        _ => None,
+    }
+}
+
+/// Kleene's strong disjunction (`None`: unknown): true if either is true.
+pub fn kleene_or(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+    kleene_and(a.map(|x| !x), b.map(|x| !x)).map(|x| !x)
+}
+
 /// A proposition's truth, given each term's value (`None`: `?`).
 fn truth_with(prop: &Prop, value: &dyn Fn(&Term) -> Option<i64>) -> Option<bool> {
     match prop {
         Prop::True => Some(true),
         Prop::False => Some(false),
         Prop::Not(a) => truth_with(a, value).map(|b| !b),
-        Prop::And(a, b) => match (truth_with(a, value), truth_with(b, value)) {
-            (Some(false), _) | (_, Some(false)) => Some(false),
-            (Some(true), Some(true)) => Some(true),
-            _ => None,
-        },
-        Prop::Or(a, b) => match (truth_with(a, value), truth_with(b, value)) {
-            (Some(true), _) | (_, Some(true)) => Some(true),
-            (Some(false), Some(false)) => Some(false),
-            _ => None,
-        },
+        Prop::And(a, b) => kleene_and(truth_with(a, value), truth_with(b, value)),
+        Prop::Or(a, b) => kleene_or(truth_with(a, value), truth_with(b, value)),
         Prop::Cmp(a, op, b) => Some(op.holds(value(a)?, value(b)?)),
     }
 }

@@ -5,7 +5,7 @@
 use super::execution::{Cells, Event, Execution, Kind, Trace};
 use super::{candidates_where, final_state};
 use crate::cat::{Model, Witness};
-use crate::outcome::verdict::holds;
+use crate::outcome::verdict::{holds, kleene_and, kleene_or};
 use crate::outcome::Limits;
 use crate::syntax::core::{Program, Prop, RegId, Term};
 
@@ -237,20 +237,8 @@ fn may_hold(prop: &Prop, known: &dyn Fn(RegId) -> Option<Option<i64>>) -> Vec<Op
             .into_iter()
             .map(|v| v.map(|b| !b))
             .collect(),
-        Prop::And(a, b) => both(&may_hold(a, known), &may_hold(b, known), |x, y| {
-            match (x, y) {
-                (Some(false), _) | (_, Some(false)) => Some(false),
-                (Some(true), Some(true)) => Some(true),
-                _ => None,
-            }
-        }),
-        Prop::Or(a, b) => both(&may_hold(a, known), &may_hold(b, known), |x, y| {
-            match (x, y) {
-                (Some(true), _) | (_, Some(true)) => Some(true),
-                (Some(false), Some(false)) => Some(false),
-                _ => None,
-            }
-        }),
+        Prop::And(a, b) => both(&may_hold(a, known), &may_hold(b, known), kleene_and),
+        Prop::Or(a, b) => both(&may_hold(a, known), &may_hold(b, known), kleene_or),
     }
 }
 

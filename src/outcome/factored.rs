@@ -90,28 +90,18 @@ impl Factored {
 
     /// How many final states there are (saturating).
     pub fn states(&self) -> usize {
-        self.sum(|_, _| true, |_| 1)
+        self.sum(|_| 1, |_| 1)
     }
 
     /// How many of them determine every value (no `?`).
     pub fn determined(&self) -> usize {
-        self.sum(
-            |b, r| determined(&b.fixed, r),
-            |(v, _)| usize::from(whole(v)),
-        )
+        let fixed = |b: &Block| usize::from(determined(&b.fixed, &self.readers));
+        self.sum(fixed, |(v, _)| usize::from(whole(v)))
     }
 
     /// How many complete pomsets there are (saturating).
     pub fn pomsets(&self) -> usize {
-        let mut total = 0u128;
-        for b in &self.blocks {
-            let mut n = b.times as u128;
-            for part in &b.parts {
-                n = n.saturating_mul(part.iter().map(|(_, c)| *c as u128).sum());
-            }
-            total = total.saturating_add(n);
-        }
-        usize::try_from(total).unwrap_or(usize::MAX)
+        self.sum(|b| b.times, |(_, c)| *c)
     }
 
     /// The parts held: what memory and `--max-states` count.
@@ -122,16 +112,16 @@ impl Factored {
             .sum()
     }
 
-    /// Σ over blocks whose fixed part passes `keep` of Π over readers of
-    /// Σ `each` over its values.
+    /// Σ over blocks of `block` (a weight of the block's own) times Π over
+    /// readers of Σ `each` over its values (saturating).
     fn sum(
         &self,
-        keep: impl Fn(&Block, &[Range<usize>]) -> bool,
+        block: impl Fn(&Block) -> usize,
         each: impl Fn(&(Values, usize)) -> usize,
     ) -> usize {
         let mut total = 0u128;
-        for b in self.blocks.iter().filter(|b| keep(b, &self.readers)) {
-            let mut n = 1u128;
+        for b in &self.blocks {
+            let mut n = block(b) as u128;
             for part in &b.parts {
                 n = n.saturating_mul(part.iter().map(|x| each(x) as u128).sum());
             }
@@ -194,19 +184,7 @@ impl Factored {
             f(&v, count);
             listed += 1;
             // The next state of block k: the odometer, last reader fastest.
-            let mut i = at.len();
-            let advanced = loop {
-                if i == 0 {
-                    break false;
-                }
-                i -= 1;
-                at[i] += 1;
-                if at[i] < parts[k][i].len() {
-                    break true;
-                }
-                at[i] = 0;
-            };
-            if advanced {
+            if advance(&mut at, |i| parts[k][i].len()) {
                 let (v, _) = values_at(k, &at);
                 heap.push(std::cmp::Reverse((v, k, at)));
             }
@@ -256,27 +234,10 @@ impl Factored {
         Ok((fit(positive), fit(negative)))
     }
 
-    /// Every state with its count, in no particular order: for checks on
-    /// small outcomes (it visits every state).
+    /// Every state with its count, in order: for checks on small outcomes
+    /// (it visits every state).
     pub fn each(&self, f: &mut dyn FnMut(&[Option<i64>], usize)) {
-        for b in &self.blocks {
-            let mut at = vec![0usize; b.parts.len()];
-            if b.parts.iter().any(Vec::is_empty) {
-                continue;
-            }
-            loop {
-                let mut v = b.fixed.clone();
-                let mut count = b.times;
-                for ((range, part), &i) in self.readers.iter().zip(&b.parts).zip(&at) {
-                    v[range.clone()].copy_from_slice(&part[i].0);
-                    count = count.saturating_mul(part[i].1);
-                }
-                f(&v, count);
-                if !advance(&mut at, |i| b.parts[i].len()) {
-                    break;
-                }
-            }
-        }
+        self.first(usize::MAX, false, f);
     }
 }
 
@@ -417,10 +378,21 @@ mod tests {
         assert_eq!(f.pomsets(), 3 * 4 + 5 * 3 * 4);
         let mut listed = Vec::new();
         f.first(100, false, &mut |v, n| listed.push((v.to_vec(), n)));
+        // The product by hand: each block's fixed memory, each reader's
+        // values, the counts multiplied.
         let mut all = Vec::new();
-        f.each(&mut |v, n| all.push((v.to_vec(), n)));
+        for (mem, times) in [(2, 1), (1, 5)] {
+            for (a, m) in [(None, 1), (Some(0), 2)] {
+                for (b, n) in [(Some(0), 1), (Some(1), 3)] {
+                    all.push((vec![a, b, Some(mem)], times * m * n));
+                }
+            }
+        }
         all.sort();
         assert_eq!(listed, all);
+        let mut each = Vec::new();
+        f.each(&mut |v, n| each.push((v.to_vec(), n)));
+        assert_eq!(each, all);
         assert_eq!(listed[0], (vec![None, Some(0), Some(1)], 5));
         let mut first = Vec::new();
         f.first(3, true, &mut |v, n| first.push((v.to_vec(), n)));

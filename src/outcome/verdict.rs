@@ -206,11 +206,9 @@ impl Slots {
 
     /// `truth` on a state of this shape, given by its values.
     pub fn truth(&self, values: &[Option<i64>], prop: &Prop) -> Option<bool> {
-        let slot = |i: Option<&Option<usize>>| i.copied().flatten().and_then(|i| *values.get(i)?);
         truth_with(prop, &|t| match t {
             Term::Int(v) => Some(*v),
-            Term::Reg(r) => slot(self.regs.get(*r as usize)),
-            Term::Mem(l) => slot(self.locs.get(*l as usize)),
+            _ => self.position(t).and_then(|i| *values.get(i)?),
         })
     }
 

@@ -700,27 +700,27 @@ fn chosen<'t>(threads: &'t [Vec<Completed>], choice: &[usize]) -> Vec<&'t Comple
 
 /// A search's witnesses (`Err`: cut short), the steps it used, and whether
 /// `--max-states` cut it.
-type Searched = (Result<Vec<Witness>, Vec<Witness>>, u64, bool);
+pub(super) type Searched = (Result<Vec<Witness>, Vec<Witness>>, u64, bool);
 
 /// One combination decided (`Leaves::decide`): its search, and each
 /// witness's final memories, as values in the order of `Program::locs`.
 type Decided = (Searched, Vec<Vec<Vec<Option<i64>>>>);
 
 /// What deciding one complete combination reads, and nothing it writes: the
-/// threads of `Product::flush` share it.
-struct Leaves<'a> {
-    model: &'a Model,
-    groups: &'a ThreadGroups<'a>,
-    init: &'a [Ev],
-    threads: &'a [Vec<Completed>],
-    deadline: Option<(std::time::Instant, f64)>,
-    cancel: Option<&'static std::sync::atomic::AtomicBool>,
-    cap: usize,
+/// threads of `Product::flush` share it, and `factor.rs` searches with it.
+pub(super) struct Leaves<'a> {
+    pub(super) model: &'a Model,
+    pub(super) groups: &'a ThreadGroups<'a>,
+    pub(super) init: &'a [Ev],
+    pub(super) threads: &'a [Vec<Completed>],
+    pub(super) deadline: Option<(std::time::Instant, f64)>,
+    pub(super) cancel: Option<&'static std::sync::atomic::AtomicBool>,
+    pub(super) cap: usize,
 }
 
 impl Leaves<'_> {
     /// The candidates with total rf (c2b) of a skeleton, within `budget` steps.
-    fn candidates(&self, sk: &Skeleton, budget: u64) -> Searched {
+    pub(super) fn candidates(&self, sk: &Skeleton, budget: u64) -> Searched {
         let (deadline, cancel) = (self.deadline, self.cancel);
         let stop = || interrupted(deadline, cancel).is_some();
         candidates_interruptible(

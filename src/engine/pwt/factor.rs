@@ -54,7 +54,7 @@
 
 use std::collections::HashMap;
 
-use super::check::{candidates_each, candidates_interruptible, OrderKind, Orders, RfMode, Search};
+use super::check::{candidates_each, OrderKind, Orders, RfMode, Search};
 use super::construct::Ev;
 use super::decide::{self, Completed, ThreadGroups};
 use crate::action::{Kind, Mode};
@@ -122,6 +122,15 @@ pub(super) fn decide(cx: &Context, readers: &[usize], out: &mut Outcomes) -> boo
     let mut steps = cx.limits.max_steps;
     let mut found: HashMap<Vec<Option<i64>>, Block> = HashMap::new();
     let mut pick = vec![0usize; core.len()];
+    let leaves = decide::Leaves {
+        model: cx.model,
+        groups: cx.groups,
+        init: cx.init,
+        threads: cx.threads,
+        deadline: cx.limits.deadline,
+        cancel: cx.limits.cancel,
+        cap: cx.limits.max_states,
+    };
     loop {
         if let Some(why) = interrupted(cx.limits.deadline, cx.limits.cancel) {
             *out = Outcomes {
@@ -151,17 +160,7 @@ pub(super) fn decide(cx: &Context, readers: &[usize], out: &mut Outcomes) -> boo
                 let mut whole = parts.clone();
                 whole.push(v);
                 let (sk, _) = decide::skeleton(cx.init, &whole);
-                let stop = || interrupted(cx.limits.deadline, cx.limits.cancel).is_some();
-                let budget = steps.min(1_000_000);
-                let cap = cx.limits.max_states;
-                let (searched, used, _) = candidates_interruptible(
-                    &sk,
-                    cx.model,
-                    cx.groups,
-                    RfMode::Total,
-                    (budget, cap),
-                    &stop,
-                );
+                let (searched, used, _) = leaves.candidates(&sk, steps.min(1_000_000));
                 steps = steps.saturating_sub(used.max(1));
                 let Ok(witnesses) = searched else {
                     return false;

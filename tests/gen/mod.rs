@@ -20,7 +20,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use proptest::prelude::*;
-use proptest::test_runner::{Config as RunnerConfig, TestCaseError, TestError, TestRunner};
+use proptest::test_runner::{
+    Config as RunnerConfig, RngSeed, TestCaseError, TestError, TestRunner,
+};
 
 /// Knobs of the generator. `GEN_*` environment variables restrict it for
 /// local triage; the committed tests use `Config::default()` or `tiny()`.
@@ -157,6 +159,22 @@ pub fn skipped(why: &str, t: &Test) -> Checked {
 /// §4): more would make it check too little.
 pub const MAX_SKIPPED_PERCENT: u32 = 5;
 
+/// The seed of every property: `PROPTEST_RNG_SEED` when set (any number,
+/// for programs never checked before), else `DEFAULT_SEED`. A fixed
+/// default makes CI check the same programs on every run, so the bound on
+/// skipped programs cannot fail by the luck of one draw: with 25 programs
+/// and a skip rate of 2%, a random draw skips two (over 5%) one run in
+/// fifteen.
+pub fn seed() -> RngSeed {
+    match RunnerConfig::default().rng_seed {
+        RngSeed::Random => RngSeed::Fixed(DEFAULT_SEED),
+        fixed => fixed,
+    }
+}
+
+/// The seed CI uses (see `seed`).
+pub const DEFAULT_SEED: u64 = 20_261_127;
+
 /// `PROPTEST_CASES`, else `default`.
 pub fn cases(default: u32) -> u32 {
     std::env::var("PROPTEST_CASES")
@@ -189,6 +207,7 @@ pub fn try_property<S: Strategy>(
     let mut runner = TestRunner::new(RunnerConfig {
         cases,
         failure_persistence: None,
+        rng_seed: seed(),
         ..RunnerConfig::default()
     });
     let counts = std::cell::Cell::new((0u32, 0u32));

@@ -135,6 +135,13 @@ fn decide_all<'v>(
     visit: Option<&'v mut Visit<'v>>,
     strengthen: bool,
 ) -> Outcomes {
+    // A read-only thread's reads kept apart (`factor.rs`, 5. to 7.): tried
+    // first, since the thread as it is may have millions of pomsets.
+    if visit.is_none() && !strengthen {
+        if let Some(out) = factor::decide_split(p, model, limits) {
+            return out;
+        }
+    }
     let mut sem = Sem::new(p, model, limits.max_pomsets, limits.max_partitions);
     sem.strengthen = strengthen;
     let mut out = Outcomes::empty();
@@ -263,64 +270,7 @@ fn run<'v>(
     (sem.deadline, sem.cancel) = (limits.deadline, limits.cancel);
     let init_thread = p.threads.len() as ThreadId;
     let (init_events, init_tau) = init_prefix(sem, p, model, init_thread)?;
-    let mut per_thread: Vec<Vec<Completed>> = Vec::new();
-    for (tid, body) in &p.main {
-        // The fragments are taken from the back, their list shrunk as it
-        // empties, and each completed in place of it: a reader's thousands
-        // of fragments (CoRR-5: 44 683) are never held twice over.
-        let mut frags = sem.denote(body, *tid)?;
-        frags.shrink_to_fit();
-        let mut done = Vec::with_capacity(frags.len());
-        while let Some(f) = frags.pop() {
-            sem.interrupted()?;
-            done.extend(complete(sem, f, init_tau).into_iter().rev());
-            if frags.len() < frags.capacity() / 2 {
-                frags.shrink_to_fit();
-            }
-        }
-        done.reverse();
-        per_thread.push(done);
-    }
-    // Values each thread may write, for pruning reads without a source (c2a, c2b).
-    let writable = later_writes(&init_events, &per_thread).swap_remove(0);
-    for (k, variants) in per_thread.iter_mut().enumerate() {
-        // Filtered in place: a reader's variants are most of the memory
-        // (CoRR-5: 44 683), so no second list of them is built.
-        let mut stopped = None;
-        // Variants ending with the same registers share one list of them.
-        let mut lists: std::collections::HashSet<Registers> = Default::default();
-        variants.retain_mut(|c| {
-            if stopped.is_some() {
-                return false;
-            }
-            if let Err(l) = sem.interrupted() {
-                stopped = Some(l);
-                return false;
-            }
-            let mut reads = c.frag.events.iter().filter(|e| e.label.kind == Kind::Read);
-            let sourced = reads.all(|e| {
-                writable
-                    .binary_search(&(e.label.loc, e.label.value))
-                    .is_ok()
-            });
-            if sourced {
-                let regs = final_registers(sem, p, init_tau, k, c);
-                c.regs = match lists.get(regs.as_slice()) {
-                    Some(shared) => shared.clone(),
-                    None => {
-                        let shared: Registers = regs.into();
-                        lists.insert(shared.clone());
-                        shared
-                    }
-                };
-            }
-            sourced
-        });
-        if let Some(l) = stopped {
-            return Err(l);
-        }
-        variants.shrink_to_fit();
-    }
+    let per_thread = thread_variants(sem, p, &init_events, init_tau)?;
     let groups = ThreadGroups { p };
     let mut choice = vec![0usize; per_thread.len()];
     let observer = match model.final_ {
@@ -402,6 +352,75 @@ fn run<'v>(
     Ok(search.found)
 }
 
+/// Each top-level thread's complete pomsets with their final registers,
+/// those with a read no write may fulfil left out (c2a, c2b).
+pub(super) fn thread_variants(
+    sem: &mut Sem,
+    p: &Program,
+    init_events: &[Ev],
+    init_tau: Tau,
+) -> Result<Vec<Vec<Completed>>, Limit> {
+    let mut per_thread: Vec<Vec<Completed>> = Vec::new();
+    for (tid, body) in &p.main {
+        // The fragments are taken from the back, their list shrunk as it
+        // empties, and each completed in place of it: a reader's thousands
+        // of fragments (CoRR-5: 44 683) are never held twice over.
+        let mut frags = sem.denote(body, *tid)?;
+        frags.shrink_to_fit();
+        let mut done = Vec::with_capacity(frags.len());
+        while let Some(f) = frags.pop() {
+            sem.interrupted()?;
+            done.extend(complete(sem, f, init_tau).into_iter().rev());
+            if frags.len() < frags.capacity() / 2 {
+                frags.shrink_to_fit();
+            }
+        }
+        done.reverse();
+        per_thread.push(done);
+    }
+    // Values each thread may write, for pruning reads without a source (c2a, c2b).
+    let writable = later_writes(init_events, &per_thread).swap_remove(0);
+    for (k, variants) in per_thread.iter_mut().enumerate() {
+        // Filtered in place: a reader's variants are most of the memory
+        // (CoRR-5: 44 683), so no second list of them is built.
+        let mut stopped = None;
+        // Variants ending with the same registers share one list of them.
+        let mut lists: std::collections::HashSet<Registers> = Default::default();
+        variants.retain_mut(|c| {
+            if stopped.is_some() {
+                return false;
+            }
+            if let Err(l) = sem.interrupted() {
+                stopped = Some(l);
+                return false;
+            }
+            let mut reads = c.frag.events.iter().filter(|e| e.label.kind == Kind::Read);
+            let sourced = reads.all(|e| {
+                writable
+                    .binary_search(&(e.label.loc, e.label.value))
+                    .is_ok()
+            });
+            if sourced {
+                let regs = final_registers(sem, p, init_tau, k, c);
+                c.regs = match lists.get(regs.as_slice()) {
+                    Some(shared) => shared.clone(),
+                    None => {
+                        let shared: Registers = regs.into();
+                        lists.insert(shared.clone());
+                        shared
+                    }
+                };
+            }
+            sourced
+        });
+        if let Some(l) = stopped {
+            return Err(l);
+        }
+        variants.shrink_to_fit();
+    }
+    Ok(per_thread)
+}
+
 /// Whether each class's threads have variants that correspond index by
 /// index: the same events, orders, dependencies and final registers, but for
 /// the thread (`symmetry.rs` needs this of the construction).
@@ -466,7 +485,7 @@ fn shape(c: &Completed) -> Shape {
 /// Whether every variant of each thread lists the same registers, in the
 /// same order (forks inside an `if` could make them differ): then every
 /// state names the same registers, then the same locations.
-fn uniform_names(per_thread: &[Vec<Completed>]) -> bool {
+pub(super) fn uniform_names(per_thread: &[Vec<Completed>]) -> bool {
     per_thread.iter().all(|t| {
         t.windows(2).all(|w| {
             w[0].regs.len() == w[1].regs.len()
@@ -1671,7 +1690,7 @@ fn last_writes(
 /// One sentence per write whose value may leave V (`Sem::outside_v`), when
 /// the closure of V (`syntax::values`) found a store that may leave it:
 /// otherwise no complete pomset needs a value outside V (issue 27 §1).
-fn outside_v_notes(sem: &Sem, p: &Program) -> Vec<String> {
+pub(super) fn outside_v_notes(sem: &Sem, p: &Program) -> Vec<String> {
     if p.values_left.is_empty() {
         return Vec::new();
     }

@@ -51,18 +51,220 @@
 //!
 //! `tests/factored.rs` checks the product against the plain search, states
 //! and counts, on random programs with readers added.
+//!
+//! # A reader's reads kept apart
+//!
+//! CoRR with eight reads has one reader, whose pomsets number in the
+//! millions (a value or none per read, times the ways to coalesce the reads
+//! of one value). `decide_split` keeps its *reads* apart instead: a thread
+//! that is only a sequence of `wk`/`rlx` reads of named locations into
+//! distinct registers, two of them of one label (so that they may
+//! coalesce, where the pomsets grow as Bell numbers), is decided as one
+//! thread per read (`split`), and the counts put back the coalescing. Why
+//! that is exact:
+//!
+//! 5. *The thread's pomsets.* SEQ of such reads orders none of them: no
+//!    read's transformer mentions another's register (no dependency), sync-
+//!    delays need an acquire, a release or sc, and co-delays order two reads
+//!    only with `co_delays_rr = on` (refused). So a pomset of the thread is a
+//!    choice per read (an event with a value, or none: R4c drops it) and a
+//!    partition of the events of equal label (location, value, mode, scope)
+//!    into coalesced events (s1, I1); `if_closure` other than `off` gives a
+//!    read several events over the registers before it, and is refused.
+//! 6. *The same without coalescing is the split program.* With no event
+//!    coalesced, the pomset is the parallel composition of the one-read
+//!    threads' pomsets, with the same labels and the same (cta, gpu), so
+//!    the same rule instances: the split program's combination. Its rfs
+//!    and their consistency are the same, hence the same final states (a
+//!    coalesced pomset reads what some uncoalesced one does).
+//! 7. *Coalescing only multiplies counts.* The reads of one class (same
+//!    label) are interchangeable: same edges to every core event for the
+//!    same rf, none among them. A coalesced event for k of them taking
+//!    value v has exactly the rfs one of them has (merging events with the
+//!    same neighbours makes no new path), c(v) consistent ones. So a state
+//!    where k_v of a class's reads take v counts Π_v Σ_j S(k_v, j) c(v)^j
+//!    (`Factored::coalescing`), Bell(k_v) when c(v) = 1. The engine checks
+//!    that the class's one-read threads have equal parts in every block.
+//!
+//! The split is only tried where the product may be taken (as for
+//! readers), and any refusal decides the original program plainly.
 
 use std::collections::HashMap;
 
+use std::ops::Not;
+
 use super::check::{candidates_each, OrderKind, Orders, RfMode, Search};
-use super::construct::Ev;
+use super::construct::{Ev, Sem};
 use super::decide::{self, Completed, ThreadGroups};
-use crate::action::{Kind, Mode};
-use crate::model::Model;
+use crate::action::{Kind, Mode, ThreadId};
+use crate::model::{CoDelaysRr, Final, IfClosure, Model};
 use crate::outcome::factored::{Block, Factored};
 use crate::outcome::{interrupted, Limits, Outcomes, State};
 use crate::pomset::Event;
+use crate::syntax::ast;
 use crate::syntax::core::Program;
+use crate::syntax::core::{Loc, RegId, Stmt};
+
+/// A program with each thread that is only `wk`/`rlx` reads of named
+/// locations (distinct registers, two of one label) split into one thread
+/// per read (5. and 6. of the module), and per top-level thread of the split
+/// program, the class of its read's label (7.) for reads split off.
+struct Split {
+    program: Program,
+    class: Vec<Option<usize>>,
+}
+
+/// The split program (`Split`), or `None` where no thread splits or the
+/// model orders reads of one thread (`co_delays_rr`) or gives a read
+/// events over earlier registers (`if_closure`).
+fn split(p: &Program, model: &Model) -> Option<Split> {
+    if model.co_delays_rr != CoDelaysRr::Off || model.if_closure != IfClosure::Off {
+        return None;
+    }
+    let mut q = p.clone();
+    q.main.clear();
+    let mut class = Vec::new();
+    let mut labels: Vec<(ThreadId, Loc, ast::Mode, ast::Scope)> = Vec::new();
+    for (tid, body) in &p.main {
+        let mut reads = Vec::new();
+        if !plain_reads(body, &mut reads) || !repeats_a_label(&reads) || !owns_only(p, *tid, &reads)
+        {
+            q.main.push((*tid, body.clone()));
+            class.push(None);
+            continue;
+        }
+        // In register order: the split threads then name their registers
+        // where the thread did (`Sem::regs_of` lists a thread's by id).
+        reads.sort_by_key(|r| r.0);
+        for (j, (reg, loc, mode, scope)) in reads.into_iter().enumerate() {
+            let t = if j == 0 {
+                *tid
+            } else {
+                q.threads.push(p.threads[*tid as usize].clone());
+                (q.threads.len() - 1) as ThreadId
+            };
+            q.regs[reg as usize].thread = t;
+            let label = (*tid, loc.clone(), mode, scope);
+            let id = labels.iter().position(|l| *l == label).unwrap_or_else(|| {
+                labels.push(label);
+                labels.len() - 1
+            });
+            q.main.push((
+                t,
+                Stmt::Read {
+                    reg,
+                    loc,
+                    mode,
+                    scope,
+                },
+            ));
+            class.push(Some(id));
+        }
+    }
+    labels
+        .is_empty()
+        .not()
+        .then_some(Split { program: q, class })
+}
+
+/// Collects the reads of a body made only of `wk`/`rlx` reads of named
+/// locations (and `skip`); false at anything else.
+fn plain_reads(s: &Stmt, out: &mut Vec<(RegId, Loc, ast::Mode, ast::Scope)>) -> bool {
+    match s {
+        Stmt::Skip => true,
+        Stmt::Seq(v) => v.iter().all(|s| plain_reads(s, out)),
+        Stmt::Read {
+            reg,
+            loc: loc @ Loc::Named(_),
+            mode: mode @ (ast::Mode::Wk | ast::Mode::Rlx),
+            scope,
+        } => {
+            out.push((*reg, loc.clone(), *mode, *scope));
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Whether two of the reads have one label, so that they may coalesce: only
+/// then is a thread split. Its pomsets then grow as Bell numbers (CoRR-8's
+/// reader: 668 520 163); reads of distinct labels have at most (|V| + 1)^k
+/// pomsets, which the plain search (or readers kept apart, thread by
+/// thread) handles without holding every core witness, as the split does
+/// (MP-10's last reader split: 38 MB against 23 MB whole).
+fn repeats_a_label(reads: &[(RegId, Loc, ast::Mode, ast::Scope)]) -> bool {
+    reads.iter().enumerate().any(|(i, a)| {
+        reads[..i]
+            .iter()
+            .any(|b| (&a.1, a.2, a.3) == (&b.1, b.2, b.3))
+    })
+}
+
+/// Whether the thread's registers are exactly the reads' (distinct): none
+/// read twice, none of its own left unread.
+fn owns_only(p: &Program, tid: ThreadId, reads: &[(RegId, Loc, ast::Mode, ast::Scope)]) -> bool {
+    let mut regs: Vec<RegId> = reads.iter().map(|r| r.0).collect();
+    regs.sort_unstable();
+    let distinct = regs.windows(2).all(|w| w[0] != w[1]);
+    let own: Vec<RegId> = (0..p.regs.len() as RegId)
+        .filter(|&r| p.regs[r as usize].thread == tid)
+        .collect();
+    distinct && own == regs
+}
+
+/// Decides `p` with the reads of its read-only threads kept apart (5. to
+/// 7. of the module): `None` where that does not apply, for the caller to
+/// decide `p` as it is.
+pub(super) fn decide_split(p: &Program, model: &Model, limits: Limits) -> Option<Outcomes> {
+    if !(limits.orbits && limits.factor)
+        || p.filter.is_some()
+        || model.final_ != Final::LocMax
+        || super::gap::memory_gap(model)
+    {
+        return None;
+    }
+    let split = split(p, model)?;
+    let q = &split.program;
+    let mut sem = Sem::new(q, model, limits.max_pomsets, limits.max_partitions);
+    (sem.deadline, sem.cancel) = (limits.deadline, limits.cancel);
+    let init_thread = q.threads.len() as ThreadId;
+    let (init, init_tau) = decide::init_prefix(&mut sem, q, model, init_thread).ok()?;
+    let threads = decide::thread_variants(&mut sem, q, &init, init_tau).ok()?;
+    let readers = readers(&threads);
+    let split_off = (0..threads.len()).filter(|&k| split.class[k].is_some());
+    if !split_off.clone().all(|k| readers.contains(&k)) || !decide::uniform_names(&threads) {
+        return None;
+    }
+    let labelled = decide::labelled(&sem);
+    let groups = ThreadGroups { p: q };
+    let cx = Context {
+        p: q,
+        model,
+        groups: &groups,
+        init: &init,
+        threads: &threads,
+        limits,
+        labelled: &labelled,
+    };
+    let mut out = Outcomes::empty();
+    if !decide(&cx, &readers, &mut out) {
+        return None;
+    }
+    if let Some(product) = out.factored.take() {
+        // Readers not split off are classes of their own.
+        let class_of: Vec<usize> = readers
+            .iter()
+            .map(|&k| split.class[k].unwrap_or(usize::MAX - k))
+            .collect();
+        let product = product.coalescing(&class_of)?;
+        out.witnesses = product.pomsets();
+        out.factored = Some(product);
+    }
+    out.stats = sem.l.stats();
+    out.notes = decide::outside_v_notes(&sem, q);
+    out.notes.extend(p.bound_note());
+    Some(out)
+}
 
 /// Whether every pomset of a thread is made of `wk` and `rlx` reads alone.
 fn reader(variants: &[Completed]) -> bool {

@@ -264,6 +264,7 @@ fn scaling(c: &mut Criterion) {
         ("iriw-10 verdict-only", iriw(10), Mode::VerdictOnly),
         ("iriw-10 rc11", iriw(10), Mode::Rc11),
         ("corr-4", corr(4), Mode::Full),
+        ("corr-8", corr(8), Mode::Full),
         ("corr-8 verdict-only", corr(8), Mode::VerdictOnly),
         ("corr-8 rc11", corr(8), Mode::Rc11),
         ("sb-8", sb(8), Mode::Full),

@@ -151,6 +151,11 @@ impl Factored {
 
     /// How many complete pomsets there are (saturating).
     pub fn pomsets(&self) -> usize {
+        usize::try_from(self.total()).unwrap_or(usize::MAX)
+    }
+
+    /// `pomsets`, unbounded by `usize` (saturating at u128's).
+    fn total(&self) -> u128 {
         let mut total = 0u128;
         for b in &self.blocks {
             let mut n = b.times as u128;
@@ -159,7 +164,7 @@ impl Factored {
             }
             total = total.saturating_add(n);
         }
-        usize::try_from(total).unwrap_or(usize::MAX)
+        total
     }
 
     /// The complete pomsets of the state of block `b` whose readers take
@@ -168,11 +173,18 @@ impl Factored {
         let mut n = b.times as u128;
         for class in &self.classes {
             let part = &b.parts[class[0]];
-            let mut chosen = vec![0usize; part.len()];
-            for &i in class {
-                chosen[at[i]] += 1;
-            }
-            n = n.saturating_mul(class_weight(part, &chosen));
+            let w = match class[..] {
+                // A class of one (most readers): its count, no tally.
+                [i] => part[at[i]].1 as u128,
+                _ => {
+                    let mut chosen = vec![0usize; part.len()];
+                    for &i in class {
+                        chosen[at[i]] += 1;
+                    }
+                    class_weight(part, &chosen)
+                }
+            };
+            n = n.saturating_mul(w);
         }
         n
     }
@@ -267,17 +279,68 @@ impl Factored {
     /// the states: the proposition is evaluated on the fixed part, then
     /// reader by reader, and the partly evaluated propositions are kept
     /// with the pomsets that lead to each (a product of sums for each).
-    /// `Err` names the bound when more than `MAX_RESIDUALS` partly
-    /// evaluated propositions are needed at once.
+    /// Only one side is counted, the other is the rest of `pomsets`: the
+    /// pomsets making it true, dropping each partly evaluated proposition
+    /// once it is known not to be (CoRR's conjunction keeps one), else,
+    /// where that needs too many, those not making it true. `Err` names
+    /// the bound when both need more than `MAX_RESIDUALS` partly evaluated
+    /// propositions at once.
     pub fn count(&self, p: &Program, prop: &Prop) -> Result<(usize, usize), String> {
         let slots = Slots::of(p, &self.shape);
         let start = Residual::of(prop, &slots);
-        let (mut positive, mut negative) = (0u128, 0u128);
+        let total = self.total();
+        let true_ = Residual::Known(Some(true));
+        let (positive, negative) = match self.count_where(&start, &|r| *r == true_) {
+            Ok(yes) => (yes, total.saturating_sub(yes)),
+            Err(_) => {
+                let no = self.count_where(&start, &|r| *r != true_)?;
+                (total.saturating_sub(no), no)
+            }
+        };
+        let fit = |n: u128| usize::try_from(n).unwrap_or(usize::MAX);
+        Ok((fit(positive), fit(negative)))
+    }
+
+    /// The complete pomsets whose state's residual of `start` ends `wanted`
+    /// (every slot is then given, so the residual is known). A residual
+    /// already known is final (`given` keeps a known truth), so one known
+    /// and not wanted is dropped at once.
+    fn count_where(
+        &self,
+        start: &Residual,
+        wanted: &dyn Fn(&Residual) -> bool,
+    ) -> Result<u128, String> {
+        let dead = |r: &Residual| matches!(r, Residual::Known(_)) && !wanted(r);
+        let mut found = 0u128;
         for b in &self.blocks {
             let reader_slot = |s: usize| self.readers.iter().any(|r| r.contains(&s));
             let first = start.given(&|s| (!reader_slot(s)).then(|| b.fixed[s]));
+            if dead(&first) {
+                continue;
+            }
             let mut held: HashMap<Residual, u128> = HashMap::from([(first, b.times as u128)]);
             for class in &self.classes {
+                if let [i] = class[..] {
+                    // A class of one (most readers): each value's count.
+                    let range = &self.readers[i];
+                    let mut next: HashMap<Residual, u128> = HashMap::new();
+                    for (r, n) in &held {
+                        for (values, c) in &b.parts[i] {
+                            let at = |s: usize| range.contains(&s).then(|| values[s - range.start]);
+                            let r = r.given(&at);
+                            if dead(&r) {
+                                continue;
+                            }
+                            let e = next.entry(r).or_insert(0);
+                            *e = e.saturating_add(n.saturating_mul(*c as u128));
+                        }
+                        if next.len() > MAX_RESIDUALS {
+                            return Err(too_many());
+                        }
+                    }
+                    held = next;
+                    continue;
+                }
                 // Within a class, the residual with how many readers took
                 // each value so far; the class's weight once all have.
                 let part = &b.parts[class[0]];
@@ -291,16 +354,17 @@ impl Factored {
                     for ((r, chosen), n) in &inner {
                         for (k, (values, _)) in b.parts[i].iter().enumerate() {
                             let at = |s: usize| range.contains(&s).then(|| values[s - range.start]);
+                            let r = r.given(&at);
+                            if dead(&r) {
+                                continue;
+                            }
                             let mut chosen = chosen.clone();
                             chosen[k] += 1;
-                            let e = next.entry((r.given(&at), chosen)).or_insert(0);
+                            let e = next.entry((r, chosen)).or_insert(0);
                             *e = e.saturating_add(*n);
                         }
                         if next.len() > MAX_RESIDUALS {
-                            return Err(format!(
-                                "more than {MAX_RESIDUALS} partly evaluated conditions \
-                                 (counting a condition over readers kept apart)"
-                            ));
+                            return Err(too_many());
                         }
                     }
                     inner = next;
@@ -311,14 +375,12 @@ impl Factored {
                 }
             }
             for (r, n) in held {
-                match r {
-                    Residual::Known(Some(true)) => positive = positive.saturating_add(n),
-                    _ => negative = negative.saturating_add(n),
+                if wanted(&r) {
+                    found = found.saturating_add(n);
                 }
             }
         }
-        let fit = |n: u128| usize::try_from(n).unwrap_or(usize::MAX);
-        Ok((fit(positive), fit(negative)))
+        Ok(found)
     }
 
     /// Every state with its count, in order: for checks on small outcomes
@@ -326,6 +388,14 @@ impl Factored {
     pub fn each(&self, f: &mut dyn FnMut(&[Option<i64>], usize)) {
         self.first(usize::MAX, false, f);
     }
+}
+
+/// Why `Factored::count` stopped: the named bound on what it holds.
+fn too_many() -> String {
+    format!(
+        "more than {MAX_RESIDUALS} partly evaluated conditions \
+         (counting a condition over readers kept apart)"
+    )
 }
 
 /// The odometer's next position, the last place fastest; false past the end.
@@ -355,7 +425,7 @@ fn class_weight(part: &[(Values, usize)], chosen: &[usize]) -> u128 {
 /// m reads of one value, c pomsets each: Σ_j S(m, j) c^j when they may
 /// coalesce, else c^m.
 fn ways(m: usize, c: u128, coalesce: bool) -> u128 {
-    if !coalesce {
+    if !coalesce || m <= 1 {
         return (0..m).fold(1u128, |n, _| n.saturating_mul(c));
     }
     // S(m, j) by the recurrence S(i, j) = j S(i-1, j) + S(i-1, j-1).
@@ -564,8 +634,9 @@ mod tests {
     /// class's values, checked against partitions counted by hand; the
     /// total is the sum of the listed counts (`tests/factored.rs` checks
     /// the condition counts against the plain search).
-    #[test]
-    fn a_class_of_reads_counts_their_coalescings() {
+    /// Three reads of one class and a reader of its own, two values each
+    /// and `?`, in one block.
+    fn class_product() -> Factored {
         // `?` (no event, 1 way), 0 (1 rf), 1 (2 rfs).
         let class_part = vec![(vec![None], 1), (vec![Some(0)], 1), (vec![Some(1)], 2)];
         let block = Block {
@@ -575,16 +646,21 @@ mod tests {
                 class_part.clone(),
                 class_part.clone(),
                 class_part.clone(),
-                vec![(vec![Some(5)], 4)],
+                vec![(vec![Some(5)], 4), (vec![Some(6)], 1)],
             ],
         };
-        let f = Factored::new(
+        Factored::new(
             shape(&["P0:a", "P0:b", "P0:c", "P1:r"], &["x"]),
             vec![0..1, 1..2, 2..3, 3..4],
             vec![block],
         )
         .coalescing(&[9, 9, 9, 2])
-        .expect("the class's parts agree");
+        .expect("the class's parts agree")
+    }
+
+    #[test]
+    fn a_class_of_reads_counts_their_coalescings() {
+        let f = class_product();
         // Partitions of m reads into j events, each event c ways, by hand.
         let ways = |m: usize, c: usize, value: Option<i64>| -> usize {
             let stirling = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 1, 1, 0], [0, 1, 3, 1]];
@@ -595,9 +671,9 @@ mod tests {
         };
         let mut listed = Vec::new();
         f.each(&mut |v, n| listed.push((v.to_vec(), n)));
-        assert_eq!(listed.len(), 27);
+        assert_eq!(listed.len(), 54);
         for (v, n) in &listed {
-            let mut expected = 3 * 4;
+            let mut expected = 3 * if v[3] == Some(5) { 4 } else { 1 };
             for (value, c) in [(None, 1), (Some(0), 1), (Some(1), 2)] {
                 let m = v[..3].iter().filter(|x| **x == value).count();
                 expected *= ways(m, c, value);
@@ -609,6 +685,40 @@ mod tests {
         assert_eq!(all_one.map(|x| x.1), Some(3 * 4 * 22));
         let total: usize = listed.iter().map(|x| x.1).sum();
         assert_eq!(f.pomsets(), total);
-        assert_eq!(f.states(), 27);
+        assert_eq!(f.states(), 54);
+    }
+
+    /// `count` counts one side and takes the other as the rest: both sides,
+    /// each counted by `count_where`, add up to every pomset, and the true
+    /// side is what visiting every state finds.
+    #[test]
+    fn both_sides_of_a_count_add_up_to_every_pomset() {
+        let f = class_product();
+        let eq = |slot, v| Residual::Cmp(Side::Slot(slot), CmpOp::Eq, Side::Value(v));
+        let and = |a, b| Residual::And(Box::new(a), Box::new(b));
+        let or = |a, b| Residual::Or(Box::new(a), Box::new(b));
+        let not = |a| Residual::Not(Box::new(a));
+        let props = [
+            eq(0, Some(1)),
+            and(eq(0, Some(1)), eq(1, Some(1))),
+            or(eq(2, Some(0)), eq(3, Some(6))),
+            not(and(eq(1, Some(0)), eq(4, Some(7)))),
+            // Unknown where a read is `?`: counted with the false.
+            Residual::Cmp(Side::Slot(0), CmpOp::Ne, Side::Slot(1)),
+        ];
+        let true_ = Residual::Known(Some(true));
+        for r in &props {
+            let yes = f.count_where(r, &|x| *x == true_).expect("small");
+            let no = f.count_where(r, &|x| *x != true_).expect("small");
+            assert_eq!(yes + no, f.total(), "{r:?}");
+            let mut by_hand = 0u128;
+            f.each(&mut |v, n| {
+                if r.given(&|s| Some(v[s])) == true_ {
+                    by_hand += n as u128;
+                }
+            });
+            assert_eq!(yes, by_hand, "{r:?}");
+            assert!(yes > 0 && no > 0, "{r:?} splits the states");
+        }
     }
 }

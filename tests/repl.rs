@@ -198,3 +198,38 @@ fn every_book_session_is_shown_in_the_chapter() {
     }
     assert!(shown >= 5);
 }
+
+/// `:run` keeps states as `pomset run` does (one per orbit, readers kept
+/// apart): CoRR with six reads, whose reader alone has 941 977 pomsets, is
+/// decided in full, with `run`'s counts.
+#[test]
+fn run_decides_a_reader_too_big_to_build_whole() {
+    let n = 6;
+    let writes: Vec<String> = (1..=n).map(|k| format!("x := {k};")).collect();
+    let reads: Vec<String> = (1..=n).map(|k| format!("r{k} := x;")).collect();
+    let cond: Vec<String> = (1..=n).map(|k| format!("r{k} = {}", n + 1 - k)).collect();
+    let src = format!(
+        "litmus CoRR-6\nlocations {{ x }}\n\n{}\n|| {}\n\nexists ({})\n",
+        writes.join(" "),
+        reads.join(" "),
+        cond.join(" /\\ ")
+    );
+    let path =
+        std::env::temp_dir().join(format!("pomset-repl-corr6-{}.litmus", std::process::id()));
+    std::fs::write(&path, src).expect("a temporary file");
+    let mut s = Session::new();
+    let loaded = s.eval(&format!(":load {}", path.display()));
+    assert!(
+        !loaded.output.has_error(),
+        "{}",
+        loaded.output.render(false)
+    );
+    let run = s.eval(":run").output.render(false);
+    let _ = std::fs::remove_file(&path);
+    assert!(!run.contains("Limit"), "{run}");
+    assert!(run.contains("States 262144"), "{run}");
+    assert!(
+        run.contains("Observation CoRR-6 Sometimes 1 941976"),
+        "{run}"
+    );
+}

@@ -369,6 +369,49 @@ fn decide_lists_one_page_of_states_with_the_count_and_judges_them_all() {
     );
 }
 
+/// The explorer keeps states as `pomset run` does: IRIW with six relaxed
+/// readers (3^12 states, each reader kept apart) is decided in full, its
+/// determined states held for paging (the first ones, as `run` lists its
+/// first thousand), and `page.all` counts every state.
+#[test]
+fn decide_holds_the_first_states_of_a_test_with_more_than_it_holds() {
+    let mut src = String::from("litmus IRIW-6\nlocations { a0; a1 }\n\na0 := 1;\n|| a1 := 1;\n");
+    for i in 0..6 {
+        let (x, y) = if i % 2 == 0 {
+            ("a0", "a1")
+        } else {
+            ("a1", "a0")
+        };
+        src += &format!("|| r{i} := {x}; s{i} := {y};\n");
+    }
+    src += "\nexists (r0 = 1 /\\ s0 = 0 /\\ r1 = 1 /\\ s1 = 0)\n";
+    let (status, first) = post("/api/decide", json!({ "source": src }));
+    assert_eq!(status, 200, "{first}");
+    assert!(
+        first["report"]["limit"].is_null(),
+        "{}",
+        first["report"]["limit"]
+    );
+    assert_eq!(observation(&first), "Sometimes");
+    assert_eq!(first["page"]["all"], 531_441, "1, 0 or `?` per read");
+    assert_eq!(
+        first["page"]["total"], 4096,
+        "the determined ones: 0 or 1 per read"
+    );
+    let row = &states(&first["report"]["states"])[0];
+    let values: Vec<i64> = row["values"]
+        .as_array()
+        .expect("values")
+        .iter()
+        .filter_map(|v| v[1].as_i64())
+        .collect();
+    assert_eq!(
+        values,
+        [vec![0; 12], vec![1, 1]].concat(),
+        "the least first"
+    );
+}
+
 #[test]
 fn states_serves_the_later_pages_of_a_decision_without_deciding_again() {
     let src = sb_ring(6);

@@ -247,6 +247,27 @@ fn a_user_decides_flips_explains_draws_switches_and_narrows_the_window() {
     let distinct: std::collections::BTreeSet<&String> = states.iter().collect();
     assert_eq!(distinct.len(), 400, "the second page follows the first");
 
+    // More states than a decision holds (IRIW with six relaxed readers,
+    // kept apart): the first determined ones are listed, and the count
+    // says how many there are in all.
+    let mut iriw = String::from("litmus IRIW-6\nlocations { a0; a1 }\n\na0 := 1;\n|| a1 := 1;\n");
+    for i in 0..6 {
+        let (x, y) = if i % 2 == 0 {
+            ("a0", "a1")
+        } else {
+            ("a1", "a0")
+        };
+        iriw += &format!("|| r{i} := {x}; s{i} := {y};\n");
+    }
+    iriw += "\nexists (r0 = 1 /\\ s0 = 0 /\\ r1 = 1 /\\ s1 = 0)\n";
+    type_into(&mut page, "source", &iriw);
+    click(&mut page, "#run");
+    assert_eq!(verdicts(&mut page), ["Sometimes plain"]);
+    assert_eq!(
+        text(&mut page, "#states-count"),
+        "200 of 4096 listed (531441 in all: the first 4096 with no ? can be listed)"
+    );
+
     // Limits read in the page's words, not as the command line's flags.
     assert_eq!(
         page.eval("limitWords('Limit reached: --timeout 10 (no explanation; raise the limit)')"),

@@ -723,7 +723,14 @@ impl Session {
         };
         let p = &cur.test.program;
         let model = self.model();
-        let report = decide(&crate::engine::pwt::Pwt, p, &model, false, self.limits());
+        // States kept as compactly as `pomset run` keeps them (one per
+        // orbit, readers kept apart), listing what its text shows.
+        let limits = Limits {
+            orbits: true,
+            listed: Some(crate::report::SHOWN_STATES),
+            ..self.limits()
+        };
+        let report = decide(&crate::engine::pwt::Pwt, p, &model, false, limits);
         // Ctrl-C leaves a partial list, possibly of tens of thousands of
         // states: a count and the first few say enough.
         let text = match &report.limit {

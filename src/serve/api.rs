@@ -113,20 +113,25 @@ fn refused(p: &crate::syntax::core::Program, model: &Model) -> Result<(), Proble
 
 /// `POST /api/decide`: the report (states, verdicts), its text as `pomset
 /// run` prints it, the warnings, and the options with their values. The
-/// report lists only the first `page` states; `page` says how many there are
-/// and the id under which `states` serves the others.
+/// report lists only the first `page` states; `page` says how many are held
+/// (`total`), how many there are in all (`all`), and the id under which
+/// `states` serves the held ones. The engine keeps states as compactly as
+/// `pomset run` does (one per orbit of interchangeable threads, readers
+/// kept apart as a product), and a decision holds at most `MAX_STATES` of
+/// them: every state when there are no more, else the first determined
+/// ones, as `run` lists its first thousand.
 pub fn decide(req: &Request, held: &Held) -> Result<Value, Problem> {
     let loaded = workbench::load(&req.test)?;
     let p = &loaded.test.program;
-    let mut report = workbench::decide(
-        req.engine()?.as_ref(),
-        p,
-        &loaded.model,
-        false,
-        req.limits(),
-    );
+    let limits = Limits {
+        orbits: true,
+        listed: Some(MAX_STATES),
+        ..req.limits()
+    };
+    let mut report = workbench::decide(req.engine()?.as_ref(), p, &loaded.model, false, limits);
     let text = report.text(p);
     let total = report.states.len();
+    let all = report.unlisted.map_or(total, |u| u.total);
     let id = held.keep(&report.states);
     report.states.truncate(req.page_size());
     Ok(json!({
@@ -134,7 +139,7 @@ pub fn decide(req: &Request, held: &Held) -> Result<Value, Problem> {
         "text": text,
         "warnings": loaded.warnings,
         "options": workbench::options(&loaded.model),
-        "page": { "id": id, "offset": 0, "total": total },
+        "page": { "id": id, "offset": 0, "total": total, "all": all },
     }))
 }
 

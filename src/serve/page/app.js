@@ -172,12 +172,20 @@ function listStates(more) {
     rows.appendChild(row);
   }
   body.appendChild(rows);
-  showPaging(state.states.length, state.page ? state.page.total : state.states.length);
+  const page = state.page;
+  showPaging(state.states.length, page ? page.total : state.states.length, page ? page.all : undefined);
 }
 
-function showPaging(shown, total) {
-  const none = shown === 0 && total === 0 && !state.page;
-  text($("states-count"), none ? "" : total > shown ? `${shown} of ${total} listed` : `${total} in all`);
+// `total`: the states held, which "more" pages through; `all`: every state
+// (more than are held when a test has millions: the first determined ones
+// are held, as `pomset run` lists its first thousand).
+function showPaging(shown, total, all) {
+  const every = all === undefined ? total : all;
+  const none = shown === 0 && every === 0 && !state.page;
+  const count = every > total
+    ? `${shown} of ${total} listed (${every} in all: the first ${total} with no ? can be listed)`
+    : total > shown ? `${shown} of ${total} listed` : `${total} in all`;
+  text($("states-count"), none ? "" : count);
   $("more").hidden = !(total > shown);
 }
 

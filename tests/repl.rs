@@ -2,10 +2,13 @@
 //! whose transcripts are pinned as snapshots, the binary in script mode, and the
 //! pieces the line editor relies on.
 
+mod families;
+
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use families::corr;
 use pomset::repl::front::{is_complete, run_script};
 use pomset::repl::{Session, Tone};
 
@@ -204,16 +207,7 @@ fn every_book_session_is_shown_in_the_chapter() {
 /// decided in full, with `run`'s counts.
 #[test]
 fn run_decides_a_reader_too_big_to_build_whole() {
-    let n = 6;
-    let writes: Vec<String> = (1..=n).map(|k| format!("x := {k};")).collect();
-    let reads: Vec<String> = (1..=n).map(|k| format!("r{k} := x;")).collect();
-    let cond: Vec<String> = (1..=n).map(|k| format!("r{k} = {}", n + 1 - k)).collect();
-    let src = format!(
-        "litmus CoRR-6\nlocations {{ x }}\n\n{}\n|| {}\n\nexists ({})\n",
-        writes.join(" "),
-        reads.join(" "),
-        cond.join(" /\\ ")
-    );
+    let src = corr(6);
     let path =
         std::env::temp_dir().join(format!("pomset-repl-corr6-{}.litmus", std::process::id()));
     std::fs::write(&path, src).expect("a temporary file");

@@ -3,8 +3,11 @@
 //! exhausts memory, and exit codes that do not hide an undecided expectation.
 //! The long inputs are generated here, not checked in.
 
+mod families;
+
 use std::process::{Command, Output};
 
+use families::{corr, sb_ring};
 use pomset::repl::Session;
 use pomset::syntax;
 
@@ -415,35 +418,6 @@ fn ctrl_c_prints_a_count_and_a_few_states() {
         "2 s of SB with eleven threads finds more than 10 states: {run}"
     );
     assert!(run.contains("not listed"), "{run}");
-}
-
-/// A ring of n store-buffering threads (`a_i := 1; r_i := a_{i+1}`).
-fn sb_ring(n: usize) -> String {
-    let locations: Vec<String> = (0..n).map(|i| format!("a{i};")).collect();
-    let threads: Vec<String> = (0..n)
-        .map(|i| format!("a{i} := 1; r{i} := a{};", (i + 1) % n))
-        .collect();
-    let cond: Vec<String> = (0..n).map(|i| format!("r{i} = 0")).collect();
-    format!(
-        "litmus SB{n}\nlocations {{ {} }}\n\n{}\n\nexists ({})\n",
-        locations.join(" "),
-        threads.join("\n|| "),
-        cond.join(" /\\ ")
-    )
-}
-
-/// CoRR with n writes and n reads: its reading thread alone has (n + 2)^n
-/// pomsets before coalescing.
-fn corr(n: usize) -> String {
-    let writes: Vec<String> = (1..=n).map(|k| format!("x := {k};")).collect();
-    let reads: Vec<String> = (1..=n).map(|k| format!("r{k} := x;")).collect();
-    let cond: Vec<String> = (1..=n).map(|k| format!("r{k} = {}", n + 1 - k)).collect();
-    format!(
-        "litmus CoRR-{n}\n\n{}\n|| {}\n\nexists ({})\n",
-        writes.join(" "),
-        reads.join(" "),
-        cond.join(" /\\ ")
-    )
 }
 
 /// `--timeout` stops the construction of a thread's pomsets too, not only

@@ -2,10 +2,13 @@
 //! on a free port, tests posted, verdicts, option flips and located errors
 //! checked.
 
+mod families;
+
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::OnceLock;
 
+use families::{iriw, sb_ring};
 use serde_json::{json, Value};
 
 /// One server for every test of this file, on a free port of 127.0.0.1.
@@ -327,22 +330,6 @@ fn a_vulkan_example_is_refused_by_pwt_and_decided_by_vulkan() {
     assert_eq!(observation(&vulkan), "Never", "{vulkan}");
 }
 
-/// A ring of `n` threads, each writing its location and reading the next,
-/// as `benches/scaling.rs` builds it: `3^n` states (each read 0, 1 or `?`).
-fn sb_ring(n: usize) -> String {
-    let locations: Vec<String> = (0..n).map(|i| format!("a{i};")).collect();
-    let threads: Vec<String> = (0..n)
-        .map(|i| format!("a{i} := 1; r{i} := a{};", (i + 1) % n))
-        .collect();
-    let cond: Vec<String> = (0..n).map(|i| format!("r{i} = 0")).collect();
-    format!(
-        "litmus SB-{n}\nlocations {{ {} }}\n\n{}\n\nexists ({})\n",
-        locations.join(" "),
-        threads.join("\n|| "),
-        cond.join(" /\\ ")
-    )
-}
-
 fn states(v: &Value) -> &Vec<Value> {
     v.as_array().expect("a list of states")
 }
@@ -375,16 +362,7 @@ fn decide_lists_one_page_of_states_with_the_count_and_judges_them_all() {
 /// first thousand), and `page.all` counts every state.
 #[test]
 fn decide_holds_the_first_states_of_a_test_with_more_than_it_holds() {
-    let mut src = String::from("litmus IRIW-6\nlocations { a0; a1 }\n\na0 := 1;\n|| a1 := 1;\n");
-    for i in 0..6 {
-        let (x, y) = if i % 2 == 0 {
-            ("a0", "a1")
-        } else {
-            ("a1", "a0")
-        };
-        src += &format!("|| r{i} := {x}; s{i} := {y};\n");
-    }
-    src += "\nexists (r0 = 1 /\\ s0 = 0 /\\ r1 = 1 /\\ s1 = 0)\n";
+    let src = iriw(6, "");
     let (status, first) = post("/api/decide", json!({ "source": src }));
     assert_eq!(status, 200, "{first}");
     assert!(

@@ -10,7 +10,10 @@
 #[path = "browser/cdp.rs"]
 mod cdp;
 
+mod families;
+
 use cdp::Page;
+use families::{iriw, sb_ring};
 use serde_json::Value;
 
 /// Waits for every request of the page to be answered.
@@ -86,22 +89,6 @@ fn open(page: &mut Page, url: &str) {
     page.navigate("about:blank");
     page.navigate(url);
     settle(page);
-}
-
-/// A ring of `n` threads, each writing its location and reading the next:
-/// `3^n` states, as `benches/scaling.rs` builds it.
-fn sb_ring(n: usize) -> String {
-    let locations: Vec<String> = (0..n).map(|i| format!("a{i};")).collect();
-    let threads: Vec<String> = (0..n)
-        .map(|i| format!("a{i} := 1; r{i} := a{};", (i + 1) % n))
-        .collect();
-    let cond: Vec<String> = (0..n).map(|i| format!("r{i} = 0")).collect();
-    format!(
-        "litmus SB-{n}\nlocations {{ {} }}\n\n{}\n\nexists ({})\n",
-        locations.join(" "),
-        threads.join("\n|| "),
-        cond.join(" /\\ ")
-    )
 }
 
 #[test]
@@ -250,17 +237,7 @@ fn a_user_decides_flips_explains_draws_switches_and_narrows_the_window() {
     // More states than a decision holds (IRIW with six relaxed readers,
     // kept apart): the first determined ones are listed, and the count
     // says how many there are in all.
-    let mut iriw = String::from("litmus IRIW-6\nlocations { a0; a1 }\n\na0 := 1;\n|| a1 := 1;\n");
-    for i in 0..6 {
-        let (x, y) = if i % 2 == 0 {
-            ("a0", "a1")
-        } else {
-            ("a1", "a0")
-        };
-        iriw += &format!("|| r{i} := {x}; s{i} := {y};\n");
-    }
-    iriw += "\nexists (r0 = 1 /\\ s0 = 0 /\\ r1 = 1 /\\ s1 = 0)\n";
-    type_into(&mut page, "source", &iriw);
+    type_into(&mut page, "source", &iriw(6, ""));
     click(&mut page, "#run");
     assert_eq!(verdicts(&mut page), ["Sometimes plain"]);
     assert_eq!(

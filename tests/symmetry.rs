@@ -23,20 +23,6 @@ const SETTINGS: [(&str, &str); 4] = [
     ("final", "observer"),
 ];
 
-/// A generated test's text, its program, and the model of `SETTINGS[setting]`.
-fn program_under(t: &gen::Test, setting: usize) -> Result<(String, Program, Model), TestCaseError> {
-    let text = t.text();
-    let p = syntax::parse(&text)
-        .map_err(|d| TestCaseError::fail(d.render("gen", &text)))?
-        .program;
-    let mut model = Model::default();
-    let (k, v) = SETTINGS[setting];
-    model
-        .set(k, v)
-        .map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
-    Ok((text, p, model))
-}
-
 #[test]
 fn symmetric_search_equals_the_plain_one() {
     let programs = (gen::tiny(), 1usize..=2, 0usize..SETTINGS.len());
@@ -46,7 +32,7 @@ fn symmetric_search_equals_the_plain_one() {
         programs,
         |(t, copies, setting)| {
             let t = t.duplicate_thread(0, copies);
-            let (text, p, model) = program_under(&t, setting)?;
+            let (text, p, model) = gen::program_under(&t, SETTINGS[setting])?;
             // Small budgets: a program that needs more is skipped, not compared.
             let limits = Limits {
                 max_steps: 1_000_000,
@@ -130,7 +116,7 @@ fn single_state_orbits_report_as_the_plain_states() {
         cases(60),
         programs,
         |(t, setting)| {
-            let (text, p, model) = program_under(&t, setting)?;
+            let (text, p, model) = gen::program_under(&t, SETTINGS[setting])?;
             let limits = Limits {
                 max_steps: 1_000_000,
                 max_states: 20_000,

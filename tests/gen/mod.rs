@@ -159,6 +159,25 @@ pub fn skipped(why: &str, t: &Test) -> Checked {
 /// §4): more would make it check too little.
 pub const MAX_SKIPPED_PERCENT: u32 = 5;
 
+/// A generated test's text, its program, and the default model with one
+/// option set (`name = value`): what the properties decide under each of
+/// their settings. A test that does not check, or a value the model
+/// refuses, fails the property.
+pub fn program_under(
+    t: &Test,
+    (name, value): (&str, &str),
+) -> Result<(String, pomset::syntax::core::Program, pomset::model::Model), TestCaseError> {
+    let text = t.text();
+    let p = pomset::syntax::parse(&text)
+        .map_err(|d| TestCaseError::fail(d.render("gen", &text)))?
+        .program;
+    let mut model = pomset::model::Model::default();
+    model
+        .set(name, value)
+        .map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
+    Ok((text, p, model))
+}
+
 /// The seed of every property: `PROPTEST_RNG_SEED` when set (any number,
 /// for programs never checked before), else `DEFAULT_SEED`. A fixed
 /// default makes CI check the same programs on every run, so the bound on

@@ -242,34 +242,34 @@ impl Factored {
             parts[k].iter().all(|p| !p.is_empty())
                 && (!determined_only || determined(&b.fixed, &self.readers))
         };
+        // Where the odometer `at` of block k points in the block's parts.
+        let full = |k: usize, at: &[usize]| -> Vec<usize> {
+            at.iter().zip(&parts[k]).map(|(&i, p)| p[i]).collect()
+        };
         let values_at = |k: usize, at: &[usize]| {
             let b = &self.blocks[k];
-            let full: Vec<usize> = at.iter().zip(&parts[k]).map(|(&i, p)| p[i]).collect();
             let mut v = b.fixed.clone();
-            for ((range, part), &i) in self.readers.iter().zip(&b.parts).zip(&full) {
+            for ((range, part), i) in self.readers.iter().zip(&b.parts).zip(full(k, at)) {
                 v[range.clone()].copy_from_slice(&part[i].0);
             }
-            let count = self.weight(b, &full);
-            (v, usize::try_from(count).unwrap_or(usize::MAX))
+            v
         };
         let mut heap = BinaryHeap::new();
         for k in (0..self.blocks.len()).filter(|&k| usable(k)) {
             let at = vec![0; self.readers.len()];
-            let (v, _) = values_at(k, &at);
-            heap.push(std::cmp::Reverse((v, k, at)));
+            heap.push(std::cmp::Reverse((values_at(k, &at), k, at)));
         }
         let mut listed = 0;
-        while let Some(std::cmp::Reverse((_, k, mut at))) = heap.pop() {
+        while let Some(std::cmp::Reverse((v, k, mut at))) = heap.pop() {
             if listed == n {
                 return;
             }
-            let (v, count) = values_at(k, &at);
-            f(&v, count);
+            let count = self.weight(&self.blocks[k], &full(k, &at));
+            f(&v, usize::try_from(count).unwrap_or(usize::MAX));
             listed += 1;
             // The next state of block k: the odometer, last reader fastest.
             if advance(&mut at, |i| parts[k][i].len()) {
-                let (v, _) = values_at(k, &at);
-                heap.push(std::cmp::Reverse((v, k, at)));
+                heap.push(std::cmp::Reverse((values_at(k, &at), k, at)));
             }
         }
     }
@@ -320,48 +320,36 @@ impl Factored {
             }
             let mut held: HashMap<Residual, u128> = HashMap::from([(first, b.times as u128)]);
             for class in &self.classes {
-                if let [i] = class[..] {
-                    // A class of one (most readers): each value's count.
-                    let range = &self.readers[i];
-                    let mut next: HashMap<Residual, u128> = HashMap::new();
-                    for (r, n) in &held {
-                        for (values, c) in &b.parts[i] {
-                            let at = |s: usize| range.contains(&s).then(|| values[s - range.start]);
-                            let r = r.given(&at);
-                            if dead(&r) {
-                                continue;
-                            }
-                            let e = next.entry(r).or_insert(0);
-                            *e = e.saturating_add(n.saturating_mul(*c as u128));
-                        }
-                        if next.len() > MAX_RESIDUALS {
-                            return Err(too_many());
-                        }
-                    }
-                    held = next;
-                    continue;
-                }
-                // Within a class, the residual with how many readers took
-                // each value so far; the class's weight once all have.
+                // Per residual, how many of the class's readers took each
+                // value so far, the class's weight applied once all have. A
+                // class of one (most readers) keeps no tally: each value's
+                // count is applied at once.
                 let part = &b.parts[class[0]];
+                let tally = if class.len() > 1 { part.len() } else { 0 };
                 let mut inner: HashMap<(Residual, Vec<usize>), u128> = held
                     .drain()
-                    .map(|(r, n)| ((r, vec![0; part.len()]), n))
+                    .map(|(r, n)| ((r, vec![0; tally]), n))
                     .collect();
                 for &i in class {
                     let range = &self.readers[i];
                     let mut next: HashMap<(Residual, Vec<usize>), u128> = HashMap::new();
                     for ((r, chosen), n) in &inner {
-                        for (k, (values, _)) in b.parts[i].iter().enumerate() {
+                        for (k, (values, c)) in b.parts[i].iter().enumerate() {
                             let at = |s: usize| range.contains(&s).then(|| values[s - range.start]);
                             let r = r.given(&at);
                             if dead(&r) {
                                 continue;
                             }
                             let mut chosen = chosen.clone();
-                            chosen[k] += 1;
+                            let w = match chosen.get_mut(k) {
+                                Some(m) => {
+                                    *m += 1;
+                                    1
+                                }
+                                None => *c as u128,
+                            };
                             let e = next.entry((r, chosen)).or_insert(0);
-                            *e = e.saturating_add(*n);
+                            *e = e.saturating_add(n.saturating_mul(w));
                         }
                         if next.len() > MAX_RESIDUALS {
                             return Err(too_many());
@@ -370,8 +358,13 @@ impl Factored {
                     inner = next;
                 }
                 for ((r, chosen), n) in inner {
+                    let w = if tally > 0 {
+                        class_weight(part, &chosen)
+                    } else {
+                        1
+                    };
                     let e = held.entry(r).or_insert(0);
-                    *e = e.saturating_add(n.saturating_mul(class_weight(part, &chosen)));
+                    *e = e.saturating_add(n.saturating_mul(w));
                 }
             }
             for (r, n) in held {

@@ -300,20 +300,10 @@ fn run<'v>(
         && uniform_names(&per_thread)
     {
         let readers = factor::readers(&per_thread);
-        if !readers.is_empty() {
-            let labelled = labelled(sem);
-            let cx = factor::Context {
-                p,
-                model,
-                groups: &groups,
-                init: &init_events,
-                threads: &per_thread,
-                limits,
-                labelled: &labelled,
-            };
-            if factor::decide(&cx, &readers, out) {
-                return Ok(None);
-            }
+        let built = (&init_events[..], &per_thread[..]);
+        if !readers.is_empty() && factor::decide_built(sem, p, model, built, &readers, limits, out)
+        {
+            return Ok(None);
         }
     }
     let blocks = register_blocks(&per_thread);

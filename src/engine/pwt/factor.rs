@@ -91,8 +91,6 @@
 
 use std::collections::HashMap;
 
-use std::ops::Not;
-
 use super::check::{candidates_each, OrderKind, Orders, RfMode, Search};
 use super::construct::{Ev, Sem};
 use super::decide::{self, Completed, ThreadGroups};
@@ -121,18 +119,32 @@ fn split(p: &Program, model: &Model) -> Option<Split> {
     if model.co_delays_rr != CoDelaysRr::Off || model.if_closure != IfClosure::Off {
         return None;
     }
+    // Each thread's reads where it splits: found before the program is
+    // copied, since most programs have no such thread.
+    let splits: Vec<Option<Vec<(RegId, Loc, ast::Mode, ast::Scope)>>> = p
+        .main
+        .iter()
+        .map(|(tid, body)| {
+            let mut reads = Vec::new();
+            let splits = plain_reads(body, &mut reads)
+                && repeats_a_label(&reads)
+                && owns_only(p, *tid, &reads);
+            splits.then_some(reads)
+        })
+        .collect();
+    if splits.iter().all(Option::is_none) {
+        return None;
+    }
     let mut q = p.clone();
     q.main.clear();
     let mut class = Vec::new();
     let mut labels: Vec<(ThreadId, Loc, ast::Mode, ast::Scope)> = Vec::new();
-    for (tid, body) in &p.main {
-        let mut reads = Vec::new();
-        if !plain_reads(body, &mut reads) || !repeats_a_label(&reads) || !owns_only(p, *tid, &reads)
-        {
+    for ((tid, body), reads) in p.main.iter().zip(splits) {
+        let Some(mut reads) = reads else {
             q.main.push((*tid, body.clone()));
             class.push(None);
             continue;
-        }
+        };
         // In register order: the split threads then name their registers
         // where the thread did (`Sem::regs_of` lists a thread's by id).
         reads.sort_by_key(|r| r.0);
@@ -161,10 +173,7 @@ fn split(p: &Program, model: &Model) -> Option<Split> {
             class.push(Some(id));
         }
     }
-    labels
-        .is_empty()
-        .not()
-        .then_some(Split { program: q, class })
+    Some(Split { program: q, class })
 }
 
 /// Collects the reads of a body made only of `wk`/`rlx` reads of named
@@ -235,19 +244,16 @@ pub(super) fn decide_split(p: &Program, model: &Model, limits: Limits) -> Option
     if !split_off.clone().all(|k| readers.contains(&k)) || !decide::uniform_names(&threads) {
         return None;
     }
-    let labelled = decide::labelled(&sem);
-    let groups = ThreadGroups { p: q };
-    let cx = Context {
-        p: q,
-        model,
-        groups: &groups,
-        init: &init,
-        threads: &threads,
-        limits,
-        labelled: &labelled,
-    };
     let mut out = Outcomes::empty();
-    if !decide(&cx, &readers, &mut out) {
+    if !decide_built(
+        &sem,
+        q,
+        model,
+        (&init, &threads),
+        &readers,
+        limits,
+        &mut out,
+    ) {
         return None;
     }
     if let Some(product) = out.factored.take() {
@@ -289,16 +295,42 @@ pub(super) fn readers(per_thread: &[Vec<Completed>]) -> Vec<usize> {
     }
 }
 
+/// Decides `p`, whose initial writes and threads `sem` has built, with
+/// `readers` kept apart (`decide`), into `out`: `decide_split` and
+/// `decide::run` call it once they have their threads.
+pub(super) fn decide_built(
+    sem: &Sem,
+    p: &Program,
+    model: &Model,
+    (init, threads): (&[Ev], &[Vec<Completed>]),
+    readers: &[usize],
+    limits: Limits,
+    out: &mut Outcomes,
+) -> bool {
+    let labelled = decide::labelled(sem);
+    let groups = ThreadGroups { p };
+    let cx = Context {
+        p,
+        model,
+        groups: &groups,
+        init,
+        threads,
+        limits,
+        labelled: &labelled,
+    };
+    decide(&cx, readers, out)
+}
+
 /// What deciding with readers kept apart needs.
-pub(super) struct Context<'a> {
-    pub p: &'a Program,
-    pub model: &'a Model,
-    pub groups: &'a ThreadGroups<'a>,
-    pub init: &'a [Ev],
-    pub threads: &'a [Vec<Completed>],
-    pub limits: Limits,
+struct Context<'a> {
+    p: &'a Program,
+    model: &'a Model,
+    groups: &'a ThreadGroups<'a>,
+    init: &'a [Ev],
+    threads: &'a [Vec<Completed>],
+    limits: Limits,
     /// Each location's id in labels (`decide::labelled`).
-    pub labelled: &'a [Option<crate::action::Loc>],
+    labelled: &'a [Option<crate::action::Loc>],
 }
 
 /// One core witness: its rf, its orders and its settled final memory.
@@ -311,7 +343,7 @@ struct Core {
 /// Decides with the readers (`readers`) kept apart, into `out`; `false`
 /// (with `out` untouched) where the argument of the module does not apply
 /// or a step budget ran out, for the plain search to decide.
-pub(super) fn decide(cx: &Context, readers: &[usize], out: &mut Outcomes) -> bool {
+fn decide(cx: &Context, readers: &[usize], out: &mut Outcomes) -> bool {
     // A thread with no pomset leaves no state: nothing to keep apart.
     if cx.threads.iter().any(Vec::is_empty) {
         return false;

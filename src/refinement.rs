@@ -18,10 +18,8 @@ use std::fmt::Write as _;
 
 use crate::action::{self, Kind};
 use crate::engine::pwt::construct::{Frag, Sem};
-use crate::engine::pwt::decide;
 use crate::logic::{Addr, FormulaId, Names, Notation, Subst, Var};
 use crate::model::{IfClosure, Model};
-use crate::outcome::verdict;
 use crate::syntax::core::{Program, Stmt};
 use crate::syntax::lexer::{self, Tok};
 use crate::syntax::{self, Diagnostic, Diagnostics, Span};
@@ -42,6 +40,9 @@ pub struct Refinement {
     /// Context threads as written (after `||`).
     pub context: Vec<String>,
     pub expect: Option<Verdict>,
+    /// `--unroll N`, over the file's `unroll`: for the fragments and every
+    /// generated test.
+    pub unroll: Option<u32>,
 }
 
 /// The answer.
@@ -71,14 +72,15 @@ impl Verdict {
     }
 }
 
-/// The bounds of both searches.
+/// The bounds of both checks.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     /// Local pomsets per fragment.
     pub max_pomsets: usize,
-    /// Litmus tests tried by the contextual check (0 turns it off).
-    pub max_contexts: usize,
-    /// Complete pomsets per generated litmus test.
+    /// The contextual check's bound (`None`: no contextual check).
+    pub contexts: Option<crate::transform::Bound>,
+    /// Each generated litmus test is decided within these; their deadline
+    /// (`--timeout`) and cancel flag stop both checks.
     pub run: crate::outcome::Limits,
 }
 
@@ -86,7 +88,7 @@ impl Default for Limits {
     fn default() -> Limits {
         Limits {
             max_pomsets: 20_000,
-            max_contexts: 400,
+            contexts: Some(crate::transform::Bound::default()),
             run: crate::outcome::Limits {
                 max_pomsets: 50_000,
                 ..crate::outcome::Limits::default()
@@ -127,8 +129,12 @@ pub struct RefineReport {
     pub counterexample_source: Option<String>,
     /// Why a pomset-level difference was not taken as a verdict.
     pub undecided: Option<String>,
-    /// How many contexts were tried, and the limit that stopped the search.
+    /// How many contexts were tried, of how many in the bound, and the
+    /// limit that stopped a check.
     pub contexts_tried: usize,
+    pub contexts_total: usize,
+    /// The contextual check's bound, as the answer names it.
+    pub bound: Option<String>,
     pub limit: Option<String>,
     pub expect: Option<Verdict>,
     /// Whether both fragments' local pomsets were enumerated (the counts
@@ -168,15 +174,26 @@ impl RefineReport {
             s.push_str(u);
         }
         if self.verdict != Verdict::Sound && (self.contexts_tried > 0 || self.unmatched.is_some()) {
+            let bound = self.bound.as_deref().unwrap_or("the bound");
+            let total = crate::report::count(self.contexts_total, "context");
             match &self.counterexample {
                 Some(c) => {
-                    let tried = crate::report::count(self.contexts_tried, "context");
-                    let _ = writeln!(s, "Distinguishing test ({tried} tried):");
+                    let _ = writeln!(
+                        s,
+                        "Distinguishing test (context {} of the {total} of {bound}):",
+                        self.contexts_tried
+                    );
                     s.push_str(c);
                 }
+                None if self.limit.is_none() => {
+                    let _ = writeln!(s, "No distinguishing test in the {total} of {bound}");
+                }
                 None => {
-                    let tried = crate::report::count(self.contexts_tried, "context");
-                    let _ = writeln!(s, "No distinguishing test among {tried}");
+                    let _ = writeln!(
+                        s,
+                        "No distinguishing test in the {} tried of the {total} of {bound}",
+                        self.contexts_tried
+                    );
                 }
             }
         }
@@ -204,6 +221,11 @@ impl RefineReport {
 /// `refine` read as `litmus`, `source` as `if (1)` and `target` as `else`
 /// (words of the same length), so every error points into the file as written.
 pub fn parse_refinement(src: &str) -> Result<Refinement, Diagnostics> {
+    parse_refinement_with(src, None)
+}
+
+/// `parse_refinement` with `--unroll N` over the file's `unroll`.
+pub fn parse_refinement_with(src: &str, unroll: Option<u32>) -> Result<Refinement, Diagnostics> {
     let mut toks = Vec::new();
     for t in lexer::tokens(src) {
         toks.push(t.map_err(Diagnostics::from)?);
@@ -287,7 +309,7 @@ pub fn parse_refinement(src: &str) -> Result<Refinement, Diagnostics> {
         .with_hint("write `source { ... }` first, then `target { ... }`");
         return Err(d.into());
     }
-    let test = syntax::parse(&masked)?;
+    let test = syntax::parse_with(&masked, syntax::check::Options { unroll })?;
     let program = test.program;
     let body = program.main.first().map(|(_, s)| s);
     let split = body.and_then(|b| match b {
@@ -357,6 +379,7 @@ pub fn parse_refinement(src: &str) -> Result<Refinement, Diagnostics> {
         context,
         expect,
         program,
+        unroll,
     })
 }
 
@@ -381,20 +404,7 @@ pub fn refine(
     if let Err(u) = crate::engine::pwt::decide::refused(model) {
         return Err(RefineError::Unsupported(u.sentence("is refused")));
     }
-    let mut report = RefineReport {
-        name: req.name.clone(),
-        verdict: Verdict::Sound,
-        source_pomsets: 0,
-        target_pomsets: 0,
-        unmatched: None,
-        counterexample: None,
-        counterexample_source: None,
-        undecided: None,
-        contexts_tried: 0,
-        limit: None,
-        expect: req.expect,
-        enumerated: false,
-    };
+    let mut report = RefineReport::new(req, Verdict::Sound);
     let p = &req.program;
     let mut sem = Sem::new(p, model, limits.max_pomsets, limits.run.max_partitions);
     sem.complete_only = false;
@@ -408,16 +418,12 @@ pub fn refine(
         Ok(x) => x,
         Err(stop) => {
             report.verdict = Verdict::Unknown;
-            report.limit = Some(stop.text());
             // A distinguishing test still settles it: its outcomes are decided.
-            if limits.max_contexts > 0 {
-                let stopped = report.limit.take();
-                contextual(req, model, limits, true, &mut report);
-                if report.counterexample.is_some() {
-                    report.verdict = Verdict::Unsound;
-                }
-                report.limit = report.limit.take().or(stopped);
+            contextual(req, model, limits, &mut report);
+            if report.counterexample.is_some() {
+                report.verdict = Verdict::Unsound;
             }
+            report.limit = report.limit.take().or(Some(stop.text()));
             return Ok(report);
         }
     };
@@ -442,6 +448,11 @@ pub fn refine(
         let mut why = Vec::new();
         let mut found = false;
         for s in &src {
+            if let Some(l) = crate::outcome::interrupted(limits.run.deadline, limits.run.cancel) {
+                report.verdict = Verdict::Unknown;
+                report.limit = Some(l);
+                return Ok(report);
+            }
             match cx.matches(t, s) {
                 Ok(()) => {
                     found = true;
@@ -469,8 +480,8 @@ pub fn refine(
             break;
         }
     }
-    if report.verdict == Verdict::Unsound && limits.max_contexts > 0 {
-        contextual(req, model, limits, false, &mut report);
+    if report.verdict == Verdict::Unsound {
+        contextual(req, model, limits, &mut report);
     }
     if report.verdict == Verdict::Unsound
         && report.counterexample.is_none()
@@ -1170,223 +1181,73 @@ fn fresh_choices(src: &[(u32, u32)], tgt: &[(u32, u32)]) -> Vec<Vec<(u32, Var)>>
 
 // ---------------------------------------------------------------- contexts
 
+impl RefineReport {
+    fn new(req: &Refinement, verdict: Verdict) -> RefineReport {
+        RefineReport {
+            name: req.name.clone(),
+            verdict,
+            source_pomsets: 0,
+            target_pomsets: 0,
+            unmatched: None,
+            counterexample: None,
+            counterexample_source: None,
+            undecided: None,
+            contexts_tried: 0,
+            contexts_total: 0,
+            bound: None,
+            limit: None,
+            expect: req.expect,
+            enumerated: false,
+        }
+    }
+}
+
 /// The contextual search alone, whatever the pomset-level verdict: a litmus
 /// test with an outcome the target allows and the source forbids, if one of
-/// the bounded contexts gives one. A sound verdict should never have one.
+/// the contexts of the bound gives one. A sound verdict should never have one.
 pub fn distinguishing_test(req: &Refinement, model: &Model, limits: Limits) -> Option<String> {
-    let mut report = RefineReport {
-        name: req.name.clone(),
-        verdict: Verdict::Unknown,
-        source_pomsets: 0,
-        target_pomsets: 0,
-        unmatched: None,
-        counterexample: None,
-        counterexample_source: None,
-        undecided: None,
-        contexts_tried: 0,
-        limit: None,
-        expect: None,
-        enumerated: false,
-    };
-    contextual(req, model, limits, false, &mut report);
+    let mut report = RefineReport::new(req, Verdict::Unknown);
+    contextual(req, model, limits, &mut report);
     report.counterexample
 }
 
-/// Searches small contexts for a litmus test with an outcome the target
-/// allows and the source forbids: thread P0 is the fragment, then the file's
-/// context threads, then up to two generated threads (one first, then pairs)
-/// of reads, writes and fences on the fragment's locations, with values in V.
-///
-/// `unknown`: the verdict is already unknown (a limit stopped the
-/// enumeration), so every context carries the same too-large fragment: the
-/// search stops at the first context a limit stops, naming that limit,
-/// rather than trying hundreds more. A deadline (`--timeout`) stops it too.
-fn contextual(
-    req: &Refinement,
-    model: &Model,
-    limits: Limits,
-    unknown: bool,
-    report: &mut RefineReport,
-) {
-    let locs: Vec<String> = req.program.locs.iter().map(|l| l.name.clone()).collect();
-    let values: Vec<i64> = req
-        .program
-        .values
-        .iter()
-        .copied()
-        .filter(|&v| v != 0)
-        .take(2)
-        .collect();
-    let mut contexts: Vec<Vec<String>> = vec![vec![]];
-    let one = |prefix: &str| templates(&locs, &values, prefix);
-    for t in one("a") {
-        contexts.push(vec![t]);
-    }
-    let (a, b) = (one("a"), one("b"));
-    for (i, x) in a.iter().enumerate() {
-        for y in &b[i..] {
-            contexts.push(vec![x.clone(), y.clone()]);
-        }
-    }
-    let values_line = format!(
-        "values {{{}}}",
-        req.program
-            .values
-            .iter()
-            .map(i64::to_string)
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    let header = if req.header.contains("values") {
-        req.header.clone()
-    } else {
-        format!("{values_line}\n{}", req.header)
+/// The contextual check: the one search of `transform::context` under the
+/// pomset engine, within `limits.contexts` (none when that is `None`).
+fn contextual(req: &Refinement, model: &Model, limits: Limits, report: &mut RefineReport) {
+    use crate::transform::{context, Found};
+    let Some(bound) = limits.contexts else {
+        return;
     };
-    for ctx in contexts {
-        if report.contexts_tried >= limits.max_contexts {
-            report.limit = Some(format!("--max-contexts {}", limits.max_contexts));
-            return;
+    let engine = crate::engine::pwt::Pwt;
+    report.bound = Some(bound.text());
+    match context::search(req, &engine, model, bound, limits.run) {
+        Found::Counterexample(c) => {
+            report.contexts_tried = c.tried;
+            report.contexts_total = c.total;
+            report.counterexample = Some(c.target_test);
+            report.counterexample_source = Some(c.source_test);
         }
-        if let Some((at, secs)) = limits.run.deadline {
-            if std::time::Instant::now() > at {
-                report.limit = Some(format!("--timeout {secs}"));
-                return;
-            }
+        Found::NoneUpTo { total, .. } => {
+            report.contexts_tried = total;
+            report.contexts_total = total;
         }
-        report.contexts_tried += 1;
-        let threads: Vec<String> = req.context.iter().cloned().chain(ctx).collect();
-        let text = |body: &str, cond: &str| {
-            let mut t = format!(
-                "litmus {}-CTX \"refinement {}: the target in P0; with the source there, the outcome is forbidden\"\n{header}\n{body}\n",
-                req.name, req.name
-            );
-            for th in &threads {
-                t.push_str(&format!("|| {th}\n"));
-            }
-            t.push_str(cond);
-            t
-        };
-        let (Ok(src), Ok(tgt)) = (
-            syntax::parse(&text(&req.source_text, "")),
-            syntax::parse(&text(&req.target_text, "")),
-        ) else {
-            continue;
-        };
-        let (Ok(so), Ok(to)) = (
-            decide::outcomes(&src.program, model, limits.run),
-            decide::outcomes(&tgt.program, model, limits.run),
-        ) else {
-            return;
-        };
-        if let Some(l) = so.limit.as_ref().or(to.limit.as_ref()) {
-            if unknown || l.starts_with("--timeout") {
-                // The generated tests' bounds are not refine's flags; say so.
-                let bound = l.trim_start_matches("--").replacen('-', " ", 1);
-                report.limit = Some(format!("a generated test's bound ({bound})"));
-                return;
-            }
-            continue;
+        Found::Stopped {
+            tried,
+            total,
+            undecided,
+            limit,
+            ..
+        } => {
+            report.contexts_tried = tried;
+            report.contexts_total = total;
+            report.limit = Some(if undecided > 0 {
+                format!("{limit} ({undecided} contexts left undecided)")
+            } else {
+                limit
+            });
         }
-        // Compare on the registers and locations both tests have, in one order.
-        let keys = |o: &crate::outcome::Outcomes| -> BTreeSet<String> {
-            o.states
-                .keys()
-                .flat_map(|s| {
-                    s.regs
-                        .iter()
-                        .map(|r| r.0.clone())
-                        .chain(s.mem.iter().map(|m| format!("[{}]", m.0)))
-                })
-                .collect()
-        };
-        let common: BTreeSet<String> = keys(&so).intersection(&keys(&to)).cloned().collect();
-        let project = |s: &crate::outcome::State| -> Vec<(String, Option<i64>)> {
-            let mut v: Vec<(String, Option<i64>)> = s
-                .regs
-                .iter()
-                .cloned()
-                .chain(s.mem.iter().map(|(k, x)| (format!("[{k}]"), *x)))
-                .filter(|(k, _)| common.contains(k))
-                .collect();
-            v.sort();
-            v
-        };
-        let source_states: BTreeSet<_> = so.states.keys().map(project).collect();
-        let differing: BTreeSet<_> = to
-            .states
-            .keys()
-            .map(project)
-            .filter(|s| !source_states.contains(s))
-            .collect();
-        for state in differing {
-            let atoms: Vec<String> = state
-                .iter()
-                .filter_map(|(k, v)| v.map(|v| format!("{k} = {v}")))
-                .collect();
-            if atoms.is_empty() {
-                continue;
-            }
-            let cond = format!("exists ({})\n  expect allowed\n", atoms.join(" /\\ "));
-            // The condition must hold in a target state and in no source state.
-            let (Ok(s_test), Ok(t_test)) = (
-                syntax::parse(&text(&req.source_text, &cond)),
-                syntax::parse(&text(&req.target_text, &cond)),
-            ) else {
-                continue;
-            };
-            let (Some(sc), Some(tc)) = (
-                s_test.program.conditions.first(),
-                t_test.program.conditions.first(),
-            ) else {
-                continue;
-            };
-            let in_target = to
-                .states
-                .keys()
-                .any(|st| verdict::holds(&t_test.program, st, &tc.prop));
-            let in_source = so
-                .states
-                .keys()
-                .any(|st| verdict::holds(&s_test.program, st, &sc.prop));
-            if in_target && !in_source {
-                let printed = |body: &str| {
-                    let candidate = text(body, &cond);
-                    syntax::format(&candidate).unwrap_or(candidate)
-                };
-                report.counterexample = Some(printed(&req.target_text));
-                report.counterexample_source = Some(printed(&req.source_text));
-                return;
-            }
-        }
+        Found::Unknown(why) => report.undecided = Some(why),
     }
-}
-
-/// One context thread's shapes, registers named `{prefix}0`, `{prefix}1`:
-/// the contexts of pwt's contextual check and of `transform::context`.
-pub fn templates(locs: &[String], values: &[i64], prefix: &str) -> Vec<String> {
-    let (r0, r1) = (format!("{prefix}0"), format!("{prefix}1"));
-    let mut out = Vec::new();
-    for x in locs {
-        out.push(format!("{r0} := {x};"));
-        for &v in values {
-            out.push(format!("{x} := {v};"));
-        }
-    }
-    for x in locs {
-        for y in locs.iter().filter(|y| *y != x) {
-            out.push(format!("{r0} := {x}; {r1} := {y};"));
-            out.push(format!("{r0} := {x}.acq; {r1} := {y};"));
-            out.push(format!("{r0} := {x}; F.sc; {r1} := {y};"));
-            for &v in values {
-                out.push(format!("{r0} := {x}; {y} := {v};"));
-                out.push(format!("{r0} := {x}; {y}.rel := {v};"));
-                out.push(format!("{x} := {v}; {y}.rel := {v};"));
-                out.push(format!("{x} := {v}; {r0} := {y};"));
-                out.push(format!("{x} := {v}; F.sc; {r0} := {y};"));
-            }
-        }
-    }
-    out
 }
 
 /// The `*.refine` files among `paths`, directories searched recursively, sorted.

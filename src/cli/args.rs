@@ -67,6 +67,16 @@ impl LimitArgs {
     }
 }
 
+/// `--timeout SECONDS`: a finite number of seconds, not negative.
+pub fn seconds(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => Err(format!(
+            "`{s}` is not a number of seconds (a finite number, 0 or more, e.g. 2.5)"
+        )),
+    }
+}
+
 /// What every command is given beyond its arguments: whether to colour
 /// diagnostics, and how files are read (`--unroll`).
 #[derive(Clone, Copy, Debug)]

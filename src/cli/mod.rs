@@ -365,42 +365,16 @@ A refinement file reuses the litmus syntax (the book's \"Checking transformation
 The verdict is sound when every local pomset of the target is one of the
 source (labels equal; ✓, κ for every dependency set and τ^D on the tested
 postconditions equivalent over V; the source's s7a/s8a orders kept). When it is
-unsound, the target pomset without a match is printed, and small contexts
-(up to two more threads) are searched for a litmus test with an outcome the
-target allows and the source forbids; that test runs with `pomset run`.")]
-    Refine {
-        /// Refinement files or directories (searched for *.refine).
-        paths: Vec<PathBuf>,
-        /// The source program, for a quick check without a file.
-        #[arg(long, requires = "to", conflicts_with = "paths")]
-        from: Option<String>,
-        /// The target program.
-        #[arg(long, requires = "from")]
-        to: Option<String>,
-        /// Set a model option, overriding the file's `model {}` block (repeatable).
-        #[arg(long = "set", value_name = "OPTION=VALUE")]
-        set: Vec<String>,
-        /// How many contexts the contextual check may try (0: none).
-        #[arg(long, default_value_t = 400)]
-        max_contexts: usize,
-        /// Give up (verdict unknown) beyond this many local pomsets per fragment.
-        #[arg(long, default_value_t = 20_000)]
-        max_pomsets: usize,
-        /// Stop the contextual search after this many seconds per refinement
-        /// (the verdict found so far stands; an unknown one stays unknown).
-        #[arg(long, value_name = "SECONDS")]
-        timeout: Option<f64>,
-        /// Decide under this model: `pwt` (the pomset-level check, the
-        /// default) or any other (`rc11`, `ptx`, `vulkan`, `sc`, FILE.cat),
-        /// by the context search alone: unsound, or no counterexample up to
-        /// the bound, never sound.
-        #[arg(long, default_value = "pwt")]
-        model: String,
-        /// Generated context threads beside the fragment (1 or 2), for a
-        /// model other than `pwt`.
-        #[arg(long, default_value_t = 2)]
-        context_threads: usize,
-    },
+unsound, the target pomset without a match is printed, and the contexts of
+the book's grammar (an instruction before and after the fragment, parallel
+threads; every context of size 3 by default) are searched for a litmus test
+with an outcome the target allows and the source forbids; that test runs
+with `pomset run` and says Sometimes with the target, Never with the source.
+
+Under --model rc11 (or ptx, vulkan, sc, FILE.cat) there is no local check:
+the answer is a distinguishing test, or `no counterexample` after every
+context of the bound was decided, or unknown with the limit that stopped it.")]
+    Refine(refine::RefineArgs),
     /// The table of transformations (transformations/*.refine): one row
     /// per family of instances, one column per model, each cell sound,
     /// unsound (with a distinguishing test), unsound* (pomset-level only),
@@ -410,32 +384,7 @@ Examples:
   pomset transformations
   pomset transformations --models pwt,rc11 reorder-rr elim-raw
   pomset transformations --out cex/ --json > table.json")]
-    Transformations {
-        /// Bundled schemas by name (all when none); or .refine schema files.
-        schemas: Vec<String>,
-        /// The models, one column each.
-        #[arg(long, value_delimiter = ',', default_value = "pwt,rc11,ptx,vulkan,sc")]
-        models: Vec<String>,
-        /// Generated context threads beside the fragment (1 or 2).
-        #[arg(long, default_value_t = 1)]
-        context_threads: usize,
-        /// Contexts tried at most per instance and model.
-        #[arg(long, default_value_t = 400)]
-        max_contexts: usize,
-        /// Write each unsound cell's distinguishing test (both versions)
-        /// here, re-checked under `run`.
-        #[arg(long, value_name = "DIR")]
-        out: Option<PathBuf>,
-        /// Every instance and cell as JSON.
-        #[arg(long)]
-        json: bool,
-        /// The table in Markdown.
-        #[arg(long)]
-        markdown: bool,
-        /// A progress line on stderr even when it is not a terminal.
-        #[arg(long)]
-        progress: bool,
-    },
+    Transformations(transformations::TransformationsArgs),
     /// A matrix of verdicts: tests × option settings, each value of the
     /// named options alone (or every combination), cells that differ from
     /// the default highlighted, the stated expectation beside each test.
@@ -714,64 +663,8 @@ pub fn run(cli: Cli) -> ExitCode {
             set,
             limits,
         } => compare::compare(&paths, &models, mapping.as_deref(), &set, limits, cx),
-        Command::Refine {
-            paths,
-            from,
-            to,
-            max_contexts,
-            model,
-            context_threads,
-            ..
-        } if model != "pwt" => refine::refine_under(
-            &paths,
-            from.zip(to),
-            &model,
-            crate::transform::Bound {
-                threads: context_threads,
-                max_contexts,
-            },
-            color,
-        ),
-        Command::Refine {
-            paths,
-            from,
-            to,
-            set,
-            max_contexts,
-            max_pomsets,
-            timeout,
-            ..
-        } => refine::refine_files(
-            &paths,
-            from.zip(to),
-            &set,
-            (max_contexts, max_pomsets, timeout),
-            color,
-        ),
-        Command::Transformations {
-            schemas,
-            models,
-            context_threads,
-            max_contexts,
-            out,
-            json,
-            markdown,
-            progress,
-        } => transformations::table(
-            &schemas,
-            &models,
-            crate::transform::Bound {
-                threads: context_threads,
-                max_contexts,
-            },
-            transformations::Output {
-                out,
-                json,
-                markdown,
-                progress: progress || std::io::stderr().is_terminal(),
-            },
-            color,
-        ),
+        Command::Refine(args) => refine::refine(&args, cx),
+        Command::Transformations(args) => transformations::table(&args, color),
         Command::Options => {
             print!("{}", options_table());
             Ok(true)

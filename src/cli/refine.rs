@@ -1,22 +1,95 @@
 //! `pomset refine`: is a transformation sound?
 
+use std::path::PathBuf;
+
+use super::args::Ctx;
+use crate::refinement::{parse_refinement_with, quick_text, refinement_files, Refinement};
+use crate::transform::{Bound, Found, Witness};
 use crate::workbench::apply_sets;
+
+/// `pomset refine`'s flags.
+#[derive(clap::Args, Debug)]
+pub struct RefineArgs {
+    /// Refinement files or directories (searched for *.refine).
+    pub paths: Vec<PathBuf>,
+    /// The source program, for a quick check without a file.
+    #[arg(long, requires = "to", conflicts_with = "paths")]
+    pub from: Option<String>,
+    /// The target program.
+    #[arg(long, requires = "from")]
+    pub to: Option<String>,
+    /// Set a model option, overriding the file's `model {}` block (repeatable).
+    #[arg(long = "set", value_name = "OPTION=VALUE")]
+    pub set: Vec<String>,
+    /// Decide under this model: `pwt` (the pomset-level check and the
+    /// context search, the default; `pwt[OPTION=VALUE]` too) or any other
+    /// (`rc11`, `ptx`, `vulkan`, `sc`, FILE.cat), by the context search
+    /// alone: unsound, or no counterexample in the bound, never sound.
+    #[arg(long, default_value = "pwt")]
+    pub model: String,
+    /// The size of the contexts searched: instructions around the fragment
+    /// and in parallel threads, a guarded reader counting two (the book's
+    /// "Checking transformations", the context grammar).
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub context_size: usize,
+    /// Parallel context threads at most, beside the file's own.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub context_threads: usize,
+    /// Stop after this many contexts (the answer then says how many of the
+    /// bound were tried, and is no verdict) [default: every context of the
+    /// bound]; 0 turns the context search off.
+    #[arg(long, value_name = "N")]
+    pub max_contexts: Option<usize>,
+    /// Give up (verdict unknown) beyond this many local pomsets per
+    /// fragment; each generated test is decided within the smaller of this
+    /// and 50 000.
+    #[arg(long, default_value_t = 20_000)]
+    pub max_pomsets: usize,
+    /// Give up (verdict unknown, the limit named) after this many seconds
+    /// per refinement, in every phase: the pomset-level check and the
+    /// context search.
+    #[arg(long, value_name = "SECONDS", value_parser = super::args::seconds)]
+    pub timeout: Option<f64>,
+}
+
+impl RefineArgs {
+    fn bound(&self) -> Option<Bound> {
+        if self.max_contexts == Some(0) {
+            return None;
+        }
+        Some(Bound {
+            size: self.context_size,
+            threads: self.context_threads,
+            max_contexts: self.max_contexts,
+        })
+    }
+
+    /// The limits of each generated test, with the deadline from now.
+    fn run_limits(&self) -> crate::outcome::Limits {
+        crate::outcome::Limits {
+            max_pomsets: self.max_pomsets.min(50_000),
+            deadline: self.timeout.map(crate::outcome::limits::deadline_after),
+            ..crate::outcome::Limits::default()
+        }
+    }
+
+    /// Whether the model is the pomset semantics with its local check.
+    fn local(&self) -> bool {
+        self.model == "pwt" || self.model.starts_with("pwt[")
+    }
+}
 
 /// The refinements to decide, each with its name: the `--from/--to` pair,
 /// or every file under `paths`.
-fn inputs(
-    paths: &[std::path::PathBuf],
-    quick_pair: Option<(String, String)>,
-) -> Result<Vec<(String, String)>, String> {
-    use crate::refinement::{quick_text, refinement_files};
-    if let Some((from, to)) = quick_pair {
-        return Ok(vec![("--from/--to".into(), quick_text(&from, &to))]);
+fn inputs(args: &RefineArgs) -> Result<Vec<(String, String)>, String> {
+    if let (Some(from), Some(to)) = (&args.from, &args.to) {
+        return Ok(vec![("--from/--to".into(), quick_text(from, to))]);
     }
-    if paths.is_empty() {
+    if args.paths.is_empty() {
         return Err("give refinement files, or --from and --to".into());
     }
     let mut out = Vec::new();
-    for path in refinement_files(paths)? {
+    for path in refinement_files(&args.paths)? {
         let src = std::fs::read_to_string(&path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         out.push((path.display().to_string(), src));
@@ -24,109 +97,117 @@ fn inputs(
     Ok(out)
 }
 
-/// `pomset refine`: each file (or the `--from/--to` pair); Ok(false) when a
-/// verdict differs from its `expect` or a file does not parse.
-pub fn refine_files(
-    paths: &[std::path::PathBuf],
-    quick_pair: Option<(String, String)>,
-    sets: &[String],
-    (max_contexts, max_pomsets, timeout): (usize, usize, Option<f64>),
-    color: bool,
-) -> Result<bool, String> {
-    use crate::refinement::{parse_refinement, refine, Limits};
-    let inputs = inputs(paths, quick_pair)?;
+/// `pomset refine`: each file (or the `--from/--to` pair) under the model;
+/// Ok(false) when a verdict differs from its `expect`, a file does not
+/// parse, or the model cannot decide it.
+pub fn refine(args: &RefineArgs, cx: Ctx) -> Result<bool, String> {
+    let engine = super::args::engine_named(&args.model, cx.color)?;
+    // Refuse a bad `--set` once, before any file.
+    apply_sets(&mut crate::model::Model::default(), &args.set)?;
     let mut ok = true;
-    for (name, src) in inputs {
-        let req = match parse_refinement(&src) {
+    for (name, src) in inputs(args)? {
+        let req = match parse_refinement_with(&src, cx.import.unroll) {
             Ok(r) => r,
             Err(d) => {
-                d.emit_stderr(&name, &src, color);
+                d.emit_stderr(&name, &src, cx.color);
                 ok = false;
                 continue;
             }
         };
         let mut model = req.program.model;
-        apply_sets(&mut model, sets)?;
-        let mut limits = Limits {
-            max_contexts,
-            max_pomsets,
-            ..Limits::default()
+        apply_sets(&mut model, &args.set)?;
+        let model = engine.options(&model);
+        ok &= if args.local() {
+            local(args, &req, &model)
+        } else {
+            under(args, &req, &model, engine.as_ref())
         };
-        limits.run.deadline = timeout.map(crate::outcome::limits::deadline_after);
-        match refine(&req, &model, limits) {
-            Ok(report) => {
-                print!("{}", report.text());
-                ok &= report.as_expected();
-            }
-            Err(e) => {
-                println!("Refinement {}: {e}", req.name);
-                ok = false;
-            }
-        }
     }
     Ok(ok)
 }
 
-/// `pomset refine --model NAME` for a model other than `pwt`: the context
-/// search alone, under that model's engine.
-pub fn refine_under(
-    paths: &[std::path::PathBuf],
-    quick_pair: Option<(String, String)>,
-    model: &str,
-    bound: crate::transform::Bound,
-    color: bool,
-) -> Result<bool, String> {
-    use crate::refinement::parse_refinement;
-    use crate::transform::{search, Found, Witness};
-    let engine = super::args::engine_named(model, color)?;
-    let inputs = inputs(paths, quick_pair)?;
-    let mut ok = true;
-    for (name, src) in inputs {
-        let req = match parse_refinement(&src) {
-            Ok(r) => r,
-            Err(d) => {
-                d.emit_stderr(&name, &src, color);
-                ok = false;
-                continue;
-            }
-        };
-        let head = format!("Refinement {} under {model}", req.name);
-        match search(&req, engine.as_ref(), &req.program.model, bound) {
-            Found::Counterexample(c) => {
-                println!("{head}: unsound");
-                match &c.witness {
-                    Witness::Outcome(o) => println!(
-                        "Distinguishing test ({} tried): the target reaches {o}, the source never does",
-                        crate::report::count(c.tried, "context")
-                    ),
-                    Witness::Flag(f) => println!(
-                        "Distinguishing test ({} tried): the target raises the flag {f}, the source does not",
-                        crate::report::count(c.tried, "context")
-                    ),
-                }
-                print!("{}", c.target_test);
-            }
-            Found::NoneUpTo {
-                bound,
-                tried,
-                skipped,
-            } => {
-                println!("{head}: no counterexample up to {bound}");
-                let skipped = if skipped > 0 {
-                    format!(" ({skipped} left out: a flag raised by the source, or a limit)")
-                } else {
-                    String::new()
-                };
-                println!("{}{skipped}", crate::report::count(tried, "context"));
-            }
-            Found::Unknown(why) => {
-                println!("{head}: unknown: {why}");
-                ok = false;
-            }
+/// The pomset semantics: the pomset-level check, then the context search.
+fn local(args: &RefineArgs, req: &Refinement, model: &crate::model::Model) -> bool {
+    let limits = crate::refinement::Limits {
+        max_pomsets: args.max_pomsets,
+        contexts: args.bound(),
+        run: args.run_limits(),
+    };
+    match crate::refinement::refine(req, model, limits) {
+        Ok(report) => {
+            print!("{}", report.text());
+            report.as_expected()
         }
-        if req.expect.is_some() {
-            println!("(the file's expect line states the pwt verdict; not checked under {model})");
+        Err(e) => {
+            println!("Refinement {}: {e}", req.name);
+            false
         }
     }
-    Ok(ok)
+}
+
+/// Any other model: the context search alone.
+fn under(
+    args: &RefineArgs,
+    req: &Refinement,
+    model: &crate::model::Model,
+    engine: &dyn crate::engine::Engine,
+) -> bool {
+    let head = format!("Refinement {} under {}", req.name, args.model);
+    let Some(bound) = args.bound() else {
+        println!("{head}: unknown: --max-contexts 0 turns the context search off, and {} has no local check", args.model);
+        return true;
+    };
+    let found = crate::transform::search(req, engine, model, bound, args.run_limits());
+    let ok = !matches!(found, Found::Unknown(_));
+    print!("{}", found_text(&head, &found));
+    if req.expect.is_some() {
+        println!(
+            "(the file's expect line states the pwt verdict; not checked under {})",
+            args.model
+        );
+    }
+    ok
+}
+
+/// The answer of the context search, as `refine --model` prints it.
+pub fn found_text(head: &str, found: &Found) -> String {
+    match found {
+        Found::Counterexample(c) => {
+            let at = format!("context {} of {}", c.tried, c.total);
+            let what = match &c.witness {
+                Witness::Outcome(o) => {
+                    format!("the target reaches {o}, the source never does")
+                }
+                Witness::Flag(f) => {
+                    format!("the target raises the flag {f}, the source does not")
+                }
+            };
+            format!(
+                "{head}: unsound\nDistinguishing test ({at}): {what}\n{}",
+                c.target_test
+            )
+        }
+        Found::NoneUpTo {
+            bound,
+            total,
+            flagged,
+        } => {
+            let flagged = if *flagged > 0 {
+                format!(
+                    "; in {flagged} of them the source raises a flag (undefined behaviour: every outcome allowed)"
+                )
+            } else {
+                String::new()
+            };
+            format!(
+                "{head}: no counterexample in the {} of {bound}, every one decided{flagged}\n",
+                crate::report::count(*total, "context")
+            )
+        }
+        Found::Stopped { .. } => format!(
+            "{head}: unknown: {}\n",
+            crate::transform::table::stopped_text(found)
+        ),
+        Found::Unknown(why) => format!("{head}: unknown: {why}\n"),
+    }
 }

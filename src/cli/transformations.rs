@@ -6,57 +6,86 @@ use std::path::PathBuf;
 
 use crate::transform::{self, table, Bound, Cell};
 
-/// Where the table goes.
-pub struct Output {
+
+/// `pomset transformations`' flags.
+#[derive(clap::Args, Debug)]
+pub struct TransformationsArgs {
+    /// Bundled schemas by name (all when none); or .refine schema files.
+    pub schemas: Vec<String>,
+    /// The models, one column each.
+    #[arg(long, value_delimiter = ',', default_value = "pwt,rc11,ptx,vulkan,sc")]
+    pub models: Vec<String>,
+    /// The size of the contexts searched (the book's context grammar).
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub context_size: usize,
+    /// Parallel context threads at most.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub context_threads: usize,
+    /// Stop each cell after this many contexts (the cell is then unknown,
+    /// with the count) [default: every context of the bound].
+    #[arg(long, value_name = "N")]
+    pub max_contexts: Option<usize>,
+    /// Give up on a cell (unknown, the limit named) after this many seconds.
+    #[arg(long, value_name = "SECONDS", value_parser = super::args::seconds)]
+    pub timeout: Option<f64>,
+    /// Write each unsound cell's distinguishing test (both versions)
+    /// here, re-checked under `run`.
+    #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Every instance and cell as JSON.
+    #[arg(long)]
     pub json: bool,
+    /// The table in Markdown.
+    #[arg(long)]
     pub markdown: bool,
+    /// A progress line on stderr even when it is not a terminal.
+    #[arg(long)]
     pub progress: bool,
 }
 
 /// Decides the schemas named (bundled names or `.refine` files) under each
 /// model and prints the table; Ok(false) when a counterexample written to
 /// `--out` does not reproduce.
-pub fn table(
-    schemas: &[String],
-    models: &[String],
-    bound: Bound,
-    output: Output,
-    color: bool,
-) -> Result<bool, String> {
-    let instances = instances(schemas, color)?;
+pub fn table(args: &TransformationsArgs, color: bool) -> Result<bool, String> {
+    use std::io::IsTerminal as _;
+    let bound = Bound {
+        size: args.context_size,
+        threads: args.context_threads,
+        max_contexts: args.max_contexts,
+    };
+    let progress = args.progress || std::io::stderr().is_terminal();
+    let instances = instances(&args.schemas, color)?;
     let mut engines = Vec::new();
-    for m in models {
+    for m in &args.models {
         engines.push((m.clone(), crate::engine::named(m).map_err(|e| e.line())?));
     }
     let total = instances.len();
     let tick = |n: usize, label: &str| {
-        if output.progress {
+        if progress {
             eprint!("\r\x1b[K[{n}/{total}] {label}");
             let _ = std::io::stderr().flush();
         }
     };
     let workers = std::thread::available_parallelism().map_or(1, usize::from);
-    let t = table::build(&instances, &engines, bound, workers, &tick);
-    if output.progress {
+    let t = table::build(&instances, &engines, bound, args.timeout, workers, &tick);
+    if progress {
         eprintln!();
     }
     let mut ok = true;
-    if let Some(dir) = &output.out {
+    if let Some(dir) = &args.out {
         ok = write_counterexamples(&t, &engines, dir)?;
     }
-    if output.json {
+    if args.json {
         println!("{:#}", t.json());
-    } else if output.markdown {
+    } else if args.markdown {
         print!("{}", t.markdown());
     } else {
         print!("{}", t.text());
         println!(
-            "{} × {} models; bound: {} context thread(s), at most {} contexts",
+            "{} × {} models; bound: {}",
             crate::report::count(t.rows.len(), "instance"),
             t.models.len(),
-            bound.threads,
-            bound.max_contexts
+            bound.text()
         );
     }
     Ok(ok)

@@ -36,8 +36,13 @@ pub struct Litmus {
 
 /// Parses and checks a litmus file.
 pub fn parse(src: &str) -> Result<Litmus, Diagnostics> {
+    parse_with(src, check::Options::default())
+}
+
+/// `parse` with the checker's options (`--unroll`).
+pub fn parse_with(src: &str, opts: check::Options) -> Result<Litmus, Diagnostics> {
     let source = parse_file(src)?;
-    let (program, warnings) = check::check(&source)?;
+    let (program, warnings) = check::check_with(&source, opts)?;
     Ok(Litmus {
         source,
         program,

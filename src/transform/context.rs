@@ -1,45 +1,68 @@
 //! The contextual search under any engine: put a refinement's source and
-//! target in thread P0 beside small context threads (reads, writes and
-//! fences on the fragment's locations), decide both programs with one
-//! [`Engine`], and look for a final state the target allows and the source
-//! forbids, projected on the registers and locations both programs show.
+//! target in thread P0 inside the contexts of the grammar (`grammar`: code
+//! before and after the fragment, parallel threads), decide both programs
+//! with one [`Engine`], and look for an outcome the target reaches and the
+//! source never does, or a flag only the target raises.
 //!
-//! The answer is a distinguishing test or "none up to the bound": a cat
-//! model has no local check, so this search never says "sound".
+//! A counterexample rests only on a source decided in full: no limit, no
+//! flag, V closed over the context's values (no `values` line unless the
+//! refinement declares one, and then no store may leave it), no loop cut by
+//! `--unroll`. The outcome is judged as `run` judges `exists`: the
+//! condition is written over the names both versions show (a forked
+//! thread's registers under P0's name), parsed into each version, and
+//! `outcome::verdict::holds` decides it in every state; a register left
+//! undetermined (`?`) satisfies no atom, as under `run`. So `run` of the
+//! printed source test says Never and of the target test Sometimes.
+//!
+//! The answer is a distinguishing test, "none in the k contexts of the
+//! bound", or unknown with the limit that stopped the search: a cat model
+//! has no local check, so this search never says "sound".
 
+use std::collections::BTreeMap;
+
+use super::grammar::{self, Context, Size, Vocabulary};
 use crate::engine::{Capability, Engine};
 use crate::model::Model;
 use crate::outcome::{Limits, Outcomes, State};
 use crate::refinement::Refinement;
-use crate::syntax;
+use crate::syntax::{self, core::Program};
 
 /// How far the search looks.
 #[derive(Clone, Copy, Debug)]
 pub struct Bound {
-    /// Generated context threads beside the file's own (1 or 2).
+    /// Context instructions in all (a guarded reader counts two).
+    pub size: usize,
+    /// Parallel context threads beside the file's own.
     pub threads: usize,
-    /// Contexts tried at most.
-    pub max_contexts: usize,
+    /// Contexts tried at most (`None`: every context of the bound).
+    pub max_contexts: Option<usize>,
 }
 
 impl Default for Bound {
     fn default() -> Bound {
         Bound {
+            size: 3,
             threads: 2,
-            max_contexts: 400,
+            max_contexts: None,
         }
     }
 }
 
 impl Bound {
     /// The bound as the answer names it.
-    pub fn text(&self, req: &Refinement) -> String {
-        let v: Vec<String> = req.program.values.iter().map(i64::to_string).collect();
-        let threads = crate::report::count(self.threads, "context thread");
+    pub fn text(&self) -> String {
         format!(
-            "{threads} of at most 2 accesses and a fence each over V = {{{}}}",
-            v.join(", ")
+            "size ≤ {} with at most {} (the book's context grammar)",
+            self.size,
+            crate::report::count(self.threads, "parallel thread")
         )
+    }
+
+    pub fn size(&self) -> Size {
+        Size {
+            size: self.size,
+            threads: self.threads,
+        }
     }
 }
 
@@ -49,13 +72,23 @@ pub enum Found {
     /// A test whose target version allows an outcome (or raises a flag)
     /// that its source version does not.
     Counterexample(Counterexample),
-    /// No context within the bound tells them apart.
+    /// No context of the bound tells them apart: every one was decided.
     NoneUpTo {
         bound: String,
+        /// Contexts in the bound, all tried.
+        total: usize,
+        /// Of those, contexts where the source raised a flag (undefined
+        /// behaviour: every outcome is then allowed to the target).
+        flagged: usize,
+    },
+    /// A limit stopped the search, or left contexts undecided: no verdict.
+    Stopped {
+        bound: String,
         tried: usize,
-        /// Contexts left out: the source raised a flag (undefined
-        /// behaviour) or a limit stopped a decision.
-        skipped: usize,
+        total: usize,
+        /// Contexts tried whose source or target a limit left undecided.
+        undecided: usize,
+        limit: String,
     },
     /// The engine cannot decide these programs.
     Unknown(String),
@@ -70,183 +103,384 @@ pub struct Counterexample {
     pub source_test: String,
     /// The condition, or the flag the target alone raises.
     pub witness: Witness,
+    /// Contexts tried, this one included, of `total`.
     pub tried: usize,
+    pub total: usize,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Witness {
-    /// `exists (...)`: reached with the target, never with the source.
+    /// `exists (...)` over the target's names: reached with the target,
+    /// never with the source.
     Outcome(String),
     /// A cat model's flag (undefined behaviour) raised with the target alone.
     Flag(String),
 }
 
-/// Searches the contexts within `bound` for a test telling `req`'s source
-/// and target apart under `engine`.
-pub fn search(req: &Refinement, engine: &dyn Engine, model: &Model, bound: Bound) -> Found {
-    let limits = Limits {
-        symmetry: engine.can(Capability::Symmetry),
-        orbits: false,
-        max_pomsets: 50_000,
-        ..Limits::default()
-    };
-    let mut tried = 0;
-    let mut skipped = 0;
-    for ctx in contexts(req, bound.threads) {
-        if tried >= bound.max_contexts {
-            break;
+/// The grammar's vocabulary for `req`: its locations and one more, its
+/// constants and one more.
+pub fn vocabulary(req: &Refinement) -> Vocabulary {
+    let p = &req.program;
+    let mut locs: Vec<String> = p.locs.iter().map(|l| l.name.clone()).collect();
+    let fresh = ["z", "w", "u", "v"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain((0..).map(|k| format!("z{k}")))
+        .find(|n| !locs.contains(n) && !p.regs.iter().any(|r| &r.name == n))
+        .unwrap_or_else(|| "z".into());
+    let fragment_locs = (0..locs.len()).collect();
+    locs.push(fresh);
+    let mut values: Vec<i64> = constants(&req.source_text)
+        .into_iter()
+        .chain(constants(&req.target_text))
+        .filter(|&v| v > 0 && v < 16)
+        .collect();
+    values.sort_unstable();
+    values.dedup();
+    let more = values.last().copied().unwrap_or(0) + 1;
+    if values.is_empty() {
+        values.push(1);
+        if more == 1 {
+            values.push(2);
         }
-        tried += 1;
-        let threads: Vec<String> = req.context.iter().cloned().chain(ctx).collect();
-        let text = |body: &str, cond: &str| test_text(req, body, &threads, cond);
-        let (Ok(src), Ok(tgt)) = (
-            syntax::parse(&text(&req.source_text, "")),
-            syntax::parse(&text(&req.target_text, "")),
-        ) else {
-            skipped += 1;
-            continue;
-        };
-        let so = match engine.outcomes(&src.program, model, limits) {
-            Ok(o) => o,
-            Err(why) => return Found::Unknown(why),
-        };
-        let to = match engine.outcomes(&tgt.program, model, limits) {
-            Ok(o) => o,
-            Err(why) => return Found::Unknown(why),
-        };
-        // A limit, or undefined behaviour in the source (a raised flag:
-        // every outcome is then allowed to the target), decides nothing.
-        if so.limit.is_some() || to.limit.is_some() || !so.flags.is_empty() {
-            skipped += 1;
-            continue;
-        }
-        let Some(witness) = distinguish(&so, &to) else {
-            continue;
-        };
-        let cond = match &witness {
-            Witness::Outcome(c) => format!("exists ({c})\n  expect allowed\n"),
-            Witness::Flag(_) => String::new(),
-        };
-        let printed = |body: &str| {
-            let t = text(body, &cond);
-            syntax::format(&t).unwrap_or(t)
-        };
-        return Found::Counterexample(Counterexample {
-            target_test: printed(&req.target_text),
-            source_test: printed(&req.source_text),
-            witness,
-            tried,
-        });
+    } else {
+        values.push(more);
     }
-    Found::NoneUpTo {
-        bound: bound.text(req),
-        tried,
-        skipped,
+    let family = p0_family(p);
+    let p0_regs = p
+        .regs
+        .iter()
+        .filter(|r| family.contains(&r.thread))
+        .map(|r| r.name.clone())
+        .collect();
+    let sc_words = |t: &str| t.contains(".sc") || t.contains("F.sc");
+    Vocabulary {
+        locs,
+        values,
+        fragment_locs,
+        fragment_sc: sc_words(&req.source_text)
+            || sc_words(&req.target_text)
+            || req.context.iter().any(|t| sc_words(t)),
+        p0_regs,
     }
 }
 
-/// The test with `body` in P0, the threads after it, then `cond`.
-fn test_text(req: &Refinement, body: &str, threads: &[String], cond: &str) -> String {
-    let values: Vec<String> = req.program.values.iter().map(i64::to_string).collect();
+/// The integer constants written in a fragment's text.
+fn constants(text: &str) -> Vec<i64> {
+    text.split(|c: char| !c.is_ascii_digit() && c != '_' && !c.is_alphabetic())
+        .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_digit()))
+        .filter_map(|w| w.parse().ok())
+        .collect()
+}
+
+/// Every context of `bound` for `req`, in the order the search tries them.
+pub fn contexts(req: &Refinement, bound: Bound) -> (Vocabulary, Vec<Context>) {
+    let vocab = vocabulary(req);
+    let all = grammar::contexts(&vocab, bound.size());
+    (vocab, all)
+}
+
+/// Whether one context tells `req`'s source from its target under
+/// `engine`: the step of `search`, for checking the enumeration (`None`:
+/// it does not, or could not be decided).
+pub fn distinguishes(
+    req: &Refinement,
+    engine: &dyn Engine,
+    model: &Model,
+    vocab: &Vocabulary,
+    ctx: &Context,
+) -> Option<Counterexample> {
+    let limits = Limits {
+        symmetry: engine.can(Capability::Symmetry),
+        max_pomsets: 50_000,
+        ..Limits::default()
+    };
+    match decide_one(req, engine, model, limits, vocab, ctx) {
+        One::Distinguishes(c) => Some(c),
+        _ => None,
+    }
+}
+
+/// Searches the contexts within `bound` for a test telling `req`'s source
+/// and target apart under `engine`, each program decided within `run`
+/// (its deadline stops the whole search).
+pub fn search(
+    req: &Refinement,
+    engine: &dyn Engine,
+    model: &Model,
+    bound: Bound,
+    run: Limits,
+) -> Found {
+    let limits = Limits {
+        symmetry: engine.can(Capability::Symmetry),
+        orbits: false,
+        factor: false,
+        listed: None,
+        ..run
+    };
+    let (vocab, all) = contexts(req, bound);
+    let total = all.len();
+    let budget = bound.max_contexts.unwrap_or(usize::MAX);
+    let (mut flagged, mut undecided, mut limit) = (0, 0, None::<String>);
+    for (k, ctx) in all.iter().enumerate() {
+        if k >= budget {
+            limit = Some(format!("--max-contexts {budget}"));
+            return stopped(bound, k, total, undecided, limit);
+        }
+        if let Some(l) = crate::outcome::limits::interrupted(run.deadline, run.cancel) {
+            return stopped(bound, k, total, undecided, Some(l));
+        }
+        match decide_one(req, engine, model, limits, &vocab, ctx) {
+            One::Distinguishes(mut c) => {
+                c.tried = k + 1;
+                c.total = total;
+                return Found::Counterexample(c);
+            }
+            One::Same => {}
+            One::SourceFlagged => flagged += 1,
+            One::Undecided(l) => {
+                undecided += 1;
+                limit.get_or_insert(l);
+            }
+            One::Refused(why) => return Found::Unknown(why),
+        }
+    }
+    match limit {
+        Some(l) => stopped(bound, total, total, undecided, Some(l)),
+        None => Found::NoneUpTo {
+            bound: bound.text(),
+            total,
+            flagged,
+        },
+    }
+}
+
+fn stopped(bound: Bound, tried: usize, total: usize, undecided: usize, limit: Option<String>) -> Found {
+    Found::Stopped {
+        bound: bound.text(),
+        tried,
+        total,
+        undecided,
+        limit: limit.unwrap_or_default(),
+    }
+}
+
+/// What one context says.
+enum One {
+    Distinguishes(Counterexample),
+    Same,
+    /// The source raised a flag: nothing to tell apart.
+    SourceFlagged,
+    /// A limit, a value outside a declared V, or a cut loop: no verdict.
+    Undecided(String),
+    /// The engine cannot decide the programs at all.
+    Refused(String),
+}
+
+fn decide_one(
+    req: &Refinement,
+    engine: &dyn Engine,
+    model: &Model,
+    limits: Limits,
+    vocab: &Vocabulary,
+    ctx: &Context,
+) -> One {
+    let text = |fragment: &str, cond: &str| {
+        let (p0, threads) = ctx.texts(vocab, fragment);
+        test_text(req, &p0, &threads, cond)
+    };
+    let (src_text, tgt_text) = (text(&req.source_text, ""), text(&req.target_text, ""));
+    let (src, tgt) = match (parse(req, &src_text), parse(req, &tgt_text)) {
+        (Ok(s), Ok(t)) => (s.program, t.program),
+        _ => return One::Undecided("a generated test that does not parse".into()),
+    };
+    if let Some(why) = incomplete(&src) {
+        return One::Undecided(why);
+    }
+    let so = match engine.outcomes(&src, model, limits) {
+        Ok(o) => o,
+        Err(why) => return One::Refused(why),
+    };
+    if let Some(l) = so.limit {
+        return One::Undecided(l);
+    }
+    if !so.flags.is_empty() {
+        return One::SourceFlagged;
+    }
+    let to = match engine.outcomes(&tgt, model, limits) {
+        Ok(o) => o,
+        Err(why) => return One::Refused(why),
+    };
+    if let Some((f, _)) = to
+        .flags
+        .iter()
+        .find(|(f, _)| so.flags.iter().all(|g| &g.0 != f))
+    {
+        return One::Distinguishes(Counterexample {
+            target_test: printed(&tgt_text),
+            source_test: printed(&src_text),
+            witness: Witness::Flag(f.clone()),
+            tried: 0,
+            total: 0,
+        });
+    }
+    // The target's states are what it reaches even if a limit stopped it
+    // (each is a real execution); only the source must be complete.
+    let Some((tc, sc)) = witness(&src, &so, &tgt, &to) else {
+        return One::Same;
+    };
+    let (s_test, t_test) = (text(&req.source_text, &sc), text(&req.target_text, &tc));
+    // The judge of `run`, on the parsed conditions, has the last word.
+    if !reaches(req, &t_test, &to) || reaches(req, &s_test, &so) {
+        return One::Same;
+    }
+    One::Distinguishes(Counterexample {
+        target_test: printed(&t_test),
+        source_test: printed(&s_test),
+        witness: Witness::Outcome(
+            tc.trim()
+                .trim_start_matches("exists (")
+                .split(")\n")
+                .next()
+                .unwrap_or_default()
+                .to_string(),
+        ),
+        tried: 0,
+        total: 0,
+    })
+}
+
+/// Why a source program's outcomes cannot be taken as all of them.
+fn incomplete(p: &Program) -> Option<String> {
+    if let Some(left) = p.values_left.first() {
+        return Some(format!("a store outside the declared V ({left})"));
+    }
+    p.unroll.map(|n| format!("--unroll {n} (a loop needs more iterations)"))
+}
+
+/// Whether `test`'s first condition holds in some state of `o`, as `run`
+/// judges `exists`.
+fn reaches(req: &Refinement, test: &str, o: &Outcomes) -> bool {
+    let Ok(t) = parse(req, test) else {
+        return false;
+    };
+    let Some(c) = t.program.conditions.first() else {
+        return false;
+    };
+    o.states
+        .keys()
+        .any(|s| crate::outcome::verdict::holds(&t.program, s, &c.prop))
+}
+
+/// A generated test, parsed as the refinement was (`--unroll`).
+fn parse(req: &Refinement, text: &str) -> Result<syntax::Litmus, syntax::Diagnostics> {
+    syntax::parse_with(text, syntax::check::Options { unroll: req.unroll })
+}
+
+fn printed(t: &str) -> String {
+    syntax::format(t).unwrap_or_else(|_| t.to_string())
+}
+
+/// The test with `p0` in P0, the file's threads and `threads` after it,
+/// then `cond`. V is closed over the test's values unless the refinement
+/// declares it.
+fn test_text(req: &Refinement, p0: &str, threads: &[String], cond: &str) -> String {
     let mut t = format!(
         "litmus {}-CTX \"refinement {}: the target in P0; with the source there, the outcome is forbidden\"\n",
         req.name, req.name
     );
-    if !req.header.contains("values") {
-        t.push_str(&format!("values {{{}}}\n", values.join(", ")));
-    }
-    t.push_str(&format!("{}\n{body}\n", req.header));
-    for th in threads {
+    t.push_str(&format!("{}\n{p0}\n", req.header));
+    for th in req.context.iter().chain(threads) {
         t.push_str(&format!("|| {th}\n"));
     }
     t.push_str(cond);
     t
 }
 
-/// What tells the target's outcomes from the source's: a flag only the
-/// target raises, or a target state (projected on what both show) that
-/// no source state agrees with.
-pub fn distinguish(so: &Outcomes, to: &Outcomes) -> Option<Witness> {
-    if let Some((f, _)) = to
-        .flags
-        .iter()
-        .find(|(f, _)| so.flags.iter().all(|g| &g.0 != f))
-    {
-        return Some(Witness::Flag(f.clone()));
+/// The observable names of a program's states: each state key (`P1:a`,
+/// `[x]`) with the name a condition of the other version would use. The
+/// registers of P0's forks go under P0's name; a name two threads of P0's
+/// family share is left out (no condition could name it alike in both).
+fn observables(p: &Program) -> BTreeMap<String, String> {
+    let family = p0_family(p);
+    let name_of = |t: u32| p.threads.get(t as usize).map(|i| i.name.clone()).unwrap_or_default();
+    let p0 = family.first().map(|&t| name_of(t)).unwrap_or_default();
+    let mut out = BTreeMap::new();
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for r in p.regs.iter().filter(|r| !r.fresh) {
+        let key = format!("{}:{}", name_of(r.thread), r.name);
+        let canon = if family.contains(&r.thread) {
+            let c = format!("{p0}:{}", r.name);
+            *seen.entry(c.clone()).or_default() += 1;
+            c
+        } else {
+            key.clone()
+        };
+        out.insert(key, canon);
     }
-    let common: Vec<String> = keys(so)
-        .into_iter()
-        .filter(|k| keys(to).contains(k))
-        .collect();
-    for t in to.states.keys() {
-        // The target state's determined values on the common names.
-        let atoms: Vec<(String, i64)> = named(t)
+    out.retain(|_, c| seen.get(c).is_none_or(|&n| n == 1));
+    out
+}
+
+/// P0 and the threads it forks.
+fn p0_family(p: &Program) -> Vec<u32> {
+    match p.main.first() {
+        Some((t, body)) => crate::outcome::state::reported_threads(*t, body),
+        None => vec![],
+    }
+}
+
+/// A target state no source state agrees with on the names both show
+/// (determined values only): the `exists` condition for each version.
+fn witness(src: &Program, so: &Outcomes, tgt: &Program, to: &Outcomes) -> Option<(String, String)> {
+    let (s_names, t_names) = (observables(src), observables(tgt));
+    let canon = |names: &BTreeMap<String, String>, st: &State| -> BTreeMap<String, Option<i64>> {
+        st.regs
+            .iter()
+            .filter_map(|(k, v)| names.get(k).map(|c| (c.clone(), *v)))
+            .chain(st.mem.iter().map(|(k, v)| (format!("[{k}]"), *v)))
+            .collect()
+    };
+    let sources: Vec<BTreeMap<String, Option<i64>>> =
+        so.states.keys().map(|s| canon(&s_names, s)).collect();
+    let targets: Vec<BTreeMap<String, Option<i64>>> =
+        to.states.keys().map(|s| canon(&t_names, s)).collect();
+    // The names both versions show: a location or register only one of
+    // them has tells nothing about the other's outcomes.
+    let shown = |states: &[BTreeMap<String, Option<i64>>]| -> std::collections::BTreeSet<String> {
+        states.iter().flat_map(|s| s.keys().cloned()).collect()
+    };
+    let (s_shown, t_shown) = (shown(&sources), shown(&targets));
+    let common: Vec<&String> = s_shown.intersection(&t_shown).collect();
+    for t in &targets {
+        let atoms: Vec<(&String, i64)> = t
+            .iter()
             .filter(|(k, _)| common.contains(k))
             .filter_map(|(k, v)| v.map(|v| (k, v)))
             .collect();
         if atoms.is_empty() {
             continue;
         }
-        // A source state with a value left undetermined (a register whose
-        // read the pomset semantics dropped, `?`) may hold any value there:
-        // it counts as reaching the atom, so no outcome is called forbidden
-        // to the source that one of its states could show.
-        let reached = so.states.keys().any(|s| {
-            atoms
-                .iter()
-                .all(|(k, v)| named(s).any(|(n, x)| &n == k && x.is_none_or(|x| x == *v)))
-        });
-        if !reached {
-            let c: Vec<String> = atoms.iter().map(|(k, v)| format!("{k} = {v}")).collect();
-            return Some(Witness::Outcome(c.join(" /\\ ")));
+        let reached = sources
+            .iter()
+            .any(|s| atoms.iter().all(|(k, v)| s.get(*k) == Some(&Some(*v))));
+        if reached {
+            continue;
         }
+        let cond = |names: &BTreeMap<String, String>| {
+            let actual = |c: &str| {
+                names
+                    .iter()
+                    .find(|(_, d)| d.as_str() == c)
+                    .map_or(c.to_string(), |(k, _)| k.clone())
+            };
+            let parts: Vec<String> = atoms
+                .iter()
+                .map(|(k, v)| format!("{} = {v}", actual(k)))
+                .collect();
+            format!("exists ({})\n  expect allowed\n", parts.join(" /\\ "))
+        };
+        return Some((cond(&t_names), cond(&s_names)));
     }
     None
-}
-
-/// A state's values by the names a condition uses (`P1:r`, `[x]`).
-fn named(s: &State) -> impl Iterator<Item = (String, Option<i64>)> + '_ {
-    s.regs
-        .iter()
-        .cloned()
-        .chain(s.mem.iter().map(|(k, x)| (format!("[{k}]"), *x)))
-}
-
-fn keys(o: &Outcomes) -> Vec<String> {
-    let mut k: Vec<String> = o
-        .states
-        .keys()
-        .flat_map(|s| named(s).map(|(n, _)| n).collect::<Vec<_>>())
-        .collect();
-    k.sort();
-    k.dedup();
-    k
-}
-
-/// The contexts, smallest first: none, then one generated thread, then
-/// (with `threads` = 2) each unordered pair.
-fn contexts(req: &Refinement, threads: usize) -> Vec<Vec<String>> {
-    let locs: Vec<String> = req.program.locs.iter().map(|l| l.name.clone()).collect();
-    let values: Vec<i64> = req
-        .program
-        .values
-        .iter()
-        .copied()
-        .filter(|&v| v != 0)
-        .take(2)
-        .collect();
-    let (a, b) = (
-        crate::refinement::templates(&locs, &values, "a"),
-        crate::refinement::templates(&locs, &values, "b"),
-    );
-    let mut out: Vec<Vec<String>> = vec![vec![]];
-    out.extend(a.iter().map(|t| vec![t.clone()]));
-    if threads >= 2 {
-        for (i, x) in a.iter().enumerate() {
-            for y in &b[i..] {
-                out.push(vec![x.clone(), y.clone()]);
-            }
-        }
-    }
-    out
 }

@@ -8,6 +8,7 @@
 
 pub mod catalogue;
 pub mod context;
+pub mod grammar;
 pub mod table;
 
 pub use catalogue::{parse_schema, Instance, Schema};

@@ -17,9 +17,10 @@ pub enum Cell {
     /// A distinguishing test, or (`pwt`, `None`) a target pomset with no
     /// match in the source and no test within the bound.
     Unsound(Option<Box<Counterexample>>),
-    /// No counterexample within the bound (a cat model has no local check).
+    /// Every context of the bound decided, none distinguishing (a cat model
+    /// has no local check).
     Bounded,
-    /// Undecided, and why.
+    /// Undecided, and why (a limit, named; never read as a verdict).
     Unknown(String),
 }
 
@@ -39,32 +40,81 @@ impl Cell {
 /// Decides `req` under `engine`: the context search, and for the pomset
 /// semantics (`local`) the pomset-level check beside it.
 pub fn decide(req: &Refinement, engine: &dyn Engine, local: bool, bound: Bound) -> Cell {
-    let model = &req.program.model;
-    let found = context::search(req, engine, model, bound);
+    decide_within(req, engine, local, bound, crate::outcome::Limits::default())
+}
+
+/// `decide` with the limits each generated test is decided within (and the
+/// deadline of the whole cell).
+pub fn decide_within(
+    req: &Refinement,
+    engine: &dyn Engine,
+    local: bool,
+    bound: Bound,
+    run: crate::outcome::Limits,
+) -> Cell {
+    let model = &engine.options(&req.program.model);
+    let search = || context::search(req, engine, model, bound, context_limits(run));
     if !local {
+        let found = search();
         return match found {
             Found::Counterexample(c) => Cell::Unsound(Some(Box::new(c))),
             Found::NoneUpTo { .. } => Cell::Bounded,
+            Found::Stopped { .. } => Cell::Unknown(stopped_text(&found)),
             Found::Unknown(why) => Cell::Unknown(why),
         };
     }
+    // The pomset semantics: the local check decides; the search looks for
+    // a test that shows an unsound verdict (a sound one is a proof, and
+    // `tests/transformations.rs` cross-checks it with the search).
     let limits = refinement::Limits {
-        max_contexts: 0,
+        contexts: None,
+        run,
         ..refinement::Limits::default()
     };
     let verdict = match refinement::refine(req, model, limits) {
         Ok(r) => r.verdict,
         Err(e) => return Cell::Unknown(e.to_string()),
     };
-    match (verdict, found) {
+    if verdict == Verdict::Sound {
+        return Cell::Sound;
+    }
+    match (verdict, search()) {
         (_, Found::Unknown(why)) => Cell::Unknown(why),
-        (Verdict::Sound, Found::Counterexample(_)) => Cell::Unknown(DISAGREE.to_string()),
-        (Verdict::Sound, Found::NoneUpTo { .. }) => Cell::Sound,
         (_, Found::Counterexample(c)) => Cell::Unsound(Some(Box::new(c))),
-        (Verdict::Unsound, Found::NoneUpTo { .. }) => Cell::Unsound(None),
-        (Verdict::Unknown, Found::NoneUpTo { .. }) => {
-            Cell::Unknown("the local check stopped at a limit".into())
+        // The pomset-level difference is the verdict; the search only
+        // looked for a test to show it.
+        (Verdict::Unsound, _) => Cell::Unsound(None),
+        (_, _) => Cell::Unknown("the local check stopped at a limit".into()),
+    }
+}
+
+/// The limits a generated test is decided within: the pomset bound of the
+/// contextual search (50 000), the rest as given.
+pub fn context_limits(run: crate::outcome::Limits) -> crate::outcome::Limits {
+    crate::outcome::Limits {
+        max_pomsets: run.max_pomsets.min(50_000),
+        ..run
+    }
+}
+
+/// `k of n contexts tried, stopped by LIMIT` for a stopped search.
+pub fn stopped_text(f: &Found) -> String {
+    match f {
+        Found::Stopped {
+            tried,
+            total,
+            undecided,
+            limit,
+            ..
+        } => {
+            let undecided = if *undecided > 0 {
+                format!(", {undecided} left undecided")
+            } else {
+                String::new()
+            };
+            format!("stopped by {limit}: {tried} of {total} contexts tried{undecided}")
         }
+        _ => String::new(),
     }
 }
 
@@ -75,7 +125,7 @@ pub const DISAGREE: &str =
 
 /// Re-decides a counterexample's two tests with `engine`, as `run` would:
 /// true when the target's version reaches its condition (or raises its
-/// flag) and the source's does not.
+/// flag) and the source's does not, the source decided in full.
 pub fn reproduces(c: &Counterexample, engine: &dyn Engine) -> bool {
     let (Ok(t), Ok(s)) = (
         crate::syntax::parse(&c.target_test),
@@ -85,12 +135,13 @@ pub fn reproduces(c: &Counterexample, engine: &dyn Engine) -> bool {
     };
     let limits = crate::outcome::Limits::default();
     let (Ok(to), Ok(so)) = (
-        engine.outcomes(&t.program, &t.program.model, limits),
-        engine.outcomes(&s.program, &s.program.model, limits),
+        engine.outcomes(&t.program, &engine.options(&t.program.model), limits),
+        engine.outcomes(&s.program, &engine.options(&s.program.model), limits),
     ) else {
         return false;
     };
-    if !so.flags.is_empty() || so.limit.is_some() || to.limit.is_some() {
+    let complete = s.program.values_left.is_empty() && s.program.unroll.is_none();
+    if !so.flags.is_empty() || so.limit.is_some() || !complete {
         return false;
     }
     match &c.witness {
@@ -134,6 +185,7 @@ pub fn build(
     instances: &[Instance],
     engines: &[(String, Box<dyn Engine>)],
     bound: Bound,
+    timeout: Option<f64>,
     workers: usize,
     tick: &(dyn Fn(usize, &str) + Sync),
 ) -> Table {
@@ -152,7 +204,14 @@ pub fn build(
                 };
                 let cells = engines
                     .iter()
-                    .map(|(name, e)| decide(&inst.refinement, e.as_ref(), name == "pwt", bound))
+                    .map(|(name, e)| {
+                        let run = crate::outcome::Limits {
+                            deadline: timeout.map(crate::outcome::limits::deadline_after),
+                            ..crate::outcome::Limits::default()
+                        };
+                        let local = name == "pwt" || name.starts_with("pwt[");
+                        decide_within(&inst.refinement, e.as_ref(), local, bound, run)
+                    })
                     .collect();
                 let row = Row {
                     schema: inst.schema.clone(),
@@ -284,7 +343,7 @@ impl Table {
             .collect();
         serde_json::json!({
             "models": self.models,
-            "bound": { "threads": self.bound.threads, "max_contexts": self.bound.max_contexts },
+            "bound": { "size": self.bound.size, "threads": self.bound.threads, "max_contexts": self.bound.max_contexts },
             "rows": rows,
         })
     }

@@ -20,8 +20,11 @@ impl Checker {
         // one (a join or a one-sided IF leaves the newest version visible);
         // else a sibling branch made it, and no path assigns it twice. Fewer
         // versions are fewer registers for `if_closure = registers`.
+        // A register's initial version (read before any assignment) is
+        // never assigned: a sibling branch that reads it must see the
+        // initial value, not this branch's.
         let id = match self.latest_version(env.thread, name.as_str()) {
-            Some(id) if visible != Some(id) => id,
+            Some(id) if visible != Some(id) && !self.unassigned.contains(&id) => id,
             _ => self.new_version(env.thread, name.as_str()),
         };
         env.regs.insert(name.name.clone(), id);
@@ -232,11 +235,21 @@ impl Checker {
                 "its value ranges over V; if `{name}` is a location, declare it: `locations {{ {name} }}`"
             ));
         self.diags.push(d);
-        let id = match self.latest_version(env.thread, name.as_str()) {
+        // Every path that reads the register before assigning it reads its
+        // one initial version, never a version a sibling branch assigned
+        // (`if (c) { r := 1; } else { s := r; }` reads the initial r).
+        let initial = self
+            .versions
+            .get(&(env.thread, name.name.clone()))
+            .and_then(|vs| vs.iter().copied().find(|v| self.unassigned.contains(v)));
+        let id = match initial {
             Some(id) => id,
-            None => self.new_version(env.thread, name.as_str()),
+            None => {
+                let id = self.new_version(env.thread, name.as_str());
+                self.unassigned.push(id);
+                id
+            }
         };
-        self.unassigned.push(id);
         env.regs.insert(name.name.clone(), id);
         id
     }

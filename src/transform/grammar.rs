@@ -1,0 +1,407 @@
+//! The context grammar: what the contextual search puts around a fragment.
+//!
+//! ```text
+//! context  ::= P0: [pre] FRAGMENT [post]  ||  thread ... (at most `threads`)
+//! pre      ::= ℓ.rlx := v                  (a write before the fragment)
+//! post     ::= k := ℓ.rlx                  (a read after it)
+//! thread   ::= instr | instr instr
+//! instr    ::= a := ℓ.m      m ∈ {rlx, acq}
+//!            | ℓ.m := v      m ∈ {rlx, rel}
+//!            | F.m           m ∈ {acq, rel, sc}
+//!            | a := FADD(ℓ, 1)                        (relaxed)
+//!            | a := f.acq; if (a = 1) { b := ℓ; }    (a guarded reader; size 2)
+//! ```
+//!
+//! over the fragment's locations and one more (`ℓ, f`), with written values
+//! `v`: to the fragment's locations its nonzero constants and one value it
+//! does not write, to the one more 1. The size of a context is its number of instructions (a guarded
+//! reader counts two); the bound is a size and a number of threads, and
+//! the contexts are enumerated smallest first, each once up to the order
+//! of the parallel threads (the threads of a context are a multiset, and
+//! every model here is symmetric in them).
+//!
+//! Two prunings leave out contexts that a smaller context, tried first,
+//! stands for exactly (each is checked against the unpruned enumeration in
+//! `tests/transformations.rs`):
+//!
+//! - an independent thread: a parallel thread that shares no location with
+//!   the rest of the program and has no `sc` event (or no other thread
+//!   has one). No relation of any model here links events of different
+//!   threads except through a shared location or the order of `sc`
+//!   events, so the outcomes are those of the context without it, each
+//!   paired with each of its own;
+//! - inert code: a fence with no access on the side it orders (an acquire
+//!   fence with no access before it in its thread, a release fence with
+//!   none after, an `sc` fence without both), which adds no edge in any
+//!   model; and a relaxed (or plain) access, or relaxed FADD, to a
+//!   location nothing else in the program accesses: it reads the initial
+//!   value, or writes a value nobody reads, and orders nothing, so each
+//!   outcome of the context without it extends by its one value.
+
+use std::fmt::Write as _;
+
+/// One instruction of the grammar.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Instr {
+    Read { loc: usize, mode: &'static str },
+    Write { loc: usize, mode: &'static str, value: i64 },
+    Fence(&'static str),
+    Fadd { loc: usize },
+    /// `a := flag.acq; if (a = 1) { b := loc; }`.
+    Guarded { flag: usize, loc: usize },
+}
+
+impl Instr {
+    /// Its size in the bound: a guarded reader is two instructions.
+    pub fn size(&self) -> usize {
+        match self {
+            Instr::Guarded { .. } => 2,
+            _ => 1,
+        }
+    }
+
+    fn locs(&self) -> Vec<usize> {
+        match self {
+            Instr::Read { loc, .. } | Instr::Write { loc, .. } | Instr::Fadd { loc } => vec![*loc],
+            Instr::Guarded { flag, loc } => vec![*flag, *loc],
+            Instr::Fence(_) => vec![],
+        }
+    }
+
+    fn is_sc(&self) -> bool {
+        match self {
+            Instr::Read { mode, .. } | Instr::Write { mode, .. } | Instr::Fence(mode) => {
+                *mode == "sc"
+            }
+            _ => false,
+        }
+    }
+
+    /// The instruction as litmus text, its registers drawn from `reg`.
+    fn text(&self, locs: &[String], reg: &mut dyn FnMut() -> String) -> String {
+        let with_mode = |mode: &str| {
+            if mode.is_empty() {
+                String::new()
+            } else {
+                format!(".{mode}")
+            }
+        };
+        match self {
+            Instr::Read { loc, mode } => format!("{} := {}{};", reg(), locs[*loc], with_mode(mode)),
+            Instr::Write { loc, mode, value } => {
+                format!("{}{} := {value};", locs[*loc], with_mode(mode))
+            }
+            Instr::Fence(mode) => format!("F.{mode};"),
+            Instr::Fadd { loc } => format!("{} := FADD({}, 1);", reg(), locs[*loc]),
+            Instr::Guarded { flag, loc } => {
+                let (a, b) = (reg(), reg());
+                format!(
+                    "{a} := {}.acq; if ({a} = 1) {{ {b} := {}; }}",
+                    locs[*flag], locs[*loc]
+                )
+            }
+        }
+    }
+}
+
+/// A context: instructions around the fragment in P0, and parallel threads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Context {
+    pub pre: Option<Instr>,
+    pub post: Option<Instr>,
+    pub threads: Vec<Vec<Instr>>,
+}
+
+impl Context {
+    pub fn size(&self) -> usize {
+        let p0 = self.pre.iter().chain(&self.post).map(Instr::size).sum::<usize>();
+        p0 + self.threads.iter().flatten().map(Instr::size).sum::<usize>()
+    }
+
+    /// P0's text with `fragment` in place, and each parallel thread's.
+    pub fn texts(&self, vocab: &Vocabulary, fragment: &str) -> (String, Vec<String>) {
+        let mut k = 0;
+        let mut p0_reg = || loop {
+            let name = format!("k{k}");
+            k += 1;
+            if !vocab.p0_regs.contains(&name) {
+                return name;
+            }
+        };
+        let mut p0 = String::new();
+        if let Some(i) = &self.pre {
+            let _ = write!(p0, "{} ", i.text(&vocab.locs, &mut p0_reg));
+        }
+        p0.push_str(fragment);
+        if let Some(i) = &self.post {
+            let _ = write!(p0, " {}", i.text(&vocab.locs, &mut p0_reg));
+        }
+        let threads = self
+            .threads
+            .iter()
+            .map(|t| {
+                let mut n = 0;
+                let mut reg = || {
+                    n += 1;
+                    format!("a{}", n - 1)
+                };
+                t.iter()
+                    .map(|i| i.text(&vocab.locs, &mut reg))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        (p0, threads)
+    }
+
+    /// Whether some parallel thread is independent of the rest of the
+    /// program (the module's pruning): no shared location, no `sc` event.
+    fn has_isolated_thread(&self, vocab: &Vocabulary) -> bool {
+        let sc_elsewhere = |skip: usize| {
+            vocab.fragment_sc
+                || self.pre.iter().chain(&self.post).any(Instr::is_sc)
+                || self
+                    .threads
+                    .iter()
+                    .enumerate()
+                    .any(|(j, t)| j != skip && t.iter().any(Instr::is_sc))
+        };
+        (0..self.threads.len()).any(|i| {
+            let mine: Vec<usize> = self.threads[i].iter().flat_map(Instr::locs).collect();
+            let others: Vec<usize> = vocab
+                .fragment_locs
+                .iter()
+                .copied()
+                .chain(self.pre.iter().chain(&self.post).flat_map(Instr::locs))
+                .chain(
+                    self.threads
+                        .iter()
+                        .enumerate()
+                        .filter(|(j, _)| *j != i)
+                        .flat_map(|(_, t)| t.iter().flat_map(Instr::locs)),
+                )
+                .collect();
+            let shares = mine.iter().any(|l| others.contains(l));
+            let sc = self.threads[i].iter().any(Instr::is_sc);
+            !shares && !(sc && sc_elsewhere(i))
+        })
+    }
+}
+
+impl Context {
+    /// Whether some instruction is inert (the module's second pruning): a
+    /// fence with no access on the side it orders, or a relaxed access to
+    /// a location nothing else in the program accesses.
+    fn has_inert_code(&self, vocab: &Vocabulary) -> bool {
+        let fence_inert = |t: &[Instr]| {
+            t.iter().enumerate().any(|(k, i)| {
+                let before = t[..k].iter().any(|j| !matches!(j, Instr::Fence(_)));
+                let after = t[k + 1..].iter().any(|j| !matches!(j, Instr::Fence(_)));
+                match i {
+                    Instr::Fence("acq") => !before,
+                    Instr::Fence("rel") => !after,
+                    Instr::Fence(_) => !before || !after,
+                    _ => false,
+                }
+            })
+        };
+        if self.threads.iter().any(|t| fence_inert(t)) {
+            return true;
+        }
+        // Every access of the context with its location, and how often each
+        // location is accessed in the whole program.
+        let all: Vec<&Instr> = self
+            .pre
+            .iter()
+            .chain(&self.post)
+            .chain(self.threads.iter().flatten())
+            .collect();
+        let uses = |l: usize| {
+            usize::from(vocab.fragment_locs.contains(&l))
+                + all.iter().map(|i| i.locs().iter().filter(|&&m| m == l).count()).sum::<usize>()
+        };
+        all.iter().any(|i| match i {
+            Instr::Read { loc, mode } | Instr::Write { loc, mode, .. } => {
+                (*mode == "rlx" || mode.is_empty()) && uses(*loc) < 2
+            }
+            Instr::Fadd { loc } => uses(*loc) < 2,
+            _ => false,
+        })
+    }
+}
+
+/// What the grammar ranges over for one refinement.
+#[derive(Clone, Debug)]
+pub struct Vocabulary {
+    /// The fragment's locations, then the one more.
+    pub locs: Vec<String>,
+    /// The written values: the fragment's nonzero constants and one more.
+    pub values: Vec<i64>,
+    /// Indices (into `locs`) of the locations the fragment or the file's
+    /// own context threads access.
+    pub fragment_locs: Vec<usize>,
+    /// Whether the fragment or the file's threads have an `sc` event.
+    pub fragment_sc: bool,
+    /// Register names P0 (and its forks) already uses.
+    pub p0_regs: Vec<String>,
+}
+
+impl Vocabulary {
+    /// The values written to location `loc`: the fragment's constants and
+    /// one more to its own locations, 1 to the one more (a flag or a datum:
+    /// no code of the fragment compares it with anything).
+    fn written(&self, loc: usize) -> Vec<i64> {
+        if self.fragment_locs.contains(&loc) {
+            self.values.clone()
+        } else {
+            vec![1]
+        }
+    }
+
+    /// The instructions a parallel thread draws from.
+    pub fn thread_instrs(&self) -> Vec<Instr> {
+        let n = self.locs.len();
+        let mut out = Vec::new();
+        for loc in 0..n {
+            for mode in ["rlx", "acq"] {
+                out.push(Instr::Read { loc, mode });
+            }
+        }
+        for loc in 0..n {
+            for value in self.written(loc) {
+                for mode in ["rlx", "rel"] {
+                    out.push(Instr::Write { loc, mode, value });
+                }
+            }
+        }
+        for mode in ["acq", "rel", "sc"] {
+            out.push(Instr::Fence(mode));
+        }
+        for loc in 0..n {
+            out.push(Instr::Fadd { loc });
+        }
+        for flag in 0..n {
+            for loc in (0..n).filter(|&l| l != flag) {
+                out.push(Instr::Guarded { flag, loc });
+            }
+        }
+        out
+    }
+
+    /// The instructions before the fragment in P0: relaxed writes.
+    pub fn pre_instrs(&self) -> Vec<Instr> {
+        (0..self.locs.len())
+            .flat_map(|loc| {
+                self.written(loc).into_iter().map(move |value| Instr::Write {
+                    loc,
+                    mode: "rlx",
+                    value,
+                })
+            })
+            .collect()
+    }
+
+    /// The instructions after the fragment in P0: relaxed reads.
+    pub fn post_instrs(&self) -> Vec<Instr> {
+        (0..self.locs.len())
+            .map(|loc| Instr::Read { loc, mode: "rlx" })
+            .collect()
+    }
+}
+
+/// The bound of the grammar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Size {
+    /// Instructions in all (a guarded reader counts two).
+    pub size: usize,
+    /// Parallel threads at most.
+    pub threads: usize,
+}
+
+/// Every context within `bound`, smallest first, each once up to the
+/// order of its parallel threads, with the module's prunings.
+pub fn contexts(vocab: &Vocabulary, bound: Size) -> Vec<Context> {
+    enumerate(vocab, bound, true)
+}
+
+/// Every context within `bound`, with the prunings (`prune`) or without
+/// (the brute force the prunings are checked against).
+pub fn enumerate(vocab: &Vocabulary, bound: Size, prune: bool) -> Vec<Context> {
+    let t_instrs = vocab.thread_instrs();
+    // Threads of one or two instructions within the size, in a fixed order.
+    let mut shapes: Vec<Vec<Instr>> = Vec::new();
+    for i in &t_instrs {
+        shapes.push(vec![i.clone()]);
+    }
+    for i in &t_instrs {
+        for j in &t_instrs {
+            if i.size() + j.size() <= bound.size.min(3) {
+                shapes.push(vec![i.clone(), j.clone()]);
+            }
+        }
+    }
+    let thread_size = |t: &Vec<Instr>| t.iter().map(Instr::size).sum::<usize>();
+    let mut out = Vec::new();
+    for size in 0..=bound.size {
+        let arounds: Vec<(Option<Instr>, Option<Instr>)> = {
+            let (pres, posts) = (vocab.pre_instrs(), vocab.post_instrs());
+            let mut a = vec![(None, None)];
+            a.extend(pres.iter().map(|i| (Some(i.clone()), None)));
+            a.extend(posts.iter().map(|i| (None, Some(i.clone()))));
+            for i in &pres {
+                for j in &posts {
+                    a.push((Some(i.clone()), Some(j.clone())));
+                }
+            }
+            a
+        };
+        for (pre, post) in arounds {
+            let p0 = pre.iter().chain(&post).map(Instr::size).sum::<usize>();
+            if p0 > size {
+                continue;
+            }
+            let rest = size - p0;
+            // Multisets of threads whose sizes add up to `rest`.
+            let mut chosen: Vec<usize> = Vec::new();
+            threads_summing(&shapes, &thread_size, rest, bound.threads, 0, &mut chosen, &mut |ix| {
+                let c = Context {
+                    pre: pre.clone(),
+                    post: post.clone(),
+                    threads: ix.iter().map(|&k| shapes[k].clone()).collect(),
+                };
+                if !prune || (!c.has_isolated_thread(vocab) && !c.has_inert_code(vocab)) {
+                    out.push(c);
+                }
+            });
+        }
+    }
+    out
+}
+
+/// Calls `emit` with each nondecreasing list of shape indices (from
+/// `from`) whose sizes add up to `rest`, at most `left` of them.
+fn threads_summing(
+    shapes: &[Vec<Instr>],
+    size: &dyn Fn(&Vec<Instr>) -> usize,
+    rest: usize,
+    left: usize,
+    from: usize,
+    chosen: &mut Vec<usize>,
+    emit: &mut dyn FnMut(&[usize]),
+) {
+    if rest == 0 {
+        emit(chosen);
+        return;
+    }
+    if left == 0 {
+        return;
+    }
+    for k in from..shapes.len() {
+        let s = size(&shapes[k]);
+        if s <= rest {
+            chosen.push(k);
+            threads_summing(shapes, size, rest - s, left - 1, k, chosen, emit);
+            chosen.pop();
+        }
+    }
+}

@@ -8,7 +8,9 @@
 //!   when it prints a distinguishing test, that test distinguishes them;
 //! - transitivity: A → B and B → C sound make A → C sound.
 //!
-//! Cheap by default; `PROPTEST_CASES=2000` for a long run.
+//! The fragments use registers before assigning them (`q := q + 1`),
+//! `if` and loops (`while`, `do ... while`) beside accesses, fences, FADD
+//! and forks. Cheap by default; `PROPTEST_CASES=2000` for a long run.
 
 use std::collections::BTreeSet;
 
@@ -51,6 +53,9 @@ enum S {
         els: Vec<S>,
     },
     Fork(Vec<S>),
+    /// Code read as written: a register used before any assignment, or a
+    /// loop (issue 38 asks the oracles for both).
+    Raw(&'static str),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -94,6 +99,7 @@ fn print(ss: &[S]) -> String {
                 print(els)
             ),
             S::Fork(left) => format!("( {}|| skip; ) ", print(left)),
+            S::Raw(text) => format!("{text} "),
         });
     }
     if out.is_empty() {
@@ -182,6 +188,15 @@ fn fragment() -> impl Strategy<Value = Vec<S>> {
                     };
                     out.push(S::Fork(vec![body]));
                 }
+                15 => out.push(S::Raw(
+                    [
+                        "q := q + 1;",
+                        "x := q;",
+                        "if (q = 0) { q := y; }",
+                        "while (q = 0) { q := x.rlx; }",
+                        "do { y := 1; } while (q = 1);",
+                    ][val as usize % 5],
+                )),
                 _ => out.push(leaf((kind, loc, mode, val), &mut regs)),
             }
         }
@@ -386,7 +401,11 @@ fn settings() -> Vec<Model> {
 fn limits() -> Limits {
     Limits {
         max_pomsets: 5_000,
-        max_contexts: 40,
+        contexts: Some(pomset::transform::Bound {
+            size: 1,
+            threads: 1,
+            max_contexts: Some(40),
+        }),
         run: pomset::outcome::Limits {
             max_pomsets: 20_000,
             max_states: 20_000,

@@ -291,7 +291,19 @@ fn decide_one(
     };
     let (src_text, tgt_text) = (text(&req.source_text, ""), text(&req.target_text, ""));
     let (src, tgt) = match (parse(req, &src_text), parse(req, &tgt_text)) {
-        (Ok(s), Ok(t)) => (s.program, t.program),
+        (Ok(s), Ok(t)) => {
+            // A register the fragment reads before any assignment holds
+            // what the code before it left there, which no generated
+            // context sets: the source's outcomes are not all of them.
+            if let Some(d) = s
+                .warnings
+                .iter()
+                .find(|d| d.message.contains("is read before any assignment"))
+            {
+                return One::Undecided(format!("the source {}", d.message));
+            }
+            (s.program, t.program)
+        }
         _ => return One::Undecided("a generated test that does not parse".into()),
     };
     if let Some(why) = incomplete(&src) {
@@ -303,6 +315,10 @@ fn decide_one(
     };
     if let Some(l) = so.limit {
         return One::Undecided(l);
+    }
+    if so.states.is_empty() && so.flags.is_empty() {
+        // `run` reads no state as Unknown, never as Never.
+        return One::Undecided("the source has no execution".into());
     }
     if !so.flags.is_empty() {
         return One::SourceFlagged;
@@ -389,7 +405,14 @@ fn test_text(req: &Refinement, p0: &str, threads: &[String], cond: &str) -> Stri
         "litmus {}-CTX \"refinement {}: the target in P0; with the source there, the outcome is forbidden\"\n",
         req.name, req.name
     );
-    t.push_str(&format!("{}\n{p0}\n", req.header));
+    // A declared V bounds the fragments' local check; a generated test
+    // takes V closed over its own values, so no store leaves it.
+    let header: Vec<&str> = req
+        .header
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("values"))
+        .collect();
+    t.push_str(&format!("{}\n{p0}\n", header.join("\n")));
     for th in req.context.iter().chain(threads) {
         t.push_str(&format!("|| {th}\n"));
     }

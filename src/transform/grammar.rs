@@ -5,8 +5,8 @@
 //! pre      ::= ℓ.rlx := v                  (a write before the fragment)
 //! post     ::= k := ℓ.rlx                  (a read after it)
 //! thread   ::= instr | instr instr
-//! instr    ::= a := ℓ.m      m ∈ {rlx, acq}
-//!            | ℓ.m := v      m ∈ {rlx, rel}
+//! instr    ::= a := ℓ.m      m ∈ {rlx, acq} (and sc, if the fragment has an sc event)
+//!            | ℓ.m := v      m ∈ {rlx, rel} (and sc, likewise)
 //!            | F.m           m ∈ {acq, rel, sc}
 //!            | a := FADD(ℓ, 1)                        (relaxed)
 //!            | a := f.acq; if (a = 1) { b := ℓ; }    (a guarded reader; size 2)
@@ -262,14 +262,21 @@ impl Vocabulary {
     pub fn thread_instrs(&self) -> Vec<Instr> {
         let n = self.locs.len();
         let mut out = Vec::new();
+        // `sc` accesses where the fragment has an `sc` event: what they add
+        // to acquire and release is their place in the order of `sc` events.
+        let (reads, writes): (&[&'static str], &[&'static str]) = if self.fragment_sc {
+            (&["rlx", "acq", "sc"], &["rlx", "rel", "sc"])
+        } else {
+            (&["rlx", "acq"], &["rlx", "rel"])
+        };
         for loc in 0..n {
-            for mode in ["rlx", "acq"] {
+            for &mode in reads {
                 out.push(Instr::Read { loc, mode });
             }
         }
         for loc in 0..n {
             for value in self.written(loc) {
-                for mode in ["rlx", "rel"] {
+                for &mode in writes {
                     out.push(Instr::Write { loc, mode, value });
                 }
             }

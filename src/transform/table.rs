@@ -107,6 +107,11 @@ pub fn stopped_text(f: &Found) -> String {
             limit,
             ..
         } => {
+            if tried == total {
+                return format!(
+                    "{undecided} of the {total} contexts left undecided (the first: {limit}); no counterexample in the rest"
+                );
+            }
             let undecided = if *undecided > 0 {
                 format!(", {undecided} left undecided")
             } else {

@@ -2,8 +2,8 @@
 //!
 //! ```text
 //! context  ::= P0: [pre] FRAGMENT [post]  ||  thread ... (at most `threads`)
-//! pre      ::= ℓ.rlx := v                  (a write before the fragment)
-//! post     ::= k := ℓ.rlx                  (a read after it)
+//! pre      ::= k := ℓ.rlx  |  ℓ.rlx := v   (an access before the fragment)
+//! post     ::= k := ℓ.rlx  |  ℓ.rlx := v   (an access after it)
 //! thread   ::= instr | instr instr
 //! instr    ::= a := ℓ.m      m ∈ {rlx, acq} (and sc, if the fragment has an sc event)
 //!            | ℓ.m := v      m ∈ {rlx, rel} (and sc, likewise)
@@ -295,24 +295,19 @@ impl Vocabulary {
         out
     }
 
-    /// The instructions before the fragment in P0: relaxed writes.
-    pub fn pre_instrs(&self) -> Vec<Instr> {
-        (0..self.locs.len())
-            .flat_map(|loc| {
-                self.written(loc).into_iter().map(move |value| Instr::Write {
-                    loc,
-                    mode: "rlx",
-                    value,
-                })
+    /// The instructions before and after the fragment in P0: a relaxed
+    /// read or write of each location.
+    pub fn around_instrs(&self) -> Vec<Instr> {
+        let n = self.locs.len();
+        let reads = (0..n).map(|loc| Instr::Read { loc, mode: "rlx" });
+        let writes = (0..n).flat_map(|loc| {
+            self.written(loc).into_iter().map(move |value| Instr::Write {
+                loc,
+                mode: "rlx",
+                value,
             })
-            .collect()
-    }
-
-    /// The instructions after the fragment in P0: relaxed reads.
-    pub fn post_instrs(&self) -> Vec<Instr> {
-        (0..self.locs.len())
-            .map(|loc| Instr::Read { loc, mode: "rlx" })
-            .collect()
+        });
+        reads.chain(writes).collect()
     }
 }
 
@@ -351,7 +346,7 @@ pub fn enumerate(vocab: &Vocabulary, bound: Size, prune: bool) -> Vec<Context> {
     let mut out = Vec::new();
     for size in 0..=bound.size {
         let arounds: Vec<(Option<Instr>, Option<Instr>)> = {
-            let (pres, posts) = (vocab.pre_instrs(), vocab.post_instrs());
+            let (pres, posts) = (vocab.around_instrs(), vocab.around_instrs());
             let mut a = vec![(None, None)];
             a.extend(pres.iter().map(|i| (Some(i.clone()), None)));
             a.extend(posts.iter().map(|i| (None, Some(i.clone()))));

@@ -84,11 +84,19 @@ pub struct Limits {
     pub run: crate::outcome::Limits,
 }
 
+/// The context size the pomset semantics searches by default: its local
+/// check gives the verdict, and the search only looks for a test that shows
+/// an unsound one (the cat models, with no local check, search size 3).
+pub const PWT_CONTEXT_SIZE: usize = 2;
+
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
             max_pomsets: 20_000,
-            contexts: Some(crate::transform::Bound::default()),
+            contexts: Some(crate::transform::Bound {
+                size: PWT_CONTEXT_SIZE,
+                ..crate::transform::Bound::default()
+            }),
             run: crate::outcome::Limits {
                 max_pomsets: 50_000,
                 ..crate::outcome::Limits::default()

@@ -29,9 +29,11 @@ pub struct RefineArgs {
     pub model: String,
     /// The size of the contexts searched: instructions around the fragment
     /// and in parallel threads, a guarded reader counting two (the book's
-    /// "Checking transformations", the context grammar).
-    #[arg(long, default_value_t = 3, value_name = "N")]
-    pub context_size: usize,
+    /// "Which transformations are sound", the context grammar) [default: 3;
+    /// 2 under pwt, whose local check gives the verdict: there the search
+    /// only looks for a test that shows it].
+    #[arg(long, value_name = "N")]
+    pub context_size: Option<usize>,
     /// Parallel context threads at most, beside the file's own.
     #[arg(long, default_value_t = 2, value_name = "N")]
     pub context_threads: usize,
@@ -57,8 +59,13 @@ impl RefineArgs {
         if self.max_contexts == Some(0) {
             return None;
         }
+        let size = match self.context_size {
+            Some(n) => n,
+            None if self.local() => crate::refinement::PWT_CONTEXT_SIZE,
+            None => Bound::default().size,
+        };
         Some(Bound {
-            size: self.context_size,
+            size,
             threads: self.context_threads,
             max_contexts: self.max_contexts,
         })

@@ -132,8 +132,12 @@ impl Context {
         if let Some(i) = &self.pre {
             let _ = write!(p0, "{} ", i.text(&vocab.locs, &mut p0_reg));
         }
-        p0.push_str(fragment);
+        p0.push_str(fragment.trim_end());
         if let Some(i) = &self.post {
+            // A fragment written without its last `;` still takes code after it.
+            if !p0.ends_with(';') && !p0.ends_with('}') {
+                p0.push(';');
+            }
             let _ = write!(p0, " {}", i.text(&vocab.locs, &mut p0_reg));
         }
         let threads = self

@@ -525,3 +525,91 @@ fn options_in_a_model_name_are_those_of_set() {
         text(&refused.stderr)
     );
 }
+
+/// `--timeout` is a finite number of seconds, not negative, for every
+/// command that takes one: anything else is a usage error naming the flag
+/// (NaN used to panic in `run`, `explain`, `refine` and `distinguish`).
+#[test]
+fn every_command_refuses_a_timeout_that_is_not_seconds() {
+    let sb = "examples/classic/sb.litmus";
+    let commands: [&[&str]; 9] = [
+        &["run", sb],
+        &["run", "--verdict-only", sb],
+        &["explain", sb],
+        &["explain", "--model", "rc11", sb],
+        &["pomsets", sb],
+        &["compare", "--models", "pwt,rc11", sb],
+        &["vary", sb],
+        &["refine", "--from", "r1 := x;", "--to", "r1 := x;"],
+        &["distinguish", "--models", "pwt,sc"],
+    ];
+    for command in commands {
+        for bad in ["nan", "NaN", "inf", "-inf", "-1", "-0.5", "1e400"] {
+            let joined = format!("--timeout={bad}");
+            let mut forms = vec![[command, &[&joined[..]]].concat()];
+            // clap reads `-inf` after a space as a flag; numbers it takes.
+            if bad != "-inf" {
+                forms.push([command, &["--timeout", bad]].concat());
+            }
+            for args in forms {
+                let out = pomset(&args);
+                let stderr = text(&out.stderr);
+                assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+                assert!(
+                    stderr.contains("--timeout takes a number of seconds, finite and not negative"),
+                    "{args:?}: {stderr}"
+                );
+                assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+                assert!(out.stdout.is_empty(), "{args:?}");
+            }
+        }
+    }
+    // Zero is a timeout: due at once, the verdicts unknown with it named.
+    let out = pomset(&["run", "--timeout", "0", "--allow-unknown", sb]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(stdout.contains("Limit reached: --timeout 0 "), "{stdout}");
+}
+
+/// `run` with its output in a file writes the report there, and exits 0
+/// only with one written: never a quiet success with an empty file.
+#[test]
+fn run_into_a_file_writes_the_report_or_fails() {
+    let dir = std::env::temp_dir().join(format!("pomset-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let cases: [&[&str]; 6] = [
+        &[],
+        &["--json"],
+        &["--model", "pwt:reference"],
+        &["--model", "rc11", "--timeout", "0"],
+        &["--timeout", "-1"],
+        &["--json", "--timeout", "nan"],
+    ];
+    for (k, extra) in cases.iter().enumerate() {
+        let path = dir.join(format!("run-{k}.out"));
+        let file = std::fs::File::create(&path).expect("an output file");
+        let args = [
+            &["run", "--allow-unknown"],
+            *extra,
+            &["examples/classic/sb.litmus"],
+        ]
+        .concat();
+        let status = Command::new(env!("CARGO_BIN_EXE_pomset"))
+            .args(&args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(file)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("the pomset binary runs");
+        let written = std::fs::read_to_string(&path).expect("read the output back");
+        if status.success() {
+            assert!(written.contains("SB"), "{args:?}: {written:?}");
+        } else {
+            assert_eq!(
+                status.code(),
+                Some(2),
+                "{args:?}: only usage errors fail here"
+            );
+        }
+    }
+}

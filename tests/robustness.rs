@@ -663,3 +663,31 @@ fn a_listed_page_is_the_start_of_the_full_listing() {
         );
     }
 }
+
+/// The deadline of any timeout a caller may hand over (the REPL and the
+/// server make their own): NaN and negative ones are due at once, an
+/// infinite one far away, and none panics.
+#[test]
+fn any_timeout_makes_a_deadline() {
+    use pomset::outcome::limits::deadline_after;
+    use std::time::{Duration, Instant};
+    for secs in [f64::NAN, -1.0, f64::NEG_INFINITY, -0.0, 0.0] {
+        let (at, named) = deadline_after(secs);
+        assert!(at <= Instant::now(), "{secs} is due at once");
+        assert_eq!(
+            named.to_bits(),
+            secs.to_bits(),
+            "the limit is named as given"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+        let stop = pomset::outcome::interrupted(Some((at, named)), None);
+        assert!(stop.is_some_and(|l| l.starts_with("--timeout")), "{secs}");
+    }
+    for secs in [f64::INFINITY, 1e300, 1e9] {
+        let (at, _) = deadline_after(secs);
+        assert!(
+            at > Instant::now() + Duration::from_secs(1_000_000),
+            "{secs}"
+        );
+    }
+}

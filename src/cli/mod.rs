@@ -388,7 +388,7 @@ target allows and the source forbids; that test runs with `pomset run`.")]
         max_pomsets: usize,
         /// Stop the contextual search after this many seconds per refinement
         /// (the verdict found so far stands; an unknown one stays unknown).
-        #[arg(long, value_name = "SECONDS")]
+        #[arg(long, value_name = "SECONDS", value_parser = args::seconds, allow_negative_numbers = true)]
         timeout: Option<f64>,
         /// Decide under this model: `pwt` (the pomset-level check, the
         /// default) or any other (`rc11`, `ptx`, `vulkan`, `sc`, FILE.cat),

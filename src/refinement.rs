@@ -418,6 +418,9 @@ pub fn refine(
     sem.complete_only = false;
     // Refinement compares pomsets: with `monotonicity`, every stronger label.
     sem.strengthen = true;
+    // `--timeout` holds while the fragments are denoted too.
+    sem.deadline = limits.run.deadline;
+    sem.cancel = limits.run.cancel;
     let thread = p.main.first().map_or(0, |(t, _)| *t);
     let denoted = sem
         .denote(&req.source, thread)

@@ -489,6 +489,79 @@ fn explain_names_the_limit_it_reaches() {
     );
 }
 
+/// Seven writers of x and a reader reading x twice: 5040 candidate
+/// executions reach `r = 2 /\ s = 1`, half of them consistent, and the
+/// first ones a cat model visits are the inconsistent half.
+fn writers_and_a_reader(n: usize) -> String {
+    let writers: Vec<String> = (1..=n).map(|v| format!("x := {v};")).collect();
+    format!(
+        "litmus W{n}R\n\n{}\n|| r := x; s := x;\n\nexists (r = 2 /\\ s = 1)\n",
+        writers.join("\n|| ")
+    )
+}
+
+/// A limit is never a verdict in `explain`: stopped before it finds a way
+/// to the outcome, every model says Unknown with the limit named, where
+/// the cat models said "none is consistent: forbidden".
+#[test]
+fn explain_under_a_limit_is_unknown_never_forbidden() {
+    let path = temp_file("w7r.litmus", &writers_and_a_reader(7));
+    let path = path.to_str().expect("a UTF-8 path");
+    let explain = |args: &[&str], file: &str| {
+        let out = pomset(&[&["explain"], args, &[file]].concat());
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        text(&out.stdout)
+    };
+    for (model, name) in [("rc11", "RC11"), ("ptx", "PTX")] {
+        let full = explain(&["--model", model], path);
+        let allowed =
+            format!("5040 candidate executions reach it; 2520 consistent under {name}: allowed");
+        assert!(full.contains(&allowed), "{full}");
+        for limit in [["--timeout", "0"], ["--max-steps", "20"]] {
+            let out = explain(&[&["--model", model], &limit[..]].concat(), path);
+            let want = format!("Unknown: Limit reached: {} {};", limit[0], limit[1]);
+            assert!(out.contains(&want), "{model} {limit:?}: {out}");
+            assert!(!out.contains("forbidden"), "{model} {limit:?}: {out}");
+        }
+        // Whatever the deadline, never forbidden: a witness or Unknown.
+        let out = explain(&["--model", model, "--timeout", "0.001"], path);
+        assert!(!out.contains("forbidden"), "{model}: {out}");
+        assert!(
+            out.contains(": allowed") || out.contains("Unknown: Limit reached: --timeout 0.001;"),
+            "{model}: {out}"
+        );
+    }
+    // pwt: MP with release/acquire is forbidden, but not under a limit.
+    let mp = "examples/classic/mp+rel+acq.litmus";
+    assert!(explain(&[], mp).contains("Forbidden: "));
+    for limit in [["--timeout", "0"], ["--max-steps", "1"]] {
+        for file in [mp, path] {
+            let out = explain(&limit, file);
+            let want = format!("Unknown: Limit reached: {} {} ", limit[0], limit[1]);
+            assert!(out.contains(&want), "{limit:?} {file}: {out}");
+            assert!(!out.contains("Forbidden"), "{limit:?} {file}: {out}");
+        }
+    }
+    assert!(explain(&[], path).contains("Reachable: "));
+    // Runs dropped for leaving a declared V leave "none" unsettled too, as
+    // in `run` (issue 27 §1): the FADD may write 2, outside V.
+    let v = temp_file(
+        "v-left.litmus",
+        "litmus VLEFT\nvalues {0, 1}\n\nr := FADD(x, 1); s := x;\n|| x := 1;\n\nexists (s = 0 /\\ r = 1)\n",
+    );
+    let out = explain(&["--model", "rc11"], v.to_str().expect("a UTF-8 path"));
+    assert!(
+        out.contains("Unknown: 1 thread runs write a value or use an address outside V"),
+        "{out}"
+    );
+    assert!(!out.contains("no candidate execution reaches"), "{out}");
+}
+
 /// An undeclared register in a condition is named as missing from every
 /// thread, in words a reader can parse.
 #[test]
@@ -524,4 +597,92 @@ fn options_in_a_model_name_are_those_of_set() {
         "{}",
         text(&refused.stderr)
     );
+}
+
+/// `--timeout` is a finite number of seconds, not negative, for every
+/// command that takes one: anything else is a usage error naming the flag
+/// (NaN used to panic in `run`, `explain`, `refine` and `distinguish`).
+#[test]
+fn every_command_refuses_a_timeout_that_is_not_seconds() {
+    let sb = "examples/classic/sb.litmus";
+    let commands: [&[&str]; 9] = [
+        &["run", sb],
+        &["run", "--verdict-only", sb],
+        &["explain", sb],
+        &["explain", "--model", "rc11", sb],
+        &["pomsets", sb],
+        &["compare", "--models", "pwt,rc11", sb],
+        &["vary", sb],
+        &["refine", "--from", "r1 := x;", "--to", "r1 := x;"],
+        &["distinguish", "--models", "pwt,sc"],
+    ];
+    for command in commands {
+        for bad in ["nan", "NaN", "inf", "-inf", "-1", "-0.5", "1e400"] {
+            let joined = format!("--timeout={bad}");
+            let mut forms = vec![[command, &[&joined[..]]].concat()];
+            // clap reads `-inf` after a space as a flag; numbers it takes.
+            if bad != "-inf" {
+                forms.push([command, &["--timeout", bad]].concat());
+            }
+            for args in forms {
+                let out = pomset(&args);
+                let stderr = text(&out.stderr);
+                assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+                assert!(
+                    stderr.contains("--timeout takes a number of seconds, finite and not negative"),
+                    "{args:?}: {stderr}"
+                );
+                assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+                assert!(out.stdout.is_empty(), "{args:?}");
+            }
+        }
+    }
+    // Zero is a timeout: due at once, the verdicts unknown with it named.
+    let out = pomset(&["run", "--timeout", "0", "--allow-unknown", sb]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(stdout.contains("Limit reached: --timeout 0 "), "{stdout}");
+}
+
+/// `run` with its output in a file writes the report there, and exits 0
+/// only with one written: never a quiet success with an empty file.
+#[test]
+fn run_into_a_file_writes_the_report_or_fails() {
+    let dir = std::env::temp_dir().join(format!("pomset-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let cases: [&[&str]; 6] = [
+        &[],
+        &["--json"],
+        &["--model", "pwt:reference"],
+        &["--model", "rc11", "--timeout", "0"],
+        &["--timeout", "-1"],
+        &["--json", "--timeout", "nan"],
+    ];
+    for (k, extra) in cases.iter().enumerate() {
+        let path = dir.join(format!("run-{k}.out"));
+        let file = std::fs::File::create(&path).expect("an output file");
+        let args = [
+            &["run", "--allow-unknown"],
+            *extra,
+            &["examples/classic/sb.litmus"],
+        ]
+        .concat();
+        let status = Command::new(env!("CARGO_BIN_EXE_pomset"))
+            .args(&args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(file)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("the pomset binary runs");
+        let written = std::fs::read_to_string(&path).expect("read the output back");
+        if status.success() {
+            assert!(written.contains("SB"), "{args:?}: {written:?}");
+        } else {
+            assert_eq!(
+                status.code(),
+                Some(2),
+                "{args:?}: only usage errors fail here"
+            );
+        }
+    }
 }

@@ -78,6 +78,10 @@ fn herd_c_refuses_wide_and_unknown_types_xor_and_regions_by_name() {
     for (file, named, line) in [
         ("i128", "the 128-bit integer type `__int128`", ":3:5"),
         ("atomic_t", "the type `atomic_t`", ":3:5"),
+        // In the initial state too, where they read as "expected `;`".
+        ("atomic_t_declared", "the type `atomic_t`", ":3:3"),
+        ("atomic_t_init", "the type `atomic_t`", ":3:3"),
+        ("array", "the array `y`", ":3:21"),
         ("xor", "the operator `^` (exclusive or)", ":4:15"),
         ("regions", "a `regions:` section", ":7:1"),
     ] {
@@ -89,6 +93,36 @@ fn herd_c_refuses_wide_and_unknown_types_xor_and_regions_by_name() {
             "{err}"
         );
         assert!(err.contains(&format!("{path}{line}")), "{err}");
+    }
+}
+
+/// Declarations in herd7's initial state: a location with an integer or
+/// atomic type and no value starts at 0, as one with `= 0`, and runs alike.
+#[test]
+fn herd_c_declarations_start_locations_at_zero() {
+    let test = |init: &str| {
+        format!(
+            "C D\n{{ {init} }}\nP0 (atomic_int* x, int* y) {{\n  int r0 = atomic_load_explicit(x, memory_order_relaxed);\n  *y = 1;\n}}\nexists (0:r0 = 0 /\\ y = 1)\n"
+        )
+    };
+    for init in [
+        "atomic_int x; int y;",
+        "atomic_int x = 0; int y = 0;",
+        "_Atomic int x = 0; y;",
+        "atomic_long x; volatile int y;",
+    ] {
+        let file = pomset::import::load("d.litmus", &test(init), Default::default())
+            .unwrap_or_else(|e| panic!("{init}: {e:?}"));
+        let p = &file.program;
+        let locs: Vec<(&str, i64)> = p.locs.iter().map(|l| (l.name.as_str(), l.init)).collect();
+        assert_eq!(locs, [("x", 0), ("y", 0)], "{init}");
+        // Under SC the load reads the initial 0: one final state.
+        let states = pomset::engine::sc::outcomes(p, Default::default())
+            .unwrap_or_else(|e| panic!("{init}: {e}"))
+            .states;
+        let state = states.keys().next().expect("a final state");
+        assert_eq!(states.len(), 1, "{init}: {states:?}");
+        assert_eq!(state.regs, [("P0:r0".to_string(), Some(0))], "{init}");
     }
 }
 

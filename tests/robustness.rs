@@ -663,3 +663,107 @@ fn a_listed_page_is_the_start_of_the_full_listing() {
         );
     }
 }
+
+/// The deadline of any timeout a caller may hand over (the REPL and the
+/// server make their own): NaN and negative ones are due at once, an
+/// infinite one far away, and none panics.
+#[test]
+fn any_timeout_makes_a_deadline() {
+    use pomset::outcome::limits::deadline_after;
+    use std::time::{Duration, Instant};
+    for secs in [f64::NAN, -1.0, f64::NEG_INFINITY, -0.0, 0.0] {
+        let (at, named) = deadline_after(secs);
+        assert!(at <= Instant::now(), "{secs} is due at once");
+        assert_eq!(
+            named.to_bits(),
+            secs.to_bits(),
+            "the limit is named as given"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+        let stop = pomset::outcome::interrupted(Some((at, named)), None);
+        assert!(stop.is_some_and(|l| l.starts_with("--timeout")), "{secs}");
+    }
+    for secs in [f64::INFINITY, 1e300, 1e9] {
+        let (at, _) = deadline_after(secs);
+        assert!(
+            at > Instant::now() + Duration::from_secs(1_000_000),
+            "{secs}"
+        );
+    }
+}
+
+/// A reader whose IF has four reads of y in each branch: every pair of the
+/// branches' thousands of fragments is joined (I3c), 200 000 pomsets and
+/// about 10 s at the default limits, all inside one IF.
+fn reads_in_both_branches() -> String {
+    let branch = |r: &str| -> String { (0..4).map(|i| format!("{r}{i} := y; ")).collect() };
+    format!(
+        "litmus IF4\n\na := x; if (a = 1) {{ {}}} else {{ {}}}\n|| x := 1; y := 1; y := 2;\n\nexists (a = 1)\n",
+        branch("b"),
+        branch("c")
+    )
+}
+
+/// Six threads, each writing its location twice and reading its two
+/// neighbours': over a million SC configurations, and minutes of cat
+/// candidates.
+fn ring_of_two_writes(n: usize) -> String {
+    let locations: String = (0..n).map(|i| format!("a{i}; ")).collect();
+    let threads: Vec<String> = (0..n)
+        .map(|i| {
+            let (j, k) = ((i + 1) % n, (i + 2) % n);
+            format!("a{i} := 1; r{i} := a{j}; a{i} := 2; s{i} := a{k};")
+        })
+        .collect();
+    format!(
+        "litmus RING2-{n}\nlocations {{ {locations}}}\n\n{}\n\nexists (r0 = 0)\n",
+        threads.join("\n|| ")
+    )
+}
+
+/// `--timeout` stops every engine in time, wherever its work is: pwt while
+/// it builds one thread's local pomsets (an IF that ran 10 s past a 1 s
+/// timeout and ended at `--max-pomsets`), with and without
+/// `--verdict-only`, the reference engine, SC's interleavings and the cat
+/// models' candidates. Each run takes its timeout and at most 10% more,
+/// with half a second for starting the process and printing.
+#[test]
+fn every_engine_stops_at_the_timeout() {
+    let ifs = temp_file("if4-timeout.litmus", &reads_in_both_branches());
+    let ring = temp_file("ring2-timeout.litmus", &ring_of_two_writes(6));
+    let (ifs, ring) = (
+        ifs.to_str().expect("a UTF-8 path"),
+        ring.to_str().expect("a UTF-8 path"),
+    );
+    let runs: [(&[&str], &str); 6] = [
+        (&["--model", "pwt"], ifs),
+        (&["--model", "pwt", "--verdict-only"], ifs),
+        (&["--model", "pwt:reference"], ifs),
+        (&["--model", "sc"], ring),
+        (&["--model", "rc11"], ring),
+        (&["--model", "ptx"], ring),
+    ];
+    for (model, path) in runs {
+        let args = [
+            &["run", "--timeout", "1", "--allow-unknown"],
+            model,
+            &[path],
+        ]
+        .concat();
+        let start = std::time::Instant::now();
+        let out = pomset(&args);
+        let took = start.elapsed().as_secs_f64();
+        let stdout = text(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{model:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            stdout.contains("Limit reached: --timeout 1 "),
+            "{model:?}: {stdout}"
+        );
+        assert!(took < 1.1 + 0.5, "{model:?} took {took:.2} s: {stdout}");
+    }
+}

@@ -32,7 +32,7 @@ pub struct LimitArgs {
     pub max_memory: Option<usize>,
     /// Give up (verdict unknown) after this many seconds per test; `compare`
     /// and `vary` share them among the models or settings of the test.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", value_parser = seconds, allow_negative_numbers = true)]
     pub timeout: Option<f64>,
     /// Search every arrangement of threads with the same code, instead of one
     /// per multiset (the book's Performance chapter: thread symmetry).
@@ -67,13 +67,13 @@ impl LimitArgs {
     }
 }
 
-/// `--timeout SECONDS`: a finite number of seconds, not negative.
-pub fn seconds(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
-        _ => Err(format!(
-            "`{s}` is not a number of seconds (a finite number, 0 or more, e.g. 2.5)"
-        )),
+/// `--timeout SECONDS`, for every command that takes one: a finite number,
+/// not negative (NaN or infinity would make no deadline).
+pub fn seconds(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        // `abs`: -0 is 0, so the limit is not named `--timeout -0`.
+        Ok(s) if s.is_finite() && s >= 0.0 => Ok(s.abs()),
+        _ => Err("--timeout takes a number of seconds, finite and not negative".to_string()),
     }
 }
 

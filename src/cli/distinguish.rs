@@ -88,7 +88,7 @@ pub struct DistinguishArgs {
     #[arg(long)]
     progress: bool,
     /// Seconds each model may spend on one program (then it is undecided).
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", value_parser = super::args::seconds, allow_negative_numbers = true)]
     timeout: Option<f64>,
     /// Decide nothing: merge these files of records and print the summary.
     #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["models", "mapping", "jsonl", "shard"])]

@@ -50,7 +50,7 @@ pub struct RefineArgs {
     /// Give up (verdict unknown, the limit named) after this many seconds
     /// per refinement, in every phase: the pomset-level check and the
     /// context search.
-    #[arg(long, value_name = "SECONDS", value_parser = super::args::seconds)]
+    #[arg(long, value_name = "SECONDS", value_parser = super::args::seconds, allow_negative_numbers = true)]
     pub timeout: Option<f64>,
 }
 

@@ -54,6 +54,9 @@ enum Decided {
     Report(Box<crate::report::Report>),
     /// `--set` named an option the model rejects (already reported).
     BadSet,
+    /// The decision panicked (a bug): the message, printed as an error so
+    /// that the run fails instead of ending quietly without a report.
+    Panicked(String),
 }
 
 /// `pomset run`: tests are decided in parallel, one per core, and reported
@@ -93,13 +96,17 @@ fn run_tests(
         // so they can take them one per orbit; `--all-states` lists every one.
         let orbits = !o.all_states;
         rayon::spawn(move || {
-            let decided = match &tests[k].2 {
-                Ok(test) => {
-                    let how = (verdict_only, orbits, json);
-                    decide_one(&test.program, &sets, &limits, engine.as_ref(), how)
-                }
-                Err(_) => Decided::BadSet,
-            };
+            // A panic here would abort the process from a worker, racing the
+            // main thread, which could exit 0 having printed nothing.
+            let decided =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &tests[k].2 {
+                    Ok(test) => {
+                        let how = (verdict_only, orbits, json);
+                        decide_one(&test.program, &sets, &limits, engine.as_ref(), how)
+                    }
+                    Err(_) => Decided::BadSet,
+                }))
+                .unwrap_or_else(|panic| Decided::Panicked(panic_text(panic.as_ref())));
             let _ = send.send((k, (decided, crate::memory::peak_bytes())));
         });
     }
@@ -139,6 +146,14 @@ fn run_tests(
             }
             ok &= report_one(test, (decided, peak), o, &mut tally, &mut reports);
         }
+    }
+    if next < tests.len() {
+        // A worker ended without sending (cannot happen short of an abort):
+        // never a quiet success.
+        return Err(format!(
+            "{}: the decision ended without a report",
+            tests[next].0.display()
+        ));
     }
     if !o.json {
         print!("{}", tally.summary(engine.as_ref()));
@@ -258,6 +273,15 @@ fn decide_one(
     )))
 }
 
+/// A panic's message, as `panic!` was given it.
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".to_string())
+}
+
 /// Prints one decided test (in file order) and counts it; false when it
 /// fails the run.
 fn report_one(
@@ -274,6 +298,10 @@ fn report_one(
             *r
         }
         Decided::BadSet => return false,
+        Decided::Panicked(why) => {
+            eprintln!("error: {}: internal error, no verdict: {why}", p.name);
+            return false;
+        }
     };
     let met = report.expectations_met();
     let undecided = report.undecided() && !o.allow_unknown;

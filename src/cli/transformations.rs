@@ -28,7 +28,7 @@ pub struct TransformationsArgs {
     #[arg(long, value_name = "N")]
     pub max_contexts: Option<usize>,
     /// Give up on a cell (unknown, the limit named) after this many seconds.
-    #[arg(long, value_name = "SECONDS", value_parser = super::args::seconds)]
+    #[arg(long, value_name = "SECONDS", value_parser = super::args::seconds, allow_negative_numbers = true)]
     pub timeout: Option<f64>,
     /// Write each unsound cell's distinguishing test (both versions)
     /// here, re-checked under `run`.

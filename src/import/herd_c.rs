@@ -79,9 +79,9 @@ fn skip_types(c: &mut Cursor) -> Read<bool> {
     Ok(any)
 }
 
-/// A word before `*` or a name in a parameter is a type this reader does
-/// not know (`atomic_t`, `struct s`): refused by name, not read as the
-/// parameter.
+/// A word before `*` or a name, in a parameter or a declaration of the
+/// initial state, is a type this reader does not know (`atomic_t`, `struct
+/// s`): refused by name, not read as the parameter or the location.
 fn refuse_unknown_type(c: &Cursor) -> Read<()> {
     let (Some(t), Some(next)) = (c.peek(), c.peek_at(1)) else {
         return Ok(());
@@ -92,11 +92,11 @@ fn refuse_unknown_type(c: &Cursor) -> Read<()> {
     if !matches!(next.kind, Kind::Ident(_) | Kind::Punct("*")) {
         return Ok(());
     }
-    Err(refuse(
-        &format!("the type `{n}`"),
-        t.span,
-        "the C types read here are the integer and atomic_int/atomic_long ones",
-    ))
+    let why = match n.as_str() {
+        "atomic_t" => "`atomic_t` (with `ATOMIC_INIT`, `atomic_read`, `atomic_set`) is the Linux kernel's type, for herd7's LKMM; the C11 subset read here has atomic_int and atomic_long",
+        _ => "the C types read here are the integer and atomic_int/atomic_long ones",
+    };
+    Err(refuse(&format!("the type `{n}`"), t.span, why))
 }
 
 /// herd7's `regions:` section (GPU memory regions), refused by name.
@@ -226,6 +226,7 @@ impl Reader {
             }
             let start = c.here();
             skip_types(c)?;
+            refuse_unknown_type(c)?;
             if c.is_punct("*") {
                 return Err(refuse(
                     "a pointer",
@@ -253,6 +254,13 @@ impl Reader {
             let (x, xs) = c.ident("a location")?;
             if bracket {
                 c.punct("]")?;
+            }
+            if c.is_punct("[") {
+                return Err(refuse(
+                    &format!("the array `{x}`"),
+                    start.to(c.here()),
+                    "arrays are not imported; declare one location per element",
+                ));
             }
             if !c.eat_punct("=") {
                 // `int x;` declares x with the value 0.

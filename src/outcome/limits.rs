@@ -66,9 +66,19 @@ pub const MAX_PARTITIONS: usize = 1000;
 
 /// The deadline `secs` seconds from now, with the seconds kept to name it
 /// (`--timeout 2`); what every front end makes of a timeout it was given.
+/// Total: a negative or NaN timeout is due at once (a limit, never a
+/// verdict), an infinite one in 10^9 s.
 pub fn deadline_after(secs: f64) -> (std::time::Instant, f64) {
-    let wait = std::time::Duration::from_secs_f64(secs.clamp(0.0, 1e9));
-    (std::time::Instant::now() + wait, secs)
+    let wait = if secs.is_nan() {
+        0.0
+    } else {
+        secs.clamp(0.0, 1e9)
+    };
+    let now = std::time::Instant::now();
+    let at = now
+        .checked_add(std::time::Duration::from_secs_f64(wait))
+        .unwrap_or(now);
+    (at, secs)
 }
 
 /// The limit that stops a search from outside, if one has: the deadline

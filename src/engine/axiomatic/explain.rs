@@ -178,18 +178,35 @@ pub fn explain(
     if let Some(e) = error {
         return Err(e);
     }
-    let mut summary = match (reaching, consistent) {
-        (0, _) => vec!["no candidate execution reaches this outcome".to_string()],
-        (n, 0) => vec![format!(
+    // A consistent execution found is a witness whatever stopped the
+    // search; "none" is a verdict only when every candidate was visited.
+    let unseen = match &seen.limit {
+        Some(l) => Some((format!("Limit reached: {l}"), "so far; raise the limit")),
+        None if seen.dropped > 0 && !p.values_left.is_empty() => Some((
+            format!(
+                "{} thread runs write a value or use an address outside V and are left out",
+                seen.dropped
+            ),
+            "among the others; widen V",
+        )),
+        None => None,
+    };
+    let mut summary = match (reaching, consistent, &unseen) {
+        (n, 0, Some((why, advice))) => vec![format!(
+            "Unknown: {why}; {n} of the candidate executions visited reach it, none consistent under {} ({advice})",
+            model.name
+        )],
+        (0, _, None) => vec!["no candidate execution reaches this outcome".to_string()],
+        (n, 0, None) => vec![format!(
             "{n} candidate executions reach it; none is consistent under {}: forbidden",
             model.name
         )],
-        (n, k) => vec![format!(
+        (n, k, _) => vec![format!(
             "{n} candidate executions reach it; {k} consistent under {}: allowed",
             model.name
         )],
     };
-    if let Some(l) = seen.limit {
+    if let (Some(l), true) = (&seen.limit, consistent > 0) {
         summary.push(format!("Limit reached: {l} (the list is incomplete)"));
     }
     if shown < reaching {

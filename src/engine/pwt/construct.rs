@@ -180,6 +180,8 @@ pub struct Sem<'a> {
     /// construct so that building a thread's pomsets stops in time too.
     pub deadline: Option<(std::time::Instant, f64)>,
     pub cancel: Option<&'static std::sync::atomic::AtomicBool>,
+    /// Steps of the constructs' inner loops since the start (`tick`).
+    ticks: u32,
     /// The registers a single READ outside every IF assigns, with that
     /// read's event id: such a register ends with the read's value
     /// (`decide::final_registers` reads it off the label).
@@ -197,6 +199,10 @@ pub struct Sem<'a> {
     /// (`if_closure::derived`), with the registers they are functions of.
     pub(super) derived: Vec<(core::RegId, Vec<core::RegId>)>,
 }
+
+/// How many steps of a construct's inner loop go between two looks at the
+/// clock (`Sem::tick`): a look costs about what one step does.
+const TICK: u32 = 16;
 
 /// Named locations without a declared address get addresses from here, far
 /// from any value, so that no computed address can reach them.
@@ -239,6 +245,7 @@ impl<'a> Sem<'a> {
             pinned: HashMap::new(),
             deadline: None,
             cancel: None,
+            ticks: 0,
             read_once: HashMap::new(),
             // A statement's events no longer share its id under if-closure,
             // so the shortcut that reads a register off it is off.
@@ -335,6 +342,17 @@ impl<'a> Sem<'a> {
             Some(why) => Err(Limit::Interrupted(why)),
             None => Ok(()),
         }
+    }
+
+    /// `interrupted`, asked once every `TICK` steps of a construct's inner
+    /// loop (a pair of fragments, a coalescing of their events): one pair of
+    /// IF branches with thousands of fragments each outran `--timeout` 10×.
+    fn tick(&mut self) -> Result<(), Limit> {
+        self.ticks = self.ticks.wrapping_add(1);
+        if self.ticks.is_multiple_of(TICK) {
+            return self.interrupted();
+        }
+        Ok(())
     }
 
     /// ⟦S⟧_α for a whole body (a thread, or a refinement's source or
@@ -821,6 +839,7 @@ impl<'a> Sem<'a> {
                     joined(model, x, y).is_some() || merge(model, x, y).is_some()
                 };
                 for pairing in matchings_by(&a.events, &b.events, pairs) {
+                    self.tick()?;
                     // An RMW's halves keep their labels (U1): no merge touches them.
                     let label =
                         |f: &Frag, id: u32| f.events.iter().find(|e| e.id == id).map(|e| e.label);
@@ -1122,6 +1141,7 @@ impl<'a> Sem<'a> {
                 let model = self.model;
                 let pairs = |x: &Action, y: &Action| joined(model, x, y).is_some();
                 for pairing in matchings_by(&a.events, &b.events, pairs) {
+                    self.tick()?;
                     let tau = self.trees.tau(TauNode::If(phi, a.tau, b.tau));
                     let yes = self.l.and(phi, a.check);
                     let no = self.l.and(nphi, b.check);
@@ -1167,9 +1187,10 @@ impl<'a> Sem<'a> {
                 if out.len() > self.max_pomsets {
                     return Err(Limit::Pomsets(self.max_pomsets));
                 }
+                self.interrupted()?;
             }
         }
-        Ok(out)
+        self.limit(out)
     }
 
     /// I4 for the threads forked inside a branch: a thread forked in the
@@ -1220,6 +1241,10 @@ impl<'a> Sem<'a> {
                 if self.keep(&f) {
                     out.push(f);
                 }
+                if out.len() > self.max_pomsets {
+                    return Err(Limit::Pomsets(self.max_pomsets));
+                }
+                self.tick()?;
             }
         }
         self.limit(out)

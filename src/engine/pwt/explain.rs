@@ -34,9 +34,9 @@ pub fn explain(p: &Program, model: &Model, prop: &Prop) -> Result<Explanation, U
     explain_within(p, model, prop, &limits)
 }
 
-/// As `explain`, stopping at `limits`' pomset count, deadline and Ctrl-C
-/// flag (the web explorer's per-request limits); reaching one gives the
-/// "search limit" line, never a wrong reason.
+/// As `explain`, stopping at `limits`' pomset count, step budget, deadline
+/// and Ctrl-C flag (the web explorer's per-request limits); reaching one
+/// gives the "Unknown: Limit reached" line, never a verdict or a wrong reason.
 pub fn explain_within(
     p: &Program,
     model: &Model,
@@ -48,25 +48,36 @@ pub fn explain_within(
     sem.deadline = limits.deadline;
     sem.cancel = limits.cancel;
     let mut lines = Vec::new();
-    match walk(&mut sem, p, model, prop, &mut lines) {
+    match walk(&mut sem, p, (model, limits), prop, &mut lines) {
         Ok(reachable) => Ok(Explanation { reachable, lines }),
-        Err(l) => Ok(Explanation {
+        Err(Stopped(l)) => Ok(Explanation {
             reachable: false,
             lines: vec![format!(
-                "Limit reached: {} (no explanation; raise the limit)",
-                l.text()
+                "Unknown: Limit reached: {l} (no explanation; raise the limit)"
             )],
         }),
     }
 }
 
+/// The limit that stopped `walk`, named as a report names it.
+struct Stopped(String);
+
+impl From<super::construct::Limit> for Stopped {
+    fn from(l: super::construct::Limit) -> Stopped {
+        Stopped(l.text())
+    }
+}
+
+/// The most steps one rf search may take, as `decide`'s searches.
+const SEARCH_STEPS: u64 = 1_000_000;
+
 fn walk(
     sem: &mut Sem,
     p: &Program,
-    model: &Model,
+    (model, limits): (&Model, &crate::outcome::Limits),
     prop: &Prop,
     lines: &mut Vec<String>,
-) -> Result<bool, super::construct::Limit> {
+) -> Result<bool, Stopped> {
     let init_thread = p.threads.len() as u32;
     let (init, init_tau) = decide::init_prefix(sem, p, model, init_thread)?;
     let mut per_thread: Vec<Vec<Completed>> = Vec::new();
@@ -75,6 +86,8 @@ fn walk(
         let mut fitting = Vec::new();
         let mut misfits: std::collections::BTreeSet<String> = Default::default();
         for f in frags {
+            // Completing a fragment (minimal dependency sets) may be slow.
+            sem.interrupted()?;
             for mut c in decide::complete(sem, f, init_tau) {
                 c.regs = decide::final_registers(sem, p, init_tau, k, &c).into();
                 if can_hold(p, prop, &c.regs) {
@@ -111,13 +124,15 @@ fn walk(
     let mut ways = 0usize;
     let mut choice = vec![0usize; per_thread.len()];
     let mut reachable = false;
-    let mut stopped = None;
+    let mut stopped: Option<Stopped> = None;
+    // The steps of every rf search together, as `run` counts them.
+    let mut steps = limits.max_steps;
     combos(&per_thread, 0, &mut choice, &mut |parts| {
         if stopped.is_some() {
             return;
         }
         if let Err(limit) = sem.interrupted() {
-            stopped = Some(limit);
+            stopped = Some(limit.into());
             return;
         }
         let regs: Vec<(String, Option<i64>)> =
@@ -128,11 +143,20 @@ fn walk(
         ways += 1;
         let (sk, _) = decide::skeleton(&init, parts);
         let names = EventNames::new(sem, p, &sk);
-        let mut search = Search::new(&sk, model, &groups, 1_000_000);
+        let budget = steps.min(SEARCH_STEPS);
+        let mut search = Search::new(&sk, model, &groups, budget);
         let mut any_rf = false;
-        search.each_rf(RfMode::Total, &mut |s, rf| {
+        let mut late = None;
+        let complete = search.each_rf(RfMode::Total, &mut |s, rf| {
             any_rf = true;
             tried += 1;
+            if tried.is_multiple_of(256) {
+                if let Err(limit) = sem.interrupted() {
+                    late = Some(limit);
+                    s.budget = 0;
+                    return;
+                }
+            }
             match s.decide(rf) {
                 Ok(w) => {
                     let mut ends = Vec::new();
@@ -171,15 +195,24 @@ fn walk(
             let text = format!("no write matches {} (c2a, c2b)", unsourced.join(", "));
             *failures.entry(text).or_insert(0) += 1;
         }
+        steps = steps.saturating_sub(budget.saturating_sub(search.budget).max(1));
+        if let Some(limit) = late {
+            stopped = Some(limit.into());
+        } else if !complete {
+            // A search cut short leaves rf choices untried: no verdict.
+            let one = if steps == 0 { "" } else { " (the rf search)" };
+            stopped = Some(Stopped(format!("--max-steps {}{one}", limits.max_steps)));
+        }
     });
-    if let Some(limit) = stopped {
-        return Err(limit);
-    }
+    // A complete pomset found is a witness whatever stopped the search.
     if reachable {
         lines.push(
             "Reachable: some complete pomset ends in this state (`pomset run` lists it).".into(),
         );
         return Ok(true);
+    }
+    if let Some(limit) = stopped {
+        return Err(limit);
     }
     lines.push(format!(
         "Forbidden: {ways} combination(s) of thread behaviours produce the registers, with {tried} rf choice(s) in all; each fails:"

@@ -434,7 +434,10 @@ pub fn refine(
             if report.counterexample.is_some() {
                 report.verdict = Verdict::Unsound;
             }
-            report.limit = report.limit.take().or(Some(stop.text()));
+            report.limit = Some(match report.limit.take() {
+                Some(c) => format!("{}; the context search: {c}", stop.text()),
+                None => stop.text(),
+            });
             return Ok(report);
         }
     };
@@ -1252,7 +1255,10 @@ fn contextual(req: &Refinement, model: &Model, limits: Limits, report: &mut Refi
             report.contexts_tried = tried;
             report.contexts_total = total;
             report.limit = Some(if undecided > 0 {
-                format!("{limit} ({undecided} contexts left undecided)")
+                format!(
+                    "{limit} ({} left undecided)",
+                    crate::report::count(undecided, "context")
+                )
             } else {
                 limit
             });

@@ -58,7 +58,11 @@ fn build_at(schemas: &[&str], models: &[&str], bound: Bound) -> (transform::Tabl
 
 #[test]
 fn table_of_a_small_catalogue_is_pinned() {
-    let (t, _) = build_at(&["reorder-wr", "roach-acq", "elim-fence"], MODELS, sized(2, 1));
+    let (t, _) = build_at(
+        &["reorder-wr", "roach-acq", "elim-fence"],
+        MODELS,
+        sized(2, 1),
+    );
     insta::assert_snapshot!(t.text());
 }
 
@@ -135,7 +139,10 @@ fn overwritten_write_elimination_has_no_counterexample() {
     let r = quick("r := x; x := r + 1; x := 0;", "r := x; x := 0;").expect("parses");
     for model in ["sc", "rc11"] {
         let found = search(&r, model, sized(2, 2));
-        assert!(matches!(found, Found::NoneUpTo { .. }), "{model}: {found:?}");
+        assert!(
+            matches!(found, Found::NoneUpTo { .. }),
+            "{model}: {found:?}"
+        );
     }
 }
 
@@ -150,13 +157,15 @@ fn fragments_reading_registers_refine_themselves() {
         "while (r = 0) { r := x; }",
     ] {
         let r = quick(frag, frag).expect("parses");
-        let report = pomset::refinement::refine(
-            &r,
-            &r.program.model,
-            pomset::refinement::Limits::default(),
-        )
-        .expect("decided");
-        assert_eq!(report.verdict.as_str(), "sound", "{frag}: {}", report.text());
+        let report =
+            pomset::refinement::refine(&r, &r.program.model, pomset::refinement::Limits::default())
+                .expect("decided");
+        assert_eq!(
+            report.verdict.as_str(),
+            "sound",
+            "{frag}: {}",
+            report.text()
+        );
         // The register's value is the code's before the fragment, which no
         // generated context sets: no context decides, none distinguishes.
         let found = search(&r, "rc11", sized(1, 1));
@@ -172,7 +181,11 @@ fn forked_registers_are_compared() {
         match search(&r, model, small()) {
             Found::Counterexample(c) => {
                 let e = engine::named(model).expect("model");
-                assert!(table::reproduces(&c, e.as_ref()), "{model}: {}", c.target_test);
+                assert!(
+                    table::reproduces(&c, e.as_ref()),
+                    "{model}: {}",
+                    c.target_test
+                );
                 assert_eq!(c.tried, 1, "the empty context shows it");
             }
             other => panic!("{model}: {other:?}"),
@@ -200,7 +213,11 @@ fn rc11_finds_what_the_literature_calls_invalid() {
         match search(&r, "rc11", sized(3, 1)) {
             Found::Counterexample(c) => {
                 let e = engine::named("rc11").expect("rc11");
-                assert!(table::reproduces(&c, e.as_ref()), "{from}: {}", c.target_test);
+                assert!(
+                    table::reproduces(&c, e.as_ref()),
+                    "{from}: {}",
+                    c.target_test
+                );
             }
             other => panic!("{from} ~> {to}: {other:?}"),
         }
@@ -255,7 +272,12 @@ fn a_stopped_search_is_no_verdict() {
         ..sized(2, 1)
     };
     match search(&r, "rc11", bound) {
-        Found::Stopped { tried, total, limit, .. } => {
+        Found::Stopped {
+            tried,
+            total,
+            limit,
+            ..
+        } => {
             assert_eq!(tried, 3);
             assert!(total > 3);
             assert_eq!(limit, "--max-contexts 3");
@@ -307,7 +329,9 @@ fn book_rows() -> Vec<String> {
     ))
     .expect("the chapter");
     let start = book.find("<!-- table:").expect("the table's start marker");
-    let end = book.find("<!-- end table -->").expect("the table's end marker");
+    let end = book
+        .find("<!-- end table -->")
+        .expect("the table's end marker");
     book[start..end]
         .lines()
         .filter(|l| l.starts_with("| ") && !l.starts_with("| transformation"))
@@ -324,17 +348,16 @@ fn book_table_is_the_commands() {
     let schemas: Vec<String> = if full {
         vec![]
     } else {
-        vec!["elim-fence".into(), "roach-rel".into(), "reorder-ww-same".into()]
+        vec![
+            "elim-fence".into(),
+            "roach-rel".into(),
+            "reorder-ww-same".into(),
+        ]
     };
     let inst = transform::bundled_instances(&schemas).expect("bundled schemas");
     let engines = engines(MODELS);
     let t = table::build(&inst, &engines, sized(2, 2), None, 2, &|_, _| {});
-    let ours: Vec<String> = t
-        .markdown()
-        .lines()
-        .skip(2)
-        .map(str::to_string)
-        .collect();
+    let ours: Vec<String> = t.markdown().lines().skip(2).map(str::to_string).collect();
     let book: Vec<String> = book_rows()
         .into_iter()
         .filter(|r| full || schemas.iter().any(|s| r.starts_with(&format!("| {s} |"))))

@@ -6,7 +6,6 @@ use std::path::PathBuf;
 
 use crate::transform::{self, table, Bound, Cell};
 
-
 /// `pomset transformations`' flags.
 #[derive(clap::Args, Debug)]
 pub struct TransformationsArgs {

@@ -242,6 +242,18 @@ pub fn search(
                 undecided += 1;
                 limit.get_or_insert(l);
             }
+            One::Limited(l) => {
+                let bound_of_test = format!(
+                    "a generated test's bound ({})",
+                    l.trim_start_matches("--").replacen('-', " ", 1)
+                );
+                let l = if l.starts_with("--timeout") {
+                    l
+                } else {
+                    bound_of_test
+                };
+                return stopped(bound, k + 1, total, undecided + 1, Some(l));
+            }
             One::Refused(why) => return Found::Unknown(why),
         }
     }
@@ -255,7 +267,13 @@ pub fn search(
     }
 }
 
-fn stopped(bound: Bound, tried: usize, total: usize, undecided: usize, limit: Option<String>) -> Found {
+fn stopped(
+    bound: Bound,
+    tried: usize,
+    total: usize,
+    undecided: usize,
+    limit: Option<String>,
+) -> Found {
     Found::Stopped {
         bound: bound.text(),
         tried,
@@ -271,8 +289,13 @@ enum One {
     Same,
     /// The source raised a flag: nothing to tell apart.
     SourceFlagged,
-    /// A limit, a value outside a declared V, or a cut loop: no verdict.
+    /// A value outside a declared V, a cut loop, no execution: no verdict
+    /// from this context.
     Undecided(String),
+    /// A limit stopped a generated test: the bound cannot be covered, so
+    /// the search stops here (every context of a fragment too large to
+    /// decide would stop at it too).
+    Limited(String),
     /// The engine cannot decide the programs at all.
     Refused(String),
 }
@@ -314,7 +337,7 @@ fn decide_one(
         Err(why) => return One::Refused(why),
     };
     if let Some(l) = so.limit {
-        return One::Undecided(l);
+        return One::Limited(l);
     }
     if so.states.is_empty() && so.flags.is_empty() {
         // `run` reads no state as Unknown, never as Never.
@@ -371,7 +394,8 @@ fn incomplete(p: &Program) -> Option<String> {
     if let Some(left) = p.values_left.first() {
         return Some(format!("a store outside the declared V ({left})"));
     }
-    p.unroll.map(|n| format!("--unroll {n} (a loop needs more iterations)"))
+    p.unroll
+        .map(|n| format!("--unroll {n} (a loop needs more iterations)"))
 }
 
 /// Whether `test`'s first condition holds in some state of `o`, as `run`
@@ -426,7 +450,12 @@ fn test_text(req: &Refinement, p0: &str, threads: &[String], cond: &str) -> Stri
 /// family share is left out (no condition could name it alike in both).
 fn observables(p: &Program) -> BTreeMap<String, String> {
     let family = p0_family(p);
-    let name_of = |t: u32| p.threads.get(t as usize).map(|i| i.name.clone()).unwrap_or_default();
+    let name_of = |t: u32| {
+        p.threads
+            .get(t as usize)
+            .map(|i| i.name.clone())
+            .unwrap_or_default()
+    };
     let p0 = family.first().map(|&t| name_of(t)).unwrap_or_default();
     let mut out = BTreeMap::new();
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();

@@ -43,12 +43,24 @@ use std::fmt::Write as _;
 /// One instruction of the grammar.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Instr {
-    Read { loc: usize, mode: &'static str },
-    Write { loc: usize, mode: &'static str, value: i64 },
+    Read {
+        loc: usize,
+        mode: &'static str,
+    },
+    Write {
+        loc: usize,
+        mode: &'static str,
+        value: i64,
+    },
     Fence(&'static str),
-    Fadd { loc: usize },
+    Fadd {
+        loc: usize,
+    },
     /// `a := flag.acq; if (a = 1) { b := loc; }`.
-    Guarded { flag: usize, loc: usize },
+    Guarded {
+        flag: usize,
+        loc: usize,
+    },
 }
 
 impl Instr {
@@ -114,8 +126,18 @@ pub struct Context {
 
 impl Context {
     pub fn size(&self) -> usize {
-        let p0 = self.pre.iter().chain(&self.post).map(Instr::size).sum::<usize>();
-        p0 + self.threads.iter().flatten().map(Instr::size).sum::<usize>()
+        let p0 = self
+            .pre
+            .iter()
+            .chain(&self.post)
+            .map(Instr::size)
+            .sum::<usize>();
+        p0 + self
+            .threads
+            .iter()
+            .flatten()
+            .map(Instr::size)
+            .sum::<usize>()
     }
 
     /// P0's text with `fragment` in place, and each parallel thread's.
@@ -222,7 +244,10 @@ impl Context {
             .collect();
         let uses = |l: usize| {
             usize::from(vocab.fragment_locs.contains(&l))
-                + all.iter().map(|i| i.locs().iter().filter(|&&m| m == l).count()).sum::<usize>()
+                + all
+                    .iter()
+                    .map(|i| i.locs().iter().filter(|&&m| m == l).count())
+                    .sum::<usize>()
         };
         all.iter().any(|i| match i {
             Instr::Read { loc, mode } | Instr::Write { loc, mode, .. } => {
@@ -305,11 +330,13 @@ impl Vocabulary {
         let n = self.locs.len();
         let reads = (0..n).map(|loc| Instr::Read { loc, mode: "rlx" });
         let writes = (0..n).flat_map(|loc| {
-            self.written(loc).into_iter().map(move |value| Instr::Write {
-                loc,
-                mode: "rlx",
-                value,
-            })
+            self.written(loc)
+                .into_iter()
+                .map(move |value| Instr::Write {
+                    loc,
+                    mode: "rlx",
+                    value,
+                })
         });
         reads.chain(writes).collect()
     }
@@ -369,16 +396,24 @@ pub fn enumerate(vocab: &Vocabulary, bound: Size, prune: bool) -> Vec<Context> {
             let rest = size - p0;
             // Multisets of threads whose sizes add up to `rest`.
             let mut chosen: Vec<usize> = Vec::new();
-            threads_summing(&shapes, &thread_size, rest, bound.threads, 0, &mut chosen, &mut |ix| {
-                let c = Context {
-                    pre: pre.clone(),
-                    post: post.clone(),
-                    threads: ix.iter().map(|&k| shapes[k].clone()).collect(),
-                };
-                if !prune || (!c.has_isolated_thread(vocab) && !c.has_inert_code(vocab)) {
-                    out.push(c);
-                }
-            });
+            threads_summing(
+                &shapes,
+                &thread_size,
+                rest,
+                bound.threads,
+                0,
+                &mut chosen,
+                &mut |ix| {
+                    let c = Context {
+                        pre: pre.clone(),
+                        post: post.clone(),
+                        threads: ix.iter().map(|&k| shapes[k].clone()).collect(),
+                    };
+                    if !prune || (!c.has_isolated_thread(vocab) && !c.has_inert_code(vocab)) {
+                        out.push(c);
+                    }
+                },
+            );
         }
     }
     out

@@ -209,7 +209,7 @@ impl Context {
                 .collect();
             let shares = mine.iter().any(|l| others.contains(l));
             let sc = self.threads[i].iter().any(Instr::is_sc);
-            !shares && !(sc && sc_elsewhere(i))
+            !(shares || (sc && sc_elsewhere(i)))
         })
     }
 }

@@ -340,6 +340,10 @@ pub struct Program {
     /// (`syntax::values`): the engines drop those executions, so no verdict
     /// may rest on their absence (issue 27 §1).
     pub values_left: Vec<String>,
+    /// Registers read before any assignment, by thread and source name, in
+    /// order of first use: their values are the code's before the program,
+    /// which the contextual search of `refine` cannot set.
+    pub unassigned: Vec<(ThreadId, String)>,
 }
 
 impl Program {

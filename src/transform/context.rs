@@ -153,7 +153,7 @@ pub fn vocabulary(req: &Refinement) -> Vocabulary {
         .filter(|r| family.contains(&r.thread))
         .map(|r| r.name.clone())
         .collect();
-    let sc_words = |t: &str| t.contains(".sc") || t.contains("F.sc");
+    let sc_words = |t: &str| t.contains(".sc");
     Vocabulary {
         locs,
         values,
@@ -190,14 +190,23 @@ pub fn distinguishes(
     vocab: &Vocabulary,
     ctx: &Context,
 ) -> Option<Counterexample> {
-    let limits = Limits {
-        symmetry: engine.can(Capability::Symmetry),
-        max_pomsets: 50_000,
-        ..Limits::default()
-    };
-    match decide_one(req, engine, model, limits, vocab, ctx) {
+    let run = crate::transform::table::context_limits(Limits::default());
+    match decide_one(req, engine, model, decision_limits(engine, run), vocab, ctx) {
         One::Distinguishes(c) => Some(c),
         _ => None,
+    }
+}
+
+/// The limits each generated test is decided within: `run`, with every
+/// state kept in `Outcomes::states` (no orbits, no product), where the
+/// judge reads them.
+fn decision_limits(engine: &dyn Engine, run: Limits) -> Limits {
+    Limits {
+        symmetry: engine.can(Capability::Symmetry),
+        orbits: false,
+        factor: false,
+        listed: None,
+        ..run
     }
 }
 
@@ -211,15 +220,15 @@ pub fn search(
     bound: Bound,
     run: Limits,
 ) -> Found {
-    let limits = Limits {
-        symmetry: engine.can(Capability::Symmetry),
-        orbits: false,
-        factor: false,
-        listed: None,
-        ..run
-    };
+    let limits = decision_limits(engine, run);
     let (vocab, all) = contexts(req, bound);
     let total = all.len();
+    // A register the source reads before any assignment holds what the
+    // code before it left there, which no generated context sets: the
+    // source's outcomes are never all of them, in any context.
+    if let Some(why) = reads_unset_register(req, &vocab) {
+        return stopped(bound, total, total, total, Some(why));
+    }
     let budget = bound.max_contexts.unwrap_or(usize::MAX);
     let (mut flagged, mut undecided, mut limit) = (0, 0, None::<String>);
     for (k, ctx) in all.iter().enumerate() {
@@ -314,19 +323,7 @@ fn decide_one(
     };
     let (src_text, tgt_text) = (text(&req.source_text, ""), text(&req.target_text, ""));
     let (src, tgt) = match (parse(req, &src_text), parse(req, &tgt_text)) {
-        (Ok(s), Ok(t)) => {
-            // A register the fragment reads before any assignment holds
-            // what the code before it left there, which no generated
-            // context sets: the source's outcomes are not all of them.
-            if let Some(d) = s
-                .warnings
-                .iter()
-                .find(|d| d.message.contains("is read before any assignment"))
-            {
-                return One::Undecided(format!("the source {}", d.message));
-            }
-            (s.program, t.program)
-        }
+        (Ok(s), Ok(t)) => (s.program, t.program),
         _ => return One::Undecided("a generated test that does not parse".into()),
     };
     if let Some(why) = incomplete(&src) {
@@ -387,6 +384,23 @@ fn decide_one(
         tried: 0,
         total: 0,
     })
+}
+
+/// The first register the source (in the empty context, beside the file's
+/// threads) reads before any assignment, as the checker's warning names it.
+fn reads_unset_register(req: &Refinement, vocab: &Vocabulary) -> Option<String> {
+    let empty = Context {
+        pre: None,
+        post: None,
+        threads: vec![],
+    };
+    let (p0, threads) = empty.texts(vocab, &req.source_text);
+    let src = parse(req, &test_text(req, &p0, &threads, "")).ok()?.program;
+    let (thread, name) = src.unassigned.first()?;
+    let thread = &src.threads.get(*thread as usize)?.name;
+    Some(format!(
+        "the source register `{name}` is read before any assignment in {thread}"
+    ))
 }
 
 /// Why a source program's outcomes cannot be taken as all of them.

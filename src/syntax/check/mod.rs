@@ -95,6 +95,7 @@ pub fn check_with(
         conditions,
         unroll: cx.cut.then_some(cx.unroll),
         values_left: Vec::new(),
+        unassigned: cx.unassigned_names.clone(),
     };
     let mut diags = cx.diags;
     close_values(&mut program, &mut diags, at);
@@ -205,6 +206,8 @@ struct Checker {
     fadds: Vec<range::Fadd>,
     /// Registers a use reads before any assignment.
     unassigned: Vec<RegId>,
+    /// The same registers by thread and source name (`Program::unassigned`).
+    unassigned_names: Vec<(ThreadId, String)>,
     /// How deep `expr` is inside an expression (0: at a root).
     expr_depth: u32,
     literals: Vec<(i64, Span, Use)>,

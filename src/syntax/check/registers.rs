@@ -247,6 +247,7 @@ impl Checker {
             None => {
                 let id = self.new_version(env.thread, name.as_str());
                 self.unassigned.push(id);
+                self.unassigned_names.push((env.thread, name.name.clone()));
                 id
             }
         };

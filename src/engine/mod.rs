@@ -18,7 +18,7 @@
 //! it lacks is refused by name ([`require`]), never by a front end's `match`.
 //!
 //! Architecture invariant: no engine imports another engine, and nothing
-//! here imports a front end (`tests/layering.rs`). Adding a model is one
+//! here imports a front end (`tests/it/layering.rs`). Adding a model is one
 //! file under `engine/` plus a line in [`NATIVE`] (or one `.cat` file plus
 //! a line in `cat::BUNDLED`).
 

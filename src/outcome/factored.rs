@@ -625,7 +625,7 @@ mod tests {
     /// Three reads of one class (they may coalesce) and one reader of its
     /// own: every state's count is the product of the Touchard sums of its
     /// class's values, checked against partitions counted by hand; the
-    /// total is the sum of the listed counts (`tests/factored.rs` checks
+    /// total is the sum of the listed counts (`tests/it/factored.rs` checks
     /// the condition counts against the plain search).
     /// Three reads of one class and a reader of its own, two values each
     /// and `?`, in one block.

@@ -5,7 +5,7 @@
 //! three-valued logic (`verdict`), and the limits a request carries
 //! (`limits`).
 //!
-//! Architecture invariant: this layer imports no engine (`tests/layering.rs`).
+//! Architecture invariant: this layer imports no engine (`tests/it/layering.rs`).
 
 pub mod factored;
 pub mod limits;

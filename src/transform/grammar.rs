@@ -22,7 +22,7 @@
 //!
 //! Two prunings leave out contexts that a smaller context, tried first,
 //! stands for exactly (each is checked against the unpruned enumeration in
-//! `tests/transformations.rs`):
+//! `tests/it/transformations.rs`):
 //!
 //! - an independent thread: a parallel thread that shares no location with
 //!   the rest of the program and has no `sc` event (or no other thread

@@ -65,7 +65,7 @@ pub fn decide_within(
     }
     // The pomset semantics: the local check decides; the search looks for
     // a test that shows an unsound verdict (a sound one is a proof, and
-    // `tests/transformations.rs` cross-checks it with the search).
+    // `tests/it/transformations.rs` cross-checks it with the search).
     let limits = refinement::Limits {
         contexts: None,
         run,

@@ -49,7 +49,7 @@
 //! 4. *Registers*: a thread's final registers depend on its own reads only
 //!    (`Completed::regs`).
 //!
-//! `tests/factored.rs` checks the product against the plain search, states
+//! `tests/it/factored.rs` checks the product against the plain search, states
 //! and counts, on random programs with readers added.
 //!
 //! # A reader's reads kept apart

@@ -1,0 +1,243 @@
+//! The cat engine's lazy search (`engine/axiomatic/search.rs`, cutting the
+//! parts of candidates a monotone check refutes) against the plain
+//! enumeration, every candidate judged whole: the same states, counts,
+//! witnesses and flags under every bundled model, on the bundled examples
+//! and on random programs. Where the plain enumeration refuses a program
+//! (a register read before assignment on a run no candidate completes)
+//! the lazy one may answer; those are skipped. The lazy search keeps one
+//! arrangement of interchangeable threads (states expanded from orbits
+//! here, kept as orbits by `run`): the same answer too.
+
+use crate::gen;
+
+use gen::Checked;
+use pomset::cat;
+use pomset::engine::axiomatic::outcomes_with;
+use pomset::outcome::{Limits, Outcomes};
+use proptest::test_runner::TestCaseError;
+
+/// What must agree: states with their counts, witnesses, flags, notes.
+fn shown(o: &Outcomes) -> String {
+    format!(
+        "{:?}\nwitnesses {}\nflags {:?}\nnotes {:?}",
+        o.states, o.witnesses, o.flags, o.notes
+    )
+}
+
+/// A step budget that keeps the plain enumeration cheap (the catalogue's
+/// C08 has 36 864 candidates, seconds under the Vulkan models): a program
+/// over it is skipped.
+fn limits(max_steps: u64) -> Limits {
+    Limits {
+        max_steps,
+        ..Limits::default()
+    }
+}
+
+/// Both ways on `src` under `model`: `None` when the plain way refuses or
+/// either stops at a limit, else whether they agree (with the difference).
+fn compare(model: &cat::Model, src: &str, max_steps: u64) -> Option<Result<(), String>> {
+    let t = pomset::syntax::parse(src).ok()?;
+    let p = &t.program;
+    let plain = outcomes_with(p, model, limits(max_steps), false).ok()?;
+    if plain.limit.is_some() {
+        return None;
+    }
+    let lazy = match outcomes_with(p, model, limits(max_steps), true) {
+        Ok(o) => o,
+        Err(e) => return Some(Err(format!("the lazy search refuses: {e}"))),
+    };
+    if plain.limit.is_some() || lazy.limit.is_some() {
+        return None;
+    }
+    let (a, b) = (shown(&plain), shown(&lazy));
+    Some(if a == b {
+        Ok(())
+    } else {
+        Err(format!("plain:\n{a}\nlazy:\n{b}"))
+    })
+}
+
+/// Every bundled model, and one that allows every candidate (its one
+/// check is prunable and never fails), where a candidate reached twice
+/// would show in the counts.
+fn models() -> Vec<cat::Model> {
+    let mut out: Vec<cat::Model> = cat::BUNDLED
+        .iter()
+        .map(|(name, _)| cat::load(name).expect("bundled"))
+        .collect();
+    out.push(cat::from_text("all.cat", ALL).expect("compiles"));
+    out
+}
+
+const ALL: &str = "ALL\nacyclic po as po\n";
+
+#[test]
+fn pruned_and_plain_enumerations_agree_on_the_examples() {
+    let mut compared = 0;
+    let models = models();
+    for dir in ["examples/classic", "examples/catalogue", "examples/vulkan"] {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+        let mut paths: Vec<_> = std::fs::read_dir(&root)
+            .expect("examples")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let src = std::fs::read_to_string(&path).expect("readable");
+            for m in &models {
+                if let Some(r) = compare(m, &src, 5_000) {
+                    if let Err(e) = r {
+                        panic!("{} under {}: {e}", path.display(), m.name);
+                    }
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert!(compared >= 400, "only {compared} runs compared");
+}
+
+#[test]
+fn pruned_and_plain_enumerations_agree_on_random_programs() {
+    let models = models();
+    // Forks fall back to the plain enumeration: none here, so that every
+    // program goes the lazy way.
+    let cfg = gen::Config {
+        forks: false,
+        forks_in_if: false,
+        ..gen::Config::default()
+    };
+    gen::run_property("lazy and plain cat", gen::cases(25), gen::tests(cfg), |t| {
+        // A copy of the first thread makes a class of interchangeable ones.
+        let text = t.duplicate_thread(0, 1).text();
+        let mut any = false;
+        for m in &models {
+            match compare(m, &text, 20_000) {
+                Some(Ok(())) => any = true,
+                Some(Err(e)) => {
+                    return Err(TestCaseError::fail(format!(
+                        "under {}: {e}\n{text}",
+                        m.name
+                    )))
+                }
+                None => {}
+            }
+        }
+        Ok(if any {
+            Checked::Yes
+        } else {
+            gen::skipped("cat: a limit", &t)
+        })
+    });
+}
+
+/// IRIW with `n` readers, alternating their read order (two classes of
+/// interchangeable readers), as `benches/scaling.rs` writes it.
+fn iriw(n: usize) -> String {
+    let mut s = String::from("litmus IRIW\nlocations { a0; a1; }\n\na0 := 1;\n|| a1 := 1;\n");
+    for i in 0..n {
+        let (a, b) = if i % 2 == 0 {
+            ("a0", "a1")
+        } else {
+            ("a1", "a0")
+        };
+        s.push_str(&format!("|| r{i} := {a}; s{i} := {b};\n"));
+    }
+    s.push_str("\nexists (r0 = 1 /\\ s0 = 0)\n");
+    s
+}
+
+/// CoRR with `n` writes and `n` reads of one location.
+fn corr(n: usize) -> String {
+    let writes: Vec<String> = (1..=n).map(|v| format!("x := {v};")).collect();
+    let reads: Vec<String> = (1..=n).map(|i| format!("r{i} := x;")).collect();
+    format!(
+        "litmus CoRR\nlocations {{ x; }}\n\n{}\n|| {}\n\nexists (r1 = 2 /\\ r2 = 1)\n",
+        writes.join(" "),
+        reads.join(" ")
+    )
+}
+
+/// CoRR with six reads: (6+1)^6 runs of the reader times 6! coherence
+/// orders, herd7's way, past a minute; cut by the monotone coherence check,
+/// it is decided within the default limits: C(12, 6) = 924 states, Never.
+#[test]
+fn corr_with_six_reads_is_decided_in_full_under_rc11() {
+    let rc11 = cat::load("rc11").expect("bundled");
+    let t = pomset::syntax::parse(&corr(6)).expect("parses");
+    let o =
+        pomset::engine::axiomatic::outcomes(&t.program, &rc11, Limits::default()).expect("decides");
+    assert_eq!(o.limit, None);
+    assert_eq!(o.states.len(), 924);
+    assert!(o.states.keys().all(|s| !pomset::outcome::verdict::holds(
+        &t.program,
+        s,
+        &t.program.conditions[0].prop
+    )));
+}
+
+/// IRIW with eight readers under RC11 has 4^8 states; kept one per orbit
+/// they fit in a budget of 3 000: each of the two classes of four readers
+/// takes a multiset of four of the four (r, s) pairs, C(7, 4)^2 = 1 225.
+#[test]
+fn iriw_with_eight_readers_fits_in_orbits_under_rc11() {
+    let rc11 = cat::load("rc11").expect("bundled");
+    let t = pomset::syntax::parse(&iriw(8)).expect("parses");
+    let p = &t.program;
+    let small = Limits {
+        max_states: 3_000,
+        orbits: true,
+        ..Limits::default()
+    };
+    let o = pomset::engine::axiomatic::outcomes(p, &rc11, small).expect("decides");
+    assert_eq!(o.limit, None);
+    let orbits = o.orbits.as_ref().expect("kept as orbits");
+    assert_eq!(orbits.orbits(), 1_225);
+    assert_eq!(orbits.states(), 65_536);
+    assert_eq!(o.state_count(), 65_536);
+}
+
+/// With orbits kept (`run`'s text report) and with every state kept, the
+/// report of IRIW with four readers is the same, and so is the plain
+/// enumeration's.
+#[test]
+fn iriw_reports_the_same_from_orbits_and_from_states_under_rc11() {
+    let rc11 = cat::load("rc11").expect("bundled");
+    let t = pomset::syntax::parse(&iriw(4)).expect("parses");
+    let p = &t.program;
+    let report = |o: &Outcomes| -> String {
+        let r = pomset::report::Report::new(p, &p.model, o, std::time::Duration::ZERO);
+        r.text(p)
+            .lines()
+            .filter(|l| !l.starts_with("Time "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let orbits = Limits {
+        orbits: true,
+        ..Limits::default()
+    };
+    let kept = outcomes_with(p, &rc11, orbits, true).expect("decides");
+    assert!(kept.orbits.is_some());
+    let states = outcomes_with(p, &rc11, Limits::default(), true).expect("decides");
+    let plain = outcomes_with(p, &rc11, Limits::default(), false).expect("decides");
+    assert_eq!(report(&kept), report(&plain));
+    assert_eq!(report(&states), report(&plain));
+    assert_eq!(shown(&states), shown(&plain));
+}
+
+/// Under a model that allows every candidate, an RMW reading its own write
+/// (EXCHG of the value it reads) is one candidate: the lazy search reaches
+/// it once (through the pending read the write then feeds), not twice.
+#[test]
+fn a_read_takes_its_own_rmw_write_once() {
+    let all = cat::from_text("all.cat", ALL).expect("compiles");
+    let src = "litmus OWN\nvalues {0, 1}\n\nr := EXCHG(x, 1);\n|| x := 1;\n\nexists (r = 1)\n";
+    let t = pomset::syntax::parse(src).expect("parses");
+    let p = &t.program;
+    let plain = outcomes_with(p, &all, Limits::default(), false).expect("decides");
+    let lazy = outcomes_with(p, &all, Limits::default(), true).expect("decides");
+    assert_eq!(shown(&lazy), shown(&plain));
+}

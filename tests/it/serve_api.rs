@@ -1,0 +1,482 @@
+//! The web explorer's JSON API (`pomset serve`), over real HTTP: a server
+//! on a free port, tests posted, verdicts, option flips and located errors
+//! checked.
+
+use crate::families;
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::OnceLock;
+
+use families::{iriw, sb_ring};
+use serde_json::{json, Value};
+
+/// One server for every test of this file, on a free port of 127.0.0.1.
+fn server() -> SocketAddr {
+    static ADDR: OnceLock<SocketAddr> = OnceLock::new();
+    *ADDR.get_or_init(|| {
+        let server = pomset::serve::start("127.0.0.1:0".parse().expect("an address"))
+            .expect("the server starts");
+        let addr = server.addr;
+        std::thread::spawn(move || server.wait());
+        addr
+    })
+}
+
+/// Sends one HTTP/1.0 request and returns the status and the body.
+fn request(method: &str, path: &str, body: Option<&Value>) -> (u16, String) {
+    let mut stream = TcpStream::connect(server()).expect("the server accepts");
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    let head = format!(
+        "{method} {path} HTTP/1.0\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).expect("request sent");
+    stream.write_all(body.as_bytes()).expect("body sent");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("a response");
+    let (head, body) = response.split_once("\r\n\r\n").expect("headers end");
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("a status code");
+    (status, body.to_string())
+}
+
+fn post(path: &str, body: Value) -> (u16, Value) {
+    let (status, text) = request("POST", path, Some(&body));
+    (status, serde_json::from_str(&text).expect("JSON back"))
+}
+
+fn example(path: &str) -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    std::fs::read_to_string(root.join(path)).expect("the example exists")
+}
+
+fn observation(answer: &Value) -> &str {
+    answer["report"]["conditions"][0]["observation"]
+        .as_str()
+        .expect("an observation")
+}
+
+#[test]
+fn mp_rel_acq_is_forbidden_under_the_defaults() {
+    let (status, answer) = post(
+        "/api/decide",
+        json!({ "source": example("classic/mp+rel+acq.litmus") }),
+    );
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(observation(&answer), "Never");
+    assert_eq!(answer["report"]["states"].as_array().map(Vec::len), Some(5));
+    assert!(answer["text"]
+        .as_str()
+        .is_some_and(|t| t.starts_with("Test MP+rel+acq Forbidden")));
+}
+
+#[test]
+fn flipping_c7a_to_direct_allows_mp_with_fences() {
+    let src = example("catalogue/c06-mp-fences.litmus");
+    let (_, default) = post("/api/decide", json!({ "source": src }));
+    let (_, direct) = post(
+        "/api/decide",
+        json!({ "source": src, "sets": ["c7a=direct"] }),
+    );
+    assert_eq!(observation(&default), "Never");
+    assert_eq!(observation(&direct), "Sometimes");
+    let c7a = direct["options"]
+        .as_array()
+        .and_then(|o| o.iter().find(|o| o["name"] == "c7a"))
+        .expect("c7a listed");
+    assert_eq!(c7a["value"], "direct");
+    assert_eq!(c7a["default"], "closure");
+}
+
+#[test]
+fn the_sc_and_rc11_deciders_answer_too() {
+    let src = example("classic/sb.litmus");
+    let (_, sc) = post("/api/decide", json!({ "source": src, "engine": "sc" }));
+    let (_, rc11) = post("/api/decide", json!({ "source": src, "model": "rc11" }));
+    let (_, named) = post("/api/decide", json!({ "source": src, "model": "sc" }));
+    assert_eq!(observation(&sc), "Never", "SC forbids store buffering");
+    assert_eq!(
+        observation(&named),
+        "Never",
+        "the model named as on the command line"
+    );
+    assert_eq!(observation(&rc11), "Sometimes", "RC11 allows relaxed SB");
+    let (status, refused) = post(
+        "/api/decide",
+        json!({ "source": src, "model": "/etc/passwd" }),
+    );
+    assert_eq!(status, 400);
+    assert!(refused["error"]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("no bundled model is called `/etc/passwd`")));
+}
+
+#[test]
+fn a_syntax_error_is_located_with_line_and_column() {
+    let (status, answer) = post(
+        "/api/decide",
+        json!({ "source": "litmus T\nx := 1;\n|| r := ;\n" }),
+    );
+    assert_eq!(status, 400);
+    let d = &answer["error"]["diagnostics"][0];
+    assert_eq!((d["line"].as_u64(), d["col"].as_u64()), (Some(3), Some(9)));
+    assert_eq!(d["severity"], "error");
+    assert!(answer["error"]["message"]
+        .as_str()
+        .is_some_and(|m| m.starts_with("test.litmus:3:9:")));
+}
+
+#[test]
+fn an_error_in_the_condition_is_located_in_the_condition() {
+    let (status, answer) = post(
+        "/api/explain",
+        json!({ "source": example("classic/mp+rel+acq.litmus"), "condition": "P1:r = = 1" }),
+    );
+    assert_eq!(status, 400);
+    let d = &answer["error"]["diagnostics"][0];
+    assert_eq!(d["file"], "<condition>");
+    assert_eq!((d["line"].as_u64(), d["col"].as_u64()), (Some(1), Some(8)));
+}
+
+#[test]
+fn bad_options_and_bad_bodies_are_json_errors() {
+    let src = example("classic/mp+rel+acq.litmus");
+    let (status, answer) = post(
+        "/api/decide",
+        json!({ "source": src, "sets": ["c7a=bogus"] }),
+    );
+    assert_eq!(status, 400);
+    assert!(answer["error"]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("closure_po")));
+    let (status, text) = request("POST", "/api/decide", None);
+    assert_eq!(status, 400);
+    let v: Value = serde_json::from_str(&text).expect("a JSON error");
+    assert!(v["error"]["message"].is_string());
+}
+
+#[test]
+fn explain_names_the_failing_rule() {
+    let (status, answer) = post(
+        "/api/explain",
+        json!({ "source": example("classic/mp+rel+acq.litmus") }),
+    );
+    assert_eq!(status, 200);
+    let text = answer["text"].as_str().expect("text");
+    assert!(text.contains("Forbidden:"), "{text}");
+    assert!(text.contains("c8b"), "{text}");
+}
+
+#[test]
+fn draw_gives_one_svg_per_pomset_of_the_state() {
+    let (status, answer) = post(
+        "/api/draw",
+        json!({ "source": example("classic/mp+rel+acq.litmus"), "condition": "P1:r = 1 /\\ P1:s = 1" }),
+    );
+    assert_eq!(status, 200, "{answer}");
+    let pictures = answer["pictures"].as_array().expect("pictures");
+    assert_eq!(pictures.len(), 1);
+    assert_eq!(answer["in_all"], 1);
+    assert!(pictures[0].as_str().is_some_and(|s| s.starts_with("<svg")));
+}
+
+#[test]
+fn refine_and_vary_answer() {
+    let (_, refined) = post(
+        "/api/refine",
+        json!({ "refinement": example("refinements/r01-redundant-write.refine") }),
+    );
+    assert_eq!(refined["verdict"], refined["expected"], "{refined}");
+    let (_, table) = post(
+        "/api/vary",
+        json!({ "source": example("catalogue/c06-mp-fences.litmus"), "option": "c7a" }),
+    );
+    let rows = table["rows"].as_array().expect("rows");
+    let direct = rows
+        .iter()
+        .find(|r| r["value"] == "direct")
+        .expect("direct");
+    assert_eq!(direct["verdicts"][0], false, "direct allows the outcome");
+    let closure = rows
+        .iter()
+        .find(|r| r["value"] == "closure")
+        .expect("closure");
+    assert_eq!(closure["verdicts"][0], true);
+}
+
+#[test]
+fn a_request_stops_at_its_pomset_limit() {
+    let (status, answer) = post(
+        "/api/decide",
+        json!({ "source": example("classic/iriw.litmus"), "max_pomsets": 3 }),
+    );
+    assert_eq!(status, 200, "{answer}");
+    assert!(answer["report"]["limit"].is_string(), "{answer}");
+    assert_eq!(answer["report"]["conditions"][0]["ok"], Value::Null);
+}
+
+#[test]
+fn concurrent_requests_are_answered() {
+    let src = example("classic/mp+rel+acq.litmus");
+    let threads: Vec<_> = (0..6)
+        .map(|_| {
+            let src = src.clone();
+            std::thread::spawn(move || post("/api/decide", json!({ "source": src })))
+        })
+        .collect();
+    for t in threads {
+        let (status, answer) = t.join().expect("a thread");
+        assert_eq!(status, 200);
+        assert_eq!(observation(&answer), "Never");
+    }
+}
+
+#[test]
+fn the_page_and_the_examples_are_served() {
+    let (status, page) = request("GET", "/", None);
+    assert_eq!(status, 200);
+    assert!(
+        page.contains("<script src=\"app.js\""),
+        "the page loads its script"
+    );
+    let (status, list) = request("GET", "/api/examples", None);
+    assert_eq!(status, 200);
+    let list: Value = serde_json::from_str(&list).expect("JSON");
+    assert!(list
+        .as_array()
+        .is_some_and(|l| l.iter().any(|e| e["path"] == "classic/mp+rel+acq.litmus")));
+    let (status, options) = request("GET", "/api/options", None);
+    assert_eq!(status, 200);
+    let options: Value = serde_json::from_str(&options).expect("JSON");
+    assert_eq!(
+        options["options"].as_array().map(Vec::len),
+        Some(pomset::model::Model::OPTIONS.len())
+    );
+}
+
+#[test]
+fn pomsets_and_candidates_are_listed_as_the_command_line_lists_them() {
+    let src = example("classic/lb+datas.litmus");
+    let (status, complete) = post("/api/pomsets", json!({ "source": src }));
+    assert_eq!(status, 200, "{complete}");
+    let (_, candidates) = post(
+        "/api/pomsets",
+        json!({ "source": src, "which": "candidates" }),
+    );
+    let count = |v: &Value, key: &str| v[key].as_u64().expect("a count");
+    assert!(count(&complete, "count") >= 1);
+    assert_eq!(count(&candidates, "complete"), count(&complete, "count"));
+    assert!(count(&candidates, "count") > count(&candidates, "complete"));
+    assert!(candidates["summary"]
+        .as_str()
+        .is_some_and(|s| s.contains("candidate pomsets")));
+}
+
+/// Six threads of four accesses each: far more than a fraction of a
+/// second of search, so the request's timeout ends it.
+fn big_test() -> String {
+    let threads: Vec<String> = (0..6)
+        .map(|i| format!("x := {}; y := 1; r{i} := x; s{i} := y;", i % 2))
+        .collect();
+    format!("litmus BIG\n{}\n", threads.join("\n|| "))
+}
+
+#[test]
+fn a_large_test_stops_at_the_request_timeout_with_the_limit_named() {
+    let (status, answer) = post(
+        "/api/decide",
+        json!({ "source": big_test(), "timeout": 0.2 }),
+    );
+    assert_eq!(status, 200, "{answer}");
+    let limit = answer["report"]["limit"].as_str().expect("a limit");
+    assert!(limit.contains("timeout"), "{limit}");
+    // Meanwhile the server still answers small tests.
+    let (_, small) = post(
+        "/api/decide",
+        json!({ "source": example("classic/mp+rel+acq.litmus") }),
+    );
+    assert_eq!(observation(&small), "Never");
+}
+
+/// A bundled Vulkan example (the page lists `examples/vulkan`): the pomset
+/// semantics refuses it by name on every endpoint, pointing at `--model
+/// vulkan`, and the Vulkan model decides it.
+#[test]
+fn a_vulkan_example_is_refused_by_pwt_and_decided_by_vulkan() {
+    let src = example("vulkan/mp-avvis.litmus");
+    let (status, answer) = post("/api/decide", json!({ "source": src }));
+    assert_eq!(status, 200, "{answer}");
+    let why = answer["report"]["unsupported"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("Vulkan model only") && why.contains("--model vulkan"),
+        "{answer}"
+    );
+    for endpoint in ["/api/pomsets", "/api/explain", "/api/draw"] {
+        let (status, refused) = post(endpoint, json!({ "source": src }));
+        assert_eq!(status, 400, "{endpoint}: {refused}");
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("--model vulkan")),
+            "{endpoint}: {refused}"
+        );
+    }
+    let (status, vulkan) = post("/api/decide", json!({ "source": src, "model": "vulkan" }));
+    assert_eq!(status, 200, "{vulkan}");
+    assert_eq!(observation(&vulkan), "Never", "{vulkan}");
+}
+
+fn states(v: &Value) -> &Vec<Value> {
+    v.as_array().expect("a list of states")
+}
+
+#[test]
+fn decide_lists_one_page_of_states_with_the_count_and_judges_them_all() {
+    let src = sb_ring(6);
+    let (status, first) = post("/api/decide", json!({ "source": src }));
+    assert_eq!(status, 200, "{first}");
+    assert_eq!(first["page"]["total"], 729, "3^6 states in all");
+    assert_eq!(first["page"]["offset"], 0);
+    assert_eq!(
+        states(&first["report"]["states"]).len(),
+        pomset::serve::api::DEFAULT_PAGE
+    );
+    // The verdict is the one over every state, not over the page.
+    assert_eq!(observation(&first), "Sometimes");
+    let (_, small) = post("/api/decide", json!({ "source": src, "page": 7 }));
+    assert_eq!(states(&small["report"]["states"]).len(), 7);
+    assert_eq!(
+        small["report"]["states"].as_array().map(|s| &s[..]),
+        first["report"]["states"].as_array().map(|s| &s[..7]),
+        "a smaller page is the start of the same list"
+    );
+}
+
+/// The explorer keeps states as `pomset run` does: IRIW with six relaxed
+/// readers (3^12 states, each reader kept apart) is decided in full, its
+/// determined states held for paging (the first ones, as `run` lists its
+/// first thousand), and `page.all` counts every state.
+#[test]
+fn decide_holds_the_first_states_of_a_test_with_more_than_it_holds() {
+    let src = iriw(6, "");
+    let (status, first) = post("/api/decide", json!({ "source": src }));
+    assert_eq!(status, 200, "{first}");
+    assert!(
+        first["report"]["limit"].is_null(),
+        "{}",
+        first["report"]["limit"]
+    );
+    assert_eq!(observation(&first), "Sometimes");
+    assert_eq!(first["page"]["all"], 531_441, "1, 0 or `?` per read");
+    assert_eq!(
+        first["page"]["total"], 4096,
+        "the determined ones: 0 or 1 per read"
+    );
+    let row = &states(&first["report"]["states"])[0];
+    let values: Vec<i64> = row["values"]
+        .as_array()
+        .expect("values")
+        .iter()
+        .filter_map(|v| v[1].as_i64())
+        .collect();
+    assert_eq!(
+        values,
+        [vec![0; 12], vec![1, 1]].concat(),
+        "the least first"
+    );
+}
+
+#[test]
+fn states_serves_the_later_pages_of_a_decision_without_deciding_again() {
+    let src = sb_ring(6);
+    let (_, all) = post("/api/decide", json!({ "source": src, "page": 1000 }));
+    let all = states(&all["report"]["states"]).clone();
+    assert_eq!(all.len(), 729);
+    let (_, first) = post("/api/decide", json!({ "source": src, "page": 100 }));
+    let id = first["page"]["id"].clone();
+    let mut listed = states(&first["report"]["states"]).clone();
+    while listed.len() < 729 {
+        let (status, next) = post(
+            "/api/states",
+            json!({ "id": id, "offset": listed.len(), "page": 300 }),
+        );
+        assert_eq!(status, 200, "{next}");
+        assert_eq!(next["total"], 729);
+        assert_eq!(next["offset"], listed.len());
+        let more = states(&next["states"]);
+        assert!(!more.is_empty(), "a page before the end is not empty");
+        listed.extend(more.iter().cloned());
+    }
+    assert_eq!(listed, all, "the pages join into the whole list");
+    let (_, past) = post("/api/states", json!({ "id": id, "offset": 729 }));
+    assert_eq!(states(&past["states"]).len(), 0);
+}
+
+#[test]
+fn states_of_a_forgotten_decision_ask_for_a_new_run() {
+    let (status, answer) = post("/api/states", json!({ "id": 987_654_321u64, "offset": 0 }));
+    assert_eq!(status, 400);
+    let message = answer["error"]["message"].as_str().expect("a message");
+    assert!(message.contains("no longer held"), "{message}");
+    let (status, _) = post("/api/states", json!({ "offset": 0 }));
+    assert_eq!(status, 400, "no id");
+}
+
+#[test]
+fn the_held_states_forget_the_oldest_decisions_past_their_bound() {
+    use pomset::report::StateCount;
+    use pomset::serve::held::{Held, MAX_HELD};
+    let held = Held::default();
+    let one = |v: i64| StateCount {
+        values: vec![("r".to_string(), Some(v))],
+        count: 1,
+    };
+    let ids: Vec<u64> = (0..=MAX_HELD as i64)
+        .map(|v| held.keep(&[one(v), one(v + 100)]))
+        .collect();
+    assert!(
+        held.page(ids[0], 0, 10).is_none(),
+        "the oldest is forgotten"
+    );
+    let last = held.page(ids[MAX_HELD], 1, 10).expect("the latest is held");
+    assert_eq!(last.total, 2);
+    assert_eq!(
+        last.states,
+        [json!({ "values": [["r", MAX_HELD as i64 + 100]], "count": 1 })]
+    );
+}
+
+/// The issue's test: 3^12 states. The request's timeout ends the search and
+/// the answer carries one page, whatever was found.
+#[test]
+fn a_twelve_thread_ring_stays_within_the_request_bounds() {
+    let (status, body) = request(
+        "POST",
+        "/api/decide",
+        Some(&json!({ "source": sb_ring(12), "timeout": 0.5 })),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert!(body.len() < 1_000_000, "{} bytes", body.len());
+    let answer: Value = serde_json::from_str(&body).expect("JSON back");
+    let limit = answer["report"]["limit"].as_str().expect("a limit");
+    assert!(limit.contains("timeout"), "{limit}");
+    assert_eq!(answer["report"]["conditions"][0]["ok"], Value::Null);
+    assert!(states(&answer["report"]["states"]).len() <= pomset::serve::api::DEFAULT_PAGE);
+}
+
+#[test]
+fn vary_rows_say_which_verdicts_the_file_expects() {
+    let (_, table) = post(
+        "/api/vary",
+        json!({ "source": example("catalogue/c06-mp-fences.litmus"), "option": "c7a" }),
+    );
+    let rows = table["rows"].as_array().expect("rows");
+    // c06 expects the outcome allowed under the direct c7a, forbidden otherwise.
+    for r in rows {
+        assert_eq!(r["met"], json!([true]), "{r}");
+    }
+}

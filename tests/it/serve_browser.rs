@@ -1,0 +1,302 @@
+//! The web explorer as a user meets it: headless Chromium, driven over the
+//! DevTools protocol (`browser/cdp.rs`), loads the page served by
+//! `pomset::serve`, decides, flips an option through its menu, explains,
+//! draws, switches examples, meets an error, lists a test with thousands of
+//! states a page at a time, and narrows the window to 420 px; after each step
+//! it reads what is on screen. Without Chromium (Debian's `chromium`) it
+//! prints that it was skipped. `UPDATE_SCREENSHOTS=1` also writes the
+//! book's screenshots (book/src/explorer/*.png).
+
+use crate::cdp;
+
+use crate::families;
+
+use cdp::Page;
+use families::{iriw, sb_ring};
+use serde_json::Value;
+
+/// Waits for every request of the page to be answered.
+fn settle(page: &mut Page) {
+    page.wait_for(
+        "!!document.body && document.body.dataset.ready === 'yes' && document.body.dataset.pending === '0'",
+        30,
+    );
+}
+
+fn text(page: &mut Page, selector: &str) -> String {
+    let v = page.eval(&format!(
+        "(document.querySelector({selector:?}) || {{}}).innerText || ''"
+    ));
+    v.as_str().unwrap_or_default().to_string()
+}
+
+fn strings(v: Value) -> Vec<String> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.as_str().map(String::from))
+        .collect()
+}
+
+/// Each verdict row's observation and the colour class of its cell.
+fn verdicts(page: &mut Page) -> Vec<String> {
+    strings(page.eval(
+        "[...document.querySelectorAll('#verdicts [data-observation]')]\
+         .map(td => td.dataset.observation + ' ' + td.className)",
+    ))
+}
+
+/// Chooses `value` in the menu `id` as a click would, then waits.
+fn choose(page: &mut Page, id: &str, value: &str) {
+    page.eval(&format!(
+        "(() => {{ const s = document.getElementById({id:?}); s.value = {value:?}; \
+         s.dispatchEvent(new Event('change')); }})()"
+    ));
+    settle(page);
+}
+
+fn click(page: &mut Page, selector: &str) {
+    page.eval(&format!("document.querySelector({selector:?}).click()"));
+    settle(page);
+}
+
+fn type_into(page: &mut Page, id: &str, value: &str) {
+    page.eval(&format!(
+        "document.getElementById({id:?}).value = {value:?}"
+    ));
+}
+
+fn rows(page: &mut Page, table: &str) -> usize {
+    let n = page.eval(&format!(
+        "document.querySelectorAll('#{table} tbody tr').length"
+    ));
+    n.as_u64().unwrap_or(0) as usize
+}
+
+/// Presses the *vary* button of option `name`.
+fn press_vary(page: &mut Page, name: &str) {
+    page.eval(&format!(
+        "[...document.querySelectorAll('#options tbody tr')].find(r => r.cells[0].innerText === {name:?})\
+         .querySelector('button').click()"
+    ));
+    settle(page);
+}
+
+/// Opens `url` as a new document (a change of fragment alone would not reload).
+fn open(page: &mut Page, url: &str) {
+    page.eval("document.body && delete document.body.dataset.ready");
+    page.navigate("about:blank");
+    page.navigate(url);
+    settle(page);
+}
+
+#[test]
+fn a_user_decides_flips_explains_draws_switches_and_narrows_the_window() {
+    let Some(binary) = cdp::chromium() else {
+        println!("skipped: Chromium is not installed (apt-get install chromium runs this test)");
+        return;
+    };
+    let server = pomset::serve::start("127.0.0.1:0".parse().expect("an address"))
+        .expect("the server starts");
+    let base = format!("http://{}/", server.addr);
+    let browser = cdp::Browser::start(&binary);
+    let mut page = browser.page();
+
+    // Load: the page opens on MP+rel+acq and decides it; forbidden, as the
+    // file expects, so green.
+    open(&mut page, &base);
+    assert_eq!(verdicts(&mut page), ["Never ok"]);
+    let green =
+        page.eval("getComputedStyle(document.querySelector('#verdicts [data-observation]')).color");
+    assert_eq!(green, "rgb(46, 125, 50)", "an expected verdict is green");
+    assert_eq!(rows(&mut page, "states"), 5);
+    assert_eq!(text(&mut page, "#states-count"), "5 in all");
+    assert_eq!(page.eval("document.getElementById('more').hidden"), true);
+    // Draw: the first state is drawn, its release write and acquire read too.
+    let svg = page.eval("document.querySelector('#pictures').innerHTML");
+    let svg = svg.as_str().unwrap_or_default();
+    assert!(svg.contains("<svg") && svg.contains(">rel</tspan>") && svg.contains(">acq</tspan>"));
+
+    // Explain: the test's own condition fails c8b.
+    click(&mut page, "#explain");
+    let explanation = text(&mut page, "#explanation");
+    assert!(explanation.contains("c8b"), "{explanation}");
+
+    // Flip an option: the explanation (of the old options) goes; still forbidden.
+    choose(&mut page, "option-c7a", "direct");
+    assert_eq!(verdicts(&mut page), ["Never ok"]);
+    assert_eq!(text(&mut page, "#changed"), "(1 not default)");
+    assert_eq!(
+        text(&mut page, "#explanation"),
+        "",
+        "stale explanation cleared"
+    );
+
+    // Draw another state: click its row.
+    click(&mut page, "#states tbody tr:nth-child(2)");
+    let chosen = text(&mut page, "#drawn-what");
+    let second = text(&mut page, "#states tbody tr:nth-child(2) td");
+    assert!(chosen.starts_with("ending in"), "{chosen}");
+    assert!(
+        page.eval("document.querySelector('#states tbody tr:nth-child(2)').className") == "chosen"
+    );
+    assert!(!second.is_empty());
+    assert!(
+        page.eval("document.querySelectorAll('#pictures svg').length")
+            .as_u64()
+            >= Some(1)
+    );
+
+    // Switch example: options back to the defaults; then the tutorial's
+    // flip, which the file expects to allow the outcome: marked, and green.
+    choose(&mut page, "examples", "catalogue/c06-mp-fences.litmus");
+    assert_eq!(text(&mut page, "#changed"), "(all default)");
+    assert_eq!(verdicts(&mut page), ["Never ok"]);
+    choose(&mut page, "option-c7a", "direct");
+    assert_eq!(verdicts(&mut page), ["Sometimes ok"]);
+    assert!(text(&mut page, "#verdicts").contains("flipped (was Never)"));
+    press_vary(&mut page, "c7a");
+    let vary = strings(page.eval(
+        "[...document.querySelectorAll('#vary tbody tr')].map(r => [...r.cells].map(c => c.innerText + ':' + c.className).join(' | '))",
+    ));
+    assert!(
+        vary.iter()
+            .any(|r| r.starts_with("direct (current)") && r.ends_with("| No:ok")),
+        "direct: No, as expected under it: {vary:?}"
+    );
+    assert!(
+        vary.iter()
+            .any(|r| r.starts_with("closure (default)") && r.ends_with("| Ok:ok")),
+        "closure: Ok, as expected under it: {vary:?}"
+    );
+    assert_eq!(
+        page.eval("document.getElementById('variation').hidden"),
+        false
+    );
+
+    // Switching back clears the vary table of the other test, and an
+    // explanation asked for just before the switch never shows.
+    page.eval("document.getElementById('explain').click()");
+    choose(&mut page, "examples", "classic/mp+rel+acq.litmus");
+    assert_eq!(
+        text(&mut page, "#explanation"),
+        "",
+        "a late explanation is dropped"
+    );
+    assert_eq!(
+        page.eval("document.getElementById('variation').hidden"),
+        true
+    );
+    assert_eq!(rows(&mut page, "vary"), 0);
+
+    // An error in the Explain box: located in the condition, shown once, in
+    // the explain pane, not under the editor.
+    type_into(&mut page, "outcome", "P1:r = ");
+    click(&mut page, "#explain");
+    let error = text(&mut page, "#explanation");
+    assert!(error.starts_with("<condition>:1:"), "{error}");
+    let body = text(&mut page, "body");
+    assert_eq!(body.matches("unexpected `)`").count(), 1, "{body}");
+    assert_eq!(body.matches("hint:").count(), 1, "{body}");
+    assert_eq!(page.eval("document.getElementById('problem').hidden"), true);
+
+    // An error in the test: located; the results of the earlier text go.
+    type_into(&mut page, "outcome", "");
+    type_into(&mut page, "source", "litmus T\nx := 1;\n|| r := ;\n");
+    click(&mut page, "#run");
+    let problem = text(&mut page, "#problem");
+    assert!(problem.starts_with("test.litmus:3:9: error"), "{problem}");
+    assert_eq!(problem.matches("unexpected").count(), 1, "{problem}");
+    assert_eq!(rows(&mut page, "verdicts"), 0);
+    assert_eq!(rows(&mut page, "states"), 0);
+    assert_eq!(text(&mut page, "#explanation"), "");
+    assert_eq!(
+        page.eval("document.querySelectorAll('#pictures svg').length"),
+        0
+    );
+    if std::env::var_os("UPDATE_SCREENSHOTS").is_some() {
+        save(&mut page, "error.png");
+    }
+
+    // A big test: 6561 states, listed 200 at a time with the count.
+    type_into(&mut page, "source", &sb_ring(8));
+    click(&mut page, "#run");
+    assert_eq!(verdicts(&mut page), ["Sometimes plain"]);
+    assert_eq!(rows(&mut page, "states"), 200);
+    assert_eq!(text(&mut page, "#states-count"), "200 of 6561 listed");
+    click(&mut page, "#more");
+    assert_eq!(rows(&mut page, "states"), 400);
+    assert_eq!(text(&mut page, "#states-count"), "400 of 6561 listed");
+    let states = strings(page.eval(
+        "[...document.querySelectorAll('#states tbody tr td:first-child')].map(td => td.innerText)",
+    ));
+    let distinct: std::collections::BTreeSet<&String> = states.iter().collect();
+    assert_eq!(distinct.len(), 400, "the second page follows the first");
+
+    // More states than a decision holds (IRIW with six relaxed readers,
+    // kept apart): the first determined ones are listed, and the count
+    // says how many there are in all.
+    type_into(&mut page, "source", &iriw(6, ""));
+    click(&mut page, "#run");
+    assert_eq!(verdicts(&mut page), ["Sometimes plain"]);
+    assert_eq!(
+        text(&mut page, "#states-count"),
+        "200 of 4096 listed (531441 in all: the first 4096 with no ? can be listed)"
+    );
+
+    // Limits read in the page's words, not as the command line's flags.
+    assert_eq!(
+        page.eval("limitWords('Limit reached: --timeout 10 (no explanation; raise the limit)')"),
+        "Limit reached: the time limit of 10 s (no explanation; `pomset explain` on the command line takes higher limits)"
+    );
+    assert_eq!(
+        page.eval("limitWords('--max-states 200000 (final states)')"),
+        "the limit of 200000 states (final states)"
+    );
+
+    // A narrow window: one column, nothing wider than the window.
+    choose(&mut page, "examples", "catalogue/c06-mp-fences.litmus");
+    press_vary(&mut page, "c7a");
+    click(&mut page, "#explain");
+    page.set_width(420, 900);
+    settle(&mut page);
+    let clipped = strings(page.eval(
+        "[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > \
+         document.documentElement.clientWidth + 0.5 && e.closest('pre') === null).map(e => e.tagName + '#' + e.id + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))",
+    ));
+    assert_eq!(
+        clipped,
+        Vec::<String>::new(),
+        "elements past the right edge"
+    );
+    let overflow =
+        page.eval("document.documentElement.scrollWidth - document.documentElement.clientWidth");
+    assert_eq!(overflow, 0, "no horizontal scrolling at 420 px");
+    let stacked = page.eval(
+        "document.getElementById('right').getBoundingClientRect().top >= \
+         document.getElementById('left').getBoundingClientRect().bottom",
+    );
+    assert_eq!(stacked, true, "the results stack under the editor");
+
+    if std::env::var_os("UPDATE_SCREENSHOTS").is_some() {
+        page.set_width(1400, 1000);
+        open(
+            &mut page,
+            &format!("{base}#ex=classic%2Fmp%2Brel%2Bacq.litmus&explain="),
+        );
+        save(&mut page, "mp-rel-acq.png");
+        open(
+            &mut page,
+            &format!("{base}#ex=catalogue%2Fc06-mp-fences.litmus&flip=c7a=direct&vary=c7a"),
+        );
+        save(&mut page, "flip-c7a.png");
+    }
+}
+
+/// Writes the page as the book's screenshot `name`.
+fn save(page: &mut Page, name: &str) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("book/src/explorer");
+    std::fs::create_dir_all(&dir).expect("book/src/explorer can be created");
+    std::fs::write(dir.join(name), page.screenshot()).expect("the screenshot is written");
+    eprintln!("wrote {}", dir.join(name).display());
+}

@@ -1,0 +1,136 @@
+//! `run --verdict-only` against full enumeration: the condition-directed
+//! searches (`semantics/goal.rs`) prune by the condition and stop at the
+//! first state found, so each of their verdicts must equal the verdict read
+//! off every final state: herd7's Ok/No, the observation and whether the
+//! expectation is met, for every condition of every random program and of
+//! every bundled example.
+//!
+//! `PROPTEST_CASES=N` sets the number of random programs (default 1500).
+
+use crate::gen;
+
+use gen::{cases, Checked};
+use pomset::engine::pwt::decide;
+use pomset::model::Model;
+use pomset::outcome::verdict::{judge, Judgement};
+use pomset::outcome::Limits;
+use pomset::syntax::{self, core::Program};
+use proptest::test_runner::TestCaseError;
+
+fn verdict(j: &Judgement) -> (Option<bool>, Option<&'static str>, Option<bool>) {
+    (j.ok, j.observation.map(|o| o.as_str()), j.met)
+}
+
+/// Compares the two ways of deciding `p`; `None` when a limit stopped
+/// either, else the number of conditions compared.
+fn compare(p: &Program, model: &Model) -> Result<Option<usize>, String> {
+    let full = decide::outcomes(p, model, Limits::default()).map_err(|u| format!("{u:?}"))?;
+    let settled =
+        decide::settle_conditions(p, model, Limits::default()).map_err(|u| format!("{u:?}"))?;
+    if full.limit.is_some() || settled.iter().flatten().any(|s| s.limit.is_some()) {
+        return Ok(None);
+    }
+    // The report `run --verdict-only` prints: it also judges when finding
+    // nothing proves nothing (no state at all, or a declared V left).
+    let report = pomset::report::Report::settled(p, model, &settled, std::time::Duration::ZERO);
+    for ((c, [holds, fails]), b) in p.conditions.iter().zip(&settled).zip(&report.conditions) {
+        let a = judge(p, c, &full, model);
+        let b = (b.ok, b.observation, b.met);
+        if verdict(&a) != b {
+            return Err(format!(
+                "full enumeration says {:?}, verdict-only says {:?}",
+                verdict(&a),
+                b
+            ));
+        }
+        // What the searches found are real final states of the right kind.
+        for (s, want) in [(&holds.found, true), (&fails.found, false)] {
+            if let Some(s) = s {
+                if !full.states.contains_key(s) {
+                    return Err(format!(
+                        "verdict-only found a state full enumeration lacks: {s:?}"
+                    ));
+                }
+                if pomset::outcome::verdict::holds(p, s, &c.prop) != want {
+                    return Err(format!("a state of the wrong kind: {s:?}"));
+                }
+            }
+        }
+    }
+    Ok(Some(p.conditions.len()))
+}
+
+#[test]
+fn verdict_only_agrees_with_full_enumeration_on_random_programs() {
+    let n = cases(1500);
+    let compared = std::cell::Cell::new(0usize);
+    gen::run_property("verdict-only", n, gen::tiny(), |t| {
+        let text = t.text();
+        let p = syntax::parse(&text)
+            .map_err(|d| TestCaseError::fail(d.render("gen", &text)))?
+            .program;
+        match compare(&p, &Model::default()) {
+            Ok(Some(n)) => compared.set(compared.get() + n),
+            Ok(None) => return Ok(gen::skipped("a limit", &t)),
+            Err(why) => {
+                return Err(TestCaseError::fail(format!(
+                    "{why}\n--- program ---\n{text}"
+                )))
+            }
+        }
+        Ok(Checked::Yes)
+    });
+    // About a third of random programs have a condition to compare (the
+    // bound scales with PROPTEST_CASES, which the long oracle runs set).
+    assert!(
+        compared.get() > n as usize / 3,
+        "too few conditions compared: {} of {n} programs",
+        compared.get()
+    );
+}
+
+/// Every bundled example, and every foreign sample that imports (with its
+/// loops, `filter` and scopes).
+#[test]
+fn verdict_only_agrees_with_full_enumeration_on_every_example() {
+    let mut compared = 0;
+    let dirs = [
+        "examples/classic",
+        "examples/catalogue",
+        "tests/foreign/herd-c",
+        "tests/foreign/ptx",
+        "tests/foreign/lit",
+    ];
+    for dir in dirs {
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .expect("examples")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "litmus" || x == "lit"))
+            .collect();
+        files.sort();
+        for f in files {
+            let text = std::fs::read_to_string(&f).expect("readable");
+            let name = f.display().to_string();
+            let opts = pomset::import::Options::default();
+            let Ok(test) = pomset::import::load(&name, &text, opts) else {
+                continue; // a refusal sample
+            };
+            let p = test.program;
+            match compare(&p, &p.model) {
+                Ok(n) => compared += n.unwrap_or(0),
+                Err(why) => panic!("{}: {why}", f.display()),
+            }
+        }
+    }
+    assert!(compared > 70, "{compared} conditions compared");
+}
+
+/// Issue 27 §1: a declared V that the FADD leaves (2 + 4 = 6) drops every
+/// execution; verdict-only finding no state must not answer Never where
+/// full enumeration, over zero states, answers nothing.
+#[test]
+fn verdict_only_answers_nothing_when_a_declared_v_is_left() {
+    let src = "litmus GEN\nvalues {0, 1, 2, 4}\nlocations { x }\ninit { x = 2 }\n\nFADD.cta(x, 4);\n\nexists ([x] = 0)\n";
+    let p = pomset::syntax::parse(src).expect("parses").program;
+    assert_eq!(compare(&p, &Model::default()), Ok(Some(1)));
+}

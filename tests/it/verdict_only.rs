@@ -7,7 +7,7 @@
 //!
 //! `PROPTEST_CASES=N` sets the number of random programs (default 1500).
 
-use crate::gen;
+use crate::{families, gen};
 
 use gen::{cases, Checked};
 use pomset::engine::pwt::decide;
@@ -133,4 +133,38 @@ fn verdict_only_answers_nothing_when_a_declared_v_is_left() {
     let src = "litmus GEN\nvalues {0, 1, 2, 4}\nlocations { x }\ninit { x = 2 }\n\nFADD.cta(x, 4);\n\nexists ([x] = 0)\n";
     let p = pomset::syntax::parse(src).expect("parses").program;
     assert_eq!(compare(&p, &Model::default()), Ok(Some(1)));
+}
+
+/// Issue 40: where `run` keeps a read-only thread's reads apart, the
+/// verdict-only report is read off the same product (one decision path), so
+/// its verdicts are `run`'s and its states are all of them, counted as
+/// `run` counts them; the note says why the report is whole.
+#[test]
+fn verdict_only_reads_the_readers_product_where_run_does() {
+    use pomset::engine::{decide as decide_with, pwt::Pwt};
+    let model = Model::default();
+    // As `run` sets them: states kept as orbits, readers as a product.
+    let limits = Limits {
+        orbits: true,
+        ..Limits::default()
+    };
+    for n in 2..=5 {
+        // CoRR's reader thread is split into one reader per read; IRIW's
+        // readers are threads of their own, decided by the searches.
+        for (src, split) in [(families::corr(n), true), (families::iriw(n.min(3), "rlx"), false)] {
+            let p = syntax::parse(&src).expect("parses").program;
+            let full = decide_with(&Pwt, &p, &model, false, limits);
+            let only = decide_with(&Pwt, &p, &model, true, limits);
+            let verdicts = |r: &pomset::report::Report| -> Vec<_> {
+                r.conditions.iter().map(|c| (c.ok, c.observation, c.met)).collect()
+            };
+            assert_eq!(verdicts(&only), verdicts(&full), "{src}");
+            assert!(full.limit.is_none(), "{src}");
+            let whole = only.warnings.iter().any(|w| w == pomset::engine::pwt::ALL_STATES);
+            assert_eq!(whole, split, "{src}");
+            if split {
+                assert_eq!(format!("{:?}", only.states), format!("{:?}", full.states), "{src}");
+            }
+        }
+    }
 }

@@ -12,6 +12,56 @@ use crate::syntax::core::{Program, Prop, RegId, Term};
 /// How many executions `explain` describes one by one.
 pub const SHOWN: usize = 8;
 
+/// How many candidate executions `explain` lists for illustration once
+/// `run`'s pruned search has decided the outcome: past it, the listing
+/// stops and says so (the verdict does not rest on it).
+pub const ILLUSTRATED: usize = 20_000;
+
+/// Whether a consistent execution reaches the outcome, decided as `run`
+/// decides (the lazy search of `search.rs`: parts refuted by a monotone
+/// check are cut, so every consistent execution is still visited), with
+/// the witness's description when one is found: `None` where that search
+/// does not apply or a limit stopped it before a witness.
+fn decided(
+    p: &Program,
+    cells: &Cells,
+    model: &Model,
+    prop: &Prop,
+    limits: &Limits,
+) -> Result<Option<Option<Vec<String>>>, String> {
+    let Some(checks) = super::search::applies(p, model) else {
+        return Ok(None);
+    };
+    let (mut found, mut error) = (None, None);
+    let mut visit = |x: &Execution, regs: &[Option<i64>], _times: usize| {
+        if !holds(p, &final_state(p, x, regs), prop) {
+            return true;
+        }
+        match model.judge(x) {
+            Ok(j) => {
+                if j.consistent() {
+                    found = Some(describe(p, cells, x));
+                }
+                found.is_none()
+            }
+            Err(e) => {
+                error = Some(e.render());
+                false
+            }
+        }
+    };
+    let none = crate::outcome::orbit::Classes::default();
+    let seen = super::search::candidates(p, model, (&checks, &none), limits, &mut visit)?;
+    if let Some(e) = error {
+        return Err(e);
+    }
+    Ok(match (found, seen.limit) {
+        (Some(witness), _) => Some(Some(witness)),
+        (None, None) => Some(None),
+        (None, Some(_)) => None,
+    })
+}
+
 /// An event as `P0:W^rel x=1`, `init:W x=0`, `P1:F^sc`.
 pub fn event_label(p: &Program, cells: &Cells, e: &Event) -> String {
     let thread = super::thread_label(p, e);
@@ -141,7 +191,17 @@ pub fn explain(
         };
         may_hold(prop, &own).contains(&Some(true))
     };
+    // The verdict as `run` reaches it; the enumeration below illustrates
+    // it (and, where it finishes, counts), and is cut once it has listed
+    // `ILLUSTRATED` candidates.
+    let verdict = decided(p, &cells, model, prop, limits)?;
+    let (mut visited, mut illustrated) = (0usize, false);
     let seen = candidates_where(p, limits, keep, |x, regs| {
+        visited += 1;
+        if verdict.is_some() && visited > ILLUSTRATED {
+            illustrated = true;
+            return false;
+        }
         if !holds(p, &final_state(p, x, regs), prop) {
             return true;
         }
@@ -177,6 +237,40 @@ pub fn explain(
     })?;
     if let Some(e) = error {
         return Err(e);
+    }
+    // The listing was cut (by its budget or a limit) after `run`'s search
+    // decided: the verdict is that search's, and the counts are the listing's.
+    let listed = (illustrated || seen.limit.is_some()).then_some(verdict).flatten();
+    if let Some(witness) = listed {
+        let allowed = witness.is_some();
+        let why = match &seen.limit {
+            Some(l) if !illustrated => format!("stopped at a limit ({l})"),
+            _ => format!("stopped after {ILLUSTRATED} candidates"),
+        };
+        let said = if allowed {
+            format!(
+                "a consistent execution under {} reaches it (run's pruned search found one): allowed",
+                model.name
+            )
+        } else {
+            format!(
+                "no consistent execution under {} reaches it (run's pruned search, which cuts only parts a monotone check refutes, visited every other candidate): forbidden",
+                model.name
+            )
+        };
+        let mut summary = vec![said];
+        if let Some(w) = witness.filter(|_| consistent == 0) {
+            summary.push("run's witness:".to_string());
+            summary.extend(w.into_iter().map(|l| format!("  {l}")));
+        }
+        summary.push(format!(
+            "the listing below {why}: {reaching} of the candidates listed reach it, {consistent} consistent"
+        ));
+        if shown < reaching {
+            lines.push(format!("({} more not shown)", reaching - shown));
+        }
+        summary.extend(lines);
+        return Ok(summary);
     }
     // A consistent execution found is a witness whatever stopped the
     // search; "none" is a verdict only when every candidate was visited.

@@ -784,3 +784,76 @@ fn ctrl_c_stops_the_sweep_and_keeps_what_it_decided() {
     assert!(err.contains("c.jsonl (shard 0/1) was stopped after"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_books_gnu_parallel_recipe_equals_one_run() {
+    let has = Command::new("sh")
+        .args(["-c", "command -v parallel"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "GNU parallel is missing under CI=true (.ci/run installs Debian's `parallel`)"
+        );
+        eprintln!("skipped: GNU parallel is not installed (Debian: apt-get install parallel)");
+        return;
+    }
+    let book = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("book/src/distinguish.md"),
+    )
+    .expect("the chapter");
+    let (_, after) = book
+        .split_once("<!-- tests/it/distinguish.rs runs this recipe -->")
+        .expect("the recipe's marker");
+    let recipe = after
+        .split_once("```sh\n")
+        .and_then(|(_, b)| b.split_once("```"))
+        .map(|(b, _)| b)
+        .expect("the recipe's block");
+    // The sweep the shards run: the flags between `distinguish` and `--shard`.
+    let sweep = recipe
+        .split_once("pomset distinguish")
+        .and_then(|(_, rest)| rest.split_once("--shard"))
+        .map(|(flags, _)| flags.trim())
+        .expect("a sharded sweep");
+    let dir = scratch("parallel");
+    let bin = Path::new(env!("CARGO_BIN_EXE_pomset"))
+        .parent()
+        .expect("a directory");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let sh = |script: &str| {
+        let out = Command::new("sh")
+            .args(["-e", "-c", script])
+            .env("PATH", &path)
+            .current_dir(&dir)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("sh runs");
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{script}\n{err}");
+    };
+    sh(recipe);
+    sh(&format!("pomset distinguish {sweep} --out whole"));
+    let files = |d: &str| -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = std::fs::read_dir(dir.join(d))
+            .expect("written")
+            .map(|e| {
+                let p = e.expect("an entry").path();
+                let name = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
+                (name, std::fs::read_to_string(&p).expect("readable"))
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    let (found, whole) = (files("found"), files("whole"));
+    assert!(found.iter().any(|(n, _)| n == "summary.txt"));
+    assert!(found.len() > 1, "minimal tests written: {found:?}");
+    assert_eq!(found, whole);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -133,7 +133,7 @@ fn fixed_threads(space: &Space, ops: &[Op], r: &Renaming, k: usize) -> Option<Ve
     let mut out = vec![0u128; longest + 1];
     // Prefixes by whether they hold a read (which dependencies need).
     let mut layer = [1u128, 0u128];
-    for len in 1..=longest {
+    for slot in out.iter_mut().skip(1) {
         let mut next = [0u128, 0u128];
         for (after_read, &n) in layer.iter().enumerate() {
             if n == 0 {
@@ -146,7 +146,7 @@ fn fixed_threads(space: &Space, ops: &[Op], r: &Renaming, k: usize) -> Option<Ve
             }
         }
         layer = next;
-        out[len] = layer[0].checked_add(layer[1])?;
+        *slot = layer[0].checked_add(layer[1])?;
     }
     Some(out)
 }

@@ -5,9 +5,10 @@
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::distinguish::enumerate::{Bound, Dep, Kind, Space, Vocabulary};
+use crate::distinguish::count;
 use crate::distinguish::shard::{self, Header, Merged};
 use crate::distinguish::{Pair, Shard};
 use crate::syntax::ast::{Mode, Scope};
@@ -20,6 +21,8 @@ Examples:
   pomset distinguish --mapping pwt:ptx --modes rlx,acq,rel --rmws exchg --out found/
   pomset distinguish --models sc,rc11 --shard 0/4 --jsonl s0.jsonl   (one of four)
   pomset distinguish --merge s*.jsonl --out found/
+  pomset distinguish --models rc11,pwt --threads 3 --budget 3600 --jsonl r.jsonl
+                                                   stops after an hour; run again to resume
 
 Every program within the bound is decided once up to symmetry (threads
 permuted, locations and written values renamed); those with a final state
@@ -28,7 +31,10 @@ ones (no access removable, no mode or scope weakenable, no dependency
 droppable while still distinguishing) are listed by family (the shape with
 modes relaxed) and written under --out as litmus tests. A program a model
 refuses, stops on a limit for, or flags (a data race) is undecided, never
-distinguishing. The book's \"Where models differ\" has the recipe for GNU
+distinguishing. --budget or Ctrl-C stops a sweep, keeping its records, and
+prints the summary so far (INCOMPLETE) and the command that resumes it;
+--merge says which shards are missing or stopped. Either exits 1 unless
+--partial. The book's \"Where models differ\" has the recipe for GNU
 parallel and Slurm.";
 
 /// The arguments of `pomset distinguish`.
@@ -90,21 +96,34 @@ pub struct DistinguishArgs {
     /// Seconds each model may spend on one program (then it is undecided).
     #[arg(long, value_name = "SECONDS", value_parser = super::args::seconds, allow_negative_numbers = true)]
     timeout: Option<f64>,
+    /// Seconds the whole sweep may take: then it stops, keeps its records
+    /// (resumable), prints the summary so far, marked incomplete, and the
+    /// command that resumes it. Ctrl-C does the same.
+    #[arg(long, value_name = "SECONDS", value_parser = budget, allow_negative_numbers = true)]
+    budget: Option<f64>,
+    /// Accept an incomplete sweep (stopped, or --merge of some shards
+    /// only): exit 0 instead of 1. The summary still says INCOMPLETE.
+    #[arg(long)]
+    partial: bool,
     /// Decide nothing: merge these files of records and print the summary.
-    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["models", "mapping", "jsonl", "shard"])]
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["models", "mapping", "jsonl", "shard", "budget"])]
     merge: Vec<PathBuf>,
+}
+
+/// Set by the Ctrl-C handler, or when `--budget` runs out: the engines stop
+/// at their next check (`Limits::cancel`) and the sweep before its next
+/// program.
+static CANCEL: AtomicBool = AtomicBool::new(false);
+
+fn budget(text: &str) -> Result<f64, String> {
+    super::args::seconds(text)
+        .map_err(|_| "--budget takes a number of seconds, finite and not negative".to_string())
 }
 
 /// `pomset distinguish`.
 pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
     if !a.merge.is_empty() {
-        let mut files = Vec::new();
-        for path in &a.merge {
-            let name = path.display().to_string();
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
-            files.push((name.clone(), shard::read(&name, &text)?));
-        }
-        return finish(&shard::merge(&files)?, a.out.as_deref());
+        return merge(a);
     }
     let space = space(a)?;
     let mut pair = match (&a.mapping, a.models.as_slice()) {
@@ -117,36 +136,56 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
         }
     };
     pair.timeout = a.timeout;
+    pair.cancel = Some(&CANCEL);
     let shard = match &a.shard {
         Some(s) => Shard::parse(s)?,
         None => Shard::WHOLE,
     };
+    let total = count::programs(&space).map(|n| count::share(n, shard.index, shard.count));
     let header = Header {
         models: pair.names.clone(),
         space: space.describe(),
         shard: shard.to_string(),
+        programs: total,
     };
-    let (done, mut records, mut sink) = match &a.jsonl {
+    let (done, mut records, mut sink, finished) = match &a.jsonl {
         Some(path) => open_jsonl(path, &header)?,
-        None => (HashSet::new(), Vec::new(), None),
+        None => (HashSet::new(), Vec::new(), None, false),
     };
+    // Ctrl-C stops the sweep as the budget does; a second one ends the process.
+    let _ = ctrlc::set_handler(|| {
+        if CANCEL.swap(true, Ordering::Relaxed) {
+            std::process::exit(130);
+        }
+    });
     let show = a.progress || std::io::stderr().is_terminal();
-    // The total is counted beside the sweep, so a large one starts at once.
-    let total = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
+    let counted = AtomicU64::new(total.unwrap_or(0));
+    let over = AtomicBool::new(false);
+    let spent = AtomicBool::new(false);
     let mut failed = None;
+    let mut complete = true;
     std::thread::scope(|scope| {
-        if show {
+        if show && total.is_none() {
+            // Too many symmetries to count by formula: count by listing.
             scope.spawn(|| {
                 let n = shard
                     .programs(&space)
-                    .take_while(|_| !stop.load(Ordering::Relaxed))
+                    .take_while(|_| !over.load(Ordering::Relaxed))
                     .count();
-                total.store(n, Ordering::Relaxed);
+                counted.store(n as u64, Ordering::Relaxed);
             });
         }
-        let mut bar = Progress::new(show, &total, done.len());
-        crate::distinguish::sweep(&space, &pair, shard, &done, &mut |r| {
+        if let Some(secs) = a.budget {
+            let (over, spent) = (&over, &spent);
+            // A budget already spent stops the sweep before its first program.
+            if secs <= 0.0 {
+                spent.store(true, Ordering::Relaxed);
+                CANCEL.store(true, Ordering::Relaxed);
+            }
+            scope.spawn(move || watch_budget(secs, over, spent));
+        }
+        let mut bar = Progress::new(show, &counted, done.len());
+        complete = crate::distinguish::sweep(&space, &pair, shard, &done, &mut |r| {
             if let Some(f) = &mut sink {
                 if let Err(e) = writeln!(f, "{}", shard::record_line(&r)) {
                     failed.get_or_insert(e.to_string());
@@ -155,18 +194,129 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
             bar.step();
             records.push(r);
         });
-        stop.store(true, Ordering::Relaxed);
+        over.store(true, Ordering::Relaxed);
         bar.end();
     });
     if let Some(e) = failed {
         return Err(format!("writing the records: {e}"));
     }
-    let merged = Merged {
-        models: header.models,
-        space: header.space,
-        records: records.into_iter().map(|r| (r.id.clone(), r)).collect(),
+    if complete && !finished {
+        if let Some(f) = &mut sink {
+            writeln!(f, "{}", shard::end_line(records.len()))
+                .map_err(|e| format!("writing the records: {e}"))?;
+        }
+    }
+    let mut merged = Merged {
+        models: header.models.clone(),
+        space: header.space.clone(),
+        records: records.iter().map(|r| (r.id.clone(), r.clone())).collect(),
+        incomplete: Vec::new(),
     };
-    finish(&merged, a.out.as_deref())
+    if complete {
+        finish(&merged, a.out.as_deref())?;
+        return Ok(true);
+    }
+    let why = match (spent.load(Ordering::Relaxed), a.budget) {
+        (true, Some(secs)) => format!("--budget {secs}"),
+        _ => "Ctrl-C".to_string(),
+    };
+    let of = total.map_or(String::new(), |n| format!(" of {n}"));
+    merged.incomplete.push(format!(
+        "stopped by {why} after {}{of} programs",
+        records.len()
+    ));
+    // Without --jsonl the records so far go to a new file, to resume from.
+    let file = match &a.jsonl {
+        Some(path) => path.clone(),
+        None => save(&header, &records)?,
+    };
+    finish(&merged, a.out.as_deref())?;
+    let resume = resume_command(a.jsonl.is_none().then_some(file.as_path()));
+    eprintln!(
+        "stopped by {why}: the records so far are in {}; resume with\n  {resume}",
+        file.display()
+    );
+    Ok(a.partial)
+}
+
+/// `--merge`: the files' records and summary, said to be incomplete, loudly,
+/// when a shard is missing or a file's sweep stopped.
+fn merge(a: &DistinguishArgs) -> Result<bool, String> {
+    let mut files = Vec::new();
+    for path in &a.merge {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
+        files.push((name.clone(), shard::read(&name, &text)?));
+    }
+    let merged = shard::merge(&files)?;
+    finish(&merged, a.out.as_deref())?;
+    if merged.incomplete.is_empty() {
+        return Ok(true);
+    }
+    for why in &merged.incomplete {
+        eprintln!("warning: incomplete: {why}");
+    }
+    if !a.partial {
+        eprintln!("warning: the summary is of these records only; --partial accepts that (exit 0)");
+    }
+    Ok(a.partial)
+}
+
+/// Sets `CANCEL` when `secs` have passed, unless the sweep is `over` first.
+fn watch_budget(secs: f64, over: &AtomicBool, spent: &AtomicBool) {
+    let (until, _) = crate::outcome::limits::deadline_after(secs);
+    while !over.load(Ordering::Relaxed) {
+        let now = std::time::Instant::now();
+        if now >= until {
+            spent.store(true, Ordering::Relaxed);
+            CANCEL.store(true, Ordering::Relaxed);
+            return;
+        }
+        std::thread::sleep((until - now).min(std::time::Duration::from_millis(50)));
+    }
+}
+
+/// Writes the header and `records` to a new file in the working directory
+/// (`distinguish.jsonl`, else `distinguish-2.jsonl`, ...), without the end
+/// line: a stopped sweep's records, to resume from.
+fn save(header: &Header, records: &[crate::distinguish::Record]) -> Result<PathBuf, String> {
+    let path = (1..)
+        .map(|i| match i {
+            1 => PathBuf::from("distinguish.jsonl"),
+            _ => PathBuf::from(format!("distinguish-{i}.jsonl")),
+        })
+        .find(|p| !p.exists())
+        .unwrap_or_else(|| PathBuf::from("distinguish.jsonl"));
+    let mut text = shard::header_line(header);
+    text.push('\n');
+    for r in records {
+        text.push_str(&shard::record_line(r));
+        text.push('\n');
+    }
+    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(path)
+}
+
+/// This command as it was given, with `--jsonl FILE` added when it had
+/// none: run again, it resumes.
+fn resume_command(jsonl: Option<&Path>) -> String {
+    let mut args: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    if let Some(path) = jsonl {
+        args.push("--jsonl".to_string());
+        args.push(path.display().to_string());
+    }
+    let quote = |s: &String| {
+        let plain = !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_-./:,=+@%".contains(c));
+        match plain {
+            true => s.clone(),
+            false => format!("'{}'", s.replace('\'', "'\\''")),
+        }
+    };
+    args.iter().map(quote).collect::<Vec<_>>().join(" ")
 }
 
 /// The space the arguments describe.
@@ -226,10 +376,13 @@ fn space(a: &DistinguishArgs) -> Result<Space, String> {
     Ok(space)
 }
 
+/// The programs already decided, their records, the file to append to,
+/// and whether its sweep had gone through the shard.
 type Opened = (
     HashSet<String>,
     Vec<crate::distinguish::Record>,
     Option<std::fs::File>,
+    bool,
 );
 
 /// The records file: read and cut after its last complete line when it
@@ -240,11 +393,11 @@ fn open_jsonl(path: &Path, header: &Header) -> Result<Opened, String> {
     if !path.exists() {
         let mut f = std::fs::File::create(path).map_err(io)?;
         writeln!(f, "{}", shard::header_line(header)).map_err(io)?;
-        return Ok((HashSet::new(), Vec::new(), Some(f)));
+        return Ok((HashSet::new(), Vec::new(), Some(f), false));
     }
     let text = std::fs::read_to_string(path).map_err(io)?;
     let read = shard::read(&name, &text)?;
-    if read.header != *header {
+    if !read.header.same_sweep(header) {
         return Err(format!(
             "{name} holds records of another sweep ({} vs {} over {}, shard {}); give another --jsonl",
             read.header.models[0], read.header.models[1], read.header.space, read.header.shard
@@ -261,7 +414,7 @@ fn open_jsonl(path: &Path, header: &Header) -> Result<Opened, String> {
         .map_err(io)?;
     f.flush().map_err(io)?;
     let done = read.records.iter().map(|r| r.id.clone()).collect();
-    Ok((done, read.records, Some(f)))
+    Ok((done, read.records, Some(f), read.finished))
 }
 
 /// Prints the summary, and writes the tests and the summary under `out`.
@@ -280,11 +433,12 @@ fn finish(m: &Merged, out: Option<&Path>) -> Result<bool, String> {
     Ok(true)
 }
 
-/// A progress line on stderr: programs done, the rate, and an estimate.
+/// A progress line on stderr: programs done of the total, the rate, and
+/// an estimate of the time left.
 struct Progress<'a> {
     show: bool,
-    /// 0 while it is being counted.
-    total: &'a AtomicUsize,
+    /// The shard's programs; 0 while they are being counted by listing.
+    total: &'a AtomicU64,
     done: usize,
     start: std::time::Instant,
     last: std::time::Instant,
@@ -292,25 +446,32 @@ struct Progress<'a> {
 }
 
 impl<'a> Progress<'a> {
-    fn new(show: bool, total: &'a AtomicUsize, done: usize) -> Progress<'a> {
+    fn new(show: bool, total: &'a AtomicU64, done: usize) -> Progress<'a> {
         let now = std::time::Instant::now();
-        Progress {
+        let p = Progress {
             show,
             total,
             done,
             start: now,
             last: now,
             fresh: 0,
+        };
+        if show {
+            p.line();
         }
+        p
     }
 
     fn step(&mut self) {
         self.done += 1;
         self.fresh += 1;
-        if !self.show || self.last.elapsed().as_secs_f64() < 0.5 {
-            return;
+        if self.show && self.last.elapsed().as_secs_f64() >= 0.5 {
+            self.last = std::time::Instant::now();
+            self.line();
         }
-        self.last = std::time::Instant::now();
+    }
+
+    fn line(&self) {
         let secs = self.start.elapsed().as_secs_f64().max(1e-9);
         let rate = self.fresh as f64 / secs;
         let total = self.total.load(Ordering::Relaxed);
@@ -321,12 +482,14 @@ impl<'a> Progress<'a> {
             );
             return;
         }
-        let left = total.saturating_sub(self.done) as f64 / rate.max(1e-9);
-        eprint!(
-            "\r{}/{total} programs, {rate:.1}/s, about {} left   ",
-            self.done,
-            clock(left)
-        );
+        let eta = match self.fresh {
+            0 => "estimating the time".to_string(),
+            _ => {
+                let left = total.saturating_sub(self.done as u64) as f64 / rate.max(1e-9);
+                format!("about {} left", clock(left))
+            }
+        };
+        eprint!("\r{}/{total} programs, {rate:.1}/s, {eta}   ", self.done);
     }
 
     fn end(&self) {

@@ -291,7 +291,7 @@ pub fn threads(space: &Space) -> Vec<Vec<Op>> {
 
 /// The dependencies `op` may carry: data for a write, control for any
 /// access, each only after a read.
-fn dep_choices(space: &Space, op: Op, after_read: bool) -> Vec<Dep> {
+pub(super) fn dep_choices(space: &Space, op: Op, after_read: bool) -> Vec<Dep> {
     let mut out = vec![Dep::None];
     if !after_read {
         return out;

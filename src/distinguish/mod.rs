@@ -4,6 +4,8 @@
 //!
 //! - `enumerate`: the bound, the vocabulary, the programs as litmus text;
 //! - `canon`: the canonical form under thread, location and value renaming;
+//! - `count`: how many programs a sweep visits, counted without listing
+//!   them (Burnside's lemma over the symmetries);
 //! - `minimal`: the one-step weakenings of a program, and whether one still
 //!   distinguishes;
 //! - `shard`: shards, the JSON Lines records a sweep writes, resuming and
@@ -15,11 +17,13 @@
 //! never distinguishing.
 
 pub mod canon;
+pub mod count;
 pub mod enumerate;
 pub mod minimal;
 pub mod shard;
 
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::engine::{Capability, Engine};
 use crate::outcome::Limits;
@@ -32,6 +36,9 @@ pub struct Pair {
     engines: [Box<dyn Engine>; 2],
     /// Seconds each engine may spend on one program (then undecided).
     pub timeout: Option<f64>,
+    /// Set from outside (a front end's Ctrl-C handler, a budget) to stop
+    /// the engines and the sweep; the library installs no handler.
+    pub cancel: Option<&'static AtomicBool>,
 }
 
 /// What deciding a program under both models found.
@@ -101,6 +108,7 @@ impl Pair {
             names,
             engines,
             timeout: None,
+            cancel: None,
         }
     }
 
@@ -183,6 +191,7 @@ impl Pair {
         let deadline = self.timeout.map(crate::outcome::limits::deadline_after);
         let limits = Limits {
             deadline,
+            cancel: self.cancel,
             symmetry: engine.can(Capability::Symmetry),
             ..Limits::default()
         };
@@ -238,18 +247,30 @@ fn program_text(litmus: &str) -> String {
 }
 
 /// Decides every program of `shard` not in `done`, calling `each` with its
-/// record.
+/// record. Returns whether it went through the whole shard: false when
+/// `pair.cancel` was set, and then the program being decided is dropped
+/// (its record would name the interruption, not a verdict) and left for a
+/// resumed sweep.
 pub fn sweep(
     space: &Space,
     pair: &Pair,
     shard: Shard,
     done: &std::collections::HashSet<String>,
     each: &mut dyn FnMut(Record),
-) {
+) -> bool {
+    let cancelled = || pair.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
     for shape in shard.programs(space) {
         if done.contains(&shape.body()) {
             continue;
         }
-        each(record(space, pair, &shape));
+        if cancelled() {
+            return false;
+        }
+        let r = record(space, pair, &shape);
+        if cancelled() {
+            return false;
+        }
+        each(r);
     }
+    true
 }

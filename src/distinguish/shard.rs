@@ -65,11 +65,42 @@ pub struct Header {
     /// `Space::describe`.
     pub space: String,
     pub shard: String,
+    /// How many programs the shard has (`count::programs`), when counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub programs: Option<u64>,
+}
+
+impl Header {
+    /// Whether records under `other` belong to the same sweep and shard
+    /// (a count is what the sweep knew, not what it is).
+    pub fn same_sweep(&self, other: &Header) -> bool {
+        self.models == other.models && self.space == other.space && self.shard == other.shard
+    }
 }
 
 #[derive(Serialize, Deserialize)]
 struct HeaderLine {
     header: Header,
+}
+
+/// The last line of a file of records whose sweep went through its shard.
+#[derive(Serialize, Deserialize)]
+struct EndLine {
+    end: End,
+}
+
+#[derive(Serialize, Deserialize)]
+struct End {
+    /// The programs the shard has: every one is recorded above.
+    programs: usize,
+}
+
+/// The line that ends a shard's records: it went through all `programs`.
+pub fn end_line(programs: usize) -> String {
+    serde_json::to_string(&EndLine {
+        end: End { programs },
+    })
+    .unwrap_or_default()
 }
 
 /// One program decided.
@@ -148,6 +179,10 @@ pub struct Read {
     /// The bytes up to the end of the last complete line: a sweep stopped
     /// while writing leaves a partial line, cut when it resumes.
     pub complete: usize,
+    /// Whether the file ends with the end line (`end_line`): its sweep went
+    /// through the whole shard. A stopped sweep (a budget, Ctrl-C, a kill)
+    /// leaves none.
+    pub finished: bool,
 }
 
 /// Reads a file of records named `file`; errors say `file:line`.
@@ -165,8 +200,13 @@ pub fn read(file: &str, text: &str) -> Result<Read, String> {
         None => return Err(format!("{file}: no header line (an empty or cut file)")),
     };
     let mut records = Vec::new();
+    let mut finished = false;
     for (i, l) in lines {
         if l.trim().is_empty() {
+            continue;
+        }
+        if let Ok(end) = serde_json::from_str::<EndLine>(l) {
+            finished = records.len() == end.end.programs;
             continue;
         }
         let r: Record =
@@ -177,6 +217,7 @@ pub fn read(file: &str, text: &str) -> Result<Read, String> {
         header,
         records,
         complete,
+        finished,
     })
 }
 
@@ -186,6 +227,9 @@ pub struct Merged {
     pub models: [String; 2],
     pub space: String,
     pub records: BTreeMap<String, Record>,
+    /// Why these are not all the sweep's programs (a shard missing, a
+    /// sweep stopped); empty when they are. The summary says so first.
+    pub incomplete: Vec<String>,
 }
 
 /// Merges files read by [`read`], named; they must be for the same models
@@ -198,6 +242,7 @@ pub fn merge(files: &[(String, Read)]) -> Result<Merged, String> {
         models: first.header.models.clone(),
         space: first.header.space.clone(),
         records: BTreeMap::new(),
+        incomplete: missing(files),
     };
     for (name, f) in files {
         if f.header.models != out.models || f.header.space != out.space {
@@ -216,6 +261,60 @@ pub fn merge(files: &[(String, Read)]) -> Result<Merged, String> {
         }
     }
     Ok(out)
+}
+
+/// What a set of files lacks to be a whole sweep: the shards of `K/N` no
+/// file holds, and the files whose sweep stopped before the end of its
+/// shard; empty when the files are the whole.
+pub fn missing(files: &[(String, Read)]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut finished: BTreeMap<usize, std::collections::BTreeSet<usize>> = BTreeMap::new();
+    for (name, f) in files {
+        let shard = Shard::parse(&f.header.shard);
+        if !f.finished {
+            let of = f.header.programs.map_or(String::new(), |n| format!(" of {n}"));
+            out.push(format!(
+                "{name} (shard {}) was stopped after {}{of} programs",
+                f.header.shard,
+                f.records.len()
+            ));
+        }
+        if let (Ok(s), true) = (shard, f.finished) {
+            finished.entry(s.count).or_default().insert(s.index);
+        }
+    }
+    // Whole when, for some N, every shard K/N went through.
+    if finished.iter().any(|(n, ks)| ks.len() == *n) {
+        return Vec::new();
+    }
+    let mut counts: Vec<usize> = files
+        .iter()
+        .filter_map(|(_, f)| Shard::parse(&f.header.shard).ok())
+        .map(|s| s.count)
+        .collect();
+    counts.sort();
+    counts.dedup();
+    for n in counts {
+        let given: std::collections::BTreeSet<usize> = files
+            .iter()
+            .filter_map(|(_, f)| Shard::parse(&f.header.shard).ok())
+            .filter(|s| s.count == n)
+            .map(|s| s.index)
+            .collect();
+        let absent: Vec<String> = (0..n)
+            .filter(|k| !given.contains(k))
+            .map(|k| format!("{k}/{n}"))
+            .collect();
+        if !absent.is_empty() {
+            let s = if absent.len() == 1 { "" } else { "s" };
+            out.push(format!(
+                "no file holds shard{s} {} ({} of {n} given)",
+                absent.join(", "),
+                given.len()
+            ));
+        }
+    }
+    out
 }
 
 /// A minimal test, named after its family.
@@ -314,6 +413,15 @@ pub fn summary(m: &Merged) -> String {
     let [a, b] = &m.models;
     let mut out = String::new();
     let _ = writeln!(out, "{a} vs {b} over {}", m.space);
+    for why in &m.incomplete {
+        let _ = writeln!(out, "INCOMPLETE: {why}");
+    }
+    if !m.incomplete.is_empty() {
+        let _ = writeln!(
+            out,
+            "(the counts, families and tests below are of these records only)"
+        );
+    }
     let _ = writeln!(
         out,
         "{} programs: {} same, {} distinguishing ({minimal} minimal, {unknown} of unknown minimality), {} undecided",

@@ -10,7 +10,9 @@ use std::path::Path;
 use std::process::Command;
 
 use pomset::distinguish::canon::{canonical, is_canonical};
-use pomset::distinguish::enumerate::{programs, threads, Bound, Kind, Shape, Space, Vocabulary};
+use pomset::distinguish::enumerate::{
+    programs, threads, Bound, Dep, Kind, Shape, Space, Vocabulary,
+};
 use pomset::distinguish::shard::{self, Merged};
 use pomset::distinguish::{sweep, Decision, Pair, Record, Shard};
 use pomset::syntax::ast::Mode;
@@ -34,6 +36,7 @@ fn run(space: &Space, a: &str, b: &str) -> (Pair, Merged) {
         models: pair.names.clone(),
         space: space.describe(),
         records: records.into_iter().map(|r| (r.id.clone(), r)).collect(),
+        incomplete: Vec::new(),
     };
     (pair, merged)
 }
@@ -439,6 +442,19 @@ fn n_shards_merged_equal_one_unsharded_run() {
     assert!(ok, "{err}");
     assert_eq!(merged, whole);
     assert!(whole.contains("rc11 only"), "{whole}");
+    // Two of three shards: said loudly, the summary marked, exit 1 unless
+    // --partial accepts it.
+    let two = ["distinguish", "--merge", "s0.jsonl", "s1.jsonl"];
+    let (ok, partial, err) = pomset(&dir, &two);
+    assert!(!ok, "{partial}");
+    assert!(err.contains("no file holds shard 2/3 (2 of 3 given)"), "{err}");
+    assert!(
+        partial.lines().nth(1) == Some("INCOMPLETE: no file holds shard 2/3 (2 of 3 given)"),
+        "{partial}"
+    );
+    let (ok, accepted, err) = pomset(&dir, &[&two[..], &["--partial"]].concat());
+    assert!(ok, "{err}");
+    assert_eq!(accepted, partial);
     for f in ["F1-1.litmus", "F2-1.litmus"] {
         let a = std::fs::read_to_string(dir.join("whole").join(f)).expect("written");
         let b = std::fs::read_to_string(dir.join("merged").join(f)).expect("written");
@@ -468,7 +484,9 @@ fn a_resumed_sweep_decides_only_what_is_missing() {
     let read = shard::read("r.jsonl", &again).expect("records");
     let ids: HashSet<&String> = read.records.iter().map(|r: &Record| &r.id).collect();
     assert_eq!(ids.len(), read.records.len(), "a program recorded twice");
-    assert_eq!(read.records.len(), lines.len() - 1);
+    // The header, the records, and the end line of a sweep that went through.
+    assert_eq!(read.records.len(), lines.len() - 2);
+    assert!(read.finished);
     // Another sweep's file is refused, not appended to.
     let (ok, _, err) = pomset(
         &dir,
@@ -485,6 +503,7 @@ fn a_broken_record_is_located() {
         models: ["sc".to_string(), "rc11".to_string()],
         space: tiny().describe(),
         shard: "0/1".to_string(),
+        programs: None,
     });
     let e = shard::read("f.jsonl", &format!("{header}\n{{\"id\": 3}}\n")).expect_err("broken");
     assert!(e.starts_with("f.jsonl:2: not a record"), "{e}");
@@ -576,4 +595,265 @@ fn a_scope_tree_keeps_every_thread_it_names() {
         "{:?}",
         tests.iter().map(|t| &t.record.id).collect::<Vec<_>>()
     );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The count Burnside's lemma gives is the number of programs listed,
+    /// over spaces with every symmetry on or off.
+    #[test]
+    fn the_count_of_programs_is_the_number_listed(
+        threads_n in 1usize..=3,
+        per_thread in 1usize..=2,
+        spare in 0usize..=2,
+        locations in 1u8..=3,
+        values in 2u8..=4,
+        modes in prop::sample::subsequence(vec![Mode::Wk, Mode::Rlx, Mode::Acq, Mode::Rel, Mode::Sc], 1..=2),
+        fences in any::<bool>(),
+        rmws in prop::sample::subsequence(vec![Kind::Fadd, Kind::Exchg], 0..=1),
+        deps in prop::sample::subsequence(vec![Dep::Data, Dep::Ctrl], 0..=1),
+        tree in any::<bool>(),
+    ) {
+        let total = (threads_n * per_thread).saturating_sub(spare).max(1);
+        let scope_tree = (tree && threads_n == 2).then(|| "gpu { cta { P0 } cta { P1 } }".to_string());
+        let space = Space {
+            bound: Bound { threads: threads_n, per_thread, total, locations, values },
+            vocabulary: Vocabulary { modes, fences, rmws, deps, scope_tree, ..Vocabulary::default() },
+        };
+        // Keep the listing quick: skip the largest spaces.
+        prop_assume!(threads(&space).len() <= 400 || threads_n < 3);
+        prop_assume!(threads(&space).len() <= 4000);
+        let listed = programs(&space).count() as u64;
+        prop_assert_eq!(pomset::distinguish::count::programs(&space), Some(listed), "{}", space.describe());
+    }
+}
+
+#[test]
+fn the_count_of_a_large_space_is_exact_and_instant() {
+    // The book's three threads of two accesses, total 5, with fences: its
+    // count is the table's, without listing 219 507 programs.
+    let space = Space {
+        bound: Bound {
+            threads: 3,
+            per_thread: 2,
+            total: 5,
+            locations: 2,
+            values: 2,
+        },
+        vocabulary: Vocabulary {
+            modes: vec![Mode::Rlx, Mode::Acq, Mode::Rel, Mode::Sc],
+            fences: true,
+            ..Vocabulary::default()
+        },
+    };
+    assert_eq!(pomset::distinguish::count::programs(&space), Some(219_507));
+    assert_eq!(pomset::distinguish::count::programs(&tiny()), Some(120));
+}
+
+/// The records of `text` (a file of records), which must read.
+fn records_of(dir: &Path, file: &str) -> shard::Read {
+    let text = std::fs::read_to_string(dir.join(file)).expect("written");
+    shard::read(file, &text).expect("records")
+}
+
+#[test]
+fn a_spent_budget_stops_the_sweep_resumably() {
+    let dir = scratch("budget");
+    let (ok, whole, err) = pomset(&dir, &["distinguish", "--models", "sc,rc11"]);
+    assert!(ok, "{err}");
+    let args = ["distinguish", "--models", "sc,rc11", "--budget", "0"];
+    // Without --jsonl the records so far go to a new file, named in the
+    // command that resumes.
+    let (ok, out, err) = pomset(&dir, &args);
+    assert!(!ok, "a stopped sweep exits 1: {out}");
+    assert!(
+        out.contains("INCOMPLETE: stopped by --budget 0 after 0 of 120 programs"),
+        "{out}"
+    );
+    assert!(
+        err.contains("distinguish --models sc,rc11 --budget 0 --jsonl distinguish.jsonl"),
+        "{err}"
+    );
+    let read = records_of(&dir, "distinguish.jsonl");
+    assert!(!read.finished);
+    assert_eq!(read.header.programs, Some(120));
+    // The file merges as a stopped sweep's: loudly, exit 1 unless --partial.
+    let (ok, _, err) = pomset(&dir, &["distinguish", "--merge", "distinguish.jsonl"]);
+    assert!(!ok);
+    assert!(
+        err.contains("distinguish.jsonl (shard 0/1) was stopped after 0 of 120 programs"),
+        "{err}"
+    );
+    let with = |budget: &str| {
+        [
+            "distinguish",
+            "--models",
+            "sc,rc11",
+            "--budget",
+            budget,
+            "--jsonl",
+            "distinguish.jsonl",
+        ]
+        .map(str::to_string)
+    };
+    let (ok, _, _) = pomset(&dir, &with("0").each_ref().map(String::as_str));
+    assert!(!ok);
+    // Resumed with time enough, it is the whole run, and its file says so.
+    let (ok, resumed, err) = pomset(&dir, &with("1000").each_ref().map(String::as_str));
+    assert!(ok, "{err}");
+    assert_eq!(resumed, whole);
+    assert!(records_of(&dir, "distinguish.jsonl").finished);
+    let (ok, merged, err) = pomset(&dir, &["distinguish", "--merge", "distinguish.jsonl"]);
+    assert!(ok, "{err}");
+    assert_eq!(merged, whole);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn ctrl_c_stops_the_sweep_and_keeps_what_it_decided() {
+    use std::time::{Duration, Instant};
+    let dir = scratch("sigint");
+    // A sweep of minutes: it is surely running when the signal comes.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pomset"))
+        .current_dir(&dir)
+        .args([
+            "distinguish",
+            "--models",
+            "rc11,pwt",
+            "--threads",
+            "3",
+            "--total",
+            "5",
+            "--modes",
+            "rlx,acq,rel,sc",
+            "--fences",
+            "--jsonl",
+            "c.jsonl",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let file = dir.join("c.jsonl");
+    let begun = Instant::now();
+    // Wait (a bounded time) for a record beyond the header.
+    while std::fs::read_to_string(&file).map_or(0, |t| t.lines().count()) < 3 {
+        assert!(begun.elapsed() < Duration::from_secs(120), "no record written");
+        assert!(child.try_wait().ok().flatten().is_none(), "ended early");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let pid = libc::pid_t::try_from(child.id()).expect("a pid");
+    // SAFETY: kill with a valid signal on the child we spawned.
+    unsafe {
+        libc::kill(pid, libc::SIGINT);
+    }
+    let stopping = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("waitable") {
+            break s;
+        }
+        if stopping.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("the sweep did not stop within a minute of Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let out = child.wait_with_output().expect("output");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stdout.contains("INCOMPLETE: stopped by Ctrl-C after "), "{stdout}");
+    assert!(stdout.contains(" of 219507 programs"), "{stdout}");
+    assert!(stderr.contains("resume with"), "{stderr}");
+    assert!(stderr.contains("--jsonl c.jsonl"), "{stderr}");
+    // What it wrote is resumable: whole records, no end line, and none of
+    // them an interruption read as a verdict.
+    let read = records_of(&dir, "c.jsonl");
+    assert!(!read.finished);
+    assert!(!read.records.is_empty());
+    for r in &read.records {
+        let why = r.why.as_deref().unwrap_or("");
+        assert!(!why.contains("interrupted"), "{r:?}");
+        assert!(!r.minimal.as_deref().unwrap_or("").contains("interrupted"), "{r:?}");
+    }
+    let (ok, _, err) = pomset(&dir, &["distinguish", "--merge", "c.jsonl"]);
+    assert!(!ok);
+    assert!(err.contains("c.jsonl (shard 0/1) was stopped after"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_books_gnu_parallel_recipe_equals_one_run() {
+    let has = Command::new("sh")
+        .args(["-c", "command -v parallel"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "GNU parallel is missing under CI=true (.ci/run installs Debian's `parallel`)"
+        );
+        eprintln!("skipped: GNU parallel is not installed (Debian: apt-get install parallel)");
+        return;
+    }
+    let book = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("book/src/distinguish.md"),
+    )
+    .expect("the chapter");
+    let (_, after) = book
+        .split_once("<!-- tests/it/distinguish.rs runs this recipe -->")
+        .expect("the recipe's marker");
+    let recipe = after
+        .split_once("```sh\n")
+        .and_then(|(_, b)| b.split_once("```"))
+        .map(|(b, _)| b)
+        .expect("the recipe's block");
+    // The sweep the shards run: the flags between `distinguish` and `--shard`.
+    let sweep = recipe
+        .split_once("pomset distinguish")
+        .and_then(|(_, rest)| rest.split_once("--shard"))
+        .map(|(flags, _)| flags.trim())
+        .expect("a sharded sweep");
+    let dir = scratch("parallel");
+    let bin = Path::new(env!("CARGO_BIN_EXE_pomset"))
+        .parent()
+        .expect("a directory");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let sh = |script: &str| {
+        let out = Command::new("sh")
+            .args(["-e", "-c", script])
+            .env("PATH", &path)
+            .current_dir(&dir)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("sh runs");
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{script}\n{err}");
+    };
+    sh(recipe);
+    sh(&format!("pomset distinguish {sweep} --out whole"));
+    let files = |d: &str| -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = std::fs::read_dir(dir.join(d))
+            .expect("written")
+            .map(|e| {
+                let p = e.expect("an entry").path();
+                let name = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
+                (name, std::fs::read_to_string(&p).expect("readable"))
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    let (found, whole) = (files("found"), files("whole"));
+    assert!(found.iter().any(|(n, _)| n == "summary.txt"));
+    assert!(found.len() > 1, "minimal tests written: {found:?}");
+    assert_eq!(found, whole);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use super::args::Ctx;
 use crate::refinement::{parse_refinement_with, quick_text, refinement_files, Refinement};
-use crate::transform::{Bound, Found, Witness};
+use crate::transform::{found_text, Bound, Found};
 use crate::workbench::apply_sets;
 
 /// `pomset refine`'s flags.
@@ -174,47 +174,4 @@ fn under(
         );
     }
     ok
-}
-
-/// The answer of the context search, as `refine --model` prints it.
-pub fn found_text(head: &str, found: &Found) -> String {
-    match found {
-        Found::Counterexample(c) => {
-            let at = format!("context {} of {}", c.tried, c.total);
-            let what = match &c.witness {
-                Witness::Outcome(o) => {
-                    format!("the target reaches {o}, the source never does")
-                }
-                Witness::Flag(f) => {
-                    format!("the target raises the flag {f}, the source does not")
-                }
-            };
-            format!(
-                "{head}: unsound\nDistinguishing test ({at}): {what}\n{}",
-                c.target_test
-            )
-        }
-        Found::NoneUpTo {
-            bound,
-            total,
-            flagged,
-        } => {
-            let flagged = if *flagged > 0 {
-                format!(
-                    "; in {flagged} of them the source raises a flag (undefined behaviour: every outcome allowed)"
-                )
-            } else {
-                String::new()
-            };
-            format!(
-                "{head}: no counterexample in the {} of {bound}, every one decided{flagged}\n",
-                crate::report::count(*total, "context")
-            )
-        }
-        Found::Stopped { .. } => format!(
-            "{head}: unknown: {}\n",
-            crate::transform::table::stopped_text(found)
-        ),
-        Found::Unknown(why) => format!("{head}: unknown: {why}\n"),
-    }
 }

@@ -98,6 +98,12 @@ pub trait Engine: Send + Sync {
         None
     }
 
+    /// Whether it reads the model options (`Model`) at all: SC and the cat
+    /// models decide the same whatever they are set to.
+    fn reads_options(&self) -> bool {
+        true
+    }
+
     /// Takes a lowering (`--mapping pwt:vulkan` sets the Vulkan one on its
     /// target); false when the engine has no use for one.
     fn lower(&mut self, _lowering: axiomatic::lower::Lowering) -> bool {
@@ -328,6 +334,9 @@ impl Engine for WithOptions {
     }
     fn report_model(&self, model: &Model) -> Option<Vec<String>> {
         self.inner.report_model(&self.model(model))
+    }
+    fn reads_options(&self) -> bool {
+        self.inner.reads_options()
     }
     fn lower(&mut self, lowering: axiomatic::lower::Lowering) -> bool {
         self.inner.lower(lowering)

@@ -630,6 +630,10 @@ impl crate::engine::Engine for Sc {
         false
     }
 
+    fn reads_options(&self) -> bool {
+        false
+    }
+
     fn outcomes(
         &self,
         p: &Program,

@@ -59,6 +59,10 @@ pub struct Request {
     /// `states`: the decision (`decide`'s `page.id`) and the first state wanted.
     pub id: Option<u64>,
     pub offset: Option<usize>,
+    /// Set by the server when the client goes away (a dropped connection:
+    /// the page's Cancel): every search of the request stops as at a limit.
+    #[serde(skip)]
+    pub cancel: Option<&'static std::sync::atomic::AtomicBool>,
 }
 
 impl Request {
@@ -76,6 +80,7 @@ impl Request {
                 .clamp(1, MAX_POMSETS),
             max_states: MAX_STATES,
             deadline: Some(crate::outcome::limits::deadline_after(secs)),
+            cancel: self.cancel,
             ..Limits::default()
         }
     }
@@ -128,7 +133,8 @@ pub fn decide(req: &Request, held: &Held) -> Result<Value, Problem> {
         listed: Some(MAX_STATES),
         ..req.limits()
     };
-    let mut report = workbench::decide(req.engine()?.as_ref(), p, &loaded.model, false, limits);
+    let engine = req.engine()?;
+    let mut report = workbench::decide(engine.as_ref(), p, &loaded.model, false, limits);
     let text = report.text(p);
     let total = report.states.len();
     let all = report.unlisted.map_or(total, |u| u.total);
@@ -138,7 +144,7 @@ pub fn decide(req: &Request, held: &Held) -> Result<Value, Problem> {
         "report": report,
         "text": text,
         "warnings": loaded.warnings,
-        "options": workbench::options(&loaded.model),
+        "options": workbench::options_for(&loaded.model, engine.as_ref()),
         "page": { "id": id, "offset": 0, "total": total, "all": all },
     }))
 }
@@ -253,7 +259,11 @@ pub fn draw(req: &Request) -> Result<Value, Problem> {
     Ok(json!({ "pictures": pictures, "in_all": in_all, "limit": limit }))
 }
 
-/// `POST /api/refine`: a refinement file's text, or `from`/`to` fragments.
+/// `POST /api/refine`: a refinement file's text, or `from`/`to` fragments,
+/// under the request's model as `pomset refine --model M` decides it (the
+/// pomset semantics by its local check, any other model by the context
+/// search alone), within the request's limits: the answer names the limit
+/// that stopped it (`limit`).
 pub fn refine(req: &Request) -> Result<Value, Problem> {
     let text = match (&req.refinement, &req.from, &req.to) {
         (Some(text), _, _) if !text.trim().is_empty() => text.clone(),
@@ -264,15 +274,29 @@ pub fn refine(req: &Request) -> Result<Value, Problem> {
             ))
         }
     };
+    let engine = req.engine()?;
     let run = req.limits();
+    let name = engine.name();
+    let local = name == "pwt" || name.starts_with("pwt[");
+    let defaults = crate::refinement::Limits::default();
     let limits = crate::refinement::Limits {
         run: Limits {
             max_pomsets: run.max_pomsets.min(50_000),
             ..run
         },
-        ..crate::refinement::Limits::default()
+        // As `refine --model M`: the cat models, with no local check, search size 3.
+        contexts: if local {
+            defaults.contexts
+        } else {
+            Some(crate::transform::Bound::default())
+        },
+        ..defaults
     };
-    let refined = workbench::refine(&text, &req.test.sets, limits)?;
+    let mut refined = workbench::refine_under(&text, &req.test.sets, engine.as_ref(), limits)?;
+    // As the request named it (a cat model calls itself `RC11`).
+    if let Some(m) = req.model.as_deref().filter(|m| !m.is_empty()) {
+        refined.model = m.to_string();
+    }
     Ok(serde_json::to_value(refined).unwrap_or(Value::Null))
 }
 
@@ -293,6 +317,34 @@ pub fn vary(req: &Request) -> Result<Value, Problem> {
     Ok(serde_json::to_value(table).unwrap_or(Value::Null))
 }
 
+/// `POST /api/compare`: the test under every model the explorer offers
+/// (`pomset compare --models pwt,sc,rc11,...`), one row per condition, one
+/// verdict per model; the models share the request's time limit, and a
+/// model that a limit stopped says `Unknown` with the limit named.
+pub fn compare(req: &Request) -> Result<Value, Problem> {
+    use crate::compare::{rows, Column};
+    let loaded = workbench::load(&req.test)?;
+    let mut columns = Vec::new();
+    for name in std::iter::once("pwt")
+        .chain(std::iter::once("sc"))
+        .chain(crate::cat::BUNDLED.iter().map(|(n, _)| *n))
+    {
+        let engine = crate::engine::named_bundled(name)
+            .map_err(|e| Problem::message(e.line()))?;
+        columns.push(Column {
+            name: name.to_string(),
+            engine,
+        });
+    }
+    let found = rows(&loaded.test.program, &loaded.model, &columns, req.limits());
+    let rows: Vec<Value> = found
+        .iter()
+        .map(|r| json!({ "condition": r.condition, "verdicts": r.verdicts, "racy": r.racy }))
+        .collect();
+    let models: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+    Ok(json!({ "models": models, "rows": rows }))
+}
+
 /// `GET /api/options` (defaults) or `POST /api/options` (the test's model
 /// with the overrides).
 pub fn options(req: Option<&Request>) -> Result<Value, Problem> {
@@ -305,7 +357,11 @@ pub fn options(req: Option<&Request>) -> Result<Value, Problem> {
         }
         None => Model::default(),
     };
-    Ok(json!({ "options": workbench::options(&model), "models": models() }))
+    let options = match req.map(Request::engine).transpose()? {
+        Some(engine) => workbench::options_for(&model, engine.as_ref()),
+        None => workbench::options(&model),
+    };
+    Ok(json!({ "options": options, "models": models() }))
 }
 
 /// The models a request may name.

@@ -8,11 +8,13 @@ pub mod api;
 pub mod held;
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use axum::extract::rejection::JsonRejection;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{get, post, MethodRouter};
 use axum::{Json, Router};
 use serde_json::{json, Value};
 
@@ -23,11 +25,22 @@ use held::Held;
 const INDEX: &str = include_str!("page/index.html");
 const STYLE: &str = include_str!("page/style.css");
 const SCRIPT: &str = include_str!("page/app.js");
+/// The book's chapter on the explorer, linked from the page (which fetches
+/// nothing from the network).
+const CHAPTER: &str = include_str!("../../book/src/explorer.md");
+
+/// What the requests of one router share: the held states, and the number
+/// of computations under way (`GET /api/status`).
+#[derive(Default)]
+pub struct Work {
+    pub held: Held,
+    running: AtomicUsize,
+}
 
 /// The routes: the page, its two assets, and the API.
 pub fn router() -> Router {
-    let held = std::sync::Arc::new(Held::default());
-    let held2 = held.clone();
+    let work = Arc::new(Work::default());
+    let status = work.clone();
     Router::new()
         .route(
             "/",
@@ -41,25 +54,39 @@ pub fn router() -> Router {
             "/app.js",
             get(|| async { page(SCRIPT, "text/javascript; charset=utf-8") }),
         )
+        .route(
+            "/book/explorer.md",
+            get(|| async { page(CHAPTER, "text/plain; charset=utf-8") }),
+        )
         .route("/api/examples", get(|| async { Json(api::examples()) }))
+        .route(
+            "/api/status",
+            get(move || async move {
+                Json(json!({ "running": status.running.load(Ordering::SeqCst) }))
+            }),
+        )
         .route("/api/options", get(|| async { answer(api::options(None)) }))
-        .route(
-            "/api/options",
-            post(|body| endpoint(body, |r| api::options(Some(r)))),
-        )
-        .route(
-            "/api/decide",
-            post(|body| endpoint(body, move |r| api::decide(r, &held))),
-        )
-        .route(
-            "/api/states",
-            post(|body| endpoint(body, move |r| api::states(r, &held2))),
-        )
-        .route("/api/explain", post(|body| endpoint(body, api::explain)))
-        .route("/api/pomsets", post(|body| endpoint(body, api::pomsets)))
-        .route("/api/draw", post(|body| endpoint(body, api::draw)))
-        .route("/api/refine", post(|body| endpoint(body, api::refine)))
-        .route("/api/vary", post(|body| endpoint(body, api::vary)))
+        .route("/api/options", api_route(&work, |r, _| api::options(Some(r))))
+        .route("/api/decide", api_route(&work, |r, w| api::decide(r, &w.held)))
+        .route("/api/states", api_route(&work, |r, w| api::states(r, &w.held)))
+        .route("/api/explain", api_route(&work, |r, _| api::explain(r)))
+        .route("/api/pomsets", api_route(&work, |r, _| api::pomsets(r)))
+        .route("/api/draw", api_route(&work, |r, _| api::draw(r)))
+        .route("/api/refine", api_route(&work, |r, _| api::refine(r)))
+        .route("/api/vary", api_route(&work, |r, _| api::vary(r)))
+        .route("/api/compare", api_route(&work, |r, _| api::compare(r)))
+}
+
+/// A `POST` endpoint over `f`, run by `endpoint`.
+fn api_route<F>(work: &Arc<Work>, f: F) -> MethodRouter
+where
+    F: Fn(&Request, &Work) -> Result<Value, Problem> + Clone + Send + Sync + 'static,
+{
+    let work = work.clone();
+    post(move |body: Result<Json<Request>, JsonRejection>| {
+        let (work, f) = (work.clone(), f.clone());
+        async move { endpoint(body, work, f).await }
+    })
 }
 
 fn page(text: &'static str, kind: &'static str) -> Response {
@@ -74,13 +101,16 @@ fn answer(result: Result<Value, Problem>) -> Response {
     }
 }
 
-/// Runs `f` on a blocking thread; a malformed body is a located JSON error
-/// and a panic is a 500 with a message, never a dropped connection.
-async fn endpoint(
-    body: Result<Json<Request>, JsonRejection>,
-    f: impl FnOnce(&Request) -> Result<Value, Problem> + Send + 'static,
-) -> Response {
-    let req = match body {
+/// Runs `f` on a blocking thread with a cancel flag in the request's
+/// limits, set when the client goes away (axum drops this future when the
+/// connection closes: the page's Cancel aborts its fetch), so no search
+/// outlives its client; a malformed body is a located JSON error and a
+/// panic is a 500 with a message, never a dropped connection.
+async fn endpoint<F>(body: Result<Json<Request>, JsonRejection>, work: Arc<Work>, f: F) -> Response
+where
+    F: FnOnce(&Request, &Work) -> Result<Value, Problem> + Send + 'static,
+{
+    let mut req = match body {
         Ok(Json(req)) => req,
         Err(why) => {
             return answer(Err(Problem::message(format!(
@@ -89,13 +119,69 @@ async fn endpoint(
             ))))
         }
     };
-    match tokio::task::spawn_blocking(move || f(&req)).await {
-        Ok(result) => answer(result),
-        Err(_) => (
+    let flag = Arc::new(Flag::take());
+    req.cancel = Some(flag.0);
+    let mut gone = CancelOnDrop {
+        flag: flag.clone(),
+        done: false,
+    };
+    let job = tokio::task::spawn_blocking(move || {
+        work.running.fetch_add(1, Ordering::SeqCst);
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&req, &work)));
+        work.running.fetch_sub(1, Ordering::SeqCst);
+        drop(flag);
+        result
+    });
+    let result = job.await;
+    gone.done = true;
+    match result {
+        Ok(Ok(result)) => answer(result),
+        _ => (
             StatusCode::INTERNAL_SERVER_ERROR,
             Json(json!({ "error": Problem::message("internal error: the request's computation failed (please report the test)") })),
         )
             .into_response(),
+    }
+}
+
+/// The cancel flags of requests under way. `Limits::cancel` is a
+/// `&'static AtomicBool` (the REPL's Ctrl-C), so each flag is made once and
+/// returned here when its request ends: as many flags as requests ever ran
+/// at once.
+static FLAGS: Mutex<Vec<&'static AtomicBool>> = Mutex::new(Vec::new());
+
+/// One request's cancel flag, back in `FLAGS` when the last holder drops it.
+struct Flag(&'static AtomicBool);
+
+impl Flag {
+    fn take() -> Flag {
+        let spare = FLAGS.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let flag = spare.unwrap_or_else(|| Box::leak(Box::new(AtomicBool::new(false))));
+        flag.store(false, Ordering::SeqCst);
+        Flag(flag)
+    }
+}
+
+impl Drop for Flag {
+    fn drop(&mut self) {
+        FLAGS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(self.0);
+    }
+}
+
+/// Sets the flag when dropped before the computation is done: the client left.
+struct CancelOnDrop {
+    flag: Arc<Flag>,
+    done: bool,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if !self.done {
+            self.flag.0.store(true, Ordering::SeqCst);
+        }
     }
 }
 

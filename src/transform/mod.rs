@@ -12,7 +12,7 @@ pub mod grammar;
 pub mod table;
 
 pub use catalogue::{parse_schema, Instance, Schema};
-pub use context::{search, Bound, Counterexample, Found, Witness};
+pub use context::{found_text, search, Bound, Counterexample, Found, Witness};
 pub use table::{Cell, Table};
 
 /// Every instance of the bundled schemas named (all when `names` is empty).

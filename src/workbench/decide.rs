@@ -44,17 +44,35 @@ pub struct Refined {
     pub expected: Option<&'static str>,
     pub counterexample: Option<String>,
     pub text: String,
+    /// The model it was decided under (`pwt`, `rc11`, ...).
+    pub model: String,
+    /// The limit that stopped it (the verdict is then unknown), named.
+    pub limit: Option<String>,
 }
 
 /// Decides a refinement file's text (`refine`/`source`/`target`) under its
-/// model with the overrides.
+/// model with the overrides, by the pomset semantics.
 pub fn refine(
     src: &str,
     sets: &[String],
     limits: crate::refinement::Limits,
 ) -> Result<Refined, super::Problem> {
-    use crate::refinement::{parse_refinement, refine};
-    let req = parse_refinement(src).map_err(|d| {
+    refine_under(src, sets, &crate::engine::pwt::Pwt, limits)
+}
+
+/// Decides a refinement file's text under `engine`, as `pomset refine
+/// --model M` does: the pomset semantics (`pwt`, `pwt[OPTION=VALUE]`) by
+/// its local check and the context search, any other model by the context
+/// search alone (`limits.contexts`, the default bound when `None`), whose
+/// answer is unsound or no counterexample in the bound, never sound.
+pub fn refine_under(
+    src: &str,
+    sets: &[String],
+    engine: &dyn Engine,
+    limits: crate::refinement::Limits,
+) -> Result<Refined, super::Problem> {
+    use crate::transform::Found;
+    let req = crate::refinement::parse_refinement(src).map_err(|d| {
         super::Failed {
             diagnostics: d,
             file: "refinement".into(),
@@ -64,13 +82,37 @@ pub fn refine(
     })?;
     let mut model = req.program.model;
     super::apply_sets(&mut model, sets).map_err(super::Problem::message)?;
-    let report = refine(&req, &model, limits)
-        .map_err(|e| super::Problem::message(format!("Refinement {}: {e}", req.name)))?;
+    let model = engine.options(&model);
+    let name = engine.name().to_string();
+    if name == "pwt" || name.starts_with("pwt[") {
+        let report = crate::refinement::refine(&req, &model, limits)
+            .map_err(|e| super::Problem::message(format!("Refinement {}: {e}", req.name)))?;
+        return Ok(Refined {
+            name: report.name.clone(),
+            verdict: report.verdict().as_str(),
+            expected: report.expect.map(|v| v.as_str()),
+            counterexample: report.counterexample.clone(),
+            text: report.text(),
+            model: name,
+            limit: report.limit.clone(),
+        });
+    }
+    let head = format!("Refinement {} under {name}", req.name);
+    let bound = limits.contexts.unwrap_or_default();
+    let found = crate::transform::search(&req, engine, &model, bound, limits.run);
+    let (verdict, counterexample, limit) = match &found {
+        Found::Counterexample(c) => ("unsound", Some(c.target_test.clone()), None),
+        Found::NoneUpTo { .. } => ("no counterexample", None, None),
+        Found::Stopped { limit, .. } => ("unknown", None, Some(limit.clone())),
+        Found::Unknown(_) => ("unknown", None, None),
+    };
     Ok(Refined {
-        name: report.name.clone(),
-        verdict: report.verdict().as_str(),
-        expected: report.expect.map(|v| v.as_str()),
-        counterexample: report.counterexample.clone(),
-        text: report.text(),
+        name: req.name.clone(),
+        verdict,
+        expected: None,
+        counterexample,
+        text: crate::transform::found_text(&head, &found),
+        model: name,
+        limit,
     })
 }

@@ -23,7 +23,7 @@ mod located;
 mod text;
 mod vary;
 
-pub use decide::{decide, draw_each, refine, Refined};
+pub use decide::{decide, draw_each, refine, refine_under, Refined};
 pub use located::{Failed, Located, Problem};
 pub use text::{
     candidate_listing, explain_text, explain_text_within, model_text, options_table,
@@ -152,6 +152,9 @@ pub struct OptionState {
     pub default: &'static str,
     pub value: &'static str,
     pub doc: &'static str,
+    /// Whether the model decided under reads it (SC and the cat models read
+    /// no option: flipping one changes nothing there).
+    pub applies: bool,
 }
 
 /// Every model option, with its value in `model`.
@@ -164,6 +167,16 @@ pub fn options(model: &Model) -> Vec<OptionState> {
             default: o.default,
             value: model.get(o.name).unwrap_or(o.default),
             doc: o.doc,
+            applies: true,
         })
+        .collect()
+}
+
+/// Every model option, with its value in `model` and whether `engine` reads it.
+pub fn options_for(model: &Model, engine: &dyn crate::engine::Engine) -> Vec<OptionState> {
+    let applies = engine.reads_options();
+    options(model)
+        .into_iter()
+        .map(|o| OptionState { applies, ..o })
         .collect()
 }

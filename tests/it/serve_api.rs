@@ -480,3 +480,129 @@ fn vary_rows_say_which_verdicts_the_file_expects() {
         assert_eq!(r["met"], json!([true]), "{r}");
     }
 }
+
+/// Six relaxed reads of one location: 7107 local pomsets on each side,
+/// which the page's Check once decided for minutes and gigabytes.
+const SIX_READS: &str = "r1 := x; r2 := x; r3 := x; r4 := x; r5 := x; r6 := x;";
+
+#[test]
+fn a_refinement_that_would_run_away_stops_at_its_time_limit_with_the_limit_named() {
+    let started = std::time::Instant::now();
+    let (status, refined) = post(
+        "/api/refine",
+        json!({ "from": SIX_READS, "to": SIX_READS, "timeout": 1 }),
+    );
+    let took = started.elapsed().as_secs_f64();
+    assert_eq!(status, 200, "{refined}");
+    assert_eq!(refined["verdict"], "unknown", "{refined}");
+    let limit = refined["limit"].as_str().expect("the limit is named");
+    assert!(limit.contains("--timeout 1"), "{limit}");
+    assert!(refined["text"].as_str().is_some_and(|t| t.contains("--timeout 1")));
+    // The deadline is asked between steps: a second or two past it at most.
+    assert!(took < 6.0, "the refinement took {took:.1} s past a 1 s limit");
+}
+
+/// `GET /api/status` of a server: its computations under way.
+fn running(addr: SocketAddr) -> u64 {
+    let mut stream = TcpStream::connect(addr).expect("the server accepts");
+    stream
+        .write_all(b"GET /api/status HTTP/1.0\r\nHost: localhost\r\n\r\n")
+        .expect("request sent");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("a response");
+    let (_, body) = response.split_once("\r\n\r\n").expect("headers end");
+    let v: Value = serde_json::from_str(body).expect("JSON back");
+    v["running"].as_u64().expect("a count")
+}
+
+#[test]
+fn a_request_whose_client_goes_away_stops_computing() {
+    // A server of its own, so that no other test's requests are counted.
+    let server = pomset::serve::start("127.0.0.1:0".parse().expect("an address"))
+        .expect("the server starts");
+    let addr = server.addr;
+    std::thread::spawn(move || server.wait());
+    let body = json!({ "from": SIX_READS, "to": SIX_READS, "timeout": 60 }).to_string();
+    let mut stream = TcpStream::connect(addr).expect("the server accepts");
+    let head = format!(
+        "POST /api/refine HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).expect("request sent");
+    stream.write_all(body.as_bytes()).expect("body sent");
+    let wait_for = |want: u64| {
+        let started = std::time::Instant::now();
+        while running(addr) != want {
+            assert!(
+                started.elapsed().as_secs() < 10,
+                "still {} computations, not {want}",
+                running(addr)
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        started.elapsed()
+    };
+    wait_for(1);
+    drop(stream);
+    let stopped = wait_for(0);
+    assert!(stopped.as_secs_f64() < 5.0, "stopped after {stopped:?}");
+}
+
+#[test]
+fn check_uses_the_chosen_model() {
+    // Moving a read after a later write: load buffering, which the pomset
+    // semantics allows and RC11 (po ∪ rf acyclic) forbids.
+    let pair = json!({ "from": "r := y; x := 1;", "to": "x := 1; r := y;", "timeout": 30 });
+    let (_, pwt) = post("/api/refine", pair.clone());
+    assert_eq!(pwt["model"], "pwt", "{pwt}");
+    assert_eq!(pwt["verdict"], "sound", "{pwt}");
+    let mut rc11 = pair;
+    rc11["model"] = json!("rc11");
+    let (status, rc11) = post("/api/refine", rc11);
+    assert_eq!(status, 200, "{rc11}");
+    assert_eq!(rc11["model"], "rc11", "{rc11}");
+    assert_eq!(rc11["verdict"], "unsound", "{rc11}");
+    assert!(rc11["text"].as_str().is_some_and(|t| t.contains("under RC11: unsound")));
+    assert!(rc11["counterexample"].is_string(), "{rc11}");
+}
+
+#[test]
+fn options_say_whether_the_chosen_model_reads_them() {
+    let src = example("classic/mp+rel+acq.litmus");
+    let applies = |answer: &Value| -> Vec<bool> {
+        answer["options"]
+            .as_array()
+            .expect("options")
+            .iter()
+            .map(|o| o["applies"].as_bool().expect("applies"))
+            .collect()
+    };
+    let (_, pwt) = post("/api/decide", json!({ "source": src }));
+    assert!(applies(&pwt).iter().all(|&a| a), "{pwt}");
+    let (_, rc11) = post("/api/decide", json!({ "source": src, "model": "rc11" }));
+    assert!(!applies(&rc11).is_empty() && applies(&rc11).iter().all(|&a| !a));
+    let (_, options) = post("/api/options", json!({ "model": "sc" }));
+    assert!(applies(&options).iter().all(|&a| !a), "{options}");
+}
+
+#[test]
+fn compare_decides_the_test_under_every_model() {
+    let (status, table) = post(
+        "/api/compare",
+        json!({ "source": example("classic/mp+rel+acq.litmus") }),
+    );
+    assert_eq!(status, 200, "{table}");
+    let models: Vec<&str> = table["models"]
+        .as_array()
+        .expect("models")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let verdict = |m: &str| {
+        let i = models.iter().position(|x| *x == m).expect("the model");
+        table["rows"][0]["verdicts"][i].as_str().expect("a verdict").to_string()
+    };
+    assert_eq!(verdict("pwt"), "Never");
+    assert_eq!(verdict("sc"), "Never");
+    assert_eq!(verdict("rc11"), "Never");
+}

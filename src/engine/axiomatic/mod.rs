@@ -659,6 +659,11 @@ impl crate::engine::Engine for Cat {
         Some(vec![self.model.name.clone()])
     }
 
+    /// A cat model reads none of the pomset semantics' options.
+    fn reads_options(&self) -> bool {
+        false
+    }
+
     fn lower(&mut self, lowering: lower::Lowering) -> bool {
         self.model.lowering = Some(lowering);
         true

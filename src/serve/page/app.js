@@ -21,30 +21,61 @@ const state = {
 const PAGE = 200;
 
 // Requests under way, also on the body as `data-pending` (what the browser
-// test waits on).
+// test waits on), each with the controller that aborts it: Cancel aborts
+// them all, and the server, seeing the connection go, stops their work.
 let pending = 0;
-function setPending(n) { pending = n; document.body.dataset.pending = String(n); }
+const controllers = new Set();
+let since = 0;
+let ticking = null;
+function setPending(n) {
+  pending = n;
+  document.body.dataset.pending = String(n);
+  const progress = $("progress");
+  if (n > 0 && progress.hidden) {
+    since = Date.now();
+    progress.hidden = false;
+    tick();
+    ticking = setInterval(tick, 200);
+  } else if (n === 0) {
+    progress.hidden = true;
+    clearInterval(ticking);
+  }
+}
+function tick() { text($("elapsed"), `working… ${((Date.now() - since) / 1000).toFixed(1)} s`); }
+
+function cancelAll() {
+  for (const c of controllers) c.abort();
+}
 
 async function api(path, body) {
-  const init = body === undefined ? {} : {
+  const controller = new AbortController();
+  const init = body === undefined ? { signal: controller.signal } : {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify(body),
+    signal: controller.signal,
   };
+  controllers.add(controller);
   setPending(pending + 1);
   try {
     const response = await fetch(path, init);
     const answer = await response.json();
     if (!response.ok) throw answer.error || { message: "request failed" };
     return answer;
+  } catch (e) {
+    if (e && e.name === "AbortError") throw { message: "Cancelled: the server stopped this request's work.", cancelled: true };
+    throw e;
   } finally {
+    controllers.delete(controller);
     setPending(pending - 1);
   }
 }
 
 function request(extra) {
   const sets = Object.entries(state.sets).map(([k, v]) => `${k}=${v}`);
-  return Object.assign({ source: $("source").value, sets, model: state.model }, extra || {});
+  const base = { source: $("source").value, sets, model: state.model };
+  if (state.timeout) base.timeout = state.timeout;
+  return Object.assign(base, extra || {});
 }
 
 function text(el, s) { el.textContent = s; return el; }
@@ -86,6 +117,30 @@ function clearDerived() {
   $("variation").hidden = true;
   $("vary").tHead.innerHTML = "";
   $("vary").tBodies[0].innerHTML = "";
+  clearRefinement();
+  $("comparison").tHead.innerHTML = "";
+  $("comparison").tBodies[0].innerHTML = "";
+}
+
+function clearRefinement() {
+  const pane = $("refinement");
+  text(pane, "");
+  pane.classList.remove("problem");
+  refineGeneration++;
+}
+let refineGeneration = 0;
+
+// An edit without Run: the results on screen are the old text's. They are
+// marked stale (not cleared: the user may compare), the example menu no
+// longer names the edited example, and the derived panes go.
+function edited() {
+  const source = $("source").value;
+  const stale = state.last !== null && state.last.source !== source;
+  $("stale").hidden = !stale;
+  $("right").classList.toggle("stale", stale);
+  const chosen = state.examples.find((e) => e.path === $("examples").value);
+  if (chosen && chosen.source !== source) $("examples").value = "";
+  if (stale) clearDerived();
 }
 
 // ---------------------------------------------------------------- deciding
@@ -93,6 +148,8 @@ function clearDerived() {
 async function run() {
   $("problem").hidden = true;
   $("limit").hidden = true;
+  $("stale").hidden = true;
+  $("right").classList.remove("stale");
   clearDerived();
   const generation = state.generation;
   document.body.classList.add("busy");
@@ -282,12 +339,64 @@ async function explain() {
   }
 }
 
+// The refinement pane's Check, under the model chosen in the Model menu
+// (as `pomset refine --model M`), within the server's limits.
 async function refine() {
+  const pane = $("refinement");
+  pane.classList.remove("problem");
+  const generation = ++refineGeneration;
+  text(pane, `checking under ${state.model}…`);
+  text($("refine-model"), state.model === "pwt"
+    ? "Under pwt: the pomset-level check, then a search of contexts for a distinguishing test."
+    : `Under ${state.model}: a search of contexts only (size 3): unsound with a test, or no counterexample in the bound; never "sound". The pomset options do not apply.`);
   try {
     const answer = await api("/api/refine", request({ from: $("refine-from").value, to: $("refine-to").value }));
-    text($("refinement"), answer.text);
+    if (generation !== refineGeneration) return;
+    let shown = limitWords(answer.text);
+    if (answer.limit) shown += `\nLimit reached: ${limitWords(answer.limit)}: no verdict.`;
+    text(pane, shown);
+    pane.dataset.verdict = answer.verdict;
+    if (answer.counterexample) {
+      // The distinguishing test, opened in the editor and decided.
+      const open = document.createElement("button");
+      open.type = "button";
+      open.id = "open-counterexample";
+      open.textContent = "open the distinguishing test in the editor";
+      open.onclick = () => { $("source").value = answer.counterexample; $("examples").value = ""; run(); };
+      pane.appendChild(document.createElement("br"));
+      pane.appendChild(open);
+    }
   } catch (problem) {
-    text($("refinement"), problem.rendered || problem.message);
+    if (generation !== refineGeneration) return;
+    text(pane, problem.rendered || problem.message);
+    pane.classList.add("problem");
+  }
+}
+
+// Compare: the test under every model, as `pomset compare --models ...`.
+async function compare() {
+  const table = $("comparison");
+  const generation = state.generation;
+  table.tHead.innerHTML = "";
+  table.tBodies[0].innerHTML = "";
+  try {
+    const answer = await api("/api/compare", request());
+    if (generation !== state.generation) return;
+    const h = table.tHead.insertRow();
+    for (const title of ["condition", ...answer.models]) h.appendChild(text(document.createElement("th"), title));
+    for (const r of answer.rows) {
+      const row = table.tBodies[0].insertRow();
+      cell(row, r.condition);
+      r.verdicts.forEach((v, i) => {
+        const td = cell(row, limitWords(v) + (r.racy[i] ? " (racy)" : ""), /^Unknown/.test(v) ? "unknown" : "");
+        td.dataset.model = answer.models[i];
+      });
+    }
+  } catch (problem) {
+    if (generation === state.generation) {
+      const row = table.tBodies[0].insertRow();
+      cell(row, problem.message, "no");
+    }
   }
 }
 
@@ -313,6 +422,12 @@ function showOptions(current) {
     select.onchange = () => { state.sets[o.name] = select.value; run(); };
     row.insertCell().appendChild(select);
     cell(row, o.default);
+    if (o.applies === false) {
+      // SC and the cat models read no option: a flip would change nothing.
+      row.classList.add("na");
+      select.disabled = true;
+      row.title = `${state.model} does not read ${o.name}: it applies to pwt only`;
+    }
     const vary = document.createElement("button");
     vary.type = "button";
     vary.textContent = "vary";
@@ -321,7 +436,9 @@ function showOptions(current) {
     row.insertCell().appendChild(vary);
     if (o.value !== o.default) { row.classList.add("changed"); changed++; }
   }
-  text($("changed"), changed ? `(${changed} not default)` : "(all default)");
+  const na = current.length > 0 && current.every((o) => o.applies === false);
+  text($("changed"), na ? `(not read by ${state.model}: they apply to pwt only)`
+    : changed ? `(${changed} not default)` : "(all default)");
 }
 
 // The REPL's `:vary OPTION`: one row per value, one column per condition.
@@ -422,11 +539,20 @@ async function start() {
   }
   if (params.model) { state.model = params.model; $("model").value = params.model; }
   $("examples").onchange = () => { if (chooseExample($("examples").value)) { state.sets = {}; run(); } };
+  // `timeout=SECONDS`: every request's time limit (the server's 10 s by
+  // default, at most 60).
+  if (params.timeout) state.timeout = Number(params.timeout);
+  if (params.from) $("refine-from").value = params.from;
+  if (params.to) $("refine-to").value = params.to;
   $("more").onclick = moreStates;
   $("model").onchange = () => { state.model = $("model").value; run(); };
   $("run").onclick = run;
   $("explain").onclick = explain;
   $("refine").onclick = refine;
+  $("compare").onclick = compare;
+  $("cancel").onclick = cancelAll;
+  $("source").addEventListener("input", edited);
+  for (const id of ["refine-from", "refine-to"]) $(id).addEventListener("input", clearRefinement);
   $("reset").onclick = (e) => { e.preventDefault(); state.sets = {}; run(); };
   $("source").addEventListener("keydown", (e) => { if (e.key === "Enter" && e.ctrlKey) run(); });
   $("outcome").addEventListener("keydown", (e) => { if (e.key === "Enter") explain(); });
@@ -446,6 +572,11 @@ async function start() {
   if (params.explain !== undefined) {
     $("outcome").value = params.explain;
     await explain();
+  }
+  // `check` presses the refinement pane's Check (with `from`, `to`).
+  if (params.check !== undefined) {
+    $("refine-panel").open = true;
+    await refine();
   }
   document.body.dataset.ready = "yes";
 }

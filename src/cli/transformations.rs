@@ -6,6 +6,13 @@ use std::path::PathBuf;
 
 use crate::transform::{self, table, Bound, Cell};
 
+/// The examples and notes under `pomset transformations --help`.
+pub const AFTER_HELP: &str = "\
+Examples:
+  pomset transformations
+  pomset transformations --models pwt,rc11 reorder-rr elim-raw
+  pomset transformations --out cex/ --json > table.json";
+
 /// `pomset transformations`' flags.
 #[derive(clap::Args, Debug)]
 pub struct TransformationsArgs {

@@ -33,6 +33,7 @@ limit is named; it is never a wrong answer.";
 /// `pomset run`'s flags.
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
+    /// Litmus files, or directories searched for *.litmus and *.lit files.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Set a model option, overriding the file's `model {}` block (repeatable).
@@ -221,10 +222,14 @@ const JSON_STATES: usize = 10_000;
 /// What a run of several tests found, for its summary line.
 #[derive(Default)]
 struct Tally {
-    /// Tests decided and reported.
+    /// Tests decided and reported: `met + failed + silent + unknown`.
     run: usize,
-    /// Expectations not met.
+    /// A stated verdict met.
+    met: usize,
+    /// A stated verdict not met.
     failed: usize,
+    /// Decided, but the file states no verdict (`expect unknown`, or none).
+    silent: usize,
     /// Left unknown by a limit, or refused.
     unknown: usize,
     /// Met, with a verdict the file says differs from the note's.
@@ -245,10 +250,13 @@ impl Tally {
                 n => format!(" ({n} disputed)"),
             };
             out.push_str(&format!(
-                "{} tests: {} as expected{disputed}, {} not as expected, {} unknown (limit or unsupported)\n",
+                "{} tests: {} checked: {} as expected{disputed}, {} not as expected; {} {} no verdict; {} unknown (limit or unsupported)\n",
                 self.run,
-                self.run - self.failed - self.unknown,
+                crate::report::count(self.met + self.failed, "verdict"),
+                self.met,
                 self.failed,
+                self.silent,
+                if self.silent == 1 { "states" } else { "state" },
                 self.unknown
             ));
         } else if self.run > 1 {
@@ -357,10 +365,25 @@ fn report_one(
             p.name
         );
     }
+    // Each test counts once: a failure first, then a limit, then whether
+    // the file states a verdict (`expect unknown` states none).
+    let stated = report
+        .conditions
+        .iter()
+        .any(|c| c.expected.is_some_and(|e| e != "unknown"));
     tally.run += 1;
-    tally.failed += usize::from(!met);
-    tally.unknown += usize::from(report.limit.is_some() || report.unsupported.is_some());
+    if !met {
+        tally.failed += 1;
+    } else if report.limit.is_some() || report.unsupported.is_some() {
+        tally.unknown += 1;
+    } else if stated {
+        tally.met += 1;
+    } else {
+        tally.silent += 1;
+    }
     tally.disputed += usize::from(met && report.conditions.iter().any(|c| c.is_disputed()));
+    // The conditions as printed, for `--draw` to name one it cannot draw.
+    let shown: Vec<String> = report.conditions.iter().map(|c| c.text.clone()).collect();
     if o.json {
         let mut report = report;
         if !o.all_states {
@@ -379,7 +402,19 @@ fn report_one(
         let mut model = p.model;
         if apply_sets(&mut model, &o.sets).is_ok() {
             match crate::render::draw::witnesses(test, &model, o.limits.limits(), dir) {
-                Ok(files) => files.iter().for_each(|f| eprintln!("drew {}", f.display())),
+                Ok(files) => {
+                    for (k, f) in files.iter().enumerate() {
+                        match f {
+                            Some(f) => eprintln!("drew {}", f.display()),
+                            None => eprintln!(
+                                "drew nothing for condition {} of {}, {}: no complete pomset satisfies it",
+                                k + 1,
+                                p.name,
+                                shown.get(k).map_or("", String::as_str)
+                            ),
+                        }
+                    }
+                }
                 Err(e) => eprintln!("error: {e}"),
             }
         }

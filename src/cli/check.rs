@@ -14,6 +14,7 @@ The output is itself a litmus file: `pomset parse` of it prints it again.";
 /// `pomset parse`'s arguments.
 #[derive(clap::Args, Debug)]
 pub struct ParseArgs {
+    /// Litmus files, or directories searched for *.litmus and *.lit files.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
 }
@@ -21,6 +22,7 @@ pub struct ParseArgs {
 /// `pomset check`'s arguments.
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
+    /// Litmus files, or directories searched for *.litmus and *.lit files.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
 }

@@ -32,6 +32,7 @@ not as a counterexample.";
 /// `pomset compare`'s flags.
 #[derive(clap::Args, Debug)]
 pub struct CompareArgs {
+    /// Litmus files, or directories searched for *.litmus and *.lit files.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// The models, comma-separated: pwt, a bundled cat model (rc11, ptx, hrf-direct, hrf-indirect), or .cat files.
@@ -40,6 +41,7 @@ pub struct CompareArgs {
     /// List the outcomes the target allows and the source forbids.
     #[arg(long, value_name = "SRC:TGT")]
     pub mapping: Option<String>,
+    /// Set a model option, overriding the file's `model {}` block (repeatable).
     #[arg(long = "set", value_name = "OPTION=VALUE")]
     pub set: Vec<String>,
     #[command(flatten)]

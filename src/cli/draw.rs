@@ -35,6 +35,7 @@ with each.";
 /// `pomset draw`'s flags.
 #[derive(clap::Args, Debug)]
 pub struct DrawArgs {
+    /// The litmus file (or a test in another tool's format: herd7 C, PTX, .lit).
     pub path: PathBuf,
     /// Only pomsets whose final state satisfies this proposition.
     #[arg(long, value_name = "CONDITION")]
@@ -42,6 +43,7 @@ pub struct DrawArgs {
     /// complete | candidates (every candidate, complete or not, as pomsets --candidates) | incomplete (the candidates not complete) | N (the N-th complete pomset).
     #[arg(long, default_value = "1", value_name = "WHICH")]
     pub which: String,
+    /// The picture's format: text for the terminal, svg, tikz (LaTeX) or dot (Graphviz).
     #[arg(long, value_enum, default_value_t = DrawFormat::Text)]
     pub format: DrawFormat,
     /// Write to this file instead of standard output.
@@ -62,6 +64,7 @@ pub struct DrawArgs {
     /// Draw the initialising writes as a thread `init`.
     #[arg(long)]
     pub init: bool,
+    /// Set a model option, overriding the file's `model {}` block (repeatable).
     #[arg(long = "set", value_name = "OPTION=VALUE")]
     pub set: Vec<String>,
     /// Draw at most this many pictures (complete, candidates, all); the

@@ -20,9 +20,11 @@ blocking write (c8b), or a precondition that is not a tautology (c3).";
 /// `pomset explain`'s flags.
 #[derive(clap::Args, Debug)]
 pub struct ExplainArgs {
+    /// The litmus file (or a test in another tool's format: herd7 C, PTX, .lit).
     pub path: PathBuf,
     /// A proposition over final registers and memory, as in a condition.
     pub condition: Option<String>,
+    /// Set a model option, overriding the file's `model {}` block (repeatable).
     #[arg(long = "set", value_name = "OPTION=VALUE")]
     pub set: Vec<String>,
     /// pwt (the pomset semantics), a bundled cat model (rc11, ptx, hrf-direct, hrf-indirect) or a .cat

@@ -14,6 +14,7 @@ Example:
 /// `pomset export`'s flags.
 #[derive(clap::Args, Debug)]
 pub struct ExportArgs {
+    /// Litmus files, or directories searched for *.litmus and *.lit files.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// The format to write.

@@ -21,6 +21,7 @@ options a file's `model {}` block sets stay as set for that file.";
 /// `pomset fit`'s flags.
 #[derive(clap::Args, Debug)]
 pub struct FitArgs {
+    /// Litmus files, or directories searched for *.litmus and *.lit files.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Expectations from this CSV instead of the files'.

@@ -18,6 +18,7 @@ from other tools\" has the mapping tables.";
 /// `pomset import`'s flags.
 #[derive(clap::Args, Debug)]
 pub struct ImportArgs {
+    /// Files in another tool's format (herd7 C, Dat3M PTX, .lit), or directories of them.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
 }

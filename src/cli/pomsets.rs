@@ -29,6 +29,7 @@ are listed; larger ones add order only.";
 /// `pomset pomsets`' flags.
 #[derive(clap::Args, Debug)]
 pub struct PomsetsArgs {
+    /// The litmus file (or a test in another tool's format: herd7 C, PTX, .lit).
     pub path: PathBuf,
     /// Only pomsets whose final state satisfies this proposition.
     #[arg(long, value_name = "CONDITION")]
@@ -39,6 +40,7 @@ pub struct PomsetsArgs {
     /// Candidate pomsets, complete or not (§1.3).
     #[arg(long, conflicts_with = "complete")]
     pub candidates: bool,
+    /// Set a model option, overriding the file's `model {}` block (repeatable).
     #[arg(long = "set", value_name = "OPTION=VALUE")]
     pub set: Vec<String>,
     /// Print at most this many pomsets.

@@ -20,6 +20,7 @@ verdict that contradicts the stated expectation under that setting.";
 /// `pomset vary`'s flags.
 #[derive(clap::Args, Debug)]
 pub struct VaryArgs {
+    /// Litmus files, or directories searched for *.litmus and *.lit files.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// The options to vary, comma-separated [default: all].

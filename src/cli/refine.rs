@@ -142,7 +142,10 @@ pub fn refine(args: &RefineArgs, cx: Ctx) -> Result<bool, String> {
     let mut ok = true;
     for (name, src) in inputs(args)? {
         let req = match parse_refinement_with(&src, cx.import.unroll) {
-            Ok(r) => r,
+            Ok(r) => {
+                r.warnings.emit_stderr(&name, &src, cx.color);
+                r
+            }
             Err(d) => {
                 d.emit_stderr(&name, &src, cx.color);
                 ok = false;

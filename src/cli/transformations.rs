@@ -137,16 +137,7 @@ fn write_counterexamples(
     let mut ok = true;
     for row in &t.rows {
         let label = transform::catalogue::label(&row.schema, &row.choice);
-        let stem: String = label
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
+        let stem = transform::catalogue::file_stem(&label);
         for ((model, engine), cell) in engines.iter().zip(&row.cells) {
             let Cell::Unsound(Some(c)) = cell else {
                 continue;

@@ -88,16 +88,15 @@ pub fn run(args: &RunArgs, cx: Ctx) -> Result<bool, String> {
             return Err("--engine chooses how the pomset semantics is decided; it does not combine with another --model (name `pwt:reference` or `sc` with --model instead)".to_string())
         }
     };
-    let o = args;
     let engine: Arc<dyn crate::engine::Engine> = Arc::from(engine_named(name, cx.color)?);
-    if o.verdict_only {
+    if args.verdict_only {
         require(engine.as_ref(), Capability::VerdictOnly)?;
     }
-    if o.stats || o.draw.is_some() {
+    if args.stats || args.draw.is_some() {
         // `--stats` counts the logic's work and `--draw` draws pomsets.
         require(engine.as_ref(), Capability::Pomsets)?;
     }
-    run_tests(o, cx, engine)
+    run_tests(args, cx, engine)
 }
 
 /// One test decided: its report, or why there is none.

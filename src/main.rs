@@ -23,7 +23,7 @@ fn main() -> ExitCode {
         return pomset::cli::run(pomset::cli::Cli {
             color: pomset::cli::Color::Auto,
             unroll: None,
-            command: pomset::cli::Command::Repl { script: None },
+            command: pomset::cli::Command::Repl(pomset::cli::ReplArgs { script: None }),
         });
     }
     pomset::cli::run(pomset::cli::Cli::parse())

@@ -11,7 +11,9 @@
 //!
 //! A refinement file reuses the litmus grammar: `refine NAME "doc"`, the
 //! litmus header (`values`, `model`, ...), `source { S1 } target { S2 }`,
-//! optional context threads after `||`, and `expect sound|unsound|unknown`.
+//! optional context threads after `||`, and `expect sound|unsound|undecided`
+//! (`undecided`: the answer must be unknown; in a litmus file `expect
+//! unknown` states no verdict, so a refinement file spells it apart).
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -43,6 +45,8 @@ pub struct Refinement {
     /// `--unroll N`, over the file's `unroll`: for the fragments and every
     /// generated test.
     pub unroll: Option<u32>,
+    /// Warnings about the file (the old spelling `expect unknown`).
+    pub warnings: Diagnostics,
 }
 
 /// The answer.
@@ -62,12 +66,22 @@ impl Verdict {
         }
     }
 
+    /// The verdict an `expect` line names: `undecided` is the answer
+    /// unknown (the old `unknown` is read too, with a warning).
     fn parse(s: &str) -> Option<Verdict> {
         match s {
             "sound" => Some(Verdict::Sound),
             "unsound" => Some(Verdict::Unsound),
-            "unknown" => Some(Verdict::Unknown),
+            "undecided" | "unknown" => Some(Verdict::Unknown),
             _ => None,
+        }
+    }
+
+    /// The word an `expect` line uses for the verdict.
+    pub fn expect_word(self) -> &'static str {
+        match self {
+            Verdict::Unknown => "undecided",
+            v => v.as_str(),
         }
     }
 }
@@ -209,13 +223,19 @@ impl RefineReport {
             let _ = writeln!(s, "Unknown: {u}");
         }
         if let Some(l) = &self.limit {
-            let _ = writeln!(s, "Stopped by the limit {l}");
+            // A limit is named by its flag (`--timeout 3`); anything else is a reason.
+            let by = if l.starts_with("--") {
+                "Stopped by"
+            } else {
+                "Stopped:"
+            };
+            let _ = writeln!(s, "{by} {l}");
         }
         if let Some(e) = self.expect {
             let _ = writeln!(
                 s,
                 "Expected {}: {}",
-                e.as_str(),
+                e.expect_word(),
                 if self.as_expected() { "ok" } else { "FAILED" }
             );
         }
@@ -262,6 +282,7 @@ pub fn parse_refinement_with(src: &str, unroll: Option<u32>) -> Result<Refinemen
     let mut depth = 0i32;
     let (mut source, mut target) = (None, None);
     let mut expect = None;
+    let mut warnings = Vec::new();
     let mut i = 1;
     while i < toks.len() {
         let (s, tok, e) = &toks[i];
@@ -280,14 +301,23 @@ pub fn parse_refinement_with(src: &str, unroll: Option<u32>) -> Result<Refinemen
             Tok::Expect if depth == 0 => {
                 let Some((_, Tok::Ident(v), ve)) = toks.get(i + 1) else {
                     let d = Diagnostic::error("`expect` needs a verdict", Span::new(*s, *e))
-                        .with_hint("write `expect sound`, `expect unsound` or `expect unknown`");
+                        .with_hint("write `expect sound`, `expect unsound` or `expect undecided`");
                     return Err(d.into());
                 };
                 let Some(verdict) = Verdict::parse(v) else {
                     let d = Diagnostic::error("unknown verdict", Span::new(*s, *ve))
-                        .with_hint("write `expect sound`, `expect unsound` or `expect unknown`");
+                        .with_hint("write `expect sound`, `expect unsound` or `expect undecided`");
                     return Err(d.into());
                 };
+                if v == "unknown" {
+                    let d = Diagnostic::warning(
+                        "`expect unknown` in a refinement file is now `expect undecided`",
+                        Span::new(*s, *ve),
+                    )
+                    .with_label("read as `expect undecided`: the answer must be unknown")
+                    .with_hint("write `expect undecided`; in a litmus file `expect unknown` states no verdict");
+                    warnings.push(d);
+                }
                 expect = Some(verdict);
                 masked.replace_range(*s..*ve, &" ".repeat(ve - s));
                 i += 1;
@@ -388,6 +418,7 @@ pub fn parse_refinement_with(src: &str, unroll: Option<u32>) -> Result<Refinemen
         expect,
         program,
         unroll,
+        warnings: Diagnostics(warnings),
     })
 }
 

@@ -147,12 +147,8 @@ pub fn load(spec: &str) -> Result<Model, LoadError> {
         return Ok(model);
     }
     let path = Path::new(spec);
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        LoadError::Io(format!(
-            "cannot read model `{spec}`: {e} (bundled models: {})",
-            BUNDLED.map(|(n, _)| n).join(", ")
-        ))
-    })?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| LoadError::Io(format!("cannot read model `{spec}`: {e}")))?;
     compile::compile(Source {
         name: spec.to_string(),
         text,

@@ -7,6 +7,34 @@ use crate::refinement::{parse_refinement_with, quick_text, refinement_files, Ref
 use crate::transform::{found_text, Bound, Found};
 use crate::workbench::apply_sets;
 
+/// The examples and notes under `pomset refine --help`.
+pub const AFTER_HELP: &str = "\
+Examples:
+  pomset refine examples/refinements/r01-redundant-write.refine
+  pomset refine examples/refinements/              every refinement; exit 1 if one fails its expect
+  pomset refine --from 'x := 1; r := x;' --to 'x := 1; r := 1;'
+
+A refinement file reuses the litmus syntax (the book's \"Checking transformations\"):
+
+  refine R04 \"write elimination\"
+  values {0, 1, 2}
+  source { x := 1; x := 2; }
+  target { x := 2; }
+  expect unsound
+
+The verdict is sound when every local pomset of the target is one of the
+source (labels equal; ✓, κ for every dependency set and τ^D on the tested
+postconditions equivalent over V; the source's s7a/s8a orders kept). When it is
+unsound, the target pomset without a match is printed, and the contexts of
+the book's grammar (an instruction before and after the fragment, parallel
+threads; every context of size 3 by default) are searched for a litmus test
+with an outcome the target allows and the source forbids; that test runs
+with `pomset run` and says Sometimes with the target, Never with the source.
+
+Under --model rc11 (or ptx, vulkan, sc, FILE.cat) there is no local check:
+the answer is a distinguishing test, or `no counterexample` after every
+context of the bound was decided, or unknown with the limit that stopped it.";
+
 /// `pomset refine`'s flags.
 #[derive(clap::Args, Debug)]
 pub struct RefineArgs {
@@ -114,7 +142,10 @@ pub fn refine(args: &RefineArgs, cx: Ctx) -> Result<bool, String> {
     let mut ok = true;
     for (name, src) in inputs(args)? {
         let req = match parse_refinement_with(&src, cx.import.unroll) {
-            Ok(r) => r,
+            Ok(r) => {
+                r.warnings.emit_stderr(&name, &src, cx.color);
+                r
+            }
             Err(d) => {
                 d.emit_stderr(&name, &src, cx.color);
                 ok = false;

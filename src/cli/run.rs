@@ -13,24 +13,74 @@ use crate::syntax;
 use crate::syntax::core::Program;
 use crate::workbench::apply_sets;
 
-/// What `pomset run` was asked for, beyond the files and the model.
-pub struct RunOptions {
+/// The examples and notes under `pomset run --help`.
+pub const AFTER_HELP: &str = "\
+Examples:
+  pomset run examples/classic/mp+rel+acq.litmus
+  pomset run examples/                        every example; exit 1 if an expectation fails
+  pomset run --set c7a=direct examples/catalogue/c06-mp-fences.litmus
+  pomset run --json examples/classic/ > verdicts.json
+
+States list every final state of a complete pomset with how many complete
+pomsets (with their rf) end in it; `?` marks a value left undetermined, as a
+register whose relaxed read was dropped (R4c). In a condition `?` is unknown,
+like SQL's NULL: neither `r = 0` nor `~(r = 0)` holds of it. Past 1000 states
+only those without `?` are listed (--all-states lists all). A condition is Ok or No as in
+herd7, and `Expected ...` compares with the file's `expect` lines or its
+allow/forbid. When a limit stops the search the verdict is Unknown and the
+limit is named; it is never a wrong answer.";
+
+/// `pomset run`'s flags.
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// Litmus files, or directories searched for *.litmus and *.lit files.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Set a model option, overriding the file's `model {}` block (repeatable).
+    #[arg(long = "set", value_name = "OPTION=VALUE")]
     pub sets: Vec<String>,
+    /// Print JSON instead of text.
+    #[arg(long)]
     pub json: bool,
-    pub allow_unknown: bool,
+    #[command(flatten)]
     pub limits: LimitArgs,
+    /// Exit 0 even when a limit leaves a stated expectation undecided
+    /// (by default an Unknown against an `expect` or allow/forbid fails the run).
+    #[arg(long)]
+    pub allow_unknown: bool,
+    /// Print the logic layer's counters (queries, cache hits, SAT calls) per test.
+    #[arg(long)]
     pub stats: bool,
+    /// Draw, as SVG in this directory, one complete pomset for each condition it allows.
+    #[arg(long, value_name = "DIR")]
     pub draw: Option<PathBuf>,
+    /// List every state, also past 1000 of them (by default a long list shows
+    /// only the states without `?` and counts the rest).
+    #[arg(long)]
     pub all_states: bool,
-    pub cx: Ctx,
+    /// Which engine decides: the fast one; the literal reference engine
+    /// (tiny tests only); or sc, sequential consistency by interleaving.
+    #[arg(long, value_enum, default_value_t = Engine::Fast)]
+    pub engine: Engine,
+    /// Decide only each condition's verdict (herd7's -speedcheck fast): search
+    /// for one state that makes it true and one that does not, pruning
+    /// by the condition, and stop at each first one. Much faster on big
+    /// tests; the states listed are just those found.
+    #[arg(long)]
     pub verdict_only: bool,
+    /// Which model decides: pwt (the pomset semantics), a bundled cat
+    /// model (rc11, ptx, hrf-direct, hrf-indirect), or a .cat file. Under a cat model the file's
+    /// expectations (the note's verdicts) are not checked.
+    #[arg(long, default_value = "pwt", value_name = "MODEL")]
+    pub model: String,
 }
 
 /// `pomset run --model NAME`: the tests under `paths`, decided by the
 /// model's engine. `--engine` is the older way to name `pwt:reference` and
 /// `sc`.
-pub fn run(paths: &[PathBuf], o: RunOptions, model: &str, engine: Engine) -> Result<bool, String> {
-    let name = match (model, engine) {
+pub fn run(args: &RunArgs, cx: Ctx) -> Result<bool, String> {
+    let model = args.model.as_str();
+    let name = match (model, args.engine) {
         (_, Engine::Fast) => model,
         ("pwt", Engine::Reference) => "pwt:reference",
         ("pwt", Engine::Sc) => "sc",
@@ -38,15 +88,15 @@ pub fn run(paths: &[PathBuf], o: RunOptions, model: &str, engine: Engine) -> Res
             return Err("--engine chooses how the pomset semantics is decided; it does not combine with another --model (name `pwt:reference` or `sc` with --model instead)".to_string())
         }
     };
-    let engine: Arc<dyn crate::engine::Engine> = Arc::from(engine_named(name, o.cx.color)?);
-    if o.verdict_only {
+    let engine: Arc<dyn crate::engine::Engine> = Arc::from(engine_named(name, cx.color)?);
+    if args.verdict_only {
         require(engine.as_ref(), Capability::VerdictOnly)?;
     }
-    if o.stats || o.draw.is_some() {
+    if args.stats || args.draw.is_some() {
         // `--stats` counts the logic's work and `--draw` draws pomsets.
         require(engine.as_ref(), Capability::Pomsets)?;
     }
-    run_tests(paths, &o, engine)
+    run_tests(args, cx, engine)
 }
 
 /// One test decided: its report, or why there is none.
@@ -61,14 +111,10 @@ enum Decided {
 
 /// `pomset run`: tests are decided in parallel, one per core, and reported
 /// in the order of the files, each as soon as those before it are.
-fn run_tests(
-    paths: &[PathBuf],
-    o: &RunOptions,
-    engine: Arc<dyn crate::engine::Engine>,
-) -> Result<bool, String> {
+fn run_tests(o: &RunArgs, cx: Ctx, engine: Arc<dyn crate::engine::Engine>) -> Result<bool, String> {
     // Reject a bad --set before reading any file.
     apply_sets(&mut Model::default(), &o.sets)?;
-    let files = litmus_files(paths)?;
+    let files = litmus_files(&o.paths)?;
     let mut parsed = Vec::new();
     for path in files {
         let src = read(&path)?;
@@ -78,7 +124,7 @@ fn run_tests(
     let tests: Vec<(PathBuf, String, Result<syntax::Litmus, _>)> = parsed
         .into_iter()
         .map(|(path, src)| {
-            let test = crate::import::load(&path.display().to_string(), &src, o.cx.import);
+            let test = crate::import::load(&path.display().to_string(), &src, cx.import);
             (path, src, test)
         })
         .collect();
@@ -128,12 +174,12 @@ fn run_tests(
             let test = match test {
                 Ok(test) => test,
                 Err(diags) => {
-                    diags.emit_stderr(&name, src, o.cx.color);
+                    diags.emit_stderr(&name, src, cx.color);
                     ok = false;
                     continue;
                 }
             };
-            test.warnings.emit_stderr(&name, src, o.cx.color);
+            test.warnings.emit_stderr(&name, src, cx.color);
             if skips && test.program.vulkan_only().is_some() {
                 tally.skipped.push(name);
                 if let (true, Decided::Report(r)) = (o.json, decided) {
@@ -142,7 +188,7 @@ fn run_tests(
                 continue;
             }
             if !engine.can(Capability::Vulkan) {
-                vulkan_refusal(&test.program, &name, src, o.cx.color);
+                vulkan_refusal(&test.program, &name, src, cx.color);
             }
             ok &= report_one(test, (decided, peak), o, &mut tally, &mut reports);
         }
@@ -175,10 +221,14 @@ const JSON_STATES: usize = 10_000;
 /// What a run of several tests found, for its summary line.
 #[derive(Default)]
 struct Tally {
-    /// Tests decided and reported.
+    /// Tests decided and reported: `met + failed + silent + unknown`.
     run: usize,
-    /// Expectations not met.
+    /// A stated verdict met.
+    met: usize,
+    /// A stated verdict not met.
     failed: usize,
+    /// Decided, but the file states no verdict (`expect unknown`, or none).
+    silent: usize,
     /// Left unknown by a limit, or refused.
     unknown: usize,
     /// Met, with a verdict the file says differs from the note's.
@@ -199,10 +249,13 @@ impl Tally {
                 n => format!(" ({n} disputed)"),
             };
             out.push_str(&format!(
-                "{} tests: {} as expected{disputed}, {} not as expected, {} unknown (limit or unsupported)\n",
+                "{} tests: {} checked: {} as expected{disputed}, {} not as expected; {} {} no verdict; {} unknown (limit or unsupported)\n",
                 self.run,
-                self.run - self.failed - self.unknown,
+                crate::report::count(self.met + self.failed, "verdict"),
+                self.met,
                 self.failed,
+                self.silent,
+                if self.silent == 1 { "states" } else { "state" },
                 self.unknown
             ));
         } else if self.run > 1 {
@@ -287,7 +340,7 @@ fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
 fn report_one(
     test: &syntax::Litmus,
     (decided, peak): (Decided, usize),
-    o: &RunOptions,
+    o: &RunArgs,
     tally: &mut Tally,
     reports: &mut Vec<crate::report::Report>,
 ) -> bool {
@@ -311,10 +364,25 @@ fn report_one(
             p.name
         );
     }
+    // Each test counts once: a failure first, then a limit, then whether
+    // the file states a verdict (`expect unknown` states none).
+    let stated = report
+        .conditions
+        .iter()
+        .any(|c| c.expected.is_some_and(|e| e != "unknown"));
     tally.run += 1;
-    tally.failed += usize::from(!met);
-    tally.unknown += usize::from(report.limit.is_some() || report.unsupported.is_some());
+    if !met {
+        tally.failed += 1;
+    } else if report.limit.is_some() || report.unsupported.is_some() {
+        tally.unknown += 1;
+    } else if stated {
+        tally.met += 1;
+    } else {
+        tally.silent += 1;
+    }
     tally.disputed += usize::from(met && report.conditions.iter().any(|c| c.is_disputed()));
+    // The conditions as printed, for `--draw` to name one it cannot draw.
+    let shown: Vec<String> = report.conditions.iter().map(|c| c.text.clone()).collect();
     if o.json {
         let mut report = report;
         if !o.all_states {
@@ -333,7 +401,19 @@ fn report_one(
         let mut model = p.model;
         if apply_sets(&mut model, &o.sets).is_ok() {
             match crate::render::draw::witnesses(test, &model, o.limits.limits(), dir) {
-                Ok(files) => files.iter().for_each(|f| eprintln!("drew {}", f.display())),
+                Ok(files) => {
+                    for (k, f) in files.iter().enumerate() {
+                        match f {
+                            Some(f) => eprintln!("drew {}", f.display()),
+                            None => eprintln!(
+                                "drew nothing for condition {} of {}, {}: no complete pomset satisfies it",
+                                k + 1,
+                                p.name,
+                                shown.get(k).map_or("", String::as_str)
+                            ),
+                        }
+                    }
+                }
                 Err(e) => eprintln!("error: {e}"),
             }
         }

@@ -6,6 +6,13 @@ use std::path::PathBuf;
 
 use crate::transform::{self, table, Bound, Cell};
 
+/// The examples and notes under `pomset transformations --help`.
+pub const AFTER_HELP: &str = "\
+Examples:
+  pomset transformations
+  pomset transformations --models pwt,rc11 reorder-rr elim-raw
+  pomset transformations --out cex/ --json > table.json";
+
 /// `pomset transformations`' flags.
 #[derive(clap::Args, Debug)]
 pub struct TransformationsArgs {
@@ -130,16 +137,7 @@ fn write_counterexamples(
     let mut ok = true;
     for row in &t.rows {
         let label = transform::catalogue::label(&row.schema, &row.choice);
-        let stem: String = label
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
+        let stem = transform::catalogue::file_stem(&label);
         for ((model, engine), cell) in engines.iter().zip(&row.cells) {
             let Cell::Unsound(Some(c)) = cell else {
                 continue;

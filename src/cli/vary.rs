@@ -6,6 +6,39 @@ use std::path::PathBuf;
 use crate::model::Model;
 use std::io::IsTerminal;
 
+/// The examples and notes under `pomset vary --help`.
+pub const AFTER_HELP: &str = "\
+Examples:
+  pomset vary examples/catalogue/c21-rfi-coe-coe.litmus
+  pomset vary examples/catalogue --options acyclic_union,orders
+  pomset vary examples/classic --options c7a,orders --product --format md
+
+Every option's values are varied when --options is not given; a setting
+overrides the file's own `model {}` block, as `run --set` does. `✗` marks a
+verdict that contradicts the stated expectation under that setting.";
+
+/// `pomset vary`'s flags.
+#[derive(clap::Args, Debug)]
+pub struct VaryArgs {
+    /// Litmus files, or directories searched for *.litmus and *.lit files.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// The options to vary, comma-separated [default: all].
+    #[arg(long, value_delimiter = ',')]
+    pub options: Vec<String>,
+    /// Every combination of the options' values, not one option at a time.
+    #[arg(long)]
+    pub product: bool,
+    /// Print JSON instead of text.
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+    /// `text` (the terminal) or `md` (Markdown, for a paper or an issue).
+    #[arg(long, default_value = "text", value_parser = ["text", "md"])]
+    pub format: String,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
 /// The tests under `paths` for `vary` and `fit`; false when a file has errors.
 pub fn space_tests(
     paths: &[PathBuf],
@@ -23,13 +56,9 @@ pub fn space_tests(
 }
 
 /// `pomset vary`: `crate::options_space::vary`, printed.
-pub fn vary(
-    paths: &[PathBuf],
-    (names, product): (&[String], bool),
-    (json, format): (bool, &str),
-    limits: LimitArgs,
-    cx: Ctx,
-) -> Result<bool, String> {
+pub fn vary(args: &VaryArgs, cx: Ctx) -> Result<bool, String> {
+    let (paths, names, product) = (&args.paths, args.options.as_slice(), args.product);
+    let (json, format, limits) = (args.json, args.format.as_str(), args.limits);
     use crate::options_space as space;
     let options = match names {
         [] => Model::OPTIONS.iter().collect(),

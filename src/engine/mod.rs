@@ -234,17 +234,21 @@ pub fn named_bundled(spec: &str) -> Result<Box<dyn Engine>, NameError> {
 
 fn named_from(spec: &str, files: bool) -> Result<Box<dyn Engine>, NameError> {
     let (name, sets) = split_options(spec).map_err(NameError::Unknown)?;
+    // A model's name in any case (`RC11`); a file only when it is none.
+    let name = canonical(name).unwrap_or(name);
     let engine: Box<dyn Engine> = match NATIVE.iter().find(|n| n.name == name) {
         Some(n) => (n.make)(),
-        None if !files && crate::cat::bundled(name).is_none() => {
-            return Err(NameError::Unknown(format!(
-                "no bundled model is called `{name}` (models: {})",
-                names().join(", ")
-            )))
+        None if crate::cat::bundled(name).is_none() && (!files || !is_file_name(name)) => {
+            return Err(NameError::Unknown(unknown_model(name, files)))
         }
         None => match crate::cat::load(name) {
             Ok(m) => Box::new(axiomatic::Cat::new(m)),
-            Err(crate::cat::LoadError::Io(why)) => return Err(NameError::Unknown(why)),
+            Err(crate::cat::LoadError::Io(why)) => {
+                return Err(NameError::Unknown(format!(
+                    "{why} (the models: {}, or a .cat file)",
+                    names().join(", ")
+                )))
+            }
             Err(crate::cat::LoadError::Cat(e)) => {
                 return Err(NameError::Cat(Box::new(e), name.to_string()))
             }
@@ -264,6 +268,33 @@ fn named_from(spec: &str, files: bool) -> Result<Box<dyn Engine>, NameError> {
         inner: engine,
         sets,
     }))
+}
+
+/// The model `name` names in any case (`RC11`, `rc11.cat`), if it names one.
+pub fn canonical(name: &str) -> Option<&'static str> {
+    let bare = name.strip_suffix(".cat").unwrap_or(name);
+    names().into_iter().find(|n| n.eq_ignore_ascii_case(bare))
+}
+
+/// Whether `name`, which names no model, is read as a file: it ends in
+/// `.cat`, has a directory in it, or exists.
+pub(crate) fn is_file_name(name: &str) -> bool {
+    name.ends_with(".cat") || name.contains(['/', '\\']) || std::path::Path::new(name).exists()
+}
+
+/// No model is called `name`: every name, and the nearest one.
+pub fn unknown_model(name: &str, files: bool) -> String {
+    let near = crate::model::closest(&name.to_ascii_lowercase(), names().into_iter())
+        .map(|n| format!(" (did you mean `{n}`?)"))
+        .unwrap_or_default();
+    let (kind, or_file) = match files {
+        true => ("model", ", or a .cat file"),
+        false => ("bundled model", ""),
+    };
+    format!(
+        "no {kind} is called `{name}`{near}; the models: {}{or_file}",
+        names().join(", ")
+    )
 }
 
 /// Every model name a user may type, native ones first.

@@ -392,13 +392,14 @@ fn candidate_pictures(
 
 /// `pomset run --draw DIR`: for each condition that some complete pomset
 /// satisfies, the first such pomset as `DIR/NAME.K.svg` (K counts the
-/// file's conditions from 1). Returns the files written.
+/// file's conditions from 1). Returns, for each condition in order, the
+/// file written, or `None` when no complete pomset satisfies it.
 pub fn witnesses(
     lit: &Litmus,
     model: &Model,
     limits: Limits,
     dir: &std::path::Path,
-) -> Result<Vec<std::path::PathBuf>, String> {
+) -> Result<Vec<Option<std::path::PathBuf>>, String> {
     let p = &lit.program;
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let stem: String = p
@@ -422,12 +423,15 @@ pub fn witnesses(
         };
         let svg = match draw(lit, model, &opts) {
             Ok(svg) => svg,
-            Err(DrawError::Nothing { .. }) => continue,
+            Err(DrawError::Nothing { .. }) => {
+                written.push(None);
+                continue;
+            }
             Err(e) => return Err(e.to_string()),
         };
         let path = dir.join(format!("{stem}.{}.svg", k + 1));
         std::fs::write(&path, svg).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        written.push(path);
+        written.push(Some(path));
     }
     Ok(written)
 }

@@ -997,11 +997,11 @@ impl Session {
     /// session's values and `:set` options.
     fn refine(&self, args: &str, out: &mut Output) {
         use crate::refinement::{parse_refinement, refine, Limits as RefineLimits};
-        let Some((s1, s2)) = args.split_once("~>") else {
+        let Some((t1, t2)) = args.split_once("~>") else {
             return out
                 .error(":refine takes S1 ~> S2, e.g. :refine r := x; s := x ~> r := x; s := r");
         };
-        let (s1, s2) = match (self.expand(s1.trim()), self.expand(s2.trim())) {
+        let (s1, s2) = match (self.expand(t1.trim()), self.expand(t2.trim())) {
             (Ok(a), Ok(b)) => (a, b),
             (Err(e), _) | (_, Err(e)) => return out.error(e),
         };
@@ -1009,10 +1009,37 @@ impl Session {
             .values
             .as_ref()
             .map_or(String::new(), |v| format!("values {v}\n"));
-        let src = format!("refine quick\n{values}source {{ {s1} }}\ntarget {{ {s2} }}\n");
+        let head = format!("refine quick\n{values}source {{ ");
+        let middle = " }\ntarget { ";
+        let src = format!("{head}{s1}{middle}{s2} }}\n");
         let req = match parse_refinement(&src) {
             Ok(r) => r,
-            Err(d) => return out.push(Tone::Error, d.render("<refine>", &src)),
+            Err(d) => {
+                // Where S1 and S2 sit in `src`, and where they were typed.
+                fn typed(t: &str, at: usize) -> (usize, &str) {
+                    (at + t.len() - t.trim_start().len(), t.trim())
+                }
+                let (at1, typed1) = typed(t1, 0);
+                let (at2, typed2) = typed(t2, t1.len() + 2);
+                let parts = [
+                    Part {
+                        src_at: head.len(),
+                        src: &s1,
+                        typed_at: at1,
+                        typed: typed1,
+                    },
+                    Part {
+                        src_at: head.len() + s1.len() + middle.len(),
+                        src: &s2,
+                        typed_at: at2,
+                        typed: typed2,
+                    },
+                ];
+                return out.push(
+                    Tone::Error,
+                    moved_to(&d, args, &parts).render("<input>", args),
+                );
+            }
         };
         let mut model = req.program.model;
         for (k, v) in &self.sets {
@@ -1066,6 +1093,50 @@ fn set_text(slot: &mut Option<String>, what: &str, args: &str, out: &mut Output)
             out.plain(format!("{what} {v} (for fragments typed from now on)"));
         }
     }
+}
+
+/// A fragment the REPL wrapped: where it sits in the wrapper, and where in
+/// the typed line (`:let` names expanded, it may differ from what was typed).
+struct Part<'a> {
+    src_at: usize,
+    src: &'a str,
+    typed_at: usize,
+    typed: &'a str,
+}
+
+/// The diagnostics against the typed line: a span inside a part moves to
+/// where it was typed (to the whole part when a name was expanded); one in
+/// the words the REPL added covers the whole line.
+fn moved_to(d: &syntax::Diagnostics, line: &str, parts: &[Part<'_>]) -> syntax::Diagnostics {
+    let moved = |sp: syntax::Span| {
+        let Some(p) = parts
+            .iter()
+            .find(|p| sp.start >= p.src_at && sp.start <= p.src_at + p.src.len())
+        else {
+            return syntax::Span::new(0, line.len());
+        };
+        if p.src != p.typed {
+            return syntax::Span::new(p.typed_at, p.typed_at + p.typed.len());
+        }
+        let end = sp.end.clamp(sp.start, p.src_at + p.src.len());
+        syntax::Span::new(
+            p.typed_at + sp.start - p.src_at,
+            p.typed_at + end - p.src_at,
+        )
+    };
+    syntax::Diagnostics(
+        d.0.iter()
+            .map(|d| syntax::Diagnostic {
+                span: moved(d.span),
+                also: d
+                    .also
+                    .iter()
+                    .map(|(sp, l)| (moved(*sp), l.clone()))
+                    .collect(),
+                ..d.clone()
+            })
+            .collect(),
+    )
 }
 
 /// Renders diagnostics about `src` against `typed`, the part of it that the

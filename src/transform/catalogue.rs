@@ -40,6 +40,22 @@ pub fn label(schema: &str, choice: &[(String, String)]) -> String {
     format!("{schema}[{}]", c.join(","))
 }
 
+/// An instance's label as a file name: `reorder-rr[M1=acq,M2=rlx]` is
+/// `reorder-rr_M1-acq_M2-rlx` (`=` a hyphen, every other run of signs one
+/// `_`, none at either end).
+pub fn file_stem(label: &str) -> String {
+    let mut stem = String::new();
+    for c in label.chars() {
+        match c {
+            c if c.is_ascii_alphanumeric() || c == '-' => stem.push(c),
+            '=' => stem.push('-'),
+            _ if !stem.is_empty() && !stem.ends_with('_') => stem.push('_'),
+            _ => {}
+        }
+    }
+    stem.trim_end_matches('_').to_string()
+}
+
 /// The bundled schemas, in file order.
 pub const BUNDLED: &[(&str, &str)] = &[
     (

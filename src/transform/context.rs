@@ -252,15 +252,12 @@ pub fn search(
                 limit.get_or_insert(l);
             }
             One::Limited(l) => {
-                let bound_of_test = format!(
-                    "a generated test's bound ({})",
-                    l.trim_start_matches("--").replacen('-', " ", 1)
-                );
-                let l = if l.starts_with("--timeout") {
-                    l
-                } else {
-                    bound_of_test
+                // The limit as the user names it (`--timeout 3 s`), and where.
+                let l = match l.strip_prefix("--timeout ") {
+                    Some(secs) => format!("--timeout {secs} s"),
+                    None => l,
                 };
+                let l = format!("{l} while deciding generated test {} of {total}", k + 1);
                 return stopped(bound, k + 1, total, undecided + 1, Some(l));
             }
             One::Refused(why) => return Found::Unknown(why),

@@ -131,7 +131,10 @@ fn the_book_chapter_shows_the_vocabulary_and_the_model_as_they_are() {
     if std::env::var_os("UPDATE_BOOK").is_some() {
         std::fs::write(path, &fresh).expect("writable");
     } else {
-        assert_eq!(chapter, fresh, "UPDATE_BOOK=1 cargo test --test it axiomatic::");
+        assert_eq!(
+            chapter, fresh,
+            "UPDATE_BOOK=1 cargo test --test it axiomatic::"
+        );
     }
     let model = cat::bundled("rc11").expect("bundled");
     assert!(

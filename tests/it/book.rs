@@ -196,3 +196,97 @@ fn summary_lists_every_chapter() {
         }
     }
 }
+
+/// The fence problems of one chapter, by CommonMark's rules: a fence opens
+/// with three or more backticks or tildes (after up to a container's
+/// indentation) and an info string (no backtick in it for a backtick
+/// fence); it closes with a run of the same character at least as long,
+/// followed by nothing but spaces. A longer run with text after it is no
+/// closing fence (the rest of the chapter renders as code), nor is a fence
+/// left open at the end.
+fn fence_problems(text: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut open: Option<(char, usize, usize)> = None;
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start_matches([' ', '\t']);
+        let Some(c) = trimmed.chars().next().filter(|c| *c == '`' || *c == '~') else {
+            continue;
+        };
+        let run = trimmed.chars().take_while(|x| *x == c).count();
+        if run < 3 {
+            continue;
+        }
+        let rest = &trimmed[run..];
+        match open {
+            None if c == '`' && rest.contains('`') => {} // inline code, not a fence
+            None => open = Some((c, run, i + 1)),
+            Some((o, n, _)) if o == c && run >= n => {
+                if rest.trim_matches([' ', '\t']).is_empty() {
+                    open = None;
+                } else {
+                    problems.push(format!(
+                        "line {}: a closing fence carries text: {line}",
+                        i + 1
+                    ));
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    if let Some((_, _, at)) = open {
+        problems.push(format!("line {at}: a fence that is never closed"));
+    }
+    problems
+}
+
+#[test]
+fn every_code_fence_is_closed_cleanly() {
+    // The scanner finds both faults, and passes what is well formed.
+    assert_eq!(
+        fence_problems("```text\na\n```\n~~~~\n```\n~~~~\n"),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        fence_problems("  ```text\n  a\n  ``` And the prose.\nmore\n"),
+        [
+            "line 3: a closing fence carries text:   ``` And the prose.",
+            "line 1: a fence that is never closed"
+        ]
+    );
+    assert_eq!(fence_problems("````\n```\n````\n"), Vec::<String>::new());
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("book/src");
+    let mut chapters: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("book/src exists")
+        .map(|e| e.expect("readable entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    chapters.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"));
+    assert!(chapters.len() > 10);
+    let mut problems = Vec::new();
+    for chapter in chapters {
+        let text = std::fs::read_to_string(&chapter).expect("readable chapter");
+        for p in fence_problems(&text) {
+            problems.push(format!("{}: {p}", chapter.display()));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The tutorial says what the word after a test's name is (the kind of
+/// its condition, herd7's), right after the first report that shows it.
+#[test]
+fn the_tutorial_explains_the_headline_word_where_it_first_appears() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("book/src/tutorial.md");
+    let text = std::fs::read_to_string(path).expect("the tutorial");
+    let first = text.find("\nTest MP Allowed\n").expect("the first report");
+    let after = &text[first..];
+    let block_end = after.find("\n```\n").expect("the report's block ends") + 5;
+    let paragraph = &after[block_end
+        ..after[block_end..]
+            .find("\n\n")
+            .map_or(after.len(), |e| block_end + e)];
+    assert!(
+        paragraph.contains("`Allowed`") && paragraph.contains("not a verdict"),
+        "{paragraph}"
+    );
+}

@@ -707,3 +707,115 @@ fn run_into_a_file_writes_the_report_or_fails() {
         }
     }
 }
+
+/// `run`'s summary counts the verdicts it checked apart from the tests
+/// that state none (`expect unknown`), and `--draw` says which condition no
+/// complete pomset satisfies instead of writing nothing silently.
+#[test]
+fn run_summary_separates_checked_verdicts_from_tests_that_state_none() {
+    let dir = std::env::temp_dir().join(format!("pomset-summary-{}", std::process::id()));
+    let out = pomset(&[
+        "run",
+        "examples/classic/mp.litmus",
+        "examples/classic/mp+rel+acq.litmus",
+        "--draw",
+        dir.to_str().expect("utf-8 path"),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.ends_with(
+            "\n2 tests: 1 verdict checked: 1 as expected, 0 not as expected; 1 states no verdict; 0 unknown (limit or unsupported)\n"
+        ),
+        "{stdout}"
+    );
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(
+            "drew nothing for condition 1 of MP+rel+acq, forbid (P1:r = 1 /\\ P1:s = 0): no complete pomset satisfies it"
+        ),
+        "{stderr}"
+    );
+}
+
+/// A model name that names nothing gets every name and the nearest one;
+/// names are read in any case; a mapping to no model lists the mappings.
+#[test]
+fn unknown_models_and_mappings_are_named_with_the_choices() {
+    let mp = "examples/classic/mp.litmus";
+    let out = pomset(&["run", "--model", "rc12", mp]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.starts_with("error: no model is called `rc12` (did you mean `rc11`?); the models: pwt, pwt:reference, sc, rc11, ptx,"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(", or a .cat file"), "{stderr}");
+    assert!(!stderr.contains("os error"), "{stderr}");
+    let upper = pomset(&["run", "--model", "RC11", mp]);
+    let lower = pomset(&["run", "--model", "rc11", mp]);
+    assert_eq!(
+        upper.status.code(),
+        lower.status.code(),
+        "{}",
+        text(&upper.stderr)
+    );
+    // The same report but for the time it took.
+    let untimed = |o: &Output| {
+        text(&o.stdout)
+            .lines()
+            .filter(|l| !l.starts_with("Time "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(untimed(&upper), untimed(&lower));
+    assert!(untimed(&upper).contains("Observation MP Sometimes 1 3"));
+    // A file that does not exist is still a file.
+    let out = pomset(&["run", "--model", "no-such.cat", mp]);
+    assert!(text(&out.stderr).contains("cannot read model `no-such.cat`"));
+    let out = pomset(&[
+        "compare",
+        "--models",
+        "pwt,rc11",
+        "--mapping",
+        "pwt:foo",
+        mp,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("--mapping pwt:foo: no model is called `foo`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("the mappings: pwt:ptx (the PTX lowering), pwt:vulkan"),
+        "{stderr}"
+    );
+}
+
+/// Every argument of every command says what it is in `--help`.
+#[test]
+fn every_argument_of_every_command_has_help() {
+    use clap::CommandFactory;
+    fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+        for arg in cmd.get_arguments() {
+            if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                missing.push(format!("{path} {}", arg.get_id()));
+            }
+        }
+        for sub in cmd.get_subcommands() {
+            walk(sub, &format!("{path} {}", sub.get_name()), missing);
+        }
+    }
+    let mut cmd = pomset::cli::Cli::command();
+    cmd.build();
+    let mut missing = Vec::new();
+    walk(&cmd, "pomset", &mut missing);
+    assert!(missing.is_empty(), "arguments without help: {missing:?}");
+    // The walk sees the commands' own arguments, not only the shared ones.
+    let explain = text(&pomset(&["explain", "--help"]).stdout);
+    assert!(
+        explain.contains("<PATH>       The litmus file"),
+        "{explain}"
+    );
+}

@@ -116,3 +116,27 @@ fn errors_name_line_and_column() {
     assert!(out.contains("test.litmus:3:11"), "{out}");
     assert!(out.contains("hint: did you mean `acq`?"), "{out}");
 }
+
+/// `locations` takes commas as `values` does (and semicolons as before), so
+/// the hint's `locations { a }` extends to `locations { a, b }`.
+#[test]
+fn locations_take_commas_as_values_do() {
+    for decl in [
+        "locations { a, b }",
+        "locations { a; b }",
+        "locations { a @ 0, b @ 1, }",
+    ] {
+        let src = format!(
+            "litmus T\nvalues {{0, 1}}\n{decl}\na.rel := 1; || r := b.acq;\nexists (r = 0)\n"
+        );
+        let test =
+            syntax::parse(&src).unwrap_or_else(|d| panic!("{decl}: {}", d.render("t", &src)));
+        assert_eq!(test.program.locs.len(), 2, "{decl}");
+    }
+    // The hint for an undeclared location names a form the parser takes.
+    let src = "litmus T\na.rel := 1;\n|| r := a.acq;\n";
+    let out = messages(src);
+    assert!(out.contains("`locations { a }`"), "{out}");
+    let fixed = "litmus T\nlocations { a, b }\na.rel := 1;\n|| r := a.acq;\n";
+    assert!(syntax::parse(fixed).is_ok());
+}

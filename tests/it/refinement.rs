@@ -339,9 +339,7 @@ fn too_many_pomsets_is_unknown_and_says_which_limit() {
     let report = refine(&q, &q.program.model, limits).expect("decidable");
     assert_eq!(report.verdict(), Verdict::Unknown);
     assert_eq!(report.limit.as_deref(), Some("--max-pomsets 2"));
-    assert!(report
-        .text()
-        .contains("Stopped by the limit --max-pomsets 2"));
+    assert!(report.text().contains("Stopped by --max-pomsets 2"));
     // Past the pomset limit, a distinguishing test still proves unsoundness.
     let q = quick("x := 1; y.rel := 1;", "y.rel := 1; x := 1;").expect("parses");
     let report = refine(&q, &q.program.model, limits).expect("decidable");
@@ -516,4 +514,37 @@ fn reordering_a_write_and_a_read_is_not_unsound_under_register_guards() {
     assert_eq!(report.verdict(), Verdict::Unknown, "{}", report.text());
     assert!(report.counterexample.is_none());
     assert!(report.text().contains("if_closure = registers"));
+}
+
+/// `expect undecided` is a refinement file's word for "the answer must be
+/// unknown"; the old `expect unknown` (in a litmus file: no verdict stated)
+/// is still read, with a warning naming the new word.
+#[test]
+fn expect_undecided_and_the_old_spelling() {
+    let file = |word: &str| {
+        format!("refine R \"r\"\nsource {{ x := 1; }}\ntarget {{ x := 1; }}\nexpect {word}\n")
+    };
+    let new = parse_refinement(&file("undecided")).expect("parses");
+    assert_eq!(new.expect, Some(Verdict::Unknown));
+    assert!(new.warnings.is_empty());
+    let src = file("unknown");
+    let old = parse_refinement(&src).expect("parses");
+    assert_eq!(old.expect, Some(Verdict::Unknown));
+    let shown = old.warnings.render("r.refine", &src);
+    assert!(
+        shown.contains("warning: `expect unknown` in a refinement file is now `expect undecided`"),
+        "{shown}"
+    );
+    assert!(shown.contains("4:1"), "{shown}");
+    let bad = parse_refinement(&file("maybe")).expect_err("no such verdict");
+    assert!(bad
+        .render("r.refine", &file("maybe"))
+        .contains("`expect undecided`"));
+    // The report names the verdict with the file's word.
+    let report = refine(&new, &new.program.model, small()).expect("decides");
+    assert!(
+        report.text().contains("Expected undecided: FAILED"),
+        "{}",
+        report.text()
+    );
 }

@@ -227,3 +227,25 @@ fn run_decides_a_reader_too_big_to_build_whole() {
         "{run}"
     );
 }
+
+/// `:refine S1 ~> S2` typed literally: the error points at what was typed
+/// (`S1`), not into the refinement file the REPL wraps it in.
+#[test]
+fn a_bad_refine_points_at_the_typed_line() {
+    let mut s = Session::new();
+    let out = s.eval(":refine S1 ~> S2").output;
+    assert!(out.has_error());
+    let shown = out.render(false);
+    assert!(shown.contains("┌─ <input>:1:1"), "{shown}");
+    assert!(shown.contains("1 │ S1 ~> S2"), "{shown}");
+    assert!(
+        !shown.contains("<refine>") && !shown.contains("source {"),
+        "{shown}"
+    );
+    // A fragment of one's own, typed after a bad one, still decides.
+    let out = s
+        .eval(":refine x := 1; x := 2 ~> x := 2")
+        .output
+        .render(false);
+    assert!(out.contains("Refinement quick: unsound"), "{out}");
+}

@@ -329,8 +329,11 @@ fn refine_stops_once_the_verdict_is_unknown() {
         stdout.contains("No distinguishing test in the 1 tried of the "),
         "{stdout}"
     );
+    // The limit is named by its flag, with the generated test it stopped.
     assert!(
-        stdout.contains("a generated test's bound (max pomsets"),
+        stdout.contains(
+            "the context search: --max-pomsets 20000 while deciding generated test 1 of "
+        ),
         "{stdout}"
     );
     // --timeout stops the contextual search of an unsound pair.
@@ -344,10 +347,7 @@ fn refine_stops_once_the_verdict_is_unknown() {
         "x := 2",
     ]);
     let stdout = text(&out.stdout);
-    assert!(
-        stdout.contains("Stopped by the limit --timeout 0"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("Stopped by --timeout 0"), "{stdout}");
 }
 
 /// `draw` takes run's limits and a picture limit, and lays many pictures

@@ -369,3 +369,28 @@ fn book_table_is_the_commands() {
         "regenerate the book's table with `pomset transformations --markdown`"
     );
 }
+
+/// `transformations --out` names files after the instance: no `_` left at
+/// either end by the brackets, none doubled, and one name per instance.
+#[test]
+fn counterexample_files_are_named_after_the_instance() {
+    use pomset::transform::catalogue::{self, file_stem};
+    assert_eq!(
+        file_stem("reorder-rr[M1=acq,M2=rlx]"),
+        "reorder-rr_M1-acq_M2-rlx"
+    );
+    assert_eq!(file_stem("elim-waw"), "elim-waw");
+    let mut stems = std::collections::BTreeSet::new();
+    for (name, text) in catalogue::BUNDLED {
+        let schema = catalogue::parse_schema(name, text).expect("bundled schemas parse");
+        for inst in schema.instances().expect("bundled instances check") {
+            let stem = file_stem(&inst.label());
+            assert!(
+                !stem.starts_with('_') && !stem.ends_with('_') && !stem.contains("__"),
+                "{stem}"
+            );
+            assert!(stems.insert(stem.clone()), "two instances named {stem}");
+        }
+    }
+    assert!(stems.len() >= 200);
+}

@@ -69,6 +69,11 @@ pub enum WkReading {
     Relaxed,
 }
 
+/// The mappings, as an error lists them.
+pub const MAPPINGS: &str = "the mappings: pwt:ptx (the PTX lowering), pwt:vulkan and \
+pwt:vulkan-2021 (the Vulkan mapping; variants :wk-rlx and :sc-rmw), and any other \
+SRC:TGT of two models, the program taken as written (rc11:pwt, pwt:sc)";
+
 /// A compilation mapping `SRC:TGT[:VARIANT]` of `compare --mapping`: the
 /// two model names and the lowering the target's column applies, if any.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,8 +91,16 @@ impl Mapping {
     pub fn parse(text: &str) -> Result<Mapping, String> {
         let parts: Vec<&str> = text.split(':').collect();
         let [src, tgt, ref variants @ ..] = parts[..] else {
-            return Err(format!("--mapping takes SRC:TGT, not `{text}`"));
+            return Err(format!("--mapping takes SRC:TGT, not `{text}`: {MAPPINGS}"));
         };
+        for side in [src, tgt] {
+            // A model with options (`pwt[c7a=direct]`) is named by what precedes them.
+            let name = side.split('[').next().unwrap_or(side);
+            if crate::engine::canonical(name).is_none() && !crate::engine::is_file_name(name) {
+                let no = crate::engine::unknown_model(name, true);
+                return Err(format!("--mapping {text}: {no}; {MAPPINGS}"));
+            }
+        }
         let vulkan = src == "pwt" && matches!(tgt, "vulkan" | "vulkan-2021");
         if !vulkan {
             return match variants.first() {

@@ -5,7 +5,8 @@
 //! programs, so criterion prints programs per second on one core.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use pomset::distinguish::enumerate::{programs, Bound, Space, Vocabulary};
+use pomset::distinguish::enumerate::programs;
+use pomset::distinguish::shape::{Bound, Space, Vocabulary};
 use pomset::distinguish::{sweep, Pair, Shard};
 use pomset::outcome::Limits;
 use pomset::syntax::ast::Mode;

@@ -9,7 +9,7 @@
 //! by first occurrence, which undoes any renaming, so two programs related by
 //! the symmetries have one canonical form.
 
-use super::enumerate::{Kind, Op, Shape, Space};
+use super::shape::{Kind, Op, Shape, Space, LOCATIONS, MAX_VALUES};
 
 /// Locations renamed by first occurrence (`x` first, then `y`, ...), and,
 /// when values are names, each location's written values likewise (1 first).
@@ -41,9 +41,7 @@ struct Renaming {
 }
 
 const NONE: u8 = u8::MAX;
-const MAX_LOCATIONS: usize = super::enumerate::LOCATIONS.len();
-/// `Space::check` refuses more values.
-pub const MAX_VALUES: usize = 16;
+const MAX_LOCATIONS: usize = LOCATIONS.len();
 
 impl Renaming {
     fn new(space: &Space) -> Renaming {
@@ -143,7 +141,8 @@ fn for_each_permutation(n: usize, f: &mut dyn FnMut(&[usize]) -> bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::distinguish::enumerate::{programs, Bound, Vocabulary};
+    use crate::distinguish::enumerate::programs;
+    use crate::distinguish::shape::{Bound, Vocabulary};
 
     fn space() -> Space {
         Space {

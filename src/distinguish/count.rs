@@ -13,7 +13,8 @@
 //! alone. The renamings are summed up to what matters: per cycle of the
 //! location permutation, the cycle type of the value permutation around it.
 
-use super::enumerate::{dep_choices, Kind, Op, Space};
+use super::enumerate::dep_choices;
+use super::shape::{Kind, Op, Space};
 
 /// The most (location permutation, value cycle types) the sum visits
 /// before [`programs`] gives up (many values at many locations).

@@ -10,7 +10,7 @@
 //! - narrowing one scope: sys → gpu → cta;
 //! - dropping one dependency.
 
-use super::enumerate::{Dep, Kind, Op, Shape, Space};
+use super::shape::{Dep, Kind, Op, Shape, Space};
 use super::{Decision, Pair};
 use crate::syntax::ast::{Mode, Scope};
 

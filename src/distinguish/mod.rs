@@ -20,6 +20,7 @@ pub mod canon;
 pub mod count;
 pub mod enumerate;
 pub mod minimal;
+pub mod shape;
 pub mod shard;
 
 use std::collections::BTreeSet;
@@ -27,7 +28,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::engine::{Capability, Engine};
 use crate::outcome::Limits;
-use enumerate::{Shape, Space};
+use shape::{Shape, Space};
 pub use shard::{Record, Shard};
 
 /// The two models compared, each with its engine.

@@ -10,7 +10,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::enumerate::{programs, Shape, Space};
+use super::enumerate::programs;
+use super::shape::{Shape, Space};
 use super::Decision;
 
 /// Shard `index` of `count` (`--shard K/N`, 0 ≤ K < N).

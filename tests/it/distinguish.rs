@@ -10,9 +10,8 @@ use std::path::Path;
 use std::process::Command;
 
 use pomset::distinguish::canon::{canonical, is_canonical};
-use pomset::distinguish::enumerate::{
-    programs, threads, Bound, Dep, Kind, Shape, Space, Vocabulary,
-};
+use pomset::distinguish::enumerate::{programs, threads};
+use pomset::distinguish::shape::{Bound, Dep, Kind, Shape, Space, Vocabulary};
 use pomset::distinguish::shard::{self, Merged};
 use pomset::distinguish::{sweep, Decision, Pair, Record, Shard};
 use pomset::syntax::ast::Mode;

@@ -250,3 +250,74 @@ fn validate_scripts_without_a_corpus_print_usage_and_exit_2() {
         );
     }
 }
+
+/// The sibling files of `dir` (`src/<dir>/*.rs`, `mod.rs` aside) that each
+/// names, as `super::NAME` or `crate::<dir>::NAME`, outside its tests.
+fn sibling_imports(dir: &str) -> Vec<(String, Vec<String>)> {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(dir);
+    let mut files = Vec::new();
+    rust_files(&base, &mut files);
+    let names: Vec<String> = files
+        .iter()
+        .filter_map(|p| p.file_stem()?.to_str().map(str::to_string))
+        .filter(|n| n != "mod")
+        .collect();
+    names
+        .iter()
+        .map(|name| {
+            let text = std::fs::read_to_string(base.join(format!("{name}.rs"))).expect("readable");
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            let named = names
+                .iter()
+                .filter(|other| *other != name)
+                .filter(|other| {
+                    code.contains(&format!("super::{other}::"))
+                        || code.contains(&format!("super::{other}::{{"))
+                        || code.contains(&format!("crate::{dir}::{other}::"))
+                })
+                .cloned()
+                .collect();
+            (name.clone(), named)
+        })
+        .collect()
+}
+
+/// Issue 40: the files of `distinguish/` import each other without a
+/// cycle (the shapes live in `shape.rs`, which both the enumeration and
+/// the canonical form use).
+#[test]
+fn the_sweep_files_import_each_other_without_a_cycle() {
+    let graph = sibling_imports("distinguish");
+    assert!(graph.iter().any(|(n, _)| n == "shape"), "{graph:?}");
+    // Depth-first search for a cycle.
+    fn visit<'g>(
+        n: &'g str,
+        graph: &'g [(String, Vec<String>)],
+        path: &mut Vec<&'g str>,
+        done: &mut Vec<&'g str>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|p| *p == n) {
+            return Some(path[at..].iter().map(|s| s.to_string()).collect());
+        }
+        if done.contains(&n) {
+            return None;
+        }
+        path.push(n);
+        let next = graph.iter().find(|(m, _)| m == n).map_or(&[][..], |(_, e)| e);
+        for m in next {
+            if let Some(c) = visit(m, graph, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        done.push(n);
+        None
+    }
+    let mut done = Vec::new();
+    for (n, _) in &graph {
+        let cycle = visit(n, &graph, &mut Vec::new(), &mut done);
+        assert!(cycle.is_none(), "a cycle of imports: {cycle:?}");
+    }
+    let canon = graph.iter().find(|(n, _)| n == "canon").expect("canon.rs");
+    assert_eq!(canon.1, ["shape"]);
+}

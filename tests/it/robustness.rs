@@ -464,9 +464,10 @@ fn verdict_only_decides_a_test_too_big_to_enumerate() {
     ]);
     let full = text(&full.stdout);
     assert!(full.contains("Limit reached: --max-pomsets 5000"), "{full}");
-    let out = pomset(&["run", "--verdict-only", "--max-pomsets", "5000", &path]);
+    // The searches (`--no-factor`: the reader built whole, as above).
+    let out = pomset(&["run", "--verdict-only", "--no-factor", "--max-pomsets", "5000", &path]);
     assert!(text(&out.stdout).contains("Observation CoRR-6 Sometimes 1 1"));
-    let out = pomset(&["run", "--verdict-only", &path]);
+    let out = pomset(&["run", "--verdict-only", "--no-factor", &path]);
     let stdout = text(&out.stdout);
     assert!(
         stdout.contains("Observation CoRR-6 Sometimes 1 1"),
@@ -477,6 +478,14 @@ fn verdict_only_decides_a_test_too_big_to_enumerate() {
         stdout.contains("P1:r1=6; P1:r2=5; P1:r3=4; P1:r4=3; P1:r5=2; P1:r6=1;"),
         "{stdout}"
     );
+    // With the reader's reads kept apart (the default), verdict-only reads
+    // the verdict off their product, as run does: every state counted.
+    let out = pomset(&["run", "--verdict-only", &path]);
+    let whole = text(&out.stdout);
+    let run = text(&pomset(&["run", &path]).stdout);
+    let observation = |t: &str| t.lines().find(|l| l.starts_with("Observation")).map(str::to_string);
+    assert_eq!(observation(&whole), observation(&run), "{whole}");
+    assert!(whole.contains("the verdicts are counted over every state"), "{whole}");
 }
 
 /// Every command, under every engine it runs, stops at the limit it is

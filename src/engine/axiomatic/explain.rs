@@ -244,7 +244,7 @@ pub fn explain(
     if let Some(witness) = listed {
         let allowed = witness.is_some();
         let why = match &seen.limit {
-            Some(l) if !illustrated => format!("stopped at a limit ({l})"),
+            Some(l) if !illustrated => format!("stopped at a limit (Limit reached: {l})"),
             _ => format!("stopped after {ILLUSTRATED} candidates"),
         };
         let said = if allowed {

@@ -1,0 +1,389 @@
+//! The shape of the programs a sweep visits, in one place that the
+//! enumeration (`enumerate.rs`), the canonical form (`canon.rs`), the
+//! counting (`count.rs`) and minimality (`minimal.rs`) all use: what an
+//! access is, a program's threads, the vocabulary and bound of a space,
+//! and how a shape is written as a litmus test.
+
+use crate::syntax::ast::{Mode, Scope};
+
+/// The most values a location may take in a space (the canonical form's
+/// renaming tables are this wide).
+pub const MAX_VALUES: usize = 16;
+
+/// What an access does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    Read,
+    Write,
+    Fence,
+    /// `r := FADD(x, v)`: a read-modify-write adding `v`.
+    Fadd,
+    /// `r := EXCHG(x, v)`: a read-modify-write writing `v`.
+    Exchg,
+}
+
+impl Kind {
+    /// Whether the access assigns a register (the value read).
+    pub fn reads(self) -> bool {
+        matches!(self, Kind::Read | Kind::Fadd | Kind::Exchg)
+    }
+
+    /// Whether it is a read-modify-write, with two modes.
+    pub fn is_rmw(self) -> bool {
+        matches!(self, Kind::Fadd | Kind::Exchg)
+    }
+}
+
+/// How an access depends on the thread's latest read before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Dep {
+    None,
+    /// A write of the value read (`y := r0`): a data dependency.
+    Data,
+    /// The access inside `if (r0 = 1) { ... }`: a control dependency.
+    Ctrl,
+}
+
+/// One access of a thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Op {
+    pub kind: Kind,
+    /// Index of the location: 0 is `x`, then `y`, `z`, `w`.
+    pub loc: u8,
+    /// The value a write or EXCHG writes, or FADD's increment; 0 otherwise.
+    pub val: u8,
+    /// The mode of a read, write or fence, or of an RMW's read half.
+    pub mode: Mode,
+    /// The mode of an RMW's write half (`Rlx` for the others).
+    pub wmode: Mode,
+    pub scope: Scope,
+    pub dep: Dep,
+}
+
+/// A program: its threads, each a list of accesses.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Shape {
+    pub threads: Vec<Vec<Op>>,
+}
+
+/// The names of the locations, in index order.
+pub const LOCATIONS: [&str; 4] = ["x", "y", "z", "w"];
+
+/// What a program may contain.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Vocabulary {
+    /// The modes; each access takes those of them that are legal for it (§1.1).
+    pub modes: Vec<Mode>,
+    pub scopes: Vec<Scope>,
+    pub fences: bool,
+    /// The read-modify-writes (`Fadd`, `Exchg`).
+    pub rmws: Vec<Kind>,
+    /// The dependencies (`Data`, `Ctrl`).
+    pub deps: Vec<Dep>,
+    /// A `scopes:` header, as written in a litmus file; threads are then
+    /// not interchangeable.
+    pub scope_tree: Option<String>,
+}
+
+impl Default for Vocabulary {
+    /// Relaxed reads and writes at system scope, nothing else.
+    fn default() -> Vocabulary {
+        Vocabulary {
+            modes: vec![Mode::Rlx],
+            scopes: vec![Scope::Sys],
+            fences: false,
+            rmws: Vec::new(),
+            deps: Vec::new(),
+            scope_tree: None,
+        }
+    }
+}
+
+/// The size of the programs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bound {
+    /// At most this many threads.
+    pub threads: usize,
+    /// At most this many accesses (fences included) in a thread.
+    pub per_thread: usize,
+    /// At most this many accesses in all.
+    pub total: usize,
+    /// At most this many locations (up to 4).
+    pub locations: u8,
+    /// V = {0, ..., values - 1}; writes write 1 ..= values - 1.
+    pub values: u8,
+}
+
+impl Default for Bound {
+    fn default() -> Bound {
+        Bound {
+            threads: 2,
+            per_thread: 2,
+            total: 4,
+            locations: 2,
+            values: 2,
+        }
+    }
+}
+
+/// A bound and a vocabulary: the programs a sweep visits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Space {
+    pub bound: Bound,
+    pub vocabulary: Vocabulary,
+}
+
+impl Space {
+    /// Refuses a bound the programs cannot be written in.
+    pub fn check(&self) -> Result<(), String> {
+        let b = &self.bound;
+        if b.locations == 0 || b.locations as usize > LOCATIONS.len() {
+            return Err(format!(
+                "--locations takes 1 to {}, not {}",
+                LOCATIONS.len(),
+                b.locations
+            ));
+        }
+        if b.values as usize > MAX_VALUES {
+            return Err(format!(
+                "--values takes at most {}",
+                MAX_VALUES
+            ));
+        }
+        if b.values < 2 {
+            return Err("--values takes at least 2 (0, the initial value, and 1)".to_string());
+        }
+        if b.threads == 0 || b.per_thread == 0 || b.total == 0 {
+            return Err("--threads, --per-thread and --total take at least 1".to_string());
+        }
+        if self.vocabulary.modes.is_empty() || self.vocabulary.scopes.is_empty() {
+            return Err("--modes and --scopes name at least one each".to_string());
+        }
+        if self.vocabulary.rmws.iter().any(|k| !k.is_rmw()) {
+            return Err("--rmws takes fadd and exchg".to_string());
+        }
+        Ok(())
+    }
+
+    /// The space in one line, as a record's header states it: a resumed
+    /// or merged file must have been written for the same space.
+    pub fn describe(&self) -> String {
+        let (b, v) = (&self.bound, &self.vocabulary);
+        let names = |xs: Vec<&str>| {
+            if xs.is_empty() {
+                "none".to_string()
+            } else {
+                xs.join(",")
+            }
+        };
+        format!(
+            "threads={} per-thread={} total={} locations={} values={} modes={} scopes={} fences={} rmws={} deps={} scope-tree={}",
+            b.threads,
+            b.per_thread,
+            b.total,
+            b.locations,
+            b.values,
+            names(v.modes.iter().map(|m| m.as_str()).collect()),
+            names(v.scopes.iter().map(|m| m.as_str()).collect()),
+            if v.fences { "yes" } else { "no" },
+            names(v.rmws.iter().map(|k| if *k == Kind::Fadd { "fadd" } else { "exchg" }).collect()),
+            names(v.deps.iter().filter(|d| **d != Dep::None).map(|d| if *d == Dep::Data { "data" } else { "ctrl" }).collect()),
+            v.scope_tree.as_deref().unwrap_or("none"),
+        )
+    }
+
+    /// Whether renaming the written values (per location, 0 kept) cannot
+    /// change a verdict: only when values are compared or added nowhere.
+    pub fn values_are_names(&self) -> bool {
+        let v = &self.vocabulary;
+        !v.rmws.contains(&Kind::Fadd)
+            && !v.deps.contains(&Dep::Ctrl)
+            && !v.deps.contains(&Dep::Data)
+    }
+
+    /// Whether threads may be permuted: not under a scope tree.
+    pub fn threads_are_interchangeable(&self) -> bool {
+        self.vocabulary.scope_tree.is_none()
+    }
+
+    /// Every access without dependency the vocabulary allows, in order.
+    pub fn ops(&self) -> Vec<Op> {
+        let v = &self.vocabulary;
+        let b = &self.bound;
+        let mut out = Vec::new();
+        let legal = |kind: Kind| -> Vec<Mode> {
+            v.modes
+                .iter()
+                .copied()
+                .filter(|m| legal_mode(kind, *m))
+                .collect()
+        };
+        let op = |kind, loc, val, mode, wmode, scope| Op {
+            kind,
+            loc,
+            val,
+            mode,
+            wmode,
+            scope,
+            dep: Dep::None,
+        };
+        for &scope in &v.scopes {
+            for loc in 0..b.locations {
+                for &m in &legal(Kind::Read) {
+                    out.push(op(Kind::Read, loc, 0, m, Mode::Rlx, scope));
+                }
+                for val in 1..b.values {
+                    for &m in &legal(Kind::Write) {
+                        out.push(op(Kind::Write, loc, val, m, Mode::Rlx, scope));
+                    }
+                }
+                for &kind in &v.rmws {
+                    for val in 1..b.values {
+                        for &m in &legal(Kind::Read) {
+                            for &w in &legal(Kind::Write) {
+                                out.push(op(kind, loc, val, m, w, scope));
+                            }
+                        }
+                    }
+                }
+            }
+            if v.fences {
+                for &m in &legal(Kind::Fence) {
+                    out.push(op(Kind::Fence, 0, 0, m, Mode::Rlx, scope));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+}
+
+/// Whether `m` is a mode of an access of `kind` (an RMW's read half for an
+/// RMW), as the book's "Modes and scopes" table says.
+pub fn legal_mode(kind: Kind, m: Mode) -> bool {
+    match kind {
+        Kind::Read | Kind::Fadd | Kind::Exchg => {
+            matches!(m, Mode::Wk | Mode::Rlx | Mode::Acq | Mode::Sc)
+        }
+        Kind::Write => matches!(m, Mode::Wk | Mode::Rlx | Mode::Rel | Mode::Sc),
+        Kind::Fence => matches!(m, Mode::Rel | Mode::Acq | Mode::Ra | Mode::Sc),
+    }
+}
+
+impl Shape {
+    /// How many accesses (fences included) it has.
+    pub fn size(&self) -> usize {
+        self.threads.iter().map(Vec::len).sum()
+    }
+
+    /// The threads as litmus text, one line, threads separated by `||`:
+    /// the program's name in records and the body of its test.
+    pub fn body(&self) -> String {
+        let threads: Vec<String> = self.threads.iter().map(|t| thread_text(t)).collect();
+        threads.join(" || ")
+    }
+
+    /// The program as a litmus file, without condition.
+    pub fn litmus(&self, name: &str, space: &Space) -> String {
+        let mut out = format!("litmus {name}\n");
+        let max = self.max_value(space);
+        let vs: Vec<String> = (0..=max).map(|v| v.to_string()).collect();
+        out.push_str(&format!("values {{{}}}\n", vs.join(", ")));
+        if let Some(tree) = &space.vocabulary.scope_tree {
+            out.push_str(&format!("scopes: {tree}\n"));
+        }
+        out.push('\n');
+        for (i, t) in self.threads.iter().enumerate() {
+            let sep = if i == 0 { "" } else { "|| " };
+            out.push_str(&format!("{sep}{}\n", thread_text(t)));
+        }
+        out
+    }
+
+    /// The largest value an execution may hold: FADDs add up.
+    fn max_value(&self, space: &Space) -> u64 {
+        let top = u64::from(space.bound.values - 1);
+        let added: u64 = self
+            .threads
+            .iter()
+            .flatten()
+            .filter(|o| o.kind == Kind::Fadd)
+            .map(|o| u64::from(o.val))
+            .sum();
+        top + added
+    }
+}
+
+/// One thread as litmus statements; the register of access `i` is `r{i}`.
+/// A thread emptied by `minimal::removed` under a scope tree is `skip;`.
+fn thread_text(ops: &[Op]) -> String {
+    if ops.is_empty() {
+        return "skip;".to_string();
+    }
+    let mut parts = Vec::new();
+    let mut latest: Option<usize> = None;
+    for (i, op) in ops.iter().enumerate() {
+        let stmt = op_text(i, op, latest);
+        let stmt = match (op.dep, latest) {
+            (Dep::Ctrl, Some(r)) => format!("if (r{r} = 1) {{ {stmt} }}"),
+            _ => stmt,
+        };
+        parts.push(stmt);
+        if op.kind.reads() {
+            latest = Some(i);
+        }
+    }
+    parts.join(" ")
+}
+
+/// `.mode.scope`, leaving out the defaults `rlx` and `sys`.
+fn suffix(modes: &[Mode], scope: Scope) -> String {
+    let mut s = String::new();
+    let all_rlx = modes.iter().all(|m| *m == Mode::Rlx);
+    if !all_rlx {
+        for m in modes {
+            s.push('.');
+            s.push_str(m.as_str());
+        }
+    }
+    if scope != Scope::Sys {
+        s.push('.');
+        s.push_str(scope.as_str());
+    }
+    s
+}
+
+fn op_text(i: usize, op: &Op, latest: Option<usize>) -> String {
+    let loc = LOCATIONS[op.loc as usize % LOCATIONS.len()];
+    match op.kind {
+        Kind::Read => format!("r{i} := {loc}{};", suffix(&[op.mode], op.scope)),
+        Kind::Write => {
+            let value = match (op.dep, latest) {
+                (Dep::Data, Some(r)) => format!("r{r}"),
+                _ => op.val.to_string(),
+            };
+            format!("{loc}{} := {value};", suffix(&[op.mode], op.scope))
+        }
+        Kind::Fence => format!("F.{}{};", op.mode.as_str(), scope_suffix(op.scope)),
+        Kind::Fadd | Kind::Exchg => {
+            let name = if op.kind == Kind::Fadd {
+                "FADD"
+            } else {
+                "EXCHG"
+            };
+            format!(
+                "r{i} := {name}{}({loc}, {});",
+                suffix(&[op.mode, op.wmode], op.scope),
+                op.val
+            )
+        }
+    }
+}
+
+fn scope_suffix(scope: Scope) -> String {
+    if scope == Scope::Sys {
+        String::new()
+    } else {
+        format!(".{}", scope.as_str())
+    }
+}

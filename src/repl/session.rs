@@ -1124,19 +1124,7 @@ fn moved_to(d: &syntax::Diagnostics, line: &str, parts: &[Part<'_>]) -> syntax::
             p.typed_at + end - p.src_at,
         )
     };
-    syntax::Diagnostics(
-        d.0.iter()
-            .map(|d| syntax::Diagnostic {
-                span: moved(d.span),
-                also: d
-                    .also
-                    .iter()
-                    .map(|(sp, l)| (moved(*sp), l.clone()))
-                    .collect(),
-                ..d.clone()
-            })
-            .collect(),
-    )
+    d.map_spans(moved)
 }
 
 /// Renders diagnostics about `src` against `typed`, the part of it that the

@@ -105,7 +105,14 @@ impl Diagnostics {
         if !all_inside {
             return None;
         }
-        let moved = |sp: Span| Span::new(sp.start - at, sp.end.clamp(sp.start, end) - at);
+        Some(self.map_spans(|sp| {
+            Span::new(sp.start - at, sp.end.clamp(sp.start, end) - at)
+        }))
+    }
+
+    /// The diagnostics with every span (the main one and the others) moved
+    /// by `moved`: into a piece of the text, or onto what a user typed.
+    pub fn map_spans(&self, moved: impl Fn(Span) -> Span) -> Diagnostics {
         let moved = self.0.iter().map(|d| Diagnostic {
             span: moved(d.span),
             also: d
@@ -115,7 +122,7 @@ impl Diagnostics {
                 .collect(),
             ..d.clone()
         });
-        Some(Diagnostics(moved.collect()))
+        Diagnostics(moved.collect())
     }
 
     pub fn push(&mut self, d: Diagnostic) {

@@ -7,8 +7,8 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use crate::distinguish::shape::{Bound, Dep, Kind, Space, Vocabulary};
 use crate::distinguish::count;
+use crate::distinguish::shape::{Bound, Dep, Kind, Space, Vocabulary};
 use crate::distinguish::shard::{self, Header, Merged};
 use crate::distinguish::{Pair, Shard};
 use crate::syntax::ast::{Mode, Scope};

@@ -156,7 +156,12 @@ fn fixed_threads(space: &Space, ops: &[Op], r: &Renaming, k: usize) -> Option<Ve
 /// identity when they are not interchangeable) of their number times the
 /// tuples of `n` threads with at most `total` accesses each fixes: a cycle
 /// of length k takes a thread σ^k fixes, k times over.
-fn fixed_tuples(fixed: &[Vec<u128>], n: usize, total: usize, interchangeable: bool) -> Option<u128> {
+fn fixed_tuples(
+    fixed: &[Vec<u128>],
+    n: usize,
+    total: usize,
+    interchangeable: bool,
+) -> Option<u128> {
     let types = match interchangeable {
         true => partitions(n),
         false => vec![vec![1; n]],
@@ -299,7 +304,11 @@ mod tests {
     fn cycle_types_are_counted() {
         assert_eq!(partitions(4).len(), 5);
         // 4!/z over the types of S_4 sums to 4!.
-        let sum: u128 = partitions(4).iter().filter_map(|l| z(l)).map(|z| 24 / z).sum();
+        let sum: u128 = partitions(4)
+            .iter()
+            .filter_map(|l| z(l))
+            .map(|z| 24 / z)
+            .sum();
         assert_eq!(sum, 24);
         assert_eq!(share(10, 0, 3), 4);
         assert_eq!(share(10, 2, 3), 3);

@@ -145,10 +145,7 @@ impl Space {
             ));
         }
         if b.values as usize > MAX_VALUES {
-            return Err(format!(
-                "--values takes at most {}",
-                MAX_VALUES
-            ));
+            return Err(format!("--values takes at most {}", MAX_VALUES));
         }
         if b.values < 2 {
             return Err("--values takes at least 2 (0, the initial value, and 1)".to_string());

@@ -273,7 +273,10 @@ pub fn missing(files: &[(String, Read)]) -> Vec<String> {
     for (name, f) in files {
         let shard = Shard::parse(&f.header.shard);
         if !f.finished {
-            let of = f.header.programs.map_or(String::new(), |n| format!(" of {n}"));
+            let of = f
+                .header
+                .programs
+                .map_or(String::new(), |n| format!(" of {n}"));
             out.push(format!(
                 "{name} (shard {}) was stopped after {}{of} programs",
                 f.header.shard,

@@ -329,8 +329,7 @@ pub fn compare(req: &Request) -> Result<Value, Problem> {
         .chain(std::iter::once("sc"))
         .chain(crate::cat::BUNDLED.iter().map(|(n, _)| *n))
     {
-        let engine = crate::engine::named_bundled(name)
-            .map_err(|e| Problem::message(e.line()))?;
+        let engine = crate::engine::named_bundled(name).map_err(|e| Problem::message(e.line()))?;
         columns.push(Column {
             name: name.to_string(),
             engine,

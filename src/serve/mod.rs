@@ -66,9 +66,18 @@ pub fn router() -> Router {
             }),
         )
         .route("/api/options", get(|| async { answer(api::options(None)) }))
-        .route("/api/options", api_route(&work, |r, _| api::options(Some(r))))
-        .route("/api/decide", api_route(&work, |r, w| api::decide(r, &w.held)))
-        .route("/api/states", api_route(&work, |r, w| api::states(r, &w.held)))
+        .route(
+            "/api/options",
+            api_route(&work, |r, _| api::options(Some(r))),
+        )
+        .route(
+            "/api/decide",
+            api_route(&work, |r, w| api::decide(r, &w.held)),
+        )
+        .route(
+            "/api/states",
+            api_route(&work, |r, w| api::states(r, &w.held)),
+        )
         .route("/api/explain", api_route(&work, |r, _| api::explain(r)))
         .route("/api/pomsets", api_route(&work, |r, _| api::pomsets(r)))
         .route("/api/draw", api_route(&work, |r, _| api::draw(r)))
@@ -164,10 +173,7 @@ impl Flag {
 
 impl Drop for Flag {
     fn drop(&mut self) {
-        FLAGS
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(self.0);
+        FLAGS.lock().unwrap_or_else(|e| e.into_inner()).push(self.0);
     }
 }
 

@@ -105,9 +105,7 @@ impl Diagnostics {
         if !all_inside {
             return None;
         }
-        Some(self.map_spans(|sp| {
-            Span::new(sp.start - at, sp.end.clamp(sp.start, end) - at)
-        }))
+        Some(self.map_spans(|sp| Span::new(sp.start - at, sp.end.clamp(sp.start, end) - at)))
     }
 
     /// The diagnostics with every span (the main one and the others) moved

@@ -583,10 +583,9 @@ pub fn found_text(head: &str, found: &Found) -> String {
                 crate::report::count(*total, "context")
             )
         }
-        Found::Stopped { .. } => format!(
-            "{head}: unknown: {}\n",
-            super::table::stopped_text(found)
-        ),
+        Found::Stopped { .. } => {
+            format!("{head}: unknown: {}\n", super::table::stopped_text(found))
+        }
         Found::Unknown(why) => format!("{head}: unknown: {why}\n"),
     }
 }

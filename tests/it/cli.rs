@@ -528,7 +528,10 @@ fn explain_under_a_limit_is_unknown_never_forbidden() {
         for limit in [["--timeout", "0"], ["--max-steps", "20"]] {
             let out = explain(&[&["--model", model], &limit[..]].concat(), path);
             let unknown = format!("Unknown: Limit reached: {} {};", limit[0], limit[1]);
-            let witnessed = format!("stopped at a limit (Limit reached: {} {})", limit[0], limit[1]);
+            let witnessed = format!(
+                "stopped at a limit (Limit reached: {} {})",
+                limit[0], limit[1]
+            );
             assert!(
                 out.contains(&unknown) || (out.contains(": allowed") && out.contains(&witnessed)),
                 "{model} {limit:?}: {out}"
@@ -552,11 +555,17 @@ fn explain_under_a_limit_is_unknown_never_forbidden() {
     assert!(
         out.contains("no consistent execution under RC11 reaches it (run's pruned search")
             && out.contains(": forbidden")
-            && out.contains("the listing below stopped at a limit (Limit reached: --max-states 20000)"),
+            && out.contains(
+                "the listing below stopped at a limit (Limit reached: --max-states 20000)"
+            ),
         "{out}"
     );
     let run = pomset(&["run", "--model", "rc11", "--max-states", "20000", corr]);
-    assert!(text(&run.stdout).contains("Observation CoRR-6 Never"), "{}", text(&run.stdout));
+    assert!(
+        text(&run.stdout).contains("Observation CoRR-6 Never"),
+        "{}",
+        text(&run.stdout)
+    );
     // pwt: MP with release/acquire is forbidden, but not under a limit.
     let mp = "examples/classic/mp+rel+acq.litmus";
     assert!(explain(&[], mp).contains("Forbidden: "));

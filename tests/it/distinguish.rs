@@ -446,7 +446,10 @@ fn n_shards_merged_equal_one_unsharded_run() {
     let two = ["distinguish", "--merge", "s0.jsonl", "s1.jsonl"];
     let (ok, partial, err) = pomset(&dir, &two);
     assert!(!ok, "{partial}");
-    assert!(err.contains("no file holds shard 2/3 (2 of 3 given)"), "{err}");
+    assert!(
+        err.contains("no file holds shard 2/3 (2 of 3 given)"),
+        "{err}"
+    );
     assert!(
         partial.lines().nth(1) == Some("INCOMPLETE: no file holds shard 2/3 (2 of 3 given)"),
         "{partial}"
@@ -738,7 +741,10 @@ fn ctrl_c_stops_the_sweep_and_keeps_what_it_decided() {
     let begun = Instant::now();
     // Wait (a bounded time) for a record beyond the header.
     while std::fs::read_to_string(&file).map_or(0, |t| t.lines().count()) < 3 {
-        assert!(begun.elapsed() < Duration::from_secs(120), "no record written");
+        assert!(
+            begun.elapsed() < Duration::from_secs(120),
+            "no record written"
+        );
         assert!(child.try_wait().ok().flatten().is_none(), "ended early");
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -764,7 +770,10 @@ fn ctrl_c_stops_the_sweep_and_keeps_what_it_decided() {
         String::from_utf8_lossy(&out.stderr),
     );
     assert_eq!(status.code(), Some(1), "{stdout}\n{stderr}");
-    assert!(stdout.contains("INCOMPLETE: stopped by Ctrl-C after "), "{stdout}");
+    assert!(
+        stdout.contains("INCOMPLETE: stopped by Ctrl-C after "),
+        "{stdout}"
+    );
     assert!(stdout.contains(" of 219507 programs"), "{stdout}");
     assert!(stderr.contains("resume with"), "{stderr}");
     assert!(stderr.contains("--jsonl c.jsonl"), "{stderr}");
@@ -776,11 +785,17 @@ fn ctrl_c_stops_the_sweep_and_keeps_what_it_decided() {
     for r in &read.records {
         let why = r.why.as_deref().unwrap_or("");
         assert!(!why.contains("interrupted"), "{r:?}");
-        assert!(!r.minimal.as_deref().unwrap_or("").contains("interrupted"), "{r:?}");
+        assert!(
+            !r.minimal.as_deref().unwrap_or("").contains("interrupted"),
+            "{r:?}"
+        );
     }
     let (ok, _, err) = pomset(&dir, &["distinguish", "--merge", "c.jsonl"]);
     assert!(!ok);
-    assert!(err.contains("c.jsonl (shard 0/1) was stopped after"), "{err}");
+    assert!(
+        err.contains("c.jsonl (shard 0/1) was stopped after"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -843,7 +858,11 @@ fn the_books_gnu_parallel_recipe_equals_one_run() {
             .expect("written")
             .map(|e| {
                 let p = e.expect("an entry").path();
-                let name = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
+                let name = p
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned();
                 (name, std::fs::read_to_string(&p).expect("readable"))
             })
             .collect();

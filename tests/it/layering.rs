@@ -303,7 +303,10 @@ fn the_sweep_files_import_each_other_without_a_cycle() {
             return None;
         }
         path.push(n);
-        let next = graph.iter().find(|(m, _)| m == n).map_or(&[][..], |(_, e)| e);
+        let next = graph
+            .iter()
+            .find(|(m, _)| m == n)
+            .map_or(&[][..], |(_, e)| e);
         for m in next {
             if let Some(c) = visit(m, graph, path, done) {
                 return Some(c);

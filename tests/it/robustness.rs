@@ -465,7 +465,14 @@ fn verdict_only_decides_a_test_too_big_to_enumerate() {
     let full = text(&full.stdout);
     assert!(full.contains("Limit reached: --max-pomsets 5000"), "{full}");
     // The searches (`--no-factor`: the reader built whole, as above).
-    let out = pomset(&["run", "--verdict-only", "--no-factor", "--max-pomsets", "5000", &path]);
+    let out = pomset(&[
+        "run",
+        "--verdict-only",
+        "--no-factor",
+        "--max-pomsets",
+        "5000",
+        &path,
+    ]);
     assert!(text(&out.stdout).contains("Observation CoRR-6 Sometimes 1 1"));
     let out = pomset(&["run", "--verdict-only", "--no-factor", &path]);
     let stdout = text(&out.stdout);
@@ -483,9 +490,16 @@ fn verdict_only_decides_a_test_too_big_to_enumerate() {
     let out = pomset(&["run", "--verdict-only", &path]);
     let whole = text(&out.stdout);
     let run = text(&pomset(&["run", &path]).stdout);
-    let observation = |t: &str| t.lines().find(|l| l.starts_with("Observation")).map(str::to_string);
+    let observation = |t: &str| {
+        t.lines()
+            .find(|l| l.starts_with("Observation"))
+            .map(str::to_string)
+    };
     assert_eq!(observation(&whole), observation(&run), "{whole}");
-    assert!(whole.contains("the verdicts are counted over every state"), "{whole}");
+    assert!(
+        whole.contains("the verdicts are counted over every state"),
+        "{whole}"
+    );
 }
 
 /// Every command, under every engine it runs, stops at the limit it is

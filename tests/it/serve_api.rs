@@ -497,9 +497,14 @@ fn a_refinement_that_would_run_away_stops_at_its_time_limit_with_the_limit_named
     assert_eq!(refined["verdict"], "unknown", "{refined}");
     let limit = refined["limit"].as_str().expect("the limit is named");
     assert!(limit.contains("--timeout 1"), "{limit}");
-    assert!(refined["text"].as_str().is_some_and(|t| t.contains("--timeout 1")));
+    assert!(refined["text"]
+        .as_str()
+        .is_some_and(|t| t.contains("--timeout 1")));
     // The deadline is asked between steps: a second or two past it at most.
-    assert!(took < 6.0, "the refinement took {took:.1} s past a 1 s limit");
+    assert!(
+        took < 6.0,
+        "the refinement took {took:.1} s past a 1 s limit"
+    );
 }
 
 /// `GET /api/status` of a server: its computations under way.
@@ -562,7 +567,9 @@ fn check_uses_the_chosen_model() {
     assert_eq!(status, 200, "{rc11}");
     assert_eq!(rc11["model"], "rc11", "{rc11}");
     assert_eq!(rc11["verdict"], "unsound", "{rc11}");
-    assert!(rc11["text"].as_str().is_some_and(|t| t.contains("under RC11: unsound")));
+    assert!(rc11["text"]
+        .as_str()
+        .is_some_and(|t| t.contains("under RC11: unsound")));
     assert!(rc11["counterexample"].is_string(), "{rc11}");
 }
 
@@ -600,7 +607,10 @@ fn compare_decides_the_test_under_every_model() {
         .collect();
     let verdict = |m: &str| {
         let i = models.iter().position(|x| *x == m).expect("the model");
-        table["rows"][0]["verdicts"][i].as_str().expect("a verdict").to_string()
+        table["rows"][0]["verdicts"][i]
+            .as_str()
+            .expect("a verdict")
+            .to_string()
     };
     assert_eq!(verdict("pwt"), "Never");
     assert_eq!(verdict("sc"), "Never");

@@ -130,7 +130,10 @@ fn a_user_decides_flips_explains_draws_switches_and_narrows_the_window() {
         "document.getElementById('verdicts').getBoundingClientRect().left >= \
          document.getElementById('source').getBoundingClientRect().right",
     );
-    assert_eq!(beside, true, "at 1280 px the verdicts sit beside the editor");
+    assert_eq!(
+        beside, true,
+        "at 1280 px the verdicts sit beside the editor"
+    );
 
     // Explain: the test's own condition fails c8b.
     click(&mut page, "#explain");
@@ -355,16 +358,25 @@ fn a_user_decides_flips_explains_draws_switches_and_narrows_the_window() {
     ));
     assert!(compared.contains(&"rc11 Never".to_string()), "{compared:?}");
     // c7a = direct, chosen above, holds for pwt's column.
-    assert!(compared.contains(&"pwt Sometimes".to_string()), "{compared:?}");
+    assert!(
+        compared.contains(&"pwt Sometimes".to_string()),
+        "{compared:?}"
+    );
 
     // A refinement that would run away ends at its limit, named.
     let six = "r1 := x; r2 := x; r3 := x; r4 := x; r5 := x; r6 := x;";
     open(
         &mut page,
-        &format!("{base}#timeout=1&from={six}&to={six}&check=", six = six.replace(' ', "%20")),
+        &format!(
+            "{base}#timeout=1&from={six}&to={six}&check=",
+            six = six.replace(' ', "%20")
+        ),
     );
     let stopped = text(&mut page, "#refinement");
-    assert!(stopped.contains("Limit reached: the time limit of 1 s"), "{stopped}");
+    assert!(
+        stopped.contains("Limit reached: the time limit of 1 s"),
+        "{stopped}"
+    );
 
     // Progress and Cancel: a spinner with the time, and Cancel stops the
     // work on the server.

@@ -151,19 +151,32 @@ fn verdict_only_reads_the_readers_product_where_run_does() {
     for n in 2..=5 {
         // CoRR's reader thread is split into one reader per read; IRIW's
         // readers are threads of their own, decided by the searches.
-        for (src, split) in [(families::corr(n), true), (families::iriw(n.min(3), "rlx"), false)] {
+        for (src, split) in [
+            (families::corr(n), true),
+            (families::iriw(n.min(3), "rlx"), false),
+        ] {
             let p = syntax::parse(&src).expect("parses").program;
             let full = decide_with(&Pwt, &p, &model, false, limits);
             let only = decide_with(&Pwt, &p, &model, true, limits);
             let verdicts = |r: &pomset::report::Report| -> Vec<_> {
-                r.conditions.iter().map(|c| (c.ok, c.observation, c.met)).collect()
+                r.conditions
+                    .iter()
+                    .map(|c| (c.ok, c.observation, c.met))
+                    .collect()
             };
             assert_eq!(verdicts(&only), verdicts(&full), "{src}");
             assert!(full.limit.is_none(), "{src}");
-            let whole = only.warnings.iter().any(|w| w == pomset::engine::pwt::ALL_STATES);
+            let whole = only
+                .warnings
+                .iter()
+                .any(|w| w == pomset::engine::pwt::ALL_STATES);
             assert_eq!(whole, split, "{src}");
             if split {
-                assert_eq!(format!("{:?}", only.states), format!("{:?}", full.states), "{src}");
+                assert_eq!(
+                    format!("{:?}", only.states),
+                    format!("{:?}", full.states),
+                    "{src}"
+                );
             }
         }
     }

@@ -240,7 +240,9 @@ pub fn explain(
     }
     // The listing was cut (by its budget or a limit) after `run`'s search
     // decided: the verdict is that search's, and the counts are the listing's.
-    let listed = (illustrated || seen.limit.is_some()).then_some(verdict).flatten();
+    let listed = (illustrated || seen.limit.is_some())
+        .then_some(verdict)
+        .flatten();
     if let Some(witness) = listed {
         let allowed = witness.is_some();
         let why = match &seen.limit {

@@ -203,3 +203,52 @@ pub fn for_each(
     }
     Ok(ok)
 }
+
+/// A comma-separated list of models, as `--models` takes it: the commas
+/// inside a model's brackets (`pwt[merge=binary,monotonicity=modes]`)
+/// belong to its options, not to the list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelList(pub Vec<String>);
+
+impl std::ops::Deref for ModelList {
+    type Target = Vec<String>;
+    fn deref(&self) -> &Vec<String> {
+        &self.0
+    }
+}
+
+/// Parses `--models`: splits at the commas outside brackets.
+pub fn model_list(text: &str) -> Result<ModelList, String> {
+    let (mut out, mut depth, mut start) = (Vec::new(), 0usize, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                out.push(text[start..i].trim().to_string());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(text[start..].trim().to_string());
+    if out.iter().any(String::is_empty) {
+        return Err(format!("`{text}`: an empty model name in the list"));
+    }
+    Ok(ModelList(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::model_list;
+
+    #[test]
+    fn a_models_list_keeps_the_commas_inside_brackets() {
+        let l = model_list("pwt[merge=binary,monotonicity=modes], rc11,sc").unwrap();
+        assert_eq!(
+            l.0,
+            ["pwt[merge=binary,monotonicity=modes]", "rc11", "sc"]
+        );
+        assert!(model_list("pwt,,sc").is_err());
+    }
+}

@@ -36,8 +36,8 @@ pub struct CompareArgs {
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// The models, comma-separated: pwt, a bundled cat model (rc11, ptx, hrf-direct, hrf-indirect), or .cat files.
-    #[arg(long, default_value = "pwt,rc11", value_delimiter = ',')]
-    pub models: Vec<String>,
+    #[arg(long, default_value = "pwt,rc11", value_parser = super::args::model_list)]
+    pub models: super::args::ModelList,
     /// List the outcomes the target allows and the source forbids.
     #[arg(long, value_name = "SRC:TGT")]
     pub mapping: Option<String>,
@@ -56,7 +56,7 @@ pub fn compare(args: &CompareArgs, cx: Ctx) -> Result<bool, String> {
     use crate::engine::axiomatic::lower::Mapping;
     apply_sets(&mut Model::default(), sets)?;
     let mut columns = Vec::new();
-    for m in models {
+    for m in models.iter() {
         let engine = engine_named(m, cx.color)?;
         columns.push(Column {
             name: m.clone(),

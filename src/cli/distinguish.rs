@@ -41,8 +41,8 @@ parallel and Slurm.";
 #[derive(clap::Args, Debug)]
 pub struct DistinguishArgs {
     /// The two models, comma-separated (`sc,rc11`).
-    #[arg(long, value_delimiter = ',', conflicts_with = "mapping")]
-    models: Vec<String>,
+    #[arg(long, value_parser = super::args::model_list, conflicts_with = "mapping")]
+    models: Option<super::args::ModelList>,
     /// A mapping SRC:TGT (`pwt:ptx`): the target decides the lowered program.
     #[arg(long, value_name = "SRC:TGT")]
     mapping: Option<String>,
@@ -126,7 +126,8 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
         return merge(a);
     }
     let space = space(a)?;
-    let mut pair = match (&a.mapping, a.models.as_slice()) {
+    let models = a.models.as_ref().map_or(&[][..], |m| m.as_slice());
+    let mut pair = match (&a.mapping, models) {
         (Some(m), _) => Pair::mapping(m)?,
         (None, [x, y]) => Pair::named(x, y)?,
         _ => {

@@ -19,8 +19,8 @@ pub struct TransformationsArgs {
     /// Bundled schemas by name (all when none); or .refine schema files.
     pub schemas: Vec<String>,
     /// The models, one column each.
-    #[arg(long, value_delimiter = ',', default_value = "pwt,rc11,ptx,vulkan,sc")]
-    pub models: Vec<String>,
+    #[arg(long, value_parser = super::args::model_list, default_value = "pwt,rc11,ptx,vulkan,sc")]
+    pub models: super::args::ModelList,
     /// The size of the contexts searched (the book's context grammar): 2
     /// by default, where the whole table takes minutes; `refine` searches
     /// size 3, where each cell takes seconds.
@@ -64,7 +64,7 @@ pub fn table(args: &TransformationsArgs, color: bool) -> Result<bool, String> {
     let progress = args.progress || std::io::stderr().is_terminal();
     let instances = instances(&args.schemas, color)?;
     let mut engines = Vec::new();
-    for m in &args.models {
+    for m in args.models.iter() {
         engines.push((m.clone(), crate::engine::named(m).map_err(|e| e.line())?));
     }
     let total = instances.len();

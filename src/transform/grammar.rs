@@ -2,8 +2,9 @@
 //!
 //! ```text
 //! context  ::= P0: [pre] FRAGMENT [post]  ||  thread ... (at most `threads`)
-//! pre      ::= k := ℓ.rlx  |  ℓ.rlx := v   (an access before the fragment)
-//! post     ::= k := ℓ.rlx  |  ℓ.rlx := v   (an access after it)
+//! pre      ::= k := ℓ.m  |  ℓ.m := v   m ∈ {rlx} (and sc, if the fragment
+//!                                      has an sc event): an access before it
+//! post     ::= k := ℓ.m  |  ℓ.m := v   likewise, after it
 //! thread   ::= instr | instr instr
 //! instr    ::= a := ℓ.m      m ∈ {rlx, acq} (and sc, if the fragment has an sc event)
 //!            | ℓ.m := v      m ∈ {rlx, rel} (and sc, likewise)
@@ -325,18 +326,24 @@ impl Vocabulary {
     }
 
     /// The instructions before and after the fragment in P0: a relaxed
-    /// read or write of each location.
+    /// read or write of each location, and an `sc` one where the fragment
+    /// has an `sc` event (weakening an `sc` access shows only beside
+    /// another `sc` access of its own thread: store buffering with both
+    /// of P0's accesses `sc`).
     pub fn around_instrs(&self) -> Vec<Instr> {
         let n = self.locs.len();
-        let reads = (0..n).map(|loc| Instr::Read { loc, mode: "rlx" });
+        let modes: &[&'static str] = if self.fragment_sc {
+            &["rlx", "sc"]
+        } else {
+            &["rlx"]
+        };
+        let reads = (0..n).flat_map(|loc| modes.iter().map(move |&mode| Instr::Read { loc, mode }));
         let writes = (0..n).flat_map(|loc| {
-            self.written(loc)
-                .into_iter()
-                .map(move |value| Instr::Write {
-                    loc,
-                    mode: "rlx",
-                    value,
-                })
+            self.written(loc).into_iter().flat_map(move |value| {
+                modes
+                    .iter()
+                    .map(move |&mode| Instr::Write { loc, mode, value })
+            })
         });
         reads.chain(writes).collect()
     }

@@ -219,23 +219,7 @@ impl std::ops::Deref for ModelList {
 
 /// Parses `--models`: splits at the commas outside brackets.
 pub fn model_list(text: &str) -> Result<ModelList, String> {
-    let (mut out, mut depth, mut start) = (Vec::new(), 0usize, 0);
-    for (i, c) in text.char_indices() {
-        match c {
-            '[' => depth += 1,
-            ']' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => {
-                out.push(text[start..i].trim().to_string());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(text[start..].trim().to_string());
-    if out.iter().any(String::is_empty) {
-        return Err(format!("`{text}`: an empty model name in the list"));
-    }
-    Ok(ModelList(out))
+    crate::engine::model_list(text).map(ModelList)
 }
 
 #[cfg(test)]
@@ -245,10 +229,7 @@ mod tests {
     #[test]
     fn a_models_list_keeps_the_commas_inside_brackets() {
         let l = model_list("pwt[merge=binary,monotonicity=modes], rc11,sc").unwrap();
-        assert_eq!(
-            l.0,
-            ["pwt[merge=binary,monotonicity=modes]", "rc11", "sc"]
-        );
+        assert_eq!(l.0, ["pwt[merge=binary,monotonicity=modes]", "rc11", "sc"]);
         assert!(model_list("pwt,,sc").is_err());
     }
 }

@@ -8,10 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::distinguish::count;
-use crate::distinguish::shape::{Bound, Dep, Kind, Space, Vocabulary};
+use crate::distinguish::shape::{Bound, Space, Vocabulary};
 use crate::distinguish::shard::{self, Header, Merged};
 use crate::distinguish::{Pair, Shard};
-use crate::syntax::ast::{Mode, Scope};
 
 /// The examples under `pomset distinguish --help`.
 pub const AFTER_HELP: &str = "\
@@ -322,40 +321,6 @@ fn resume_command(jsonl: Option<&Path>) -> String {
 
 /// The space the arguments describe.
 fn space(a: &DistinguishArgs) -> Result<Space, String> {
-    let modes = a
-        .modes
-        .iter()
-        .map(|m| {
-            Mode::parse(m.trim())
-                .ok_or_else(|| format!("--modes: no mode `{m}` (wk, rlx, rel, acq, ra, sc)"))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let scopes = a
-        .scopes
-        .iter()
-        .map(|s| {
-            Scope::parse(s.trim())
-                .ok_or_else(|| format!("--scopes: no scope `{s}` (cta, gpu, sys)"))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let rmws = a
-        .rmws
-        .iter()
-        .map(|k| match k.trim() {
-            "fadd" => Ok(Kind::Fadd),
-            "exchg" => Ok(Kind::Exchg),
-            _ => Err(format!("--rmws: no read-modify-write `{k}` (fadd, exchg)")),
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let deps = a
-        .deps
-        .iter()
-        .map(|d| match d.trim() {
-            "data" => Ok(Dep::Data),
-            "ctrl" => Ok(Dep::Ctrl),
-            _ => Err(format!("--deps: no dependency `{d}` (data, ctrl)")),
-        })
-        .collect::<Result<Vec<_>, _>>()?;
     let space = Space {
         bound: Bound {
             threads: a.threads,
@@ -364,14 +329,14 @@ fn space(a: &DistinguishArgs) -> Result<Space, String> {
             locations: a.locations,
             values: a.values,
         },
-        vocabulary: Vocabulary {
-            modes,
-            scopes,
-            fences: a.fences,
-            rmws,
-            deps,
-            scope_tree: a.scope_tree.clone(),
-        },
+        vocabulary: Vocabulary::parse(
+            &a.modes,
+            &a.scopes,
+            a.fences,
+            &a.rmws,
+            &a.deps,
+            a.scope_tree.clone(),
+        )?,
     };
     space.check()?;
     Ok(space)

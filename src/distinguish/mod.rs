@@ -40,6 +40,9 @@ pub struct Pair {
     /// Set from outside (a front end's Ctrl-C handler, a budget) to stop
     /// the engines and the sweep; the library installs no handler.
     pub cancel: Option<&'static AtomicBool>,
+    /// When the whole sweep must stop (the explorer's request deadline):
+    /// the engines stop there as at `timeout`, and the sweep as at `cancel`.
+    pub deadline: Option<(std::time::Instant, f64)>,
 }
 
 /// What deciding a program under both models found.
@@ -110,7 +113,22 @@ impl Pair {
             engines,
             timeout: None,
             cancel: None,
+            deadline: None,
         }
+    }
+
+    /// What stops the sweep now, named: the deadline (`--timeout S`) or
+    /// the cancel flag (`cancelled`); `None` while neither has.
+    pub fn stopped(&self) -> Option<String> {
+        if let Some((at, secs)) = self.deadline {
+            if std::time::Instant::now() > at {
+                return Some(format!("--timeout {secs}"));
+            }
+        }
+        if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Some("cancelled".to_string());
+        }
+        None
     }
 
     /// The models named `a` and `b` (`engine::named`).
@@ -189,7 +207,12 @@ impl Pair {
         engine: &dyn Engine,
         p: &crate::syntax::core::Program,
     ) -> Result<(Vec<String>, BTreeSet<State>), String> {
-        let deadline = self.timeout.map(crate::outcome::limits::deadline_after);
+        let own = self.timeout.map(crate::outcome::limits::deadline_after);
+        // The earlier of the program's own deadline and the sweep's.
+        let deadline = match (own, self.deadline) {
+            (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
+            (a, b) => a.or(b),
+        };
         let limits = Limits {
             deadline,
             cancel: self.cancel,
@@ -249,9 +272,9 @@ fn program_text(litmus: &str) -> String {
 
 /// Decides every program of `shard` not in `done`, calling `each` with its
 /// record. Returns whether it went through the whole shard: false when
-/// `pair.cancel` was set, and then the program being decided is dropped
-/// (its record would name the interruption, not a verdict) and left for a
-/// resumed sweep.
+/// `pair.cancel` was set or `pair.deadline` passed (`Pair::stopped` names
+/// which), and then the program being decided is dropped (its record would
+/// name the interruption, not a verdict) and left for a resumed sweep.
 pub fn sweep(
     space: &Space,
     pair: &Pair,
@@ -259,7 +282,7 @@ pub fn sweep(
     done: &std::collections::HashSet<String>,
     each: &mut dyn FnMut(Record),
 ) -> bool {
-    let cancelled = || pair.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+    let cancelled = || pair.stopped().is_some();
     for shape in shard.programs(space) {
         if done.contains(&shape.body()) {
             continue;

@@ -99,6 +99,59 @@ impl Default for Vocabulary {
     }
 }
 
+impl Vocabulary {
+    /// The vocabulary in words, as `distinguish`'s flags and the explorer's
+    /// form give it: modes (`rlx,acq`), scopes (`sys`), read-modify-writes
+    /// (`fadd`, `exchg`) and dependencies (`data`, `ctrl`).
+    pub fn parse(
+        modes: &[String],
+        scopes: &[String],
+        fences: bool,
+        rmws: &[String],
+        deps: &[String],
+        scope_tree: Option<String>,
+    ) -> Result<Vocabulary, String> {
+        let modes = modes
+            .iter()
+            .map(|m| {
+                Mode::parse(m.trim())
+                    .ok_or_else(|| format!("--modes: no mode `{m}` (wk, rlx, rel, acq, ra, sc)"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let scopes = scopes
+            .iter()
+            .map(|s| {
+                Scope::parse(s.trim())
+                    .ok_or_else(|| format!("--scopes: no scope `{s}` (cta, gpu, sys)"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let rmws = rmws
+            .iter()
+            .map(|k| match k.trim() {
+                "fadd" => Ok(Kind::Fadd),
+                "exchg" => Ok(Kind::Exchg),
+                _ => Err(format!("--rmws: no read-modify-write `{k}` (fadd, exchg)")),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let deps = deps
+            .iter()
+            .map(|d| match d.trim() {
+                "data" => Ok(Dep::Data),
+                "ctrl" => Ok(Dep::Ctrl),
+                _ => Err(format!("--deps: no dependency `{d}` (data, ctrl)")),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Vocabulary {
+            modes,
+            scopes,
+            fences,
+            rmws,
+            deps,
+            scope_tree,
+        })
+    }
+}
+
 /// The size of the programs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bound {

@@ -490,3 +490,40 @@ pub fn summary(m: &Merged) -> String {
     }
     out
 }
+
+/// One sentence stating what a sweep of `programs` programs (when counted)
+/// found, the bound exact: no difference among all of them, how many
+/// distinguish, or where a limit (`stopped`) or missing shards left it.
+pub fn headline(m: &Merged, programs: Option<u64>, stopped: Option<&str>) -> String {
+    let count = |v: &str| m.records.values().filter(|r| r.verdict == v).count();
+    let (decided, differs, undecided) = (m.records.len(), count("differs"), count("undecided"));
+    let [a, b] = &m.models;
+    let of = programs.map_or(String::new(), |n| format!(" of {n}"));
+    if let Some(limit) = stopped {
+        return format!(
+            "stopped by {limit} after {decided}{of} programs of {} ({differs} distinguishing so far): no verdict on the rest",
+            m.space
+        );
+    }
+    if let Some(why) = m.incomplete.first() {
+        return format!(
+            "incomplete ({why}): {decided}{of} programs of {} decided, {differs} distinguishing so far",
+            m.space
+        );
+    }
+    let undecided = match undecided {
+        0 => String::new(),
+        n => format!(" ({n} undecided: no verdict on them)"),
+    };
+    if differs == 0 {
+        return format!(
+            "no difference between {a} and {b} among the {decided} programs of {}{undecided}",
+            m.space
+        );
+    }
+    let minimal = m.records.values().filter(|r| r.is_minimal()).count();
+    format!(
+        "{differs} of the {decided} programs of {} distinguish {a} from {b} ({minimal} minimal){undecided}",
+        m.space
+    )
+}

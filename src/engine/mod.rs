@@ -306,6 +306,29 @@ pub fn names() -> Vec<&'static str> {
         .collect()
 }
 
+/// A comma-separated list of model names (`--models`, the explorer's
+/// tables): split at the commas outside brackets, as those inside belong to
+/// a model's options (`pwt[merge=binary,monotonicity=modes]`).
+pub fn model_list(text: &str) -> Result<Vec<String>, String> {
+    let (mut out, mut depth, mut start) = (Vec::new(), 0usize, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                out.push(text[start..i].trim().to_string());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(text[start..].trim().to_string());
+    if out.iter().any(String::is_empty) {
+        return Err(format!("`{text}`: an empty model name in the list"));
+    }
+    Ok(out)
+}
+
 /// Model options as `(OPTION, VALUE)` pairs, in the order given.
 type Sets = Vec<(String, String)>;
 

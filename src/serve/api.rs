@@ -59,10 +59,51 @@ pub struct Request {
     /// `states`: the decision (`decide`'s `page.id`) and the first state wanted.
     pub id: Option<u64>,
     pub offset: Option<usize>,
+    /// `transformations`: the bundled schema, and optionally one of its
+    /// instances by label (`reorder-rr[M1=rlx,M2=acq]`).
+    pub schema: Option<String>,
+    pub instance: Option<String>,
+    /// `transformations`: the models, one column each (default
+    /// `DEFAULT_TABLE_MODELS`); `distinguish`: the two models. A list, or
+    /// one string split as `--models` is.
+    pub models: Option<Words>,
+    /// `transformations`: the size of the contexts searched (1 to 3, default 2).
+    pub context_size: Option<usize>,
+    /// `distinguish`: the bound (defaults as `pomset distinguish`'s).
+    pub threads: Option<usize>,
+    pub per_thread: Option<usize>,
+    pub locations: Option<u8>,
+    pub values: Option<u8>,
+    pub modes: Option<Words>,
+    pub fences: Option<bool>,
+    /// `distinguish`: the chunk (shard `chunk/chunks`) to decide, and the
+    /// sweep it belongs to (the first answer's `sweep`; none: a new sweep).
+    pub chunk: Option<usize>,
+    pub chunks: Option<usize>,
+    pub sweep: Option<u64>,
     /// Set by the server when the client goes away (a dropped connection:
     /// the page's Cancel): every search of the request stops as at a limit.
     #[serde(skip)]
     pub cancel: Option<&'static std::sync::atomic::AtomicBool>,
+}
+
+/// A list of names, as a JSON list or one comma-separated string.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Words {
+    List(Vec<String>),
+    Text(String),
+}
+
+impl Words {
+    /// The names; a string is split as `--models` splits it (not at the
+    /// commas inside a model's brackets).
+    pub fn list(&self) -> Result<Vec<String>, Problem> {
+        match self {
+            Words::List(l) => Ok(l.iter().map(|s| s.trim().to_string()).collect()),
+            Words::Text(t) => crate::engine::model_list(t).map_err(Problem::message),
+        }
+    }
 }
 
 impl Request {
@@ -387,4 +428,275 @@ pub fn examples() -> Vec<Example> {
         .iter()
         .map(|(path, source)| Example { path, source })
         .collect()
+}
+
+/// The table's models by default, as `pomset transformations` has them.
+pub const DEFAULT_TABLE_MODELS: &[&str] = &["pwt", "rc11", "ptx", "vulkan", "sc"];
+/// The largest context size a table request may search (`refine` searches 3).
+pub const MAX_CONTEXT_SIZE: usize = 3;
+
+/// A model of the explorer's (native or bundled: no file), by its name.
+fn bundled(name: &str) -> Result<Box<dyn Engine>, Problem> {
+    crate::engine::named_bundled(name).map_err(|e| {
+        Problem::message(format!(
+            "{}: the explorer decides under {}",
+            e.line(),
+            crate::engine::names().join(", ")
+        ))
+    })
+}
+
+/// `GET /api/transformations`: the bundled schemas (name, holes, number of
+/// instances), in the order `pomset transformations` decides them, and the
+/// default models and context bound of `POST /api/transformations`.
+pub fn transformations_list() -> Result<Value, Problem> {
+    use crate::transform::catalogue;
+    let mut schemas = Vec::new();
+    for (name, src) in catalogue::BUNDLED {
+        let schema = crate::transform::parse_schema(name, src)
+            .map_err(|_| Problem::message(format!("bundled schema {name} has errors")))?;
+        let instances = schema.instances().map_err(|(l, _, _)| {
+            Problem::message(format!("bundled instance {l} does not parse"))
+        })?;
+        let labels: Vec<String> = instances.iter().map(|i| i.label()).collect();
+        schemas.push(json!({ "name": name, "holes": schema.holes, "instances": labels }));
+    }
+    Ok(json!({
+        "schemas": schemas,
+        "models": DEFAULT_TABLE_MODELS,
+        "known": crate::engine::names(),
+        "bound": crate::transform::Bound { size: 2, threads: 2, max_contexts: None }.text(),
+    }))
+}
+
+/// `POST /api/transformations`: one bundled schema (`schema`), or one of
+/// its instances (`instance`), decided under each model (`models`) as
+/// `pomset transformations` decides a row, every cell within the request's
+/// limits: the rows collapsed into families as the command prints them,
+/// each cell with its word and its distinguishing test (an unsound one) or
+/// the limit that stopped it (an unknown one); `limit` names the limit the
+/// request reached, if it left a cell unknown.
+pub fn transformations(req: &Request) -> Result<Value, Problem> {
+    use crate::transform::{table, Bound, Cell};
+    let Some(schema) = req.schema.as_deref().filter(|s| !s.is_empty()) else {
+        return Err(Problem::message(
+            "give a `schema` (GET /api/transformations lists them)",
+        ));
+    };
+    let mut instances =
+        crate::transform::bundled_instances(&[schema.to_string()]).map_err(Problem::message)?;
+    if let Some(label) = req.instance.as_deref().filter(|s| !s.is_empty()) {
+        instances.retain(|i| i.label() == label);
+        if instances.is_empty() {
+            return Err(Problem::message(format!(
+                "the schema {schema} has no instance `{label}` (GET /api/transformations lists them)"
+            )));
+        }
+    }
+    let names = match &req.models {
+        Some(w) => w.list()?,
+        None => DEFAULT_TABLE_MODELS.iter().map(|s| s.to_string()).collect(),
+    };
+    if names.is_empty() {
+        return Err(Problem::message("give at least one model"));
+    }
+    let mut engines = Vec::new();
+    for n in &names {
+        engines.push((n.clone(), bundled(n)?));
+    }
+    let size = req.context_size.unwrap_or(2);
+    if !(1..=MAX_CONTEXT_SIZE).contains(&size) {
+        return Err(Problem::message(format!(
+            "context_size takes 1 to {MAX_CONTEXT_SIZE} here (`pomset transformations --context-size N` takes more)"
+        )));
+    }
+    let bound = Bound {
+        size,
+        threads: 2,
+        max_contexts: None,
+    };
+    // One deadline for the whole request, fixed now.
+    let run = req.limits();
+    let workers = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(2);
+    let rows = table::rows(&instances, &engines, bound, &|| run, workers, &|_, _| {});
+    let t = crate::transform::Table {
+        models: names,
+        rows,
+        bound,
+    };
+    let unknown = t
+        .rows
+        .iter()
+        .any(|r| r.cells.iter().any(|c| matches!(c, Cell::Unknown(_))));
+    let limit = match unknown {
+        true => crate::outcome::interrupted(run.deadline, run.cancel),
+        false => None,
+    };
+    Ok(json!({
+        "schema": schema,
+        "models": t.models,
+        "bound": bound.text(),
+        "instances": t.rows.len(),
+        "families": t.families_json(),
+        "text": t.text(),
+        "limit": limit,
+    }))
+}
+
+/// The most programs a sweep of the explorer may have, the most threads
+/// and accesses per thread, and the programs per chunk it is cut into.
+pub const MAX_SWEEP_PROGRAMS: u64 = 20_000;
+pub const MAX_SWEEP_THREADS: usize = 3;
+pub const MAX_SWEEP_PER_THREAD: usize = 3;
+pub const SWEEP_CHUNK: u64 = 16;
+
+/// `POST /api/distinguish`: one chunk (shard `chunk/chunks`) of `pomset
+/// distinguish --models A,B` over the bound given, within the request's
+/// limits. The first request of a sweep gives no `sweep` (nor `chunks`:
+/// the server cuts the sweep into chunks of about `SWEEP_CHUNK` programs);
+/// its answer's `sweep` and `chunks` name the rest. Every answer carries
+/// the sweep so far: the programs decided, the headline (the bound stated
+/// exactly: no difference among its N programs, or how many distinguish,
+/// or the limit that stopped it after k of N), the summary `pomset
+/// distinguish` prints, and the minimal tests as litmus files.
+pub fn distinguish(req: &Request, sweeps: &crate::serve::sweeps::Sweeps) -> Result<Value, Problem> {
+    use crate::distinguish::shape::{Bound, Space, Vocabulary};
+    use crate::distinguish::{count, shard, Pair, Shard};
+    let names = match &req.models {
+        Some(w) => w.list()?,
+        None => vec!["sc".to_string(), "rc11".to_string()],
+    };
+    let [a, b] = names.as_slice() else {
+        return Err(Problem::message(
+            "give two models (`models`: [\"sc\", \"rc11\"])",
+        ));
+    };
+    let threads = req.threads.unwrap_or(2);
+    let per_thread = req.per_thread.unwrap_or(2);
+    if threads > MAX_SWEEP_THREADS || per_thread > MAX_SWEEP_PER_THREAD {
+        return Err(Problem::message(format!(
+            "the explorer sweeps at most {MAX_SWEEP_THREADS} threads of {MAX_SWEEP_PER_THREAD} accesses (`pomset distinguish` takes any bound)"
+        )));
+    }
+    let modes = match &req.modes {
+        Some(Words::List(l)) => l.clone(),
+        Some(Words::Text(t)) => t.split(',').map(str::to_string).collect(),
+        None => vec!["rlx".to_string()],
+    };
+    let sys = ["sys".to_string()];
+    let space = Space {
+        bound: Bound {
+            threads,
+            per_thread,
+            total: threads * per_thread,
+            locations: req.locations.unwrap_or(2),
+            values: req.values.unwrap_or(2),
+        },
+        vocabulary: Vocabulary::parse(&modes, &sys, req.fences.unwrap_or(false), &[], &[], None)
+            .map_err(Problem::message)?,
+    };
+    space.check().map_err(Problem::message)?;
+    let programs = count::programs(&space).filter(|&n| n <= MAX_SWEEP_PROGRAMS);
+    let Some(programs) = programs else {
+        return Err(Problem::message(format!(
+            "the bound has more than {MAX_SWEEP_PROGRAMS} programs, more than the explorer sweeps: `pomset distinguish` sweeps it (with --shard and --budget)"
+        )));
+    };
+    let describe = space.describe();
+    let models = [a.clone(), b.clone()];
+    let sweep = match req.sweep {
+        None => {
+            let chunks = req
+                .chunks
+                .unwrap_or_else(|| programs.div_ceil(SWEEP_CHUNK) as usize)
+                .clamp(1, 1_000);
+            sweeps.open(models.clone(), describe.clone(), chunks)
+        }
+        Some(id) => sweeps.get(id).ok_or_else(|| {
+            Problem::message(format!(
+                "sweep {id} is no longer held (the server keeps the latest {}): run it again",
+                crate::serve::sweeps::MAX_SWEEPS
+            ))
+        })?,
+    };
+    if sweep.merged.models != models || sweep.merged.space != describe {
+        return Err(Problem::message(format!(
+            "sweep {} is of {} vs {} over {}: give its models and bound, or no `sweep`",
+            sweep.id, sweep.merged.models[0], sweep.merged.models[1], sweep.merged.space
+        )));
+    }
+    let chunk = req.chunk.unwrap_or(0);
+    if chunk >= sweep.chunks {
+        return Err(Problem::message(format!(
+            "chunk {chunk} of a sweep of {} chunks (0 to {})",
+            sweep.chunks,
+            sweep.chunks - 1
+        )));
+    }
+    let mut pair = Pair::new(models, [bundled(a)?, bundled(b)?]);
+    let limits = req.limits();
+    pair.deadline = limits.deadline;
+    pair.cancel = limits.cancel;
+    let part = Shard {
+        index: chunk,
+        count: sweep.chunks,
+    };
+    let done: std::collections::HashSet<String> = sweep.merged.records.keys().cloned().collect();
+    let mut records = Vec::new();
+    let through = crate::distinguish::sweep(&space, &pair, part, &done, &mut |r| records.push(r));
+    let decided = records.len();
+    let stopped = match through {
+        true => None,
+        false => pair.stopped(),
+    };
+    let sweep = sweeps
+        .add(sweep.id, through.then_some(chunk), records)
+        .ok_or_else(|| Problem::message("the sweep was forgotten while it ran: run it again"))?;
+    let mut merged = sweep.merged.clone();
+    let of = |k: usize| format!("{k} of {programs} programs");
+    if let Some(limit) = &stopped {
+        merged.incomplete.push(format!(
+            "stopped by {limit} after {}",
+            of(merged.records.len())
+        ));
+    } else if sweep.done.len() < sweep.chunks {
+        merged.incomplete.push(format!(
+            "{} of {} chunks decided, {}",
+            sweep.done.len(),
+            sweep.chunks,
+            of(merged.records.len())
+        ));
+    }
+    let tests: Vec<Value> = shard::tests(&merged)
+        .iter()
+        .map(|t| {
+            json!({
+                "name": t.name,
+                "family": t.record.family,
+                "allowed_by": merged.models[t.allowed_by],
+                "state": t.state,
+                "program": t.record.id,
+                "litmus": shard::litmus(&merged, t),
+            })
+        })
+        .collect();
+    let count = |v: &str| merged.records.values().filter(|r| r.verdict == v).count();
+    Ok(json!({
+        "sweep": sweep.id,
+        "models": merged.models,
+        "space": merged.space,
+        "programs": programs,
+        "chunk": { "index": chunk, "of": sweep.chunks, "programs": count::share(programs, chunk, sweep.chunks), "decided": decided },
+        "chunks": sweep.chunks,
+        "chunks_done": sweep.done.len(),
+        "decided": merged.records.len(),
+        "counts": { "same": count("same"), "differs": count("differs"), "undecided": count("undecided") },
+        "complete": sweep.done.len() == sweep.chunks,
+        "limit": stopped,
+        "headline": shard::headline(&merged, Some(programs), stopped.as_deref()),
+        "summary": shard::summary(&merged),
+        "tests": tests,
+    }))
 }

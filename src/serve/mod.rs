@@ -6,6 +6,7 @@
 
 pub mod api;
 pub mod held;
+pub mod sweeps;
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -21,6 +22,7 @@ use serde_json::{json, Value};
 use crate::workbench::Problem;
 use api::Request;
 use held::Held;
+use sweeps::Sweeps;
 
 const INDEX: &str = include_str!("page/index.html");
 const STYLE: &str = include_str!("page/style.css");
@@ -28,12 +30,17 @@ const SCRIPT: &str = include_str!("page/app.js");
 /// The book's chapter on the explorer, linked from the page (which fetches
 /// nothing from the network).
 const CHAPTER: &str = include_str!("../../book/src/explorer.md");
+/// The chapters the explorer's transformation table and distinguish form
+/// link to.
+const TRANSFORMATIONS: &str = include_str!("../../book/src/transformations.md");
+const DISTINGUISH: &str = include_str!("../../book/src/distinguish.md");
 
-/// What the requests of one router share: the held states, and the number
-/// of computations under way (`GET /api/status`).
+/// What the requests of one router share: the held states, the sweeps
+/// under way, and the number of computations under way (`GET /api/status`).
 #[derive(Default)]
 pub struct Work {
     pub held: Held,
+    pub sweeps: Sweeps,
     running: AtomicUsize,
 }
 
@@ -57,6 +64,14 @@ pub fn router() -> Router {
         .route(
             "/book/explorer.md",
             get(|| async { page(CHAPTER, "text/plain; charset=utf-8") }),
+        )
+        .route(
+            "/book/transformations.md",
+            get(|| async { page(TRANSFORMATIONS, "text/plain; charset=utf-8") }),
+        )
+        .route(
+            "/book/distinguish.md",
+            get(|| async { page(DISTINGUISH, "text/plain; charset=utf-8") }),
         )
         .route("/api/examples", get(|| async { Json(api::examples()) }))
         .route(
@@ -84,6 +99,18 @@ pub fn router() -> Router {
         .route("/api/refine", api_route(&work, |r, _| api::refine(r)))
         .route("/api/vary", api_route(&work, |r, _| api::vary(r)))
         .route("/api/compare", api_route(&work, |r, _| api::compare(r)))
+        .route(
+            "/api/transformations",
+            get(|| async { answer(api::transformations_list()) }),
+        )
+        .route(
+            "/api/transformations",
+            api_route(&work, |r, _| api::transformations(r)),
+        )
+        .route(
+            "/api/distinguish",
+            api_route(&work, |r, w| api::distinguish(r, &w.sweeps)),
+        )
 }
 
 /// A `POST` endpoint over `f`, run by `endpoint`.

@@ -71,8 +71,8 @@ pub fn decide_within(
         run,
         ..refinement::Limits::default()
     };
-    let verdict = match refinement::refine(req, model, limits) {
-        Ok(r) => r.verdict,
+    let (verdict, limit) = match refinement::refine(req, model, limits) {
+        Ok(r) => (r.verdict, r.limit),
         Err(e) => return Cell::Unknown(e.to_string()),
     };
     if verdict == Verdict::Sound {
@@ -84,7 +84,10 @@ pub fn decide_within(
         // The pomset-level difference is the verdict; the search only
         // looked for a test to show it.
         (Verdict::Unsound, _) => Cell::Unsound(None),
-        (_, _) => Cell::Unknown("the local check stopped at a limit".into()),
+        (_, _) => Cell::Unknown(match limit {
+            Some(l) => format!("the local check stopped by {l}"),
+            None => "the local check stopped at a limit".into(),
+        }),
     }
 }
 
@@ -194,6 +197,30 @@ pub fn build(
     workers: usize,
     tick: &(dyn Fn(usize, &str) + Sync),
 ) -> Table {
+    // Each cell its own deadline, counted from when it starts.
+    let run = || crate::outcome::Limits {
+        deadline: timeout.map(crate::outcome::limits::deadline_after),
+        ..crate::outcome::Limits::default()
+    };
+    Table {
+        models: engines.iter().map(|(n, _)| n.clone()).collect(),
+        rows: rows(instances, engines, bound, &run, workers, tick),
+        bound,
+    }
+}
+
+/// The rows of `instances`, each cell decided within the limits `run`
+/// gives when it starts (a fixed deadline and a cancel flag: the
+/// explorer's request; a deadline per cell: `build`), `workers` threads at
+/// once; `tick` is called after each row.
+pub fn rows(
+    instances: &[Instance],
+    engines: &[(String, Box<dyn Engine>)],
+    bound: Bound,
+    run: &(dyn Fn() -> crate::outcome::Limits + Sync),
+    workers: usize,
+    tick: &(dyn Fn(usize, &str) + Sync),
+) -> Vec<Row> {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let done = std::sync::atomic::AtomicUsize::new(0);
     let rows: Vec<std::sync::Mutex<Option<Row>>> = instances
@@ -210,12 +237,8 @@ pub fn build(
                 let cells = engines
                     .iter()
                     .map(|(name, e)| {
-                        let run = crate::outcome::Limits {
-                            deadline: timeout.map(crate::outcome::limits::deadline_after),
-                            ..crate::outcome::Limits::default()
-                        };
                         let local = name == "pwt" || name.starts_with("pwt[");
-                        decide_within(&inst.refinement, e.as_ref(), local, bound, run)
+                        decide_within(&inst.refinement, e.as_ref(), local, bound, run())
                     })
                     .collect();
                 let row = Row {
@@ -231,14 +254,9 @@ pub fn build(
             });
         }
     });
-    Table {
-        models: engines.iter().map(|(n, _)| n.clone()).collect(),
-        rows: rows
-            .into_iter()
-            .filter_map(|m| m.into_inner().ok().flatten())
-            .collect(),
-        bound,
-    }
+    rows.into_iter()
+        .filter_map(|m| m.into_inner().ok().flatten())
+        .collect()
 }
 
 /// Rows of one schema whose verdicts agree, as one line: the schema, the
@@ -251,30 +269,37 @@ pub struct Family {
     pub holes: String,
     pub words: Vec<&'static str>,
     pub instances: usize,
+    /// The rows of the group (indices into `Table::rows`), in order.
+    pub rows: Vec<usize>,
 }
 
 impl Table {
     /// The collapsed rows, in the order of their first instance.
     pub fn families(&self) -> Vec<Family> {
-        let mut groups: Vec<(String, Vec<&'static str>, Vec<&Row>)> = Vec::new();
-        for r in &self.rows {
+        type Group<'a> = (String, Vec<&'static str>, Vec<&'a Row>, Vec<usize>);
+        let mut groups: Vec<Group> = Vec::new();
+        for (i, r) in self.rows.iter().enumerate() {
             let words: Vec<&'static str> = r.cells.iter().map(Cell::word).collect();
             match groups
                 .iter_mut()
-                .find(|(s, w, _)| *s == r.schema && *w == words)
+                .find(|(s, w, _, _)| *s == r.schema && *w == words)
             {
-                Some(g) => g.2.push(r),
-                None => groups.push((r.schema.clone(), words, vec![r])),
+                Some(g) => {
+                    g.2.push(r);
+                    g.3.push(i);
+                }
+                None => groups.push((r.schema.clone(), words, vec![r], vec![i])),
             }
         }
         let all_of = |schema: &str| self.rows.iter().filter(|r| r.schema == schema).count();
         groups
             .into_iter()
-            .map(|(schema, words, rows)| Family {
+            .map(|(schema, words, rows, at)| Family {
                 holes: holes_text(&rows, rows.len() == all_of(&schema)),
                 schema,
                 words,
                 instances: rows.len(),
+                rows: at,
             })
             .collect()
     }
@@ -351,6 +376,46 @@ impl Table {
             "bound": { "size": self.bound.size, "threads": self.bound.threads, "max_contexts": self.bound.max_contexts },
             "rows": rows,
         })
+    }
+}
+
+impl Table {
+    /// The collapsed rows as JSON, each cell as its group's first instance
+    /// has it (its word, and its test or the limit that stopped it), with
+    /// that instance's label: what the explorer shows.
+    pub fn families_json(&self) -> serde_json::Value {
+        let families: Vec<serde_json::Value> = self
+            .families()
+            .iter()
+            .map(|f| {
+                let cells: Vec<serde_json::Value> = (0..self.models.len())
+                    .map(|m| {
+                        // An unsound cell shows a member's test where one has it.
+                        let row = f
+                            .rows
+                            .iter()
+                            .map(|&i| &self.rows[i])
+                            .find(|r| matches!(r.cells[m], Cell::Unsound(Some(_))))
+                            .or_else(|| f.rows.first().map(|&i| &self.rows[i]));
+                        let Some(row) = row else {
+                            return serde_json::Value::Null;
+                        };
+                        let mut v = cell_json(&row.cells[m]);
+                        v["model"] = self.models[m].clone().into();
+                        v["instance"] = super::catalogue::label(&row.schema, &row.choice).into();
+                        v
+                    })
+                    .collect();
+                serde_json::json!({
+                    "schema": f.schema,
+                    "holes": f.holes,
+                    "instances": f.instances,
+                    "words": f.words,
+                    "cells": cells,
+                })
+            })
+            .collect();
+        serde_json::Value::from(families)
     }
 }
 

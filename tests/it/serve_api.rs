@@ -616,3 +616,177 @@ fn compare_decides_the_test_under_every_model() {
     assert_eq!(verdict("sc"), "Never");
     assert_eq!(verdict("rc11"), "Never");
 }
+
+/// The cells of a table answer, one `(model, cell)` per family and model.
+fn cells(answer: &Value) -> Vec<(String, Value)> {
+    answer["families"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|f| f["cells"].as_array().cloned().unwrap_or_default())
+        .map(|c| (c["model"].as_str().unwrap_or_default().to_string(), c))
+        .collect()
+}
+
+#[test]
+fn the_transformation_schemas_are_listed_with_their_instances() {
+    let (status, text) = request("GET", "/api/transformations", None);
+    assert_eq!(status, 200, "{text}");
+    let answer: Value = serde_json::from_str(&text).expect("JSON back");
+    assert_eq!(
+        answer["models"],
+        json!(["pwt", "rc11", "ptx", "vulkan", "sc"])
+    );
+    let roach = answer["schemas"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["name"] == "roach-acq"))
+        .expect("roach-acq listed");
+    assert_eq!(
+        roach["instances"],
+        json!(["roach-acq[M1=wk]", "roach-acq[M1=rlx]"])
+    );
+}
+
+#[test]
+fn one_schema_is_decided_under_the_chosen_models_with_each_unsound_cells_test() {
+    // The book's table: roach-acq is unsound under SC (a test shows it),
+    // bounded under RC11 (no context of the bound distinguishes).
+    let (status, answer) = post(
+        "/api/transformations",
+        json!({ "schema": "roach-acq", "models": "sc,rc11", "timeout": 60 }),
+    );
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["models"], json!(["sc", "rc11"]));
+    assert_eq!(answer["instances"], 2);
+    assert_eq!(answer["limit"], Value::Null);
+    let families = answer["families"].as_array().expect("families");
+    assert_eq!(families.len(), 1, "{answer}");
+    assert_eq!(families[0]["holes"], "all");
+    assert_eq!(families[0]["words"], json!(["unsound", "bounded"]));
+    let cells = cells(&answer);
+    let (_, sc) = cells.iter().find(|(m, _)| m == "sc").expect("an sc cell");
+    let test = sc["target_test"].as_str().expect("the distinguishing test");
+    let parsed = pomset::syntax::parse(test).expect("the test parses");
+    assert!(!parsed.program.conditions.is_empty(), "{test}");
+    assert!(sc["instance"]
+        .as_str()
+        .is_some_and(|i| i.starts_with("roach-acq[")));
+    // One instance alone, and the models as a list.
+    let (_, one) = post(
+        "/api/transformations",
+        json!({ "schema": "roach-acq", "instance": "roach-acq[M1=rlx]", "models": ["rc11"], "timeout": 60 }),
+    );
+    assert_eq!(one["instances"], 1, "{one}");
+    assert_eq!(one["families"][0]["words"], json!(["bounded"]));
+}
+
+#[test]
+fn a_table_request_names_the_limit_that_stopped_it() {
+    let (status, answer) = post(
+        "/api/transformations",
+        json!({ "schema": "elim-fence", "models": "sc,rc11", "timeout": 0.01 }),
+    );
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["limit"], "--timeout 0.01", "{answer}");
+    // A cell decided before the deadline keeps its word; every other one
+    // is unknown, with the limit and how far its search got.
+    let unknown: Vec<Value> = cells(&answer)
+        .into_iter()
+        .map(|(_, c)| c)
+        .filter(|c| c["verdict"] == "unknown")
+        .collect();
+    assert!(!unknown.is_empty(), "{answer}");
+    assert!(
+        unknown.iter().all(|c| c["why"]
+            .as_str()
+            .is_some_and(|w| w.starts_with("stopped by --timeout 0.01"))),
+        "{answer}"
+    );
+    let (status, bad) = post("/api/transformations", json!({ "schema": "no-such" }));
+    assert_eq!(status, 400);
+    assert!(bad["error"]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("no bundled schema is called `no-such`")));
+    let (status, _) = post(
+        "/api/transformations",
+        json!({ "schema": "elim-fence", "models": "/etc/passwd" }),
+    );
+    assert_eq!(status, 400, "the server reads no file a request names");
+}
+
+#[test]
+fn a_sweep_decided_chunk_by_chunk_lists_the_minimal_distinguishing_tests() {
+    // SC against RC11 over two threads of two relaxed accesses: store
+    // buffering and its kin, each program once.
+    let bound = json!({ "models": ["sc", "rc11"], "threads": 2, "per_thread": 2, "locations": 2, "timeout": 60 });
+    let mut body = bound.clone();
+    body["chunk"] = json!(0);
+    let (status, first) = post("/api/distinguish", body);
+    assert_eq!(status, 200, "{first}");
+    let (chunks, programs) = (
+        first["chunks"].as_u64().unwrap(),
+        first["programs"].as_u64().unwrap(),
+    );
+    assert!(chunks > 1, "cut into chunks: {first}");
+    assert_eq!(first["complete"], false);
+    assert!(first["headline"]
+        .as_str()
+        .unwrap()
+        .starts_with("incomplete"));
+    let mut last = first.clone();
+    for k in 1..chunks {
+        let mut body = bound.clone();
+        body["chunk"] = json!(k);
+        body["chunks"] = json!(chunks);
+        body["sweep"] = first["sweep"].clone();
+        let (status, answer) = post("/api/distinguish", body);
+        assert_eq!(status, 200, "{answer}");
+        assert_eq!(answer["limit"], Value::Null);
+        last = answer;
+    }
+    assert_eq!(last["complete"], true, "{last}");
+    assert_eq!(last["decided"].as_u64(), Some(programs));
+    let headline = last["headline"].as_str().unwrap();
+    assert!(
+        headline.contains(&format!(
+            "of the {programs} programs of threads=2 per-thread=2"
+        )),
+        "{headline}"
+    );
+    let tests = last["tests"].as_array().expect("tests");
+    assert!(!tests.is_empty(), "SC and RC11 differ: {last}");
+    assert!(tests.iter().all(|t| t["allowed_by"] == "rc11"), "{last}");
+    for t in tests {
+        let litmus = t["litmus"].as_str().unwrap();
+        pomset::syntax::parse(litmus).expect("a minimal test parses");
+    }
+    assert!(last["summary"]
+        .as_str()
+        .unwrap()
+        .starts_with("sc vs rc11 over threads=2"));
+}
+
+#[test]
+fn a_sweep_stops_at_the_request_limit_with_the_limit_and_the_count_named() {
+    let (status, answer) = post(
+        "/api/distinguish",
+        json!({ "models": "sc,rc11", "threads": 2, "per_thread": 2, "chunks": 1, "timeout": 0.01 }),
+    );
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["limit"], "--timeout 0.01", "{answer}");
+    let programs = answer["programs"].as_u64().unwrap();
+    let headline = answer["headline"].as_str().unwrap();
+    assert!(
+        headline.starts_with("stopped by --timeout 0.01 after ")
+            && headline.contains(&format!(" of {programs} programs")),
+        "{headline}"
+    );
+    assert!(answer["summary"]
+        .as_str()
+        .unwrap()
+        .contains("INCOMPLETE: stopped by --timeout 0.01"));
+    let (status, _) = post("/api/distinguish", json!({ "models": ["sc"] }));
+    assert_eq!(status, 400, "two models");
+    let (status, _) = post("/api/distinguish", json!({ "threads": 9 }));
+    assert_eq!(status, 400, "a bound past the explorer's");
+}

@@ -394,6 +394,43 @@ fn a_user_decides_flips_explains_draws_switches_and_narrows_the_window() {
         10,
     );
 
+    // The transformation table: roach-acq under SC and RC11, filled schema
+    // by schema; its unsound cell opens the distinguishing test in the editor.
+    open(&mut page, &format!("{base}#table=roach-acq&models=sc,rc11"));
+    assert!(text(&mut page, "#table-progress").starts_with("1 of 1 schemas decided"));
+    let table = strings(page.eval(
+        "[...document.querySelectorAll('#table td[data-model]')].map(td => td.dataset.model + ' ' + td.innerText + ' ' + td.className)",
+    ));
+    assert_eq!(table, ["sc unsound no", "rc11 bounded plain"]);
+    click(&mut page, "#table td[data-verdict=unsound] a");
+    let opened = page.eval("document.getElementById('source').value");
+    assert!(
+        opened.as_str().is_some_and(|t| t.starts_with("litmus ")),
+        "{opened}"
+    );
+    assert_eq!(page.eval("document.getElementById('stale').hidden"), false);
+
+    // The distinguish form: SC against RC11 over its small default bound,
+    // a chunk per request with the count; a minimal test opens in the editor.
+    page.eval("document.getElementById('distinguish-panel').open = true");
+    page.eval("document.getElementById('dist-run').click()");
+    page.wait_for(
+        "/^(no difference|\\d+ of the)/.test(document.getElementById('dist-headline').innerText) && document.body.dataset.pending === '0'",
+        60,
+    );
+    let progress = text(&mut page, "#dist-progress");
+    assert!(progress.contains("programs decided (chunk"), "{progress}");
+    let headline = text(&mut page, "#dist-headline");
+    assert!(headline.contains("distinguish sc from rc11"), "{headline}");
+    click(&mut page, "#dist-tests a");
+    let opened = page.eval("document.getElementById('source').value");
+    assert!(
+        opened
+            .as_str()
+            .is_some_and(|t| t.starts_with("// Distinguishes sc from rc11")),
+        "{opened}"
+    );
+
     if std::env::var_os("UPDATE_SCREENSHOTS").is_some() {
         page.set_width(1400, 1000);
         open(

@@ -400,6 +400,163 @@ async function compare() {
   }
 }
 
+// ---------------------------------------------------------------- families
+
+// A test found by the table or a sweep, put in the editor (under the model
+// it was found for, when the Model menu has it) for the user to Run.
+function openTest(source, model) {
+  $("source").value = source;
+  $("examples").value = "";
+  if (model && [...$("model").options].some((o) => o.value === model) && state.model !== model) {
+    state.model = model;
+    $("model").value = model;
+  }
+  edited();
+  $("source").focus();
+  $("source").scrollIntoView({ block: "nearest" });
+}
+
+// A cell's word, coloured as verdicts are: sound green, unsound red,
+// unknown orange, bounded plain.
+const WORD_CLASS = { sound: "ok", unsound: "no", "unsound*": "no", bounded: "plain", unknown: "unknown" };
+
+let tableGeneration = 0;
+
+// The transformation table, schema by schema (one request each, within the
+// server's limits), as `pomset transformations` prints it.
+async function decideTable() {
+  const generation = ++tableGeneration;
+  const table = $("table");
+  const progress = $("table-progress");
+  table.tHead.innerHTML = "";
+  table.tBodies[0].innerHTML = "";
+  const chosen = $("table-schema").value;
+  const schemas = chosen ? [chosen] : state.schemas.map((s) => s.name);
+  const models = $("table-models").value;
+  const body = { models, context_size: Number($("table-size").value) || 2, timeout: Number($("table-timeout").value) || 30 };
+  let header = false;
+  for (let k = 0; k < schemas.length; k++) {
+    text(progress, `${k} of ${schemas.length} schemas decided; deciding ${schemas[k]}…`);
+    let answer;
+    try {
+      answer = await api("/api/transformations", Object.assign({ schema: schemas[k] }, body));
+    } catch (problem) {
+      if (generation !== tableGeneration) return;
+      if (problem.cancelled) {
+        text(progress, `Cancelled after ${k} of ${schemas.length} schemas.`);
+        return;
+      }
+      const row = table.tBodies[0].insertRow();
+      cell(row, schemas[k]);
+      cell(row, problem.message, "no").colSpan = 3;
+      if (!header) { text(progress, problem.message); return; }
+      continue;
+    }
+    if (generation !== tableGeneration) return;
+    if (!header) {
+      const h = table.tHead.insertRow();
+      for (const title of ["transformation", "holes", "n", ...answer.models]) h.appendChild(text(document.createElement("th"), title));
+      header = true;
+    }
+    for (const f of answer.families) {
+      const row = table.tBodies[0].insertRow();
+      row.dataset.schema = f.schema;
+      cell(row, f.schema);
+      cell(row, f.holes);
+      cell(row, String(f.instances));
+      f.cells.forEach((c) => showCell(row, c));
+    }
+    if (answer.limit) {
+      const row = table.tBodies[0].insertRow();
+      cell(row, `${answer.schema}: limit reached: ${limitWords(answer.limit)} (its unknown cells have no verdict)`, "unknown").colSpan = 3 + answer.models.length;
+    }
+    text(progress, `${k + 1} of ${schemas.length} schemas decided (contexts: ${answer.bound})`);
+  }
+}
+
+// One cell: its word, the limit in its title (unknown), or a link opening
+// its distinguishing test in the editor (unsound).
+function showCell(row, c) {
+  const td = row.insertCell();
+  td.className = WORD_CLASS[c.verdict] || "";
+  td.dataset.model = c.model;
+  td.dataset.verdict = c.verdict;
+  if (c.target_test) {
+    const a = document.createElement("a");
+    a.href = "#";
+    a.textContent = c.verdict;
+    a.title = `${c.instance} under ${c.model}: open the distinguishing test in the editor`;
+    a.onclick = (e) => { e.preventDefault(); openTest(c.target_test, c.model); };
+    td.appendChild(a);
+    return;
+  }
+  text(td, c.verdict);
+  td.title = c.why ? `${c.instance}: ${limitWords(c.why)}`
+    : c.verdict === "unsound*" ? `${c.instance}: a target pomset with no match in the source, no test within the bound`
+    : c.instance;
+}
+
+let sweepGeneration = 0;
+
+// `pomset distinguish` over the form's bound, a chunk per request, with the
+// count of programs decided; it stops at the first limit, naming it.
+async function sweep() {
+  const generation = ++sweepGeneration;
+  const progress = $("dist-progress");
+  const list = $("dist-tests");
+  list.innerHTML = "";
+  text($("dist-headline"), "");
+  text($("dist-summary"), "");
+  const body = {
+    models: [$("dist-a").value.trim(), $("dist-b").value.trim()],
+    threads: Number($("dist-threads").value) || 2,
+    per_thread: Number($("dist-per-thread").value) || 2,
+    locations: Number($("dist-locations").value) || 2,
+    modes: $("dist-modes").value,
+    fences: $("dist-fences").checked,
+  };
+  let chunks = 1;
+  let id = null;
+  for (let k = 0; k < chunks; k++) {
+    let answer;
+    try {
+      answer = await api("/api/distinguish", Object.assign({ chunk: k }, id === null ? {} : { sweep: id, chunks }, body));
+    } catch (problem) {
+      if (generation !== sweepGeneration) return;
+      text(progress, problem.cancelled ? `Cancelled after ${k} of ${chunks} chunks.` : "");
+      if (!problem.cancelled) showProblem("dist-headline", problem);
+      return;
+    }
+    if (generation !== sweepGeneration) return;
+    id = answer.sweep;
+    chunks = answer.chunks;
+    text(progress, `${answer.decided} of ${answer.programs} programs decided (chunk ${k + 1} of ${chunks})`);
+    showSweep(answer);
+    if (answer.limit) return;
+  }
+}
+
+function showSweep(answer) {
+  const headline = $("dist-headline");
+  headline.classList.remove("problem");
+  text(headline, limitWords(answer.headline));
+  headline.className = answer.limit ? "unknown" : "";
+  text($("dist-summary"), answer.summary);
+  const list = $("dist-tests");
+  list.innerHTML = "";
+  for (const t of answer.tests) {
+    const li = document.createElement("li");
+    const a = document.createElement("a");
+    a.href = "#";
+    a.textContent = t.name;
+    a.title = "open this test in the editor";
+    a.onclick = (e) => { e.preventDefault(); openTest(t.litmus, t.allowed_by); };
+    li.appendChild(a);
+    li.appendChild(document.createTextNode(` ${t.allowed_by} only: ${t.state}    ${t.program}`));
+    list.appendChild(li);
+  }
+}
+
 // ---------------------------------------------------------------- options
 
 function showOptions(current) {
@@ -528,6 +685,15 @@ async function start() {
     $("model").appendChild(opt);
   }
   showOptions(options.options);
+  const family = await api("/api/transformations");
+  state.schemas = family.schemas;
+  for (const sc of family.schemas) {
+    const opt = document.createElement("option");
+    opt.value = sc.name;
+    opt.textContent = `${sc.name} (${sc.instances.length})`;
+    $("table-schema").appendChild(opt);
+  }
+  $("table-models").value = family.models.join(",");
   const params = readHash();
   if (!(params.ex && chooseExample(params.ex))) {
     if (params.src) $("source").value = params.src;
@@ -550,6 +716,8 @@ async function start() {
   $("explain").onclick = explain;
   $("refine").onclick = refine;
   $("compare").onclick = compare;
+  $("table-run").onclick = decideTable;
+  $("dist-run").onclick = sweep;
   $("cancel").onclick = cancelAll;
   $("source").addEventListener("input", edited);
   for (const id of ["refine-from", "refine-to"]) $(id).addEventListener("input", clearRefinement);
@@ -577,6 +745,18 @@ async function start() {
   if (params.check !== undefined) {
     $("refine-panel").open = true;
     await refine();
+  }
+  // `table=SCHEMA&models=A,B` decides that schema's rows in the
+  // transformations panel; `sweep` runs the distinguish form.
+  if (params.table !== undefined) {
+    $("table-panel").open = true;
+    $("table-schema").value = params.table;
+    if (params.models) $("table-models").value = params.models;
+    await decideTable();
+  }
+  if (params.sweep !== undefined) {
+    $("distinguish-panel").open = true;
+    await sweep();
   }
   document.body.dataset.ready = "yes";
 }

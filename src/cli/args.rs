@@ -245,10 +245,7 @@ mod tests {
     #[test]
     fn a_models_list_keeps_the_commas_inside_brackets() {
         let l = model_list("pwt[merge=binary,monotonicity=modes], rc11,sc").unwrap();
-        assert_eq!(
-            l.0,
-            ["pwt[merge=binary,monotonicity=modes]", "rc11", "sc"]
-        );
+        assert_eq!(l.0, ["pwt[merge=binary,monotonicity=modes]", "rc11", "sc"]);
         assert!(model_list("pwt,,sc").is_err());
     }
 }

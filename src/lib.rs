@@ -18,6 +18,7 @@ pub mod render;
 pub mod repl;
 pub mod report;
 pub mod serve;
+pub mod sweep;
 pub mod syntax;
 pub mod transform;
 pub mod workbench;

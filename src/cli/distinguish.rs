@@ -7,6 +7,8 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use super::sweep::{open_jsonl, resume_command, save, Progress, CANCEL};
+
 use crate::distinguish::count;
 use crate::distinguish::shape::{Bound, Space, Vocabulary};
 use crate::distinguish::shard::{self, Header, Merged};
@@ -109,11 +111,6 @@ pub struct DistinguishArgs {
     merge: Vec<PathBuf>,
 }
 
-/// Set by the Ctrl-C handler, or when `--budget` runs out: the engines stop
-/// at their next check (`Limits::cancel`) and the sweep before its next
-/// program.
-static CANCEL: AtomicBool = AtomicBool::new(false);
-
 fn budget(text: &str) -> Result<f64, String> {
     super::args::seconds(text)
         .map_err(|_| "--budget takes a number of seconds, finite and not negative".to_string())
@@ -148,16 +145,21 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
         shard: shard.to_string(),
         programs: total,
     };
-    let (done, mut records, mut sink, finished) = match &a.jsonl {
-        Some(path) => open_jsonl(path, &header)?,
-        None => (HashSet::new(), Vec::new(), None, false),
-    };
-    // Ctrl-C stops the sweep as the budget does; a second one ends the process.
-    let _ = ctrlc::set_handler(|| {
-        if CANCEL.swap(true, Ordering::Relaxed) {
-            std::process::exit(130);
+    let (mut records, mut sink, finished) = match &a.jsonl {
+        Some(path) => {
+            let differs = |h: &Header| {
+                let same = h.same_sweep(&header);
+                let [x, y] = &h.models;
+                (!same).then(|| format!("{x} vs {y} over {}, shard {}", h.space, h.shard))
+            };
+            let o = open_jsonl(path, &header, shard::read, differs)?;
+            (o.records, Some(o.file), o.finished)
         }
-    });
+        None => (Vec::new(), None, false),
+    };
+    let done: HashSet<String> = records.iter().map(|r| r.id.clone()).collect();
+    // Ctrl-C stops the sweep as the budget does.
+    super::sweep::stop_on_ctrl_c();
     let show = a.progress || std::io::stderr().is_terminal();
     let counted = AtomicU64::new(total.unwrap_or(0));
     let over = AtomicBool::new(false);
@@ -184,7 +186,7 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
             }
             scope.spawn(move || watch_budget(secs, over, spent));
         }
-        let mut bar = Progress::new(show, &counted, done.len());
+        let mut bar = Progress::new(show, &counted, "programs", done.len());
         complete = crate::distinguish::sweep(&space, &pair, shard, &done, &mut |r| {
             if let Some(f) = &mut sink {
                 if let Err(e) = writeln!(f, "{}", shard::record_line(&r)) {
@@ -228,7 +230,7 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
     // Without --jsonl the records so far go to a new file, to resume from.
     let file = match &a.jsonl {
         Some(path) => path.clone(),
-        None => save(&header, &records)?,
+        None => save("distinguish", &header, &records)?,
     };
     finish(&merged, a.out.as_deref())?;
     let resume = resume_command(a.jsonl.is_none().then_some(file.as_path()));
@@ -276,49 +278,6 @@ fn watch_budget(secs: f64, over: &AtomicBool, spent: &AtomicBool) {
     }
 }
 
-/// Writes the header and `records` to a new file in the working directory
-/// (`distinguish.jsonl`, else `distinguish-2.jsonl`, ...), without the end
-/// line: a stopped sweep's records, to resume from.
-fn save(header: &Header, records: &[crate::distinguish::Record]) -> Result<PathBuf, String> {
-    let path = (1..)
-        .map(|i| match i {
-            1 => PathBuf::from("distinguish.jsonl"),
-            _ => PathBuf::from(format!("distinguish-{i}.jsonl")),
-        })
-        .find(|p| !p.exists())
-        .unwrap_or_else(|| PathBuf::from("distinguish.jsonl"));
-    let mut text = shard::header_line(header);
-    text.push('\n');
-    for r in records {
-        text.push_str(&shard::record_line(r));
-        text.push('\n');
-    }
-    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(path)
-}
-
-/// This command as it was given, with `--jsonl FILE` added when it had
-/// none: run again, it resumes.
-fn resume_command(jsonl: Option<&Path>) -> String {
-    let mut args: Vec<String> = std::env::args_os()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    if let Some(path) = jsonl {
-        args.push("--jsonl".to_string());
-        args.push(path.display().to_string());
-    }
-    let quote = |s: &String| {
-        let plain = !s.is_empty()
-            && s.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "_-./:,=+@%".contains(c));
-        match plain {
-            true => s.clone(),
-            false => format!("'{}'", s.replace('\'', "'\\''")),
-        }
-    };
-    args.iter().map(quote).collect::<Vec<_>>().join(" ")
-}
-
 /// The space the arguments describe.
 fn space(a: &DistinguishArgs) -> Result<Space, String> {
     let space = Space {
@@ -342,47 +301,6 @@ fn space(a: &DistinguishArgs) -> Result<Space, String> {
     Ok(space)
 }
 
-/// The programs already decided, their records, the file to append to,
-/// and whether its sweep had gone through the shard.
-type Opened = (
-    HashSet<String>,
-    Vec<crate::distinguish::Record>,
-    Option<std::fs::File>,
-    bool,
-);
-
-/// The records file: read and cut after its last complete line when it
-/// exists (resuming), else created with its header.
-fn open_jsonl(path: &Path, header: &Header) -> Result<Opened, String> {
-    let name = path.display().to_string();
-    let io = |e: std::io::Error| format!("{name}: {e}");
-    if !path.exists() {
-        let mut f = std::fs::File::create(path).map_err(io)?;
-        writeln!(f, "{}", shard::header_line(header)).map_err(io)?;
-        return Ok((HashSet::new(), Vec::new(), Some(f), false));
-    }
-    let text = std::fs::read_to_string(path).map_err(io)?;
-    let read = shard::read(&name, &text)?;
-    if !read.header.same_sweep(header) {
-        return Err(format!(
-            "{name} holds records of another sweep ({} vs {} over {}, shard {}); give another --jsonl",
-            read.header.models[0], read.header.models[1], read.header.space, read.header.shard
-        ));
-    }
-    let f = std::fs::OpenOptions::new()
-        .write(true)
-        .open(path)
-        .map_err(io)?;
-    f.set_len(read.complete as u64).map_err(io)?;
-    let mut f = std::fs::OpenOptions::new()
-        .append(true)
-        .open(path)
-        .map_err(io)?;
-    f.flush().map_err(io)?;
-    let done = read.records.iter().map(|r| r.id.clone()).collect();
-    Ok((done, read.records, Some(f), read.finished))
-}
-
 /// Prints the summary, and writes the tests and the summary under `out`.
 fn finish(m: &Merged, out: Option<&Path>) -> Result<bool, String> {
     let summary = shard::summary(m);
@@ -397,87 +315,4 @@ fn finish(m: &Merged, out: Option<&Path>) -> Result<bool, String> {
     }
     std::fs::write(dir.join("summary.txt"), summary).map_err(io)?;
     Ok(true)
-}
-
-/// A progress line on stderr: programs done of the total, the rate, and
-/// an estimate of the time left.
-struct Progress<'a> {
-    show: bool,
-    /// The shard's programs; 0 while they are being counted by listing.
-    total: &'a AtomicU64,
-    done: usize,
-    start: std::time::Instant,
-    last: std::time::Instant,
-    fresh: usize,
-}
-
-impl<'a> Progress<'a> {
-    fn new(show: bool, total: &'a AtomicU64, done: usize) -> Progress<'a> {
-        let now = std::time::Instant::now();
-        let p = Progress {
-            show,
-            total,
-            done,
-            start: now,
-            last: now,
-            fresh: 0,
-        };
-        if show {
-            p.line();
-        }
-        p
-    }
-
-    fn step(&mut self) {
-        self.done += 1;
-        self.fresh += 1;
-        if self.show && self.last.elapsed().as_secs_f64() >= 0.5 {
-            self.last = std::time::Instant::now();
-            self.line();
-        }
-    }
-
-    fn line(&self) {
-        let secs = self.start.elapsed().as_secs_f64().max(1e-9);
-        let rate = self.fresh as f64 / secs;
-        let total = self.total.load(Ordering::Relaxed);
-        if total == 0 {
-            eprint!(
-                "\r{} programs (counting the rest), {rate:.1}/s   ",
-                self.done
-            );
-            return;
-        }
-        let eta = match self.fresh {
-            0 => "estimating the time".to_string(),
-            _ => {
-                let left = total.saturating_sub(self.done as u64) as f64 / rate.max(1e-9);
-                format!("about {} left", clock(left))
-            }
-        };
-        eprint!("\r{}/{total} programs, {rate:.1}/s, {eta}   ", self.done);
-    }
-
-    fn end(&self) {
-        if self.show {
-            let secs = self.start.elapsed().as_secs_f64();
-            eprintln!(
-                "\r{} programs, {} decided in {}, {:.1}/s                    ",
-                self.done,
-                self.fresh,
-                clock(secs),
-                self.fresh as f64 / secs.max(1e-9)
-            );
-        }
-    }
-}
-
-/// Seconds as `1h02m`, `3m05s` or `12s`.
-fn clock(secs: f64) -> String {
-    let s = secs.max(0.0).round() as u64;
-    match s {
-        0..=59 => format!("{s}s"),
-        60..=3599 => format!("{}m{:02}s", s / 60, s % 60),
-        _ => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
-    }
 }

@@ -23,6 +23,7 @@ mod refine;
 mod repl;
 mod run;
 mod serve;
+mod sweep;
 mod transformations;
 mod vary;
 

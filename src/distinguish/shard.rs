@@ -1,10 +1,10 @@
-//! Spreading a sweep: deterministic shards, the JSON Lines a sweep writes
-//! (a header line, then one record per program decided), resuming from
-//! them, merging them, and the summary of families and minimal tests.
+//! Spreading a sweep: the records of `distinguish` in the JSON Lines every
+//! sweep writes (`crate::sweep`: a header line, then one record per program
+//! decided), resuming from them, merging them, and the summary of families
+//! and minimal tests.
 //!
 //! Shard `K/N` holds the canonical programs whose index in the fixed order
-//! of `enumerate::programs` is K modulo N, so N shards are disjoint, their
-//! union is the whole, and any job runner may run them.
+//! of `enumerate::programs` is K modulo N.
 
 use std::collections::BTreeMap;
 
@@ -13,49 +13,16 @@ use serde::{Deserialize, Serialize};
 use super::enumerate::programs;
 use super::shape::{Shape, Space};
 use super::Decision;
-
-/// Shard `index` of `count` (`--shard K/N`, 0 ≤ K < N).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shard {
-    pub index: usize,
-    pub count: usize,
-}
+pub use crate::sweep::Shard;
+use crate::sweep::{self, Part};
 
 impl Shard {
-    /// The whole sweep.
-    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
-
-    /// Reads `K/N`.
-    pub fn parse(text: &str) -> Result<Shard, String> {
-        let hint = "--shard takes K/N with 0 ≤ K < N, as 0/4 (Slurm's $SLURM_ARRAY_TASK_ID/N)";
-        let (k, n) = text
-            .split_once('/')
-            .ok_or_else(|| format!("`{text}`: {hint}"))?;
-        let k: usize = k.trim().parse().map_err(|_| format!("`{text}`: {hint}"))?;
-        let n: usize = n.trim().parse().map_err(|_| format!("`{text}`: {hint}"))?;
-        if n == 0 || k >= n {
-            return Err(format!("`{text}`: {hint}"));
-        }
-        Ok(Shard { index: k, count: n })
-    }
-
-    /// Whether the program with index `i` in the sweep's order is this shard's.
-    pub fn holds(self, i: usize) -> bool {
-        i % self.count == self.index
-    }
-
     /// This shard's programs, in the sweep's order.
     pub fn programs(self, space: &Space) -> impl Iterator<Item = Shape> + '_ {
         programs(space)
             .enumerate()
             .filter(move |(i, _)| self.holds(*i))
             .map(|(_, s)| s)
-    }
-}
-
-impl std::fmt::Display for Shard {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
     }
 }
 
@@ -79,29 +46,12 @@ impl Header {
     }
 }
 
-#[derive(Serialize, Deserialize)]
-struct HeaderLine {
-    header: Header,
-}
-
-/// The last line of a file of records whose sweep went through its shard.
-#[derive(Serialize, Deserialize)]
-struct EndLine {
-    end: End,
-}
-
-#[derive(Serialize, Deserialize)]
-struct End {
-    /// The programs the shard has: every one is recorded above.
-    programs: usize,
-}
+/// What `end_line` counts.
+const UNIT: &str = "programs";
 
 /// The line that ends a shard's records: it went through all `programs`.
 pub fn end_line(programs: usize) -> String {
-    serde_json::to_string(&EndLine {
-        end: End { programs },
-    })
-    .unwrap_or_default()
+    sweep::end_line(UNIT, programs)
 }
 
 /// One program decided.
@@ -163,63 +113,20 @@ impl Record {
 
 /// The header as the file's first line.
 pub fn header_line(h: &Header) -> String {
-    let line = HeaderLine { header: h.clone() };
-    serde_json::to_string(&line).unwrap_or_default()
+    sweep::header_line(h)
 }
 
 /// A record as one line.
 pub fn record_line(r: &Record) -> String {
-    serde_json::to_string(r).unwrap_or_default()
+    sweep::record_line(r)
 }
 
 /// What a file of records holds.
-#[derive(Clone, Debug)]
-pub struct Read {
-    pub header: Header,
-    pub records: Vec<Record>,
-    /// The bytes up to the end of the last complete line: a sweep stopped
-    /// while writing leaves a partial line, cut when it resumes.
-    pub complete: usize,
-    /// Whether the file ends with the end line (`end_line`): its sweep went
-    /// through the whole shard. A stopped sweep (a budget, Ctrl-C, a kill)
-    /// leaves none.
-    pub finished: bool,
-}
+pub type Read = sweep::Lines<Header, Record>;
 
 /// Reads a file of records named `file`; errors say `file:line`.
 pub fn read(file: &str, text: &str) -> Result<Read, String> {
-    let complete = text.rfind('\n').map_or(0, |i| i + 1);
-    let mut lines = text[..complete].lines().enumerate();
-    let header = match lines.next() {
-        Some((_, l)) => {
-            serde_json::from_str::<HeaderLine>(l)
-                .map_err(|e| {
-                    format!("{file}:1: not the header of `pomset distinguish` records ({e})")
-                })?
-                .header
-        }
-        None => return Err(format!("{file}: no header line (an empty or cut file)")),
-    };
-    let mut records = Vec::new();
-    let mut finished = false;
-    for (i, l) in lines {
-        if l.trim().is_empty() {
-            continue;
-        }
-        if let Ok(end) = serde_json::from_str::<EndLine>(l) {
-            finished = records.len() == end.end.programs;
-            continue;
-        }
-        let r: Record =
-            serde_json::from_str(l).map_err(|e| format!("{file}:{}: not a record ({e})", i + 1))?;
-        records.push(r);
-    }
-    Ok(Read {
-        header,
-        records,
-        complete,
-        finished,
-    })
+    sweep::read(file, text, "distinguish", UNIT)
 }
 
 /// Records from several files (shards, or runs resumed), one per program.
@@ -268,57 +175,17 @@ pub fn merge(files: &[(String, Read)]) -> Result<Merged, String> {
 /// file holds, and the files whose sweep stopped before the end of its
 /// shard; empty when the files are the whole.
 pub fn missing(files: &[(String, Read)]) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut finished: BTreeMap<usize, std::collections::BTreeSet<usize>> = BTreeMap::new();
-    for (name, f) in files {
-        let shard = Shard::parse(&f.header.shard);
-        if !f.finished {
-            let of = f
-                .header
-                .programs
-                .map_or(String::new(), |n| format!(" of {n}"));
-            out.push(format!(
-                "{name} (shard {}) was stopped after {}{of} programs",
-                f.header.shard,
-                f.records.len()
-            ));
-        }
-        if let (Ok(s), true) = (shard, f.finished) {
-            finished.entry(s.count).or_default().insert(s.index);
-        }
-    }
-    // Whole when, for some N, every shard K/N went through.
-    if finished.iter().any(|(n, ks)| ks.len() == *n) {
-        return Vec::new();
-    }
-    let mut counts: Vec<usize> = files
+    let parts: Vec<Part> = files
         .iter()
-        .filter_map(|(_, f)| Shard::parse(&f.header.shard).ok())
-        .map(|s| s.count)
+        .map(|(name, f)| Part {
+            file: name,
+            shard: &f.header.shard,
+            finished: f.finished,
+            recorded: f.records.len(),
+            total: f.header.programs,
+        })
         .collect();
-    counts.sort();
-    counts.dedup();
-    for n in counts {
-        let given: std::collections::BTreeSet<usize> = files
-            .iter()
-            .filter_map(|(_, f)| Shard::parse(&f.header.shard).ok())
-            .filter(|s| s.count == n)
-            .map(|s| s.index)
-            .collect();
-        let absent: Vec<String> = (0..n)
-            .filter(|k| !given.contains(k))
-            .map(|k| format!("{k}/{n}"))
-            .collect();
-        if !absent.is_empty() {
-            let s = if absent.len() == 1 { "" } else { "s" };
-            out.push(format!(
-                "no file holds shard{s} {} ({} of {n} given)",
-                absent.join(", "),
-                given.len()
-            ));
-        }
-    }
-    out
+    sweep::missing(&parts, UNIT)
 }
 
 /// A minimal test, named after its family.

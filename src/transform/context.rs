@@ -28,7 +28,7 @@ use crate::refinement::Refinement;
 use crate::syntax::{self, core::Program};
 
 /// How far the search looks.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Bound {
     /// Context instructions in all (a guarded reader counts two).
     pub size: usize,
@@ -95,7 +95,7 @@ pub enum Found {
 }
 
 /// A distinguishing test, in both versions, and what tells them apart.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Counterexample {
     /// The test with the target in P0, its condition reached.
     pub target_test: String,

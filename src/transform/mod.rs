@@ -1,7 +1,9 @@
 //! Which transformations are sound, under every model (issue 29): schemas
 //! of transformations as data (`catalogue`), the contextual search that
 //! tells a source from its target under any engine (`context`), and the
-//! table of verdicts, one row per instance, one column per model (`table`).
+//! table of verdicts, one row per instance, one column per model (`table`),
+//! and the table as JSON Lines records, resumed and merged from shards
+//! (`records`).
 //!
 //! Architecture invariant: runs programs only through `engine::Engine`;
 //! imports no front end.
@@ -9,6 +11,7 @@
 pub mod catalogue;
 pub mod context;
 pub mod grammar;
+pub mod records;
 pub mod table;
 
 pub use catalogue::{parse_schema, Instance, Schema};

@@ -3,13 +3,21 @@
 
 use std::fmt::Write as _;
 
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
 use super::catalogue::Instance;
 use super::context::{self, Bound, Counterexample, Found, Witness};
+use super::records::CellRecord;
 use crate::engine::Engine;
 use crate::refinement::{self, Refinement, Verdict};
+use crate::sweep::Shard;
 
-/// One model's verdict on one instance.
-#[derive(Clone, Debug)]
+/// One model's verdict on one instance. Its JSON (`--json`, the records
+/// of `--jsonl`) is `super::records::CellRecord`, which gives it back whole.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "CellRecord", into = "CellRecord")]
 pub enum Cell {
     /// `pwt` only: the local check matched every target pomset, and no
     /// context within the bound disagrees.
@@ -172,7 +180,7 @@ pub fn reproduces(c: &Counterexample, engine: &dyn Engine) -> bool {
 }
 
 /// One instance's row.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Row {
     pub schema: String,
     pub choice: Vec<(String, String)>,
@@ -197,22 +205,47 @@ pub fn build(
     workers: usize,
     tick: &(dyn Fn(usize, &str) + Sync),
 ) -> Table {
+    let rows: Vec<Mutex<Option<Row>>> = instances.iter().map(|_| Mutex::new(None)).collect();
+    let done = AtomicUsize::new(0);
+    let part = Part {
+        shard: Shard::WHOLE,
+        done: &HashSet::new(),
+        cancel: None,
+    };
     // Each cell its own deadline, counted from when it starts.
     let run = || crate::outcome::Limits {
         deadline: timeout.map(crate::outcome::limits::deadline_after),
         ..crate::outcome::Limits::default()
     };
+    sweep(
+        instances,
+        engines,
+        bound,
+        &run,
+        workers,
+        part,
+        &|i, row| {
+            let label = super::catalogue::label(&row.schema, &row.choice);
+            if let Ok(mut slot) = rows[i].lock() {
+                *slot = Some(row);
+            }
+            tick(done.fetch_add(1, Ordering::Relaxed) + 1, &label);
+        },
+    );
     Table {
         models: engines.iter().map(|(n, _)| n.clone()).collect(),
-        rows: rows(instances, engines, bound, &run, workers, tick),
+        rows: rows
+            .into_iter()
+            .filter_map(|m| m.into_inner().ok().flatten())
+            .collect(),
         bound,
     }
 }
 
 /// The rows of `instances`, each cell decided within the limits `run`
 /// gives when it starts (a fixed deadline and a cancel flag: the
-/// explorer's request; a deadline per cell: `build`), `workers` threads at
-/// once; `tick` is called after each row.
+/// explorer's request), `workers` threads at once; `tick` is called after
+/// each row.
 pub fn rows(
     instances: &[Instance],
     engines: &[(String, Box<dyn Engine>)],
@@ -221,42 +254,101 @@ pub fn rows(
     workers: usize,
     tick: &(dyn Fn(usize, &str) + Sync),
 ) -> Vec<Row> {
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let done = std::sync::atomic::AtomicUsize::new(0);
-    let rows: Vec<std::sync::Mutex<Option<Row>>> = instances
-        .iter()
-        .map(|_| std::sync::Mutex::new(None))
-        .collect();
-    std::thread::scope(|s| {
-        for _ in 0..workers.max(1) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(inst) = instances.get(i) else {
-                    return;
-                };
-                let cells = engines
-                    .iter()
-                    .map(|(name, e)| {
-                        let local = name == "pwt" || name.starts_with("pwt[");
-                        decide_within(&inst.refinement, e.as_ref(), local, bound, run())
-                    })
-                    .collect();
-                let row = Row {
-                    schema: inst.schema.clone(),
-                    choice: inst.choice.clone(),
-                    cells,
-                };
-                if let Ok(mut slot) = rows[i].lock() {
-                    *slot = Some(row);
-                }
-                let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                tick(n, &inst.label());
-            });
+    let rows: Vec<Mutex<Option<Row>>> = instances.iter().map(|_| Mutex::new(None)).collect();
+    let done = AtomicUsize::new(0);
+    let part = Part {
+        shard: Shard::WHOLE,
+        done: &HashSet::new(),
+        cancel: None,
+    };
+    sweep(instances, engines, bound, run, workers, part, &|i, row| {
+        let label = super::catalogue::label(&row.schema, &row.choice);
+        if let Ok(mut slot) = rows[i].lock() {
+            *slot = Some(row);
         }
+        tick(done.fetch_add(1, Ordering::Relaxed) + 1, &label);
     });
     rows.into_iter()
         .filter_map(|m| m.into_inner().ok().flatten())
         .collect()
+}
+
+/// Which instances a sweep decides.
+#[derive(Clone, Copy, Debug)]
+pub struct Part<'a> {
+    /// Those whose index in the instance order is this shard's.
+    pub shard: Shard,
+    /// Less these indices (decided before: a resumed sweep).
+    pub done: &'a HashSet<usize>,
+    /// Set from outside (a front end's Ctrl-C handler) to stop the engines
+    /// and the sweep; the library installs no handler.
+    pub cancel: Option<&'static AtomicBool>,
+}
+
+/// Decides the instances of `part` under every engine, `workers` threads
+/// at once, calling `each` with each row and its instance's index as it is
+/// decided (in no fixed order). Returns whether it went through: false when
+/// `part.cancel` was set, and then the rows being decided are dropped (a
+/// cell cut short would name the interruption, not a verdict) and left for
+/// a resumed sweep.
+pub fn sweep(
+    instances: &[Instance],
+    engines: &[(String, Box<dyn Engine>)],
+    bound: Bound,
+    run: &(dyn Fn() -> crate::outcome::Limits + Sync),
+    workers: usize,
+    part: Part,
+    each: &(dyn Fn(usize, Row) + Sync),
+) -> bool {
+    let cancelled = || part.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+    let todo: Vec<usize> = (0..instances.len())
+        .filter(|&i| part.shard.holds(i) && !part.done.contains(&i))
+        .collect();
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..workers.max(1) {
+            s.spawn(|| loop {
+                let Some(&i) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                    return;
+                };
+                if cancelled() {
+                    return;
+                }
+                let run = || crate::outcome::Limits {
+                    cancel: part.cancel.or(run().cancel),
+                    ..run()
+                };
+                let row = decide_row(&instances[i], engines, bound, &run);
+                if cancelled() {
+                    return;
+                }
+                each(i, row);
+            });
+        }
+    });
+    !cancelled()
+}
+
+/// One instance under every engine.
+fn decide_row(
+    inst: &Instance,
+    engines: &[(String, Box<dyn Engine>)],
+    bound: Bound,
+    run: &dyn Fn() -> crate::outcome::Limits,
+) -> Row {
+    let cells = engines
+        .iter()
+        .map(|(name, e)| {
+            let run = run();
+            let local = name == "pwt" || name.starts_with("pwt[");
+            decide_within(&inst.refinement, e.as_ref(), local, bound, run)
+        })
+        .collect();
+    Row {
+        schema: inst.schema.clone(),
+        choice: inst.choice.clone(),
+        cells,
+    }
 }
 
 /// Rows of one schema whose verdicts agree, as one line: the schema, the
@@ -420,20 +512,7 @@ impl Table {
 }
 
 fn cell_json(c: &Cell) -> serde_json::Value {
-    let mut v = serde_json::json!({ "verdict": c.word() });
-    match c {
-        Cell::Unsound(Some(cx)) => {
-            v["target_test"] = cx.target_test.clone().into();
-            v["source_test"] = cx.source_test.clone().into();
-            v["witness"] = match &cx.witness {
-                Witness::Outcome(o) => serde_json::json!({ "exists": o }),
-                Witness::Flag(f) => serde_json::json!({ "flag": f }),
-            };
-        }
-        Cell::Unknown(why) => v["why"] = why.clone().into(),
-        _ => {}
-    }
-    v
+    serde_json::to_value(c).unwrap_or_default()
 }
 
 /// `M1∈{rlx,acq} M2=sc; M1=sc M2∈{wk,rlx}`: the group as products of

@@ -394,3 +394,368 @@ fn counterexample_files_are_named_after_the_instance() {
     }
     assert!(stems.len() >= 200);
 }
+
+// Spreading the table: shards, records, resuming, merging. Each runs the
+// binary on two small schemas under two models at context size 1.
+
+const SWEEP: &[&str] = &[
+    "transformations",
+    "--models",
+    "sc,rc11",
+    "--context-size",
+    "1",
+    "elim-fence",
+    "intro-write",
+];
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "pomset-transformations-{name}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    dir
+}
+
+/// Runs `pomset` in `dir`: success, stdout, stderr.
+fn pomset(dir: &std::path::Path, args: &[&str]) -> (bool, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pomset"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `pomset` on the small sweep with `more` flags after it.
+fn sweep(dir: &std::path::Path, more: &[&str]) -> (bool, String, String) {
+    let args: Vec<&str> = SWEEP.iter().chain(more).copied().collect();
+    pomset(dir, &args)
+}
+
+fn read_records(dir: &std::path::Path, file: &str) -> transform::records::Read {
+    let text = std::fs::read_to_string(dir.join(file)).expect("records written");
+    transform::records::read(file, &text).expect("records")
+}
+
+#[test]
+fn shards_merged_equal_the_whole_table() {
+    let dir = scratch("shards");
+    let (ok, whole_md, err) = sweep(&dir, &["--markdown"]);
+    assert!(ok, "{err}");
+    let (ok, whole_json, err) = sweep(&dir, &["--json"]);
+    assert!(ok, "{err}");
+    for k in 0..2 {
+        let shard = format!("{k}/2");
+        let file = format!("s{k}.jsonl");
+        let (ok, out, err) = sweep(&dir, &["--shard", &shard, "--jsonl", &file]);
+        assert!(ok, "{err}");
+        assert!(
+            out.contains(&format!("4 instances (shard {k}/2) × 2 models")),
+            "{out}"
+        );
+        let read = read_records(&dir, &file);
+        assert!(read.finished);
+        assert_eq!(read.header.instances, 8);
+        assert!(read.records.iter().all(|r| r.index % 2 == k));
+    }
+    let merge = ["transformations", "--merge", "s0.jsonl", "s1.jsonl"];
+    let (ok, md, err) = pomset(&dir, &[&merge[..], &["--markdown"]].concat());
+    assert!(ok, "{err}");
+    assert_eq!(md, whole_md);
+    // The records give back every cell, counterexamples included.
+    let (ok, json, err) = pomset(&dir, &[&merge[..], &["--json"]].concat());
+    assert!(ok, "{err}");
+    assert_eq!(json, whole_json);
+    assert!(
+        json.contains("\"target_test\""),
+        "a counterexample in the sample"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_cut_records_file_resumes_to_the_same_table() {
+    let dir = scratch("resume");
+    let (ok, whole, err) = sweep(&dir, &["--json", "--jsonl", "r.jsonl"]);
+    assert!(ok, "{err}");
+    let path = dir.join("r.jsonl");
+    let text = std::fs::read_to_string(&path).expect("written");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 10, "a header, eight records, an end line");
+    // The header and two records, then a partial line: a run killed mid-write.
+    let mut cut = lines[..3].join("\n");
+    cut.push_str("\n{\"index\":5,\"inst");
+    std::fs::write(&path, cut).expect("written");
+    let (ok, resumed, err) = sweep(&dir, &["--json", "--jsonl", "r.jsonl", "--progress"]);
+    assert!(ok, "{err}");
+    assert_eq!(resumed, whole);
+    assert!(err.contains("8 instances, 6 decided"), "{err}");
+    let read = read_records(&dir, "r.jsonl");
+    assert!(read.finished);
+    let mut indices: Vec<usize> = read.records.iter().map(|r| r.index).collect();
+    indices.sort();
+    assert_eq!(
+        indices,
+        [0, 1, 2, 3, 4, 5, 6, 7],
+        "each instance recorded once"
+    );
+    // Another table's file is refused, naming what differs.
+    let (ok, _, err) = pomset(
+        &dir,
+        &[
+            "transformations",
+            "--models",
+            "sc",
+            "--context-size",
+            "1",
+            "elim-fence",
+            "intro-write",
+            "--jsonl",
+            "r.jsonl",
+        ],
+    );
+    assert!(!ok);
+    assert!(
+        err.contains("another sweep (models: sc,rc11 there, sc here)"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_merge_without_a_shard_names_it_and_fails_unless_partial() {
+    let dir = scratch("missing");
+    let (ok, _, err) = sweep(&dir, &["--shard", "0/3", "--jsonl", "s0.jsonl"]);
+    assert!(ok, "{err}");
+    let (ok, out, err) = pomset(&dir, &["transformations", "--merge", "s0.jsonl"]);
+    assert!(!ok, "an incomplete merge fails");
+    assert!(
+        err.contains("no file holds shards 1/3, 2/3 (1 of 3 given)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("5 of 8 instances have no record: elim-fence[F=rel], elim-fence[F=ra], intro-write[M1=wk], intro-write[M1=rlx], intro-write[M1=sc]"),
+        "{err}"
+    );
+    assert!(
+        out.contains("INCOMPLETE: no file holds shards 1/3, 2/3"),
+        "{out}"
+    );
+    let (ok, partial, err) = pomset(
+        &dir,
+        &["transformations", "--merge", "s0.jsonl", "--partial"],
+    );
+    assert!(ok, "{err}");
+    assert_eq!(partial, out);
+    // A file whose run stopped is named too.
+    let text = std::fs::read_to_string(dir.join("s0.jsonl")).expect("written");
+    let stopped: Vec<&str> = text.lines().take(2).collect();
+    std::fs::write(dir.join("s0.jsonl"), stopped.join("\n") + "\n").expect("written");
+    let (ok, _, err) = pomset(&dir, &["transformations", "--merge", "s0.jsonl"]);
+    assert!(!ok);
+    assert!(
+        err.contains("s0.jsonl (shard 0/3) was stopped after 1 of 3 instances"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_shards_and_records_are_errors_with_a_place() {
+    let dir = scratch("bad");
+    let (ok, _, err) = sweep(&dir, &["--shard", "2/2"]);
+    assert!(!ok);
+    assert!(err.contains("`2/2`: --shard takes K/N"), "{err}");
+    std::fs::write(dir.join("f.jsonl"), "not json\n").expect("written");
+    let (ok, _, err) = pomset(&dir, &["transformations", "--merge", "f.jsonl"]);
+    assert!(!ok);
+    assert!(
+        err.contains("f.jsonl:1: not the header of `pomset transformations` records"),
+        "{err}"
+    );
+    let header = transform::records::header_line(&transform::records::Header {
+        models: vec!["sc".into()],
+        bound: small(),
+        timeout: None,
+        schemas: vec!["elim-fence".into()],
+        instances: 4,
+        shard: "0/1".into(),
+    });
+    let record = r#"{"index":0,"instance":"elim-fence[F=acq]","schema":"elim-fence","holes":[["F","acq"]],"cells":[{"verdict":"maybe"}]}"#;
+    std::fs::write(dir.join("f.jsonl"), format!("{header}\n{record}\n")).expect("written");
+    let (ok, _, err) = pomset(&dir, &["transformations", "--merge", "f.jsonl"]);
+    assert!(!ok);
+    assert!(
+        err.contains("f.jsonl:2: not a record (no verdict `maybe`"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A sweep cancelled before it starts decides nothing and says so.
+#[test]
+fn a_cancelled_sweep_records_nothing() {
+    static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+    let inst = transform::bundled_instances(&["elim-fence".into()]).expect("bundled");
+    let part = table::Part {
+        shard: pomset::sweep::Shard::WHOLE,
+        done: &Default::default(),
+        cancel: Some(&STOP),
+    };
+    let rows = std::sync::Mutex::new(0);
+    let through = table::sweep(&inst, &engines(&["sc"]), small(), None, 2, part, &|_, _| {
+        *rows.lock().expect("a count") += 1;
+    });
+    assert!(!through);
+    assert_eq!(*rows.lock().expect("a count"), 0);
+}
+
+#[test]
+fn the_books_gnu_parallel_recipe_equals_one_run() {
+    let has = std::process::Command::new("sh")
+        .args(["-c", "command -v parallel"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "GNU parallel is missing under CI=true (.ci/run installs Debian's `parallel`)"
+        );
+        eprintln!("skipped: GNU parallel is not installed (Debian: apt-get install parallel)");
+        return;
+    }
+    let book = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("book/src/transformations.md"),
+    )
+    .expect("the chapter");
+    let (_, after) = book
+        .split_once("<!-- tests/it/transformations.rs runs this recipe -->")
+        .expect("the recipe's marker");
+    let recipe = after
+        .split_once("```sh\n")
+        .and_then(|(_, b)| b.split_once("```"))
+        .map(|(b, _)| b)
+        .expect("the recipe's block");
+    // The table the shards decide: the flags between `transformations` and `--shard`.
+    let flags: Vec<&str> = recipe
+        .split_once("pomset transformations")
+        .and_then(|(_, rest)| rest.split_once("--shard"))
+        .map(|(flags, _)| flags.split_whitespace().collect())
+        .expect("a sharded table");
+    let dir = scratch("parallel");
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_pomset"))
+        .parent()
+        .expect("a directory");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std::process::Command::new("sh")
+        .args(["-e", "-c", recipe])
+        .env("PATH", &path)
+        .current_dir(&dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("sh runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let args: Vec<&str> = ["transformations"]
+        .iter()
+        .chain(&flags)
+        .chain(&["--markdown"])
+        .copied()
+        .collect();
+    let (ok, whole, err) = pomset(&dir, &args);
+    assert!(ok, "{err}");
+    let merged = std::fs::read_to_string(dir.join("table.md")).expect("the merged table");
+    assert_eq!(merged, whole);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_the_table_and_keeps_what_it_decided() {
+    use std::time::{Duration, Instant};
+    let dir = scratch("sigint");
+    // The whole catalogue: a minute or more, surely running when the signal comes.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pomset"))
+        .current_dir(&dir)
+        .args([
+            "transformations",
+            "--models",
+            "sc,rc11",
+            "--jsonl",
+            "c.jsonl",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let file = dir.join("c.jsonl");
+    let begun = Instant::now();
+    while std::fs::read_to_string(&file).map_or(0, |t| t.lines().count()) < 3 {
+        assert!(
+            begun.elapsed() < Duration::from_secs(120),
+            "no record written"
+        );
+        assert!(child.try_wait().ok().flatten().is_none(), "ended early");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let pid = libc::pid_t::try_from(child.id()).expect("a pid");
+    // SAFETY: kill with a valid signal on the child we spawned.
+    unsafe {
+        libc::kill(pid, libc::SIGINT);
+    }
+    let stopping = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("waitable") {
+            break s;
+        }
+        if stopping.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("the table did not stop within a minute of Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let out = child.wait_with_output().expect("output");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("INCOMPLETE: stopped by Ctrl-C after "),
+        "{stdout}"
+    );
+    assert!(stderr.contains("resume with"), "{stderr}");
+    assert!(stderr.contains("--jsonl c.jsonl"), "{stderr}");
+    // Whole records, no end line, no cell cut short by the interruption.
+    let read = read_records(&dir, "c.jsonl");
+    assert!(!read.finished);
+    assert!(!read.records.is_empty());
+    for r in &read.records {
+        assert!(
+            r.cells
+                .iter()
+                .all(|c| !matches!(c, Cell::Unknown(w) if w.contains("interrupted"))),
+            "{r:?}"
+        );
+    }
+    let (ok, _, err) = pomset(&dir, &["transformations", "--merge", "c.jsonl"]);
+    assert!(!ok);
+    assert!(
+        err.contains("c.jsonl (shard 0/1) was stopped after"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,213 @@
+//! What the commands that run long sweeps (`distinguish`, `transformations`)
+//! share around `crate::sweep`: Ctrl-C, the records file opened to resume,
+//! a stopped sweep's records saved, the command that resumes it, and the
+//! progress line.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use serde::Serialize;
+
+use crate::sweep::{self, Lines};
+
+/// Set by the Ctrl-C handler (or a command's budget): the engines stop at
+/// their next check (`Limits::cancel`) and the sweep before its next item.
+pub static CANCEL: AtomicBool = AtomicBool::new(false);
+
+/// Ctrl-C sets `CANCEL`; a second one ends the process.
+pub fn stop_on_ctrl_c() {
+    let _ = ctrlc::set_handler(|| {
+        if CANCEL.swap(true, Ordering::Relaxed) {
+            std::process::exit(130);
+        }
+    });
+}
+
+/// A records file opened to append to.
+pub struct Opened<R> {
+    /// The records already in it (resumed), in file order.
+    pub records: Vec<R>,
+    pub file: std::fs::File,
+    /// Whether its sweep had gone through the shard (its end line is there).
+    pub finished: bool,
+}
+
+/// The records file at `path`: read and cut after its last complete line
+/// when it exists (resuming), else created with `header`'s line. `read`
+/// parses it, `differs` says how its header differs from `header` (`None`:
+/// the same sweep), and a different sweep's file is refused.
+pub fn open_jsonl<H: Serialize, R>(
+    path: &Path,
+    header: &H,
+    read: impl Fn(&str, &str) -> Result<Lines<H, R>, String>,
+    differs: impl Fn(&H) -> Option<String>,
+) -> Result<Opened<R>, String> {
+    let name = path.display().to_string();
+    let io = |e: std::io::Error| format!("{name}: {e}");
+    if !path.exists() {
+        let mut file = std::fs::File::create(path).map_err(io)?;
+        writeln!(file, "{}", sweep::header_line(header)).map_err(io)?;
+        return Ok(Opened {
+            records: Vec::new(),
+            file,
+            finished: false,
+        });
+    }
+    let text = std::fs::read_to_string(path).map_err(io)?;
+    let lines = read(&name, &text)?;
+    if let Some(why) = differs(&lines.header) {
+        return Err(format!(
+            "{name} holds records of another sweep ({why}); give another --jsonl, or the flags it was written with"
+        ));
+    }
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(io)?;
+    f.set_len(lines.complete as u64).map_err(io)?;
+    let file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .map_err(io)?;
+    Ok(Opened {
+        records: lines.records,
+        file,
+        finished: lines.finished,
+    })
+}
+
+/// Writes `header` and `records` to a new file in the working directory
+/// (`STEM.jsonl`, else `STEM-2.jsonl`, ...), without the end line: a
+/// stopped sweep's records, to resume from.
+pub fn save<H: Serialize, R: Serialize>(
+    stem: &str,
+    header: &H,
+    records: &[R],
+) -> Result<PathBuf, String> {
+    let path = (1..)
+        .map(|i| match i {
+            1 => PathBuf::from(format!("{stem}.jsonl")),
+            _ => PathBuf::from(format!("{stem}-{i}.jsonl")),
+        })
+        .find(|p| !p.exists())
+        .unwrap_or_else(|| PathBuf::from(format!("{stem}.jsonl")));
+    let mut text = sweep::header_line(header);
+    text.push('\n');
+    for r in records {
+        text.push_str(&sweep::record_line(r));
+        text.push('\n');
+    }
+    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(path)
+}
+
+/// This command as it was given, with `--jsonl FILE` added when it had
+/// none: run again, it resumes.
+pub fn resume_command(jsonl: Option<&Path>) -> String {
+    let mut args: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    if let Some(path) = jsonl {
+        args.push("--jsonl".to_string());
+        args.push(path.display().to_string());
+    }
+    let quote = |s: &String| {
+        let plain = !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_-./:,=+@%".contains(c));
+        match plain {
+            true => s.clone(),
+            false => format!("'{}'", s.replace('\'', "'\\''")),
+        }
+    };
+    args.iter().map(quote).collect::<Vec<_>>().join(" ")
+}
+
+/// A progress line on stderr: items done (resumed ones included) of the
+/// total, the rate, and an estimate of the time left.
+pub struct Progress<'a> {
+    show: bool,
+    /// The shard's items; 0 while they are being counted by listing.
+    total: &'a AtomicU64,
+    /// `programs`, `instances`.
+    unit: &'static str,
+    done: usize,
+    start: std::time::Instant,
+    last: std::time::Instant,
+    fresh: usize,
+}
+
+impl<'a> Progress<'a> {
+    /// `done` items are already recorded (resumed).
+    pub fn new(show: bool, total: &'a AtomicU64, unit: &'static str, done: usize) -> Progress<'a> {
+        let now = std::time::Instant::now();
+        let p = Progress {
+            show,
+            total,
+            unit,
+            done,
+            start: now,
+            last: now,
+            fresh: 0,
+        };
+        if show {
+            p.line();
+        }
+        p
+    }
+
+    /// One more item decided.
+    pub fn step(&mut self) {
+        self.done += 1;
+        self.fresh += 1;
+        if self.show && self.last.elapsed().as_secs_f64() >= 0.5 {
+            self.last = std::time::Instant::now();
+            self.line();
+        }
+    }
+
+    fn line(&self) {
+        let secs = self.start.elapsed().as_secs_f64().max(1e-9);
+        let rate = self.fresh as f64 / secs;
+        let total = self.total.load(Ordering::Relaxed);
+        let unit = self.unit;
+        if total == 0 {
+            eprint!("\r{} {unit} (counting the rest), {rate:.1}/s   ", self.done);
+            return;
+        }
+        let eta = match self.fresh {
+            0 => "estimating the time".to_string(),
+            _ => {
+                let left = total.saturating_sub(self.done as u64) as f64 / rate.max(1e-9);
+                format!("about {} left", clock(left))
+            }
+        };
+        eprint!("\r{}/{total} {unit}, {rate:.1}/s, {eta}   ", self.done);
+    }
+
+    /// The last line: how many, how many decided now, in how long.
+    pub fn end(&self) {
+        if self.show {
+            let secs = self.start.elapsed().as_secs_f64();
+            eprintln!(
+                "\r{} {}, {} decided in {}, {:.1}/s                    ",
+                self.done,
+                self.unit,
+                self.fresh,
+                clock(secs),
+                self.fresh as f64 / secs.max(1e-9)
+            );
+        }
+    }
+}
+
+/// Seconds as `1h02m`, `3m05s` or `12s`.
+fn clock(secs: f64) -> String {
+    let s = secs.max(0.0).round() as u64;
+    match s {
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m{:02}s", s / 60, s % 60),
+        _ => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
+    }
+}

@@ -217,21 +217,13 @@ pub fn build(
         deadline: timeout.map(crate::outcome::limits::deadline_after),
         ..crate::outcome::Limits::default()
     };
-    sweep(
-        instances,
-        engines,
-        bound,
-        &run,
-        workers,
-        part,
-        &|i, row| {
-            let label = super::catalogue::label(&row.schema, &row.choice);
-            if let Ok(mut slot) = rows[i].lock() {
-                *slot = Some(row);
-            }
-            tick(done.fetch_add(1, Ordering::Relaxed) + 1, &label);
-        },
-    );
+    sweep(instances, engines, bound, &run, workers, part, &|i, row| {
+        let label = super::catalogue::label(&row.schema, &row.choice);
+        if let Ok(mut slot) = rows[i].lock() {
+            *slot = Some(row);
+        }
+        tick(done.fetch_add(1, Ordering::Relaxed) + 1, &label);
+    });
     Table {
         models: engines.iter().map(|(n, _)| n.clone()).collect(),
         rows: rows

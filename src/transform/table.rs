@@ -205,31 +205,14 @@ pub fn build(
     workers: usize,
     tick: &(dyn Fn(usize, &str) + Sync),
 ) -> Table {
-    let rows: Vec<Mutex<Option<Row>>> = instances.iter().map(|_| Mutex::new(None)).collect();
-    let done = AtomicUsize::new(0);
-    let part = Part {
-        shard: Shard::WHOLE,
-        done: &HashSet::new(),
-        cancel: None,
-    };
     // Each cell its own deadline, counted from when it starts.
     let run = || crate::outcome::Limits {
         deadline: timeout.map(crate::outcome::limits::deadline_after),
         ..crate::outcome::Limits::default()
     };
-    sweep(instances, engines, bound, &run, workers, part, &|i, row| {
-        let label = super::catalogue::label(&row.schema, &row.choice);
-        if let Ok(mut slot) = rows[i].lock() {
-            *slot = Some(row);
-        }
-        tick(done.fetch_add(1, Ordering::Relaxed) + 1, &label);
-    });
     Table {
         models: engines.iter().map(|(n, _)| n.clone()).collect(),
-        rows: rows
-            .into_iter()
-            .filter_map(|m| m.into_inner().ok().flatten())
-            .collect(),
+        rows: rows(instances, engines, bound, &run, workers, tick),
         bound,
     }
 }

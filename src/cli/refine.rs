@@ -83,13 +83,15 @@ pub struct RefineArgs {
 }
 
 impl RefineArgs {
-    fn bound(&self) -> Option<Bound> {
+    /// The bound of the context search; `local`: the engine has the
+    /// pomset-level check, which gives the verdict (a smaller default).
+    fn bound(&self, local: bool) -> Option<Bound> {
         if self.max_contexts == Some(0) {
             return None;
         }
         let size = match self.context_size {
             Some(n) => n,
-            None if self.local() => crate::refinement::PWT_CONTEXT_SIZE,
+            None if local => crate::refinement::PWT_CONTEXT_SIZE,
             None => Bound::default().size,
         };
         Some(Bound {
@@ -106,11 +108,6 @@ impl RefineArgs {
             deadline: self.timeout.map(crate::outcome::limits::deadline_after),
             ..crate::outcome::Limits::default()
         }
-    }
-
-    /// Whether the model is the pomset semantics with its local check.
-    fn local(&self) -> bool {
-        self.model == "pwt" || self.model.starts_with("pwt[")
     }
 }
 
@@ -155,7 +152,7 @@ pub fn refine(args: &RefineArgs, cx: Ctx) -> Result<bool, String> {
         let mut model = req.program.model;
         apply_sets(&mut model, &args.set)?;
         let model = engine.options(&model);
-        ok &= if args.local() {
+        ok &= if engine.can(crate::engine::Capability::LocalRefine) {
             local(args, &req, &model)
         } else {
             under(args, &req, &model, engine.as_ref())
@@ -168,7 +165,7 @@ pub fn refine(args: &RefineArgs, cx: Ctx) -> Result<bool, String> {
 fn local(args: &RefineArgs, req: &Refinement, model: &crate::model::Model) -> bool {
     let limits = crate::refinement::Limits {
         max_pomsets: args.max_pomsets,
-        contexts: args.bound(),
+        contexts: args.bound(true),
         run: args.run_limits(),
     };
     match crate::refinement::refine(req, model, limits) {
@@ -191,7 +188,7 @@ fn under(
     engine: &dyn crate::engine::Engine,
 ) -> bool {
     let head = format!("Refinement {} under {}", req.name, args.model);
-    let Some(bound) = args.bound() else {
+    let Some(bound) = args.bound(false) else {
         println!("{head}: unknown: --max-contexts 0 turns the context search off, and {} has no local check", args.model);
         return true;
     };

@@ -55,6 +55,11 @@ pub enum Capability {
     /// visibility qualifiers, the `sg` scope): a model that gives them a
     /// meaning; the others refuse a test that has them.
     Vulkan,
+    /// `refine`'s pomset-level check (the note's refinement: every target
+    /// pomset is a source pomset, `crate::refinement`), which can prove a
+    /// transformation sound; an engine without it has only the context
+    /// search, which never says "sound".
+    LocalRefine,
 }
 
 impl Capability {
@@ -68,6 +73,7 @@ impl Capability {
             Capability::Pomsets => "`pomsets` and --stats",
             Capability::Expectations => "the file's expectations",
             Capability::Vulkan => "the Vulkan extension's constructs",
+            Capability::LocalRefine => "the pomset-level refinement check",
         }
     }
 }

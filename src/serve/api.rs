@@ -317,8 +317,7 @@ pub fn refine(req: &Request) -> Result<Value, Problem> {
     };
     let engine = req.engine()?;
     let run = req.limits();
-    let name = engine.name();
-    let local = name == "pwt" || name.starts_with("pwt[");
+    let local = engine.can(crate::engine::Capability::LocalRefine);
     let defaults = crate::refinement::Limits::default();
     let limits = crate::refinement::Limits {
         run: Limits {

@@ -313,9 +313,9 @@ fn decide_row(
 ) -> Row {
     let cells = engines
         .iter()
-        .map(|(name, e)| {
+        .map(|(_, e)| {
             let run = run();
-            let local = name == "pwt" || name.starts_with("pwt[");
+            let local = e.can(crate::engine::Capability::LocalRefine);
             decide_within(&inst.refinement, e.as_ref(), local, bound, run)
         })
         .collect();

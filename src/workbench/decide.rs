@@ -84,7 +84,7 @@ pub fn refine_under(
     super::apply_sets(&mut model, sets).map_err(super::Problem::message)?;
     let model = engine.options(&model);
     let name = engine.name().to_string();
-    if name == "pwt" || name.starts_with("pwt[") {
+    if engine.can(crate::engine::Capability::LocalRefine) {
         let report = crate::refinement::refine(&req, &model, limits)
             .map_err(|e| super::Problem::message(format!("Refinement {}: {e}", req.name)))?;
         return Ok(Refined {

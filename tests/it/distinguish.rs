@@ -714,12 +714,11 @@ fn a_spent_budget_stops_the_sweep_resumably() {
 
 #[test]
 fn ctrl_c_stops_the_sweep_and_keeps_what_it_decided() {
-    use std::time::{Duration, Instant};
     let dir = scratch("sigint");
     // A sweep of minutes: it is surely running when the signal comes.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pomset"))
-        .current_dir(&dir)
-        .args([
+    let stopped = crate::interrupt::ctrl_c_after_a_record(
+        &dir,
+        &[
             "distinguish",
             "--models",
             "rc11,pwt",
@@ -732,44 +731,12 @@ fn ctrl_c_stops_the_sweep_and_keeps_what_it_decided() {
             "--fences",
             "--jsonl",
             "c.jsonl",
-        ])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    let file = dir.join("c.jsonl");
-    let begun = Instant::now();
-    // Wait (a bounded time) for a record beyond the header.
-    while std::fs::read_to_string(&file).map_or(0, |t| t.lines().count()) < 3 {
-        assert!(
-            begun.elapsed() < Duration::from_secs(120),
-            "no record written"
-        );
-        assert!(child.try_wait().ok().flatten().is_none(), "ended early");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let pid = libc::pid_t::try_from(child.id()).expect("a pid");
-    // SAFETY: kill with a valid signal on the child we spawned.
-    unsafe {
-        libc::kill(pid, libc::SIGINT);
-    }
-    let stopping = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("waitable") {
-            break s;
-        }
-        if stopping.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("the sweep did not stop within a minute of Ctrl-C");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let out = child.wait_with_output().expect("output");
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
+        ],
+        "c.jsonl",
+        "the sweep",
     );
-    assert_eq!(status.code(), Some(1), "{stdout}\n{stderr}");
+    let (stdout, stderr) = (&stopped.stdout, &stopped.stderr);
+    assert_eq!(stopped.code, Some(1), "{stdout}\n{stderr}");
     assert!(
         stdout.contains("INCOMPLETE: stopped by Ctrl-C after "),
         "{stdout}"

@@ -4,7 +4,8 @@
 //! `cargo test --test it NAME::` (for example `cargo test --test it repl::`).
 //!
 //! Shared helpers: `gen` (random programs for the oracles), `families` (the
-//! scaling families), `cdp` (the Chrome DevTools client of the browser test).
+//! scaling families), `cdp` (the Chrome DevTools client of the browser test), `interrupt`
+//! (Ctrl-C on a long sweep).
 //! Tests run in one process, so none may change process-wide state (the
 //! working directory, the environment): cargo starts the binary in the
 //! repository, and paths are taken from `CARGO_MANIFEST_DIR`.
@@ -28,6 +29,7 @@ mod families;
 mod foreign;
 mod gen;
 mod hygiene;
+mod interrupt;
 mod invariance;
 mod json_schema;
 mod layering;

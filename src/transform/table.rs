@@ -289,9 +289,13 @@ pub fn sweep(
                 if cancelled() {
                     return;
                 }
-                let run = || crate::outcome::Limits {
-                    cancel: part.cancel.or(run().cancel),
-                    ..run()
+                // The caller's limits, once per cell, stopped also by the sweep's flag.
+                let run = || {
+                    let limits = run();
+                    crate::outcome::Limits {
+                        cancel: part.cancel.or(limits.cancel),
+                        ..limits
+                    }
                 };
                 let row = decide_row(&instances[i], engines, bound, &run);
                 if cancelled() {

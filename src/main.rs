@@ -23,6 +23,7 @@ fn main() -> ExitCode {
         return pomset::cli::run(pomset::cli::Cli {
             color: pomset::cli::Color::Auto,
             unroll: None,
+            no_spin_reduction: false,
             command: pomset::cli::Command::Repl(pomset::cli::ReplArgs { script: None }),
         });
     }

@@ -347,7 +347,13 @@ pub fn parse_refinement_with(src: &str, unroll: Option<u32>) -> Result<Refinemen
         .with_hint("write `source { ... }` first, then `target { ... }`");
         return Err(d.into());
     }
-    let test = syntax::parse_with(&masked, syntax::check::Options { unroll })?;
+    let test = syntax::parse_with(
+        &masked,
+        syntax::check::Options {
+            unroll,
+            ..Default::default()
+        },
+    )?;
     let program = test.program;
     let body = program.main.first().map(|(_, s)| s);
     let split = body.and_then(|b| match b {

@@ -83,6 +83,24 @@ pub fn seconds(text: &str) -> Result<f64, String> {
 pub struct Ctx {
     pub color: bool,
     pub import: crate::import::Options,
+    /// Spin loops may be decided as their last pass (no
+    /// `--no-spin-reduction`); `reading` asks the engines too.
+    pub spin_reduction: bool,
+}
+
+impl Ctx {
+    /// How to read files for `engines`: spin loops reduced only when the
+    /// user allows it and every engine declares the reduction exact.
+    pub fn reading(&self, engines: &[&dyn crate::engine::Engine]) -> crate::import::Options {
+        let spin = self.spin_reduction
+            && engines
+                .iter()
+                .all(|e| e.can(crate::engine::Capability::SpinReduction));
+        crate::import::Options {
+            spin,
+            ..self.import
+        }
+    }
 }
 
 /// `--model NAME` (`engine::named`); a cat file with errors has them printed.

@@ -85,6 +85,13 @@ pub fn compare(args: &CompareArgs, cx: Ctx) -> Result<bool, String> {
     }
     let mut all = Vec::new();
     let mut files = Vec::new();
+    // One reading for every column: spins reduced only if all allow it.
+    let engines: Vec<&dyn crate::engine::Engine> =
+        columns.iter().map(|c| c.engine.as_ref()).collect();
+    let cx = Ctx {
+        import: cx.reading(&engines),
+        ..cx
+    };
     let parsed = for_each(paths, cx, |path, test| {
         let mut model = test.program.model;
         if apply_sets(&mut model, sets).is_err() {

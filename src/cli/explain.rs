@@ -53,6 +53,10 @@ pub fn explain(args: &ExplainArgs, cx: Ctx) -> Result<bool, String> {
         args.mapping.as_deref(),
     )?;
     require(engine.as_ref(), Capability::Explain)?;
+    let cx = Ctx {
+        import: cx.reading(&[engine.as_ref()]),
+        ..cx
+    };
     let Some((test, options)) = load(&args.path, condition, &args.set, cx)? else {
         return Ok(false);
     };

@@ -74,6 +74,12 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::syntax::check::MAX_UNROLL)))]
     pub unroll: Option<u32>,
+    /// Unroll spin loops like any other loop. By default `run`, `compare`
+    /// and `explain` decide a spin loop (one that only reads and sets
+    /// registers until it exits) as its last pass, which is exact and needs
+    /// no bound, under pwt, pwt:reference and sc; cat models always unroll.
+    #[arg(long, global = true)]
+    pub no_spin_reduction: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -167,7 +173,11 @@ pub fn run(cli: Cli) -> ExitCode {
     };
     let cx = args::Ctx {
         color,
-        import: crate::import::Options { unroll: cli.unroll },
+        import: crate::import::Options {
+            unroll: cli.unroll,
+            spin: false,
+        },
+        spin_reduction: !cli.no_spin_reduction,
     };
     let result = match &cli.command {
         Command::Fmt(a) => fmt::fmt(a, cx),

@@ -121,10 +121,11 @@ fn run_tests(o: &RunArgs, cx: Ctx, engine: Arc<dyn crate::engine::Engine>) -> Re
         parsed.push((path, src));
     }
     let (send, receive) = std::sync::mpsc::channel();
+    let reading = cx.reading(&[engine.as_ref()]);
     let tests: Vec<(PathBuf, String, Result<syntax::Litmus, _>)> = parsed
         .into_iter()
         .map(|(path, src)| {
-            let test = crate::import::load(&path.display().to_string(), &src, cx.import);
+            let test = crate::import::load(&path.display().to_string(), &src, reading);
             (path, src, test)
         })
         .collect();
@@ -391,7 +392,7 @@ fn report_one(
         reports.push(report);
     } else {
         let mut text = report.text_listing(p, o.all_states);
-        if let Some(line) = report.stats_line().filter(|_| o.stats) {
+        if let Some(line) = report.stats_line(p).filter(|_| o.stats) {
             text.push_str(&line);
             text.push('\n');
         }

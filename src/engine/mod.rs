@@ -60,6 +60,10 @@ pub enum Capability {
     /// transformation sound; an engine without it has only the context
     /// search, which never says "sound".
     LocalRefine,
+    /// Deciding a spin loop as its last pass (`syntax::spin`): exact for
+    /// this engine, by the argument in the book's "Spin loops". Off for the
+    /// cat models, whose axioms may use difference and flags.
+    SpinReduction,
 }
 
 impl Capability {
@@ -74,6 +78,7 @@ impl Capability {
             Capability::Expectations => "the file's expectations",
             Capability::Vulkan => "the Vulkan extension's constructs",
             Capability::LocalRefine => "the pomset-level refinement check",
+            Capability::SpinReduction => "the spin-loop reduction",
         }
     }
 }

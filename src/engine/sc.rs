@@ -626,8 +626,8 @@ impl crate::engine::Engine for Sc {
         "sc"
     }
 
-    fn can(&self, _: crate::engine::Capability) -> bool {
-        false
+    fn can(&self, c: crate::engine::Capability) -> bool {
+        c == crate::engine::Capability::SpinReduction
     }
 
     fn reads_options(&self) -> bool {

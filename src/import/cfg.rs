@@ -6,8 +6,8 @@
 //! becomes `diverge`: ✓ = ff there, so a path that needs more iterations is
 //! not an execution, exactly as `while` unrolls.
 
-use crate::syntax::ast::{Expr, Stmt, StmtKind};
-use crate::syntax::{Diagnostic, Span};
+use crate::syntax::ast::{BinOp, Expr, ExprKind, Stmt, StmtKind, UnOp};
+use crate::syntax::{spin, Diagnostic, Span};
 
 /// One line of straight-line code with jumps.
 #[derive(Clone, Debug)]
@@ -24,7 +24,18 @@ pub const MAX_UNROLLED: usize = 20_000;
 
 /// Unrolls `items` into statements. Errors name an unknown label, or code
 /// whose unrolling would exceed `MAX_UNROLLED` statements.
-pub fn unroll(items: &[Item], bound: u32) -> Result<Vec<Stmt>, Diagnostic> {
+///
+/// With `spin` (which tells a location's name from a register's), a loop
+/// whose region is a spin (`syntax::spin`) is not unrolled here but written
+/// as `do { S } while (M)`, for the checker to decide as its last pass. Two
+/// shapes are recognised, each a label, straight-line code S, and a jump
+/// back: `L: S; if (M) goto L` and `L: S; if (!M) goto OUT; goto L` with OUT
+/// further down. Any other loop is unrolled as before.
+pub fn unroll(
+    items: &[Item],
+    bound: u32,
+    spin: Option<&dyn Fn(&str) -> bool>,
+) -> Result<Vec<Stmt>, Diagnostic> {
     for it in items {
         if let Item::Branch(_, l, span) | Item::Goto(l, span) = it {
             if label_at(items, l).is_none() {
@@ -38,6 +49,7 @@ pub fn unroll(items: &[Item], bound: u32) -> Result<Vec<Stmt>, Diagnostic> {
         items,
         bound,
         size: 0,
+        spin,
     };
     u.from(0, &mut vec![0; items.len()])
 }
@@ -52,6 +64,7 @@ struct Unroller<'a> {
     items: &'a [Item],
     bound: u32,
     size: usize,
+    spin: Option<&'a dyn Fn(&str) -> bool>,
 }
 
 impl Unroller<'_> {
@@ -66,7 +79,13 @@ impl Unroller<'_> {
                     out.push(s.clone());
                     pc += 1;
                 }
-                Item::Label(..) => pc += 1,
+                Item::Label(..) => match self.spin_at(pc) {
+                    Some((stmt, next)) => {
+                        out.push(stmt);
+                        pc = next;
+                    }
+                    None => pc += 1,
+                },
                 Item::Goto(l, span) => {
                     out.extend(self.jump(pc, l, *span, taken)?);
                     return Ok(out);
@@ -110,6 +129,40 @@ impl Unroller<'_> {
         self.from(target, taken)
     }
 
+    /// The spin loop that starts at the label at `pc`, as `do { S } while
+    /// (M)`, and where control goes after it; `None` when spins are not
+    /// asked for or the region is not one.
+    fn spin_at(&self, pc: usize) -> Option<(Stmt, usize)> {
+        let is_location = self.spin?;
+        let Item::Label(_, span) = self.items.get(pc)? else {
+            return None;
+        };
+        let mut body = Vec::new();
+        let mut g = pc + 1;
+        while let Some(Item::Stmt(s)) = self.items.get(g) {
+            body.push(s.clone());
+            g += 1;
+        }
+        let (cond, next) = match (self.items.get(g)?, self.items.get(g + 1)) {
+            (Item::Branch(c, l, _), _) if label_at(self.items, l) == Some(pc) => (c.clone(), g + 1),
+            (Item::Branch(c, out, _), Some(Item::Goto(l, _)))
+                if label_at(self.items, l) == Some(pc)
+                    && label_at(self.items, out).is_some_and(|o| o > g + 1) =>
+            {
+                (negate(c.clone()), label_at(self.items, out)?)
+            }
+            _ => return None,
+        };
+        if !spin::is_spin(&body, &cond, is_location) {
+            return None;
+        }
+        let stmt = Stmt {
+            kind: StmtKind::DoWhile { body, cond },
+            span: *span,
+        };
+        Some((stmt, next))
+    }
+
     fn grow(&mut self, span: Span) -> Result<(), Diagnostic> {
         self.size += 1;
         if self.size > MAX_UNROLLED {
@@ -122,6 +175,34 @@ impl Unroller<'_> {
         }
         Ok(())
     }
+}
+
+/// `!M`, written as the opposite comparison where M is one.
+fn negate(e: Expr) -> Expr {
+    let flip = |op| match op {
+        BinOp::Eq => Some(BinOp::Ne),
+        BinOp::Ne => Some(BinOp::Eq),
+        BinOp::Lt => Some(BinOp::Ge),
+        BinOp::Ge => Some(BinOp::Lt),
+        BinOp::Le => Some(BinOp::Gt),
+        BinOp::Gt => Some(BinOp::Le),
+        _ => None,
+    };
+    let span = e.span;
+    let kind = match e.kind {
+        ExprKind::Binary(op, a, b) => match flip(op) {
+            Some(op) => ExprKind::Binary(op, a, b),
+            None => ExprKind::Unary(
+                UnOp::Not,
+                Box::new(Expr {
+                    kind: ExprKind::Binary(op, a, b),
+                    span,
+                }),
+            ),
+        },
+        kind => ExprKind::Unary(UnOp::Not, Box::new(Expr { kind, span })),
+    };
+    Expr { kind, span }
 }
 
 fn item_span(it: &Item) -> Span {

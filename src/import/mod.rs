@@ -58,6 +58,20 @@ pub struct Options {
     /// `--unroll N`: how often loops are unrolled (our `while`, and the
     /// backward jumps of PTX code); `None` leaves it to the file.
     pub unroll: Option<u32>,
+    /// Decide spin loops as their last pass (`syntax::spin`): set by a
+    /// command only when every engine it runs declares
+    /// `engine::Capability::SpinReduction` and `--no-spin-reduction` is off.
+    pub spin: bool,
+}
+
+impl Options {
+    /// The checker's share of these options.
+    pub fn check(self) -> check::Options {
+        check::Options {
+            unroll: self.unroll,
+            spin: self.spin,
+        }
+    }
 }
 
 /// The format of a file, from its name and its first line: `C NAME` is
@@ -87,7 +101,7 @@ pub fn to_ast(
     match format {
         Format::Pomset => syntax::parse_file(src).map_err(Diagnostics::from),
         Format::HerdC => herd_c::read(src),
-        Format::Ptx => ptx::read(src, unroll.unwrap_or(check::DEFAULT_UNROLL)),
+        Format::Ptx => ptx::read(src, unroll.unwrap_or(check::DEFAULT_UNROLL), opts.spin),
         Format::Lit => lit::read(src, name),
         Format::Vulkan => vulkan::read(src, unroll.unwrap_or(check::DEFAULT_UNROLL)),
     }
@@ -98,12 +112,7 @@ pub fn to_ast(
 pub fn load(name: &str, src: &str, opts: Options) -> Result<Litmus, Diagnostics> {
     let format = detect(name, src);
     let source = to_ast(format, name, src, opts)?;
-    let (program, warnings) = check::check_with(
-        &source,
-        check::Options {
-            unroll: opts.unroll,
-        },
-    )?;
+    let (program, warnings) = check::check_with(&source, opts.check())?;
     Ok(Litmus {
         source,
         program,
@@ -116,12 +125,7 @@ pub fn import(name: &str, src: &str, opts: Options) -> Result<String, Diagnostic
     let format = detect(name, src);
     let file = to_ast(format, name, src, opts)?;
     // Check it too: an import that does not check is no use to keep.
-    check::check_with(
-        &file,
-        check::Options {
-            unroll: opts.unroll,
-        },
-    )?;
+    check::check_with(&file, opts.check())?;
     let mut out = format!(
         "// Imported from {name} ({}) by `pomset import`.\n",
         format.describe()

@@ -60,7 +60,9 @@ pub fn read(src: &str, bound: u32) -> Result<ast::File, Diagnostics> {
             .collect::<Result<Vec<Vec<Item>>, Diagnostic>>()?
             .concat();
         let mut body = register_inits(&r.reg_init, tname, &items, *span);
-        body.extend(cfg::unroll(&items, bound)?);
+        // Only the Vulkan model runs these tests, and the spin reduction
+        // is not argued for cat models: loops are unrolled.
+        body.extend(cfg::unroll(&items, bound, None)?);
         if body.is_empty() {
             body.push(make::stmt(ast::StmtKind::Skip, *span));
         }

@@ -344,6 +344,9 @@ pub struct Program {
     /// order of first use: their values are the code's before the program,
     /// which the contextual search of `refine` cannot set.
     pub unassigned: Vec<(ThreadId, String)>,
+    /// How many spin loops were decided as their last pass (`--stats`;
+    /// `syntax::spin`, the book's "Spin loops").
+    pub spins: u32,
 }
 
 impl Program {

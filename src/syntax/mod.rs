@@ -19,6 +19,7 @@ pub mod parse;
 pub mod print;
 mod range;
 pub mod span;
+pub mod spin;
 pub mod values;
 
 pub use diagnostic::{Diagnostic, Diagnostics, Severity};

@@ -425,7 +425,13 @@ fn reaches(req: &Refinement, test: &str, o: &Outcomes) -> bool {
 
 /// A generated test, parsed as the refinement was (`--unroll`).
 fn parse(req: &Refinement, text: &str) -> Result<syntax::Litmus, syntax::Diagnostics> {
-    syntax::parse_with(text, syntax::check::Options { unroll: req.unroll })
+    syntax::parse_with(
+        text,
+        syntax::check::Options {
+            unroll: req.unroll,
+            ..Default::default()
+        },
+    )
 }
 
 fn printed(t: &str) -> String {

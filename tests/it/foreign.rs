@@ -155,6 +155,7 @@ fn a_cut_path_is_no_execution_in_every_engine() {
             src,
             pomset::import::Options {
                 unroll: Some(unroll),
+                spin: false,
             },
         )
         .expect("the test checks");

@@ -49,6 +49,7 @@ mod sc_inclusion;
 mod semantics;
 mod serve_api;
 mod serve_browser;
+mod spin;
 mod symmetry;
 mod transformations;
 mod values;

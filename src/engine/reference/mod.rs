@@ -466,7 +466,10 @@ impl crate::engine::Engine for Reference {
     }
 
     fn can(&self, c: crate::engine::Capability) -> bool {
-        c == crate::engine::Capability::Expectations
+        matches!(
+            c,
+            crate::engine::Capability::Expectations | crate::engine::Capability::SpinReduction
+        )
     }
 
     fn outcomes(

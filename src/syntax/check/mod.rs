@@ -38,6 +38,10 @@ pub const MAX_UNROLL: u32 = 64;
 pub struct Options {
     /// `--unroll N`: overrides the file's `unroll` setting.
     pub unroll: Option<u32>,
+    /// Decide each spin loop (`syntax::spin`) as its last pass instead of
+    /// unrolling it. Exact only under the engines that declare
+    /// `engine::Capability::SpinReduction`; the caller checks that.
+    pub spin: bool,
 }
 
 /// Checks a parsed file and lowers it to the core program. Warnings come back
@@ -53,6 +57,7 @@ pub fn check_with(
 ) -> Result<(core::Program, Diagnostics), Diagnostics> {
     let mut cx = Checker::default();
     cx.unroll = cx.unroll_setting(&file.model, opts.unroll);
+    cx.spin = opts.spin;
     cx.declare_locations(file);
     cx.name_threads(&file.threads);
     let main = file
@@ -96,6 +101,7 @@ pub fn check_with(
         unroll: cx.cut.then_some(cx.unroll),
         values_left: Vec::new(),
         unassigned: cx.unassigned_names.clone(),
+        spins: cx.spins,
     };
     let mut diags = cx.diags;
     close_values(&mut program, &mut diags, at);
@@ -220,6 +226,10 @@ struct Checker {
     unroll: u32,
     /// Whether some unrolling left a reachable cut (`if (M) { diverge }`).
     cut: bool,
+    /// `Options::spin`.
+    spin: bool,
+    /// How many loops were decided as their last pass (`syntax::spin`).
+    spins: u32,
 }
 
 /// The registers visible at one point of one thread.
@@ -315,6 +325,21 @@ impl Checker {
                 );
                 out.push(stmt);
             }
+            StmtKind::While { cond, body } if self.is_spin(body, cond) => {
+                let c = self.expr(env, cond, out);
+                if c.constant() != Some(0) {
+                    let stmt = self.if_(
+                        env,
+                        c,
+                        |cx, e| cx.last_pass(e, body, cond),
+                        |_, _| core::Stmt::Skip,
+                    );
+                    out.push(stmt);
+                }
+            }
+            StmtKind::DoWhile { body, cond } if self.is_spin(body, cond) => {
+                out.push(self.last_pass(env, body, cond));
+            }
             StmtKind::While { cond, body } => self.while_(env, cond, body, self.unroll, out),
             StmtKind::DoWhile { body, cond } => {
                 for s in body {
@@ -351,6 +376,28 @@ impl Checker {
             then: Box::new(append(then, then_join)),
             els: Box::new(append(els, els_join)),
         }
+    }
+
+    /// Whether `Options::spin` asks for it and `do { body } while (cond)` is
+    /// a spin loop.
+    fn is_spin(&self, body: &[ast::Stmt], cond: &ast::Expr) -> bool {
+        self.spin && super::spin::is_spin(body, cond, &|n| self.is_location(n))
+    }
+
+    /// A spin loop's last pass: `S; if (M) { diverge }`. The `diverge` is
+    /// exact, not a bound (`syntax::spin` says why), so it sets no cut.
+    fn last_pass(&mut self, env: &mut Env, body: &[ast::Stmt], cond: &ast::Expr) -> core::Stmt {
+        self.spins += 1;
+        let mut out = Vec::new();
+        for s in body {
+            self.stmt(env, s, &mut out);
+        }
+        let c = self.expr(env, cond, &mut out);
+        if c.constant() != Some(0) {
+            let stmt = self.if_(env, c, |_, _| core::Stmt::Diverge, |_, _| core::Stmt::Skip);
+            out.push(stmt);
+        }
+        seq(out)
     }
 
     /// `while (M) { S }` unrolled `n` times: `if (M) { S; <n - 1 more> }`,

@@ -1,0 +1,240 @@
+//! The spin-loop reduction (`syntax::spin`, the book's "Spin loops")
+//! against plain unrolling: for a program whose loops are all spins, the
+//! states decided with each spin as its last pass equal the states of the
+//! loops unrolled 2 and 3 times, under every engine that declares the
+//! reduction exact (pwt, pwt:reference, sc). Programs are generated: a
+//! spinning thread (`while` or `do ... while`, reads of any mode, one or two
+//! reads per pass, a register set before the loop and read in it) beside
+//! writers, and code after the loop that writes what it read.
+//!
+//! `PROPTEST_CASES=N` sets the number of programs (default 40).
+
+use crate::gen;
+
+use pomset::engine::{self, Capability};
+use pomset::model::Model;
+use pomset::outcome::{Limits, State};
+use pomset::syntax::{self, check};
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+use std::collections::BTreeSet;
+
+const MODES: [&str; 5] = ["", ".rlx", ".acq", ".sc", ".wk"];
+
+/// One spin loop's thread: its reads, the loop's shape, what follows.
+#[derive(Clone, Debug)]
+struct Spinner {
+    /// Modes of the reads of one pass (one or two).
+    modes: Vec<&'static str>,
+    /// `while (M) { S }` rather than `do { S } while (M)`.
+    while_form: bool,
+    /// The value the loop waits for.
+    wait: i64,
+    /// Compare with a register set before the loop, not a literal.
+    via_register: bool,
+    /// A write after the loop of what the last pass read.
+    after: bool,
+}
+
+impl Spinner {
+    fn text(&self) -> String {
+        let reads: Vec<String> = self
+            .modes
+            .iter()
+            .enumerate()
+            .map(|(i, m)| format!("r{i} := {}{m};", ["x", "y"][i]))
+            .collect();
+        let body = reads.join(" ");
+        let target = if self.via_register {
+            "t"
+        } else {
+            &self.wait.to_string()
+        };
+        let cond = format!("r0 != {target}");
+        let head = match self.via_register {
+            true => format!("t := {}; ", self.wait),
+            false => String::new(),
+        };
+        let lp = match self.while_form {
+            true => format!("r0 := 0; r1 := 0; while ({cond}) {{ {body} }}"),
+            false => format!("do {{ {body} }} while ({cond});"),
+        };
+        let tail = match (self.after, self.modes.len()) {
+            (false, _) => String::new(),
+            (true, 1) => " z := r0;".to_string(),
+            (true, _) => " z := r1;".to_string(),
+        };
+        format!("{head}{lp}{tail}")
+    }
+}
+
+fn spinner() -> impl Strategy<Value = Spinner> {
+    (
+        prop::collection::vec(prop::sample::select(&MODES[..]), 1..=2),
+        any::<bool>(),
+        0i64..=2,
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(modes, while_form, wait, via_register, after)| Spinner {
+            modes,
+            while_form,
+            wait,
+            via_register,
+            after,
+        })
+}
+
+/// A writer: one or two writes of x or y, with modes.
+fn writer() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        (
+            prop::sample::select(&["x", "y"][..]),
+            prop::sample::select(&["", ".rel", ".sc", ".rlx"][..]),
+            1i64..=2,
+        ),
+        1..=2,
+    )
+    .prop_map(|ws| {
+        ws.iter()
+            .map(|(l, m, v)| format!("{l}{m} := {v};"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    })
+}
+
+fn program() -> impl Strategy<Value = String> {
+    (spinner(), prop::collection::vec(writer(), 1..=2)).prop_map(|(s, ws)| {
+        let mut threads = vec![s.text()];
+        threads.extend(ws);
+        format!(
+            "litmus SPIN\nlocations {{ x, y, z }}\nvalues {{ 0, 1, 2 }}\n\n{}\n\nexists (z = 0)\n",
+            threads.join("\n|| ")
+        )
+    })
+}
+
+/// The states of `text` under `engine`, or `None` at a limit.
+fn states(
+    text: &str,
+    engine: &dyn engine::Engine,
+    unroll: u32,
+    spin: bool,
+) -> Result<Option<(BTreeSet<State>, u32, bool)>, TestCaseError> {
+    let opts = check::Options {
+        unroll: Some(unroll),
+        spin,
+    };
+    let test = syntax::parse_with(text, opts).map_err(|d| TestCaseError::fail(format!("{d:?}")))?;
+    let p = test.program;
+    // The reference engine builds every pomset: a small budget, then skip.
+    let limits = Limits {
+        max_pomsets: if engine.name() == "pwt:reference" {
+            20_000
+        } else {
+            200_000
+        },
+        ..Limits::default()
+    };
+    let o = engine
+        .outcomes(&p, &Model::default(), limits)
+        .map_err(|m| TestCaseError::fail(format!("{}: {m}\n{text}", engine.name())))?;
+    if o.limit.is_some() {
+        return Ok(None);
+    }
+    Ok(Some((
+        o.states.into_keys().collect(),
+        p.spins,
+        p.unroll.is_some(),
+    )))
+}
+
+#[test]
+fn spin_loops_decided_as_their_last_pass_keep_the_states_of_unrolling() {
+    let engines: Vec<Box<dyn engine::Engine>> = ["pwt", "pwt:reference", "sc"]
+        .iter()
+        .map(|n| engine::named(n).expect("a bundled engine"))
+        .collect();
+    for e in &engines {
+        assert!(e.can(Capability::SpinReduction), "{}", e.name());
+    }
+    gen::run_property("spin reduction", gen::cases(40), program(), |text| {
+        for e in &engines {
+            // The reference engine builds every pomset: one read per pass,
+            // two threads and one bound only.
+            let reference = e.name() == "pwt:reference";
+            if reference && (text.matches("||").count() > 1 || text.contains("r1 := y")) {
+                continue;
+            }
+            let Some((reduced, spins, cut)) = states(&text, e.as_ref(), 2, true)? else {
+                return Ok(gen::Checked::Skipped);
+            };
+            prop_assert_eq!(spins, 1, "{}", text);
+            prop_assert!(!cut, "a reduced spin is no bound: {}", text);
+            let bounds: &[u32] = if reference { &[2] } else { &[2, 3] };
+            for &n in bounds {
+                let Some((plain, none, cut)) = states(&text, e.as_ref(), n, false)? else {
+                    return Ok(gen::Checked::Skipped);
+                };
+                prop_assert_eq!(none, 0);
+                prop_assert!(cut, "{}", text);
+                prop_assert_eq!(
+                    &reduced,
+                    &plain,
+                    "{} at --unroll {}: reduced vs unrolled\n{}",
+                    e.name(),
+                    n,
+                    text
+                );
+            }
+        }
+        Ok(gen::Checked::Yes)
+    });
+}
+
+/// What is not a spin is unrolled: a write, an RMW or a fence in the body,
+/// a register carried from one pass to the next, a Vulkan qualifier.
+#[test]
+fn loops_that_are_not_spins_are_unrolled() {
+    let bodies = [
+        "do { r := x; y := 1; } while (r = 0);",
+        "do { r := FADD(x, 1); } while (r = 0);",
+        "do { r := x; F.sc; } while (r = 0);",
+        "do { n := n + 1; r := x; } while (r = 0);",
+        "do { r := x.acq; } while (r = 0); do { s := y; x := 2; } while (s = 0);",
+    ];
+    for body in bodies {
+        let text = format!("litmus NOT-SPIN\n{body}\n|| x := 1; y := 1;\nexists (r = 1)\n");
+        let opts = check::Options {
+            unroll: Some(2),
+            spin: true,
+        };
+        let p = syntax::parse_with(&text, opts).expect("parses").program;
+        let expected = u32::from(body.matches("do").count() == 2);
+        assert_eq!(p.spins, expected, "{body}");
+        assert_eq!(p.unroll, Some(2), "{body}");
+    }
+}
+
+/// A PTX spin imported with the reduction is a loop decided as its last
+/// pass: the verdict needs no bound, and equals unrolling's.
+#[test]
+fn an_imported_ptx_spin_is_decided_without_a_bound() {
+    let ptx = "PTX spin\n{\nx=0;\nP0:r0=0;\n}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n LC00: | st.relaxed.gpu x, 1 ;\n ld.acquire.gpu r0, x | ;\n bne r0, 1, LC00 | ;\nexists (P0:r0 == 1)\n";
+    let reading = |spin| pomset::import::Options {
+        unroll: Some(2),
+        spin,
+    };
+    let reduced = pomset::import::load("spin.litmus", ptx, reading(true)).expect("imports");
+    let plain = pomset::import::load("spin.litmus", ptx, reading(false)).expect("imports");
+    assert_eq!((reduced.program.spins, reduced.program.unroll), (1, None));
+    assert_eq!((plain.program.spins, plain.program.unroll), (0, Some(2)));
+    let pwt = engine::named("pwt").expect("pwt");
+    let decide = |p: &syntax::core::Program| {
+        let o = pwt
+            .outcomes(p, &Model::default(), Limits::default())
+            .expect("decides");
+        o.states.into_keys().collect::<BTreeSet<State>>()
+    };
+    assert_eq!(decide(&reduced.program), decide(&plain.program));
+}

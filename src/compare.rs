@@ -25,6 +25,8 @@ pub struct Row {
     /// Index of the condition in the test.
     pub index: usize,
     /// One per column: `Sometimes`, `Never`, `Always`, or why there is none.
+    /// Under a loop bound that cut a path, `Never` and `Always` are about the
+    /// executions within it and say so: `Never (--unroll 2)`.
     pub verdicts: Vec<String>,
     /// One per column: whether the model raised `data-race` on the test (a
     /// consistent execution kept by the filter has a data race: undefined
@@ -33,15 +35,16 @@ pub struct Row {
 }
 
 impl Row {
-    /// Whether column `i` observed the condition's outcome in some execution.
+    /// Whether column `i` observed the condition's outcome in some execution
+    /// (within a loop bound too: the bound never adds an execution).
     pub fn allows(&self, i: usize) -> bool {
-        matches!(
-            self.verdicts.get(i).map(String::as_str),
-            Some("Sometimes" | "Always")
-        )
+        self.verdicts
+            .get(i)
+            .is_some_and(|v| v == "Sometimes" || v == "Always" || v.starts_with("Always (--unroll"))
     }
 
-    /// Whether column `i` decided the outcome is never observed.
+    /// Whether column `i` decided the outcome is never observed: not under a
+    /// loop bound, where an execution with more iterations may observe it.
     pub fn forbids(&self, i: usize) -> bool {
         self.verdicts.get(i).is_some_and(|v| v == "Never")
     }
@@ -97,7 +100,7 @@ pub fn rows(p: &Program, model: &Model, columns: &[Column], limits: Limits) -> V
                 .get(i)
                 .map_or_else(String::new, |c| crate::syntax::print::prop(&c.prop, 0)),
             index: i,
-            verdicts: reports.iter().map(|r| verdict(r, i)).collect(),
+            verdicts: reports.iter().map(|r| verdict(r, i, p.unroll)).collect(),
             racy: reports.iter().map(racy).collect(),
         })
         .collect()
@@ -110,12 +113,18 @@ fn racy(r: &Result<Report, String>) -> bool {
 }
 
 /// A cell of the table: the observation, or `Unknown` / `Unsupported`.
-fn verdict(r: &Result<Report, String>, i: usize) -> String {
+/// Under `bound` (a loop's cut path is reachable), `Never` and `Always`
+/// name it: an execution with more iterations may change them. `Sometimes`
+/// needs no mark: both of its witnesses are executions at any bound.
+fn verdict(r: &Result<Report, String>, i: usize, bound: Option<u32>) -> String {
     match r {
         Err(_) => "Unsupported".to_string(),
         Ok(r) if r.unsupported.is_some() => "Unsupported".to_string(),
         Ok(r) => match (&r.limit, r.conditions.get(i).and_then(|c| c.observation)) {
-            (None, Some(o)) => o.to_string(),
+            (None, Some(o)) => match bound {
+                Some(n) if o != "Sometimes" => format!("{o} (--unroll {n})"),
+                _ => o.to_string(),
+            },
             (Some(l), _) => format!("Unknown ({l})"),
             (None, None) => "Unknown".to_string(),
         },

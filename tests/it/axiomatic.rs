@@ -173,6 +173,35 @@ fn compare_prints_the_table_and_a_mapping_counterexample_fails() {
     assert_eq!(out.status.code(), Some(1));
 }
 
+/// Under a loop bound that cut a path, `compare` marks `Never` and
+/// `Always` with it, and a bounded `Never` is no mapping counterexample: an
+/// execution with more iterations may reach the outcome.
+#[test]
+fn compare_marks_bounded_verdicts_and_takes_no_counterexample_from_them() {
+    let dir = std::env::temp_dir().join(format!("pomset-compare-bound-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let path = dir.join("lb-loop.litmus");
+    let lb = "litmus LB+loop\ndo { r := x; y := 1; } while (r = 2);\n|| s := y; x := 1;\nexists (P0:r = 1 /\\ P1:s = 1)\n";
+    std::fs::write(&path, lb).expect("written");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pomset"))
+        .args(["compare", "--models", "pwt,rc11", "--mapping", "rc11:pwt"])
+        .arg(&path)
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("LB+loop"))
+        .expect("a row");
+    assert!(row.contains("Sometimes  Never (--unroll 2)"), "{text}");
+    assert!(
+        text.contains("No outcome that pwt allows is forbidden by rc11."),
+        "{text}"
+    );
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn explain_names_the_failing_axiom_and_its_cycle() {
     let src = std::fs::read_to_string("examples/classic/lb.litmus").expect("example");

@@ -62,5 +62,40 @@ fn semantics(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, semantics);
+/// Issue 41: a spin loop decided as its last pass against the same loop
+/// unrolled 2 and 4 times (`--no-spin-reduction`), and against the
+/// loop-free MP it waits in: the PTX spin of `tests/foreign` and the
+/// book's MP+spin.
+fn spin(c: &mut Criterion) {
+    let mut group = c.benchmark_group("spin");
+    group.sample_size(20);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (name, rel) in [
+        ("mp+spin", "book/snippets/mp-spin.litmus"),
+        ("ptx-spin", "tests/foreign/ptx/spin.litmus"),
+    ] {
+        let src = std::fs::read_to_string(root.join(rel)).expect("readable");
+        for (label, unroll, spin) in [
+            ("reduced", 2, true),
+            ("unroll2", 2, false),
+            ("unroll4", 4, false),
+        ] {
+            let opts = pomset::import::Options {
+                unroll: Some(unroll),
+                spin,
+            };
+            let t = pomset::import::load(rel, &src, opts).expect("loads");
+            group.bench_function(format!("{name} {label}"), |b| {
+                b.iter(|| std::hint::black_box(decide(&t)))
+            });
+        }
+    }
+    let mp = load("classic/mp+rel+acq.litmus");
+    group.bench_function("mp+rel+acq (no loop)", |b| {
+        b.iter(|| std::hint::black_box(decide(&mp)))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, semantics, spin);
 criterion_main!(benches);

@@ -62,11 +62,16 @@ fn semantics(c: &mut Criterion) {
     group.finish();
 }
 
-/// Issue 41: a spin loop decided as its last pass against the same loop
-/// unrolled 2 and 4 times (`--no-spin-reduction`), and against the
-/// loop-free MP it waits in: the PTX spin of `tests/foreign` and the
+/// Issue 41: under sc, a spin loop decided as its last pass against the
+/// same loop unrolled 2 and 4 times (`--no-spin-reduction`), and against
+/// the loop-free MP it waits in: the PTX spin of `tests/foreign` and the
 /// book's MP+spin.
 fn spin(c: &mut Criterion) {
+    let sc = pomset::engine::named("sc").expect("sc");
+    let decide = |t: &Litmus| {
+        sc.outcomes(&t.program, &t.program.model, Limits::default())
+            .map_or(0, |o| o.witnesses)
+    };
     let mut group = c.benchmark_group("spin");
     group.sample_size(20);
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -76,8 +76,8 @@ pub struct Cli {
     pub unroll: Option<u32>,
     /// Unroll spin loops like any other loop. By default `run`, `compare`
     /// and `explain` decide a spin loop (one that only reads and sets
-    /// registers until it exits) as its last pass, which is exact and needs
-    /// no bound, under pwt, pwt:reference and sc; cat models always unroll.
+    /// registers until it exits) as its last pass under `--model sc`, which
+    /// is exact there and needs no bound; every other model unrolls.
     #[arg(long, global = true)]
     pub no_spin_reduction: bool,
     #[command(subcommand)]

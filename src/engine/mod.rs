@@ -61,8 +61,9 @@ pub enum Capability {
     /// search, which never says "sound".
     LocalRefine,
     /// Deciding a spin loop as its last pass (`syntax::spin`): exact for
-    /// this engine, by the argument in the book's "Spin loops". Off for the
-    /// cat models, whose axioms may use difference and flags.
+    /// this engine, by the argument in the book's "Spin loops". Only sc
+    /// declares it: the pomset semantics' dropped reads and the cat models'
+    /// differences and flags break the argument.
     SpinReduction,
 }
 

@@ -10,10 +10,13 @@
 //!
 //! For such a loop, `S; if (M) { diverge }` (the last pass, under the
 //! assumption that M is false) has the same final states as the loop has at
-//! any bound: an execution with k failed passes loses only reads that nobody
-//! reads from when they are deleted, and its state is the last pass's. The
-//! book's "Spin loops" argues it for each engine that applies it
-//! (`engine::Capability::SpinReduction`), and why the cat models do not.
+//! any bound *when executions are paths*, as SC's interleavings are: an
+//! execution with k failed passes loses only reads that nobody reads from
+//! when they are deleted, and its state is the last pass's. The book's
+//! "Spin loops" argues it for the engine that applies it
+//! (`engine::Capability::SpinReduction`: sc), and shows why the pomset
+//! semantics (a pomset merges the branches of an `if`, and a dropped read
+//! leaves its register `?`) and the cat models do not.
 //!
 //! This module only classifies; `check` lowers a spin, and `import::cfg`
 //! emits one for a backward jump whose region is a spin.

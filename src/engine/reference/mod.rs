@@ -466,10 +466,7 @@ impl crate::engine::Engine for Reference {
     }
 
     fn can(&self, c: crate::engine::Capability) -> bool {
-        matches!(
-            c,
-            crate::engine::Capability::Expectations | crate::engine::Capability::SpinReduction
-        )
+        c == crate::engine::Capability::Expectations
     }
 
     fn outcomes(

@@ -7,6 +7,7 @@
 //!   writes sc → rel → rlx → wk, fences sc → ra → acq and rel, an RMW's
 //!   halves each as a read and a write (a mode missing from the vocabulary
 //!   is skipped over);
+//! - replacing an RMW by its read half or its write half alone (`halves`);
 //! - narrowing one scope: sys → gpu → cta;
 //! - dropping one dependency.
 
@@ -34,16 +35,19 @@ impl std::fmt::Display for Minimal {
     }
 }
 
-/// Whether `s` (which distinguishes) is minimal under `pair`.
+/// Whether `s` (which distinguishes) is minimal under `pair`. A weakening
+/// outside what the models decide (`Undecided::outside`: a data race, a
+/// store outside V, a construct a model lacks) distinguishes nothing; one
+/// a limit stopped leaves the minimality unknown.
 pub fn minimal(space: &Space, pair: &Pair, s: &Shape) -> Minimal {
     let mut undecided = None;
     for (step, w) in weakenings(space, s) {
         match pair.decide(&w.litmus("P", space)) {
             Decision::Differs { .. } => return Minimal::No(step),
-            Decision::Undecided(why) => {
-                undecided.get_or_insert(format!("{step}: {why}"));
+            Decision::Undecided(u) if !u.outside => {
+                undecided.get_or_insert(format!("{step}: {}", u.why));
             }
-            Decision::Same => {}
+            Decision::Undecided(_) | Decision::Same => {}
         }
     }
     match undecided {
@@ -60,6 +64,10 @@ pub fn weakenings(space: &Space, s: &Shape) -> Vec<(String, Shape)> {
         for (i, op) in thread.iter().enumerate() {
             let at = format!("P{t}'s access {i}");
             out.push((format!("removing {at}"), removed(space, s, t, i)));
+            for (what, half) in halves(op) {
+                let step = format!("replacing {at} by a plain {what}");
+                out.push((step, replaced(s, t, i, half)));
+            }
             let mut with = |what: String, new: Op| {
                 let mut w = s.clone();
                 w.threads[t][i] = new;
@@ -93,6 +101,47 @@ pub fn weakenings(space: &Space, s: &Shape) -> Vec<(String, Shape)> {
         }
     }
     out
+}
+
+/// An RMW's halves as plain accesses of its location, scope and
+/// dependency: a read in the read half's mode, and a write in the write
+/// half's mode of the RMW's operand (EXCHG's value; FADD's increment, what
+/// it writes over the initial 0). None for another access.
+pub fn halves(op: &Op) -> Vec<(&'static str, Op)> {
+    if !op.kind.is_rmw() {
+        return Vec::new();
+    }
+    let read = Op {
+        kind: Kind::Read,
+        val: 0,
+        wmode: Mode::Rlx,
+        ..*op
+    };
+    let write = Op {
+        kind: Kind::Write,
+        mode: op.wmode,
+        wmode: Mode::Rlx,
+        ..*op
+    };
+    vec![("read", read), ("write", write)]
+}
+
+/// `s` with access `i` of thread `t` replaced by `op`. When `op` reads
+/// nothing, the dependencies on the value read there (up to the thread's
+/// next read) are dropped, not moved to an earlier read.
+pub fn replaced(s: &Shape, t: usize, i: usize, op: Op) -> Shape {
+    let mut w = s.clone();
+    w.threads[t][i] = op;
+    if op.kind.reads() {
+        return w;
+    }
+    for later in w.threads[t].iter_mut().skip(i + 1) {
+        later.dep = Dep::None;
+        if later.kind.reads() {
+            break;
+        }
+    }
+    w
 }
 
 /// `s` without access `i` of thread `t`; a dependency left with no read
@@ -193,5 +242,41 @@ mod tests {
             narrower(Scope::Sys, &[Scope::Cta, Scope::Sys]),
             Some(Scope::Cta)
         );
+    }
+
+    #[test]
+    fn an_rmw_weakens_to_its_read_half_or_its_write_half() {
+        let fadd = Op {
+            kind: Kind::Fadd,
+            loc: 1,
+            val: 1,
+            mode: Mode::Acq,
+            wmode: Mode::Rel,
+            scope: Scope::Gpu,
+            dep: Dep::None,
+        };
+        let data = Op {
+            kind: Kind::Write,
+            loc: 0,
+            dep: Dep::Data,
+            mode: Mode::Rlx,
+            wmode: Mode::Rlx,
+            ..fadd
+        };
+        let s = Shape {
+            threads: vec![vec![fadd, data]],
+        };
+        assert_eq!(s.body(), "r0 := FADD.acq.rel.gpu(y, 1); x.gpu := r0;");
+        let [(_, read), (_, write)] = halves(&fadd).try_into().expect("two halves");
+        assert_eq!(
+            replaced(&s, 0, 0, read).body(),
+            "r0 := y.acq.gpu; x.gpu := r0;"
+        );
+        // The value read is gone, and the dependency on it with it.
+        assert_eq!(
+            replaced(&s, 0, 0, write).body(),
+            "y.rel.gpu := 1; x.gpu := 1;"
+        );
+        assert!(halves(&data).is_empty());
     }
 }

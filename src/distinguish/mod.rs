@@ -14,7 +14,8 @@
 //! A program is decided through the engine interface only
 //! ([`crate::engine::Engine::outcomes`]); one that an engine refuses, stops
 //! on a limit, or flags (a data race: undefined behaviour) is undecided,
-//! never distinguishing.
+//! never distinguishing. [`Undecided::outside`] tells a program outside
+//! what the models decide from one a limit stopped: minimality needs to.
 
 pub mod canon;
 pub mod count;
@@ -58,7 +59,42 @@ pub enum Decision {
         undetermined: [usize; 2],
     },
     /// Why a model gave no complete set of states.
-    Undecided(String),
+    Undecided(Undecided),
+}
+
+/// Why a program has no verdict to compare.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Undecided {
+    pub why: String,
+    /// The program lies outside what the models decide, so it distinguishes
+    /// nothing: a model flags it (a data race: undefined behaviour), it may
+    /// store a value outside V (`Program::values_left`: its written test
+    /// never gets Never, whose absence no found state shows), or it has a
+    /// construct a model does not define. Otherwise a limit stopped the
+    /// decision, a note says the states may be incomplete, or an engine
+    /// failed: whether the program distinguishes is unknown.
+    pub outside: bool,
+}
+
+impl Undecided {
+    fn distinguishes_nothing(why: String) -> Undecided {
+        Undecided { why, outside: true }
+    }
+
+    fn unknown(why: String) -> Undecided {
+        Undecided {
+            why,
+            outside: false,
+        }
+    }
+
+    /// The same, with the model it came from named first.
+    fn of(self, model: &str) -> Undecided {
+        Undecided {
+            why: format!("{model}: {}", self.why),
+            ..self
+        }
+    }
 }
 
 /// A final state's values in the order of its names; `None` is a value
@@ -157,18 +193,19 @@ impl Pair {
             Ok(t) => t,
             Err(d) => {
                 let first = d.iter().next().map_or("", |d| d.message.as_str());
-                return Decision::Undecided(format!("does not parse: {first}"));
+                let why = format!("does not parse: {first}");
+                return Decision::Undecided(Undecided::unknown(why));
             }
         };
         let p = &test.program;
         if let Some(left) = p.values_left.first() {
-            return Decision::Undecided(left.clone());
+            return Decision::Undecided(Undecided::distinguishes_nothing(left.clone()));
         }
         let mut sets = Vec::new();
         for (name, engine) in self.names.iter().zip(&self.engines) {
             match self.states(engine.as_ref(), p) {
                 Ok(s) => sets.push(s),
-                Err(why) => return Decision::Undecided(format!("{name}: {why}")),
+                Err(u) => return Decision::Undecided(u.of(name)),
             }
         }
         let [a, b] = [&sets[0], &sets[1]];
@@ -206,7 +243,12 @@ impl Pair {
         &self,
         engine: &dyn Engine,
         p: &crate::syntax::core::Program,
-    ) -> Result<(Vec<String>, BTreeSet<State>), String> {
+    ) -> Result<(Vec<String>, BTreeSet<State>), Undecided> {
+        if let Some((_, what)) = p.vulkan_only().filter(|_| !engine.can(Capability::Vulkan)) {
+            return Err(Undecided::distinguishes_nothing(format!(
+                "{what} is defined by the Vulkan model only"
+            )));
+        }
         let own = self.timeout.map(crate::outcome::limits::deadline_after);
         // The earlier of the program's own deadline and the sweep's.
         let deadline = match (own, self.deadline) {
@@ -219,15 +261,19 @@ impl Pair {
             symmetry: engine.can(Capability::Symmetry),
             ..Limits::default()
         };
-        let o = engine.outcomes(p, &p.model, limits)?;
+        // An engine's refusal may name a limit of its own (a cat model's
+        // linearisations): unknown, like a limit.
+        let o = engine
+            .outcomes(p, &p.model, limits)
+            .map_err(Undecided::unknown)?;
         if let Some(l) = o.limit {
-            return Err(format!("stopped by {l}"));
+            return Err(Undecided::unknown(format!("stopped by {l}")));
         }
         if let Some(note) = o.notes.first() {
-            return Err(note.clone());
+            return Err(Undecided::unknown(note.clone()));
         }
         if let Some((flag, _)) = o.flags.first() {
-            return Err(format!("raises {flag}"));
+            return Err(Undecided::distinguishes_nothing(format!("raises {flag}")));
         }
         let mut names: Option<Vec<String>> = None;
         let mut out = BTreeSet::new();
@@ -239,12 +285,14 @@ impl Pair {
                 .chain(s.mem.iter().map(|(n, _)| format!("[{n}]")))
                 .collect();
             match &names {
-                Some(n) if *n != these => return Err("states name different values".to_string()),
+                Some(n) if *n != these => {
+                    return Err(Undecided::unknown("states name different values".into()))
+                }
                 _ => names = Some(these),
             }
             out.insert(s.regs.iter().chain(&s.mem).map(|(_, v)| *v).collect());
         }
-        let names = names.ok_or("no final state")?;
+        let names = names.ok_or_else(|| Undecided::unknown("no final state".into()))?;
         Ok((names, out))
     }
 }

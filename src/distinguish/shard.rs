@@ -91,7 +91,7 @@ impl Record {
             Decision::Differs { only, undetermined } => {
                 ("differs", None, Some(only.clone()), Some(*undetermined))
             }
-            Decision::Undecided(why) => ("undecided", Some(why.clone()), None, None),
+            Decision::Undecided(u) => ("undecided", Some(u.why.clone()), None, None),
         };
         Record {
             id: shape.body(),

@@ -11,6 +11,7 @@ use std::process::Command;
 
 use pomset::distinguish::canon::{canonical, is_canonical};
 use pomset::distinguish::enumerate::{programs, threads};
+use pomset::distinguish::minimal::{self, Minimal};
 use pomset::distinguish::shape::{Bound, Dep, Kind, Shape, Space, Vocabulary};
 use pomset::distinguish::shard::{self, Merged};
 use pomset::distinguish::{sweep, Decision, Pair, Record, Shard};
@@ -136,24 +137,104 @@ fn without_statement(body: &str, k: usize) -> String {
     threads.join("\n|| ")
 }
 
+/// The body with statement `k` (counting across threads), an RMW
+/// `rK := FADD.m.w.s(x, v);` or `EXCHG`, replaced by its read half
+/// (`rK := x.m.s;`) and by its write half (`x.w.s := v;`), by text:
+/// independent of `minimal::halves`. Empty when statement `k` is no RMW.
+fn rmw_halves(body: &str, k: usize) -> Vec<String> {
+    let stmts: Vec<&str> = body.split(';').map(str::trim).collect();
+    let Some(stmt) = stmts.get(k) else {
+        return Vec::new();
+    };
+    let (bar, stmt) = match stmt.strip_prefix("||") {
+        Some(rest) => ("|| ", rest.trim()),
+        None => ("", *stmt),
+    };
+    let Some((reg, rmw)) = stmt.split_once(" := ") else {
+        return Vec::new();
+    };
+    let Some((name, args)) = rmw.split_once('(') else {
+        return Vec::new();
+    };
+    let Some((loc, value)) = args.trim_end_matches(')').split_once(", ") else {
+        return Vec::new();
+    };
+    let mut suffix = name.split('.');
+    if !matches!(suffix.next(), Some("FADD" | "EXCHG")) {
+        return Vec::new();
+    }
+    // `.m.w` are the two modes unless both are rlx; a scope may follow.
+    let rest: Vec<&str> = suffix.collect();
+    let modes = ["wk", "rlx", "acq", "rel", "sc"];
+    let (read, write, scope) = match rest.as_slice() {
+        [m, w, s @ ..] if modes.contains(m) => (*m, *w, s.to_vec()),
+        s => ("rlx", "rlx", s.to_vec()),
+    };
+    let dotted = |m: &str| {
+        let mut parts: Vec<&str> = Vec::new();
+        if m != "rlx" {
+            parts.push(m);
+        }
+        parts.extend(&scope);
+        parts.iter().map(|p| format!(".{p}")).collect::<String>()
+    };
+    let plain = [
+        format!("{bar}{reg} := {loc}{}", dotted(read)),
+        format!("{bar}{loc}{} := {value}", dotted(write)),
+    ];
+    plain
+        .into_iter()
+        .map(|p| {
+            let mut all = stmts.clone();
+            all[k] = &p;
+            all.join("; ").trim_end().to_string()
+        })
+        .collect()
+}
+
+/// What `pair` decides of `body` (values 0 and 1, and what its FADDs of
+/// 1 add) unless it is the same or outside what the models decide.
+fn may_distinguish(pair: &Pair, body: &str) -> Option<Decision> {
+    let top = 1 + body.matches("FADD").count();
+    let values: Vec<String> = (0..=top).map(|v| v.to_string()).collect();
+    let text = format!("litmus W\nvalues {{{}}}\n\n{body}\n", values.join(", "));
+    let d = pair.decide(&text);
+    match &d {
+        Decision::Same => None,
+        Decision::Undecided(u) if u.outside => None,
+        _ => Some(d),
+    }
+}
+
 #[test]
 fn a_reported_test_never_has_a_removable_access() {
-    for (a, b) in [("sc", "rc11"), ("rc11", "pwt")] {
-        let (pair, m) = run(&tiny(), a, b);
-        for r in m.records.values().filter(|r| r.is_minimal()) {
-            let statements = r.id.matches(';').count();
-            for k in 0..statements {
-                let body = without_statement(&r.id, k);
-                if body.is_empty() {
-                    continue;
+    let rmws = Space {
+        vocabulary: Vocabulary {
+            rmws: vec![Kind::Fadd, Kind::Exchg],
+            ..Vocabulary::default()
+        },
+        ..tiny()
+    };
+    for space in [tiny(), rmws] {
+        for (a, b) in [("sc", "rc11"), ("rc11", "pwt")] {
+            let (pair, m) = run(&space, a, b);
+            for r in m.records.values().filter(|r| r.is_minimal()) {
+                let statements = r.id.matches(';').count();
+                for k in 0..statements {
+                    let body = without_statement(&r.id, k);
+                    if !body.is_empty() {
+                        let d = may_distinguish(&pair, &body);
+                        assert!(
+                            d.is_none(),
+                            "{a} vs {b}: {} without statement {k}: {d:?}",
+                            r.id
+                        );
+                    }
+                    for body in rmw_halves(&r.id, k) {
+                        let d = may_distinguish(&pair, &body);
+                        assert!(d.is_none(), "{a} vs {b}: {} as {body}: {d:?}", r.id);
+                    }
                 }
-                let text = format!("litmus W\nvalues {{0, 1}}\n\n{body}\n");
-                let d = pair.decide(&text);
-                assert!(
-                    matches!(d, Decision::Same),
-                    "{a} vs {b}: {} without statement {k} still distinguishes: {d:?}",
-                    r.id
-                );
             }
         }
     }
@@ -191,6 +272,144 @@ fn a_removable_access_makes_a_test_not_minimal() {
     assert_eq!(r.verdict, "differs");
     let minimal = r.minimal.unwrap_or_default();
     assert!(minimal.starts_with("no: removing"), "{minimal}");
+}
+
+/// The program of `space` with these threads (each as `Shape::body`
+/// writes it).
+fn shape_of(space: &Space, bodies: &[&str]) -> Shape {
+    let all = threads(space);
+    let find = |body: &str| {
+        all.iter()
+            .find(|th| {
+                Shape {
+                    threads: vec![(*th).clone()],
+                }
+                .body()
+                    == body
+            })
+            .cloned()
+            .unwrap_or_else(|| panic!("{body} is a thread of the space"))
+    };
+    Shape {
+        threads: bodies.iter().map(|b| find(b)).collect(),
+    }
+}
+
+fn with_wk() -> Space {
+    Space {
+        vocabulary: Vocabulary {
+            modes: vec![Mode::Wk, Mode::Rlx],
+            ..Vocabulary::default()
+        },
+        ..tiny()
+    }
+}
+
+#[test]
+fn a_racy_weakening_distinguishes_nothing() {
+    // With wk, SB's and MP's weakenings to wk race under RC11 (undefined
+    // behaviour, undecided): no program one model allows and the other
+    // forbids, so SB and MP are minimal.
+    let (pair, m) = run(&with_wk(), "sc", "rc11");
+    for body in [SB, MP] {
+        let r = m.records.get(body).expect("decided");
+        assert_eq!(r.verdict, "differs", "{r:?}");
+        assert_eq!(r.minimal.as_deref(), Some("yes"), "{r:?}");
+    }
+    let unknown: Vec<&Record> = m
+        .records
+        .values()
+        .filter(|r| {
+            r.minimal
+                .as_deref()
+                .is_some_and(|w| w.starts_with("unknown"))
+        })
+        .collect();
+    assert!(unknown.is_empty(), "{unknown:?}");
+    // The weakening is undecided as outside what the models decide.
+    let racy = "x.wk := 1; r1 := y; || y := 1; r1 := x;";
+    let text = shape_of(&with_wk(), &["x.wk := 1; r1 := y;", "y := 1; r1 := x;"]);
+    assert_eq!(text.body(), racy);
+    match pair.decide(&text.litmus("P", &with_wk())) {
+        Decision::Undecided(u) => {
+            assert!(u.outside, "{u:?}");
+            assert_eq!(u.why, "rc11: raises data-race");
+        }
+        d => panic!("{racy}: {d:?}"),
+    }
+}
+
+/// A flag that is set: every engine stops at its first check.
+static STOPPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+#[test]
+fn a_weakening_stopped_by_a_limit_leaves_the_minimality_unknown() {
+    let space = with_wk();
+    let sb = shape_of(&space, &["x := 1; r1 := y;", "y := 1; r1 := x;"]);
+    let mut pair = Pair::named("sc", "rc11").expect("bundled models");
+    pair.cancel = Some(&STOPPED);
+    let m = minimal::minimal(&space, &pair, &sb);
+    let Minimal::Unknown(why) = &m else {
+        panic!("{m:?}")
+    };
+    assert!(why.contains("stopped by"), "{why}");
+}
+
+#[test]
+fn an_rmw_replaced_by_its_write_still_distinguishing_is_not_minimal() {
+    // Every EXCHG variant of SB and MP weakens to them: two families, not
+    // one per variant (18 before the RMW's halves were a weakening).
+    let space = Space {
+        vocabulary: Vocabulary {
+            rmws: vec![Kind::Exchg],
+            ..Vocabulary::default()
+        },
+        ..tiny()
+    };
+    let (_, m) = run(&space, "sc", "rc11");
+    let differs = m.records.values().filter(|r| r.verdict == "differs");
+    assert_eq!(differs.count(), 18);
+    let found = families(&m);
+    let expected: BTreeSet<(String, String)> = [SB, MP]
+        .iter()
+        .map(|f| (f.to_string(), "rc11".to_string()))
+        .collect();
+    assert_eq!(found, expected);
+    let sb = "r0 := EXCHG(x, 1); r1 := y; || r0 := EXCHG(y, 1); r1 := x;";
+    let r = m.records.get(sb).expect("decided");
+    assert_eq!(
+        r.minimal.as_deref(),
+        Some("no: replacing P0's access 0 by a plain write still distinguishes"),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn a_program_that_may_leave_its_v_is_undecided() {
+    // Declared V = {0, 1}, and the FADD may write 2: the engines drop those
+    // executions, so no verdict to compare, and nothing distinguished.
+    let pair = Pair::named("sc", "rc11").expect("bundled models");
+    let text = "litmus W\nvalues {0, 1}\n\nx := 1;\n|| r0 := FADD(x, 1);\n";
+    let d = pair.decide(text);
+    let Decision::Undecided(u) = &d else {
+        panic!("{d:?}")
+    };
+    assert_eq!(u.why, "P1 may write 2 to x");
+    assert!(u.outside);
+    let space = Space {
+        vocabulary: Vocabulary {
+            rmws: vec![Kind::Fadd],
+            ..Vocabulary::default()
+        },
+        ..tiny()
+    };
+    let shape = shape_of(&space, &["x := 1;", "r0 := FADD(x, 1);"]);
+    assert_eq!(Record::of(&shape, &d).verdict, "undecided");
+    // The sweep declares V wide enough for the FADDs: 1 and what they add.
+    let litmus = shape.litmus("P", &space);
+    assert!(litmus.contains("values {0, 1, 2}\n"), "{litmus}");
+    let r = pomset::distinguish::record(&space, &pair, &shape);
+    assert_eq!(r.verdict, "same", "{r:?}");
 }
 
 /// A space where all three symmetries apply (values are names), with

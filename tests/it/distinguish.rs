@@ -751,28 +751,16 @@ fn the_pwt_ptx_mapping_tells_apart_the_release_sequence_shape_of_c59() {
             ..Vocabulary::default()
         },
     };
-    let t = threads(&space);
-    let find = |body: &str| {
-        t.iter()
-            .find(|th| {
-                Shape {
-                    threads: vec![(*th).clone()],
-                }
-                .body()
-                    == body
-            })
-            .cloned()
-            .unwrap_or_else(|| panic!("{body} is a thread of the space"))
-    };
     let shape = canonical(
         &space,
-        &Shape {
-            threads: vec![
-                find("y := 1; x.rel := 1;"),
-                find("r0 := FADD.rlx.rel(x, 1); x := 2;"),
-                find("r0 := x.acq; r1 := y;"),
+        &shape_of(
+            &space,
+            &[
+                "y := 1; x.rel := 1;",
+                "r0 := FADD.rlx.rel(x, 1); x := 2;",
+                "r0 := x.acq; r1 := y;",
             ],
-        },
+        ),
     );
     let pair = Pair::mapping("pwt:ptx").expect("a mapping");
     let r = pomset::distinguish::record(&space, &pair, &shape);

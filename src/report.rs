@@ -355,13 +355,8 @@ impl Report {
     /// The `--stats` line: the logic layer's counters, and the most heap
     /// held at once while deciding (when the binary counts it; tests run
     /// in parallel share one count).
-    pub fn stats_line(&self, p: &Program) -> Option<String> {
+    pub fn stats_line(&self) -> Option<String> {
         let s = self.stats?;
-        // The spin loops decided as their last pass (`syntax::spin`).
-        let spins = match p.spins {
-            0 => String::new(),
-            n => format!(" spin-loops {n}"),
-        };
         let peak = match self.peak_bytes {
             Some(b) if b > 0 => format!(" peak-heap {:.1}MB", b as f64 / (1u64 << 20) as f64),
             _ => String::new(),
@@ -371,7 +366,7 @@ impl Report {
             false => format!(" readers-apart {}", self.kept_apart.join(",")),
         };
         Some(format!(
-            "Stats {} queries {} fast-path {} cache-hits {} enumerated {} sat-calls {}{spins}{peak}{apart}",
+            "Stats {} queries {} fast-path {} cache-hits {} enumerated {} sat-calls {}{peak}{apart}",
             self.name, s.queries, s.fast_path, s.cache_hits, s.enumerated, s.sat_calls
         ))
     }

@@ -392,7 +392,7 @@ fn report_one(
         reports.push(report);
     } else {
         let mut text = report.text_listing(p, o.all_states);
-        if let Some(line) = report.stats_line(p).filter(|_| o.stats) {
+        if let Some(line) = report.stats_line().filter(|_| o.stats) {
             text.push_str(&line);
             text.push('\n');
         }

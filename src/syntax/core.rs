@@ -344,8 +344,8 @@ pub struct Program {
     /// order of first use: their values are the code's before the program,
     /// which the contextual search of `refine` cannot set.
     pub unassigned: Vec<(ThreadId, String)>,
-    /// How many spin loops were decided as their last pass (`--stats`;
-    /// `syntax::spin`, the book's "Spin loops").
+    /// How many spin loops were lowered as their last pass (`syntax::spin`,
+    /// the book's "Spin loops").
     pub spins: u32,
 }
 

@@ -143,19 +143,25 @@ fn the_book_chapter_shows_the_vocabulary_and_the_model_as_they_are() {
     );
 }
 
-#[test]
-fn compare_prints_the_table_and_a_mapping_counterexample_fails() {
+/// `pomset compare --models pwt,rc11 --mapping rc11:pwt PATHS`, from the
+/// crate's root: its exit code and standard output.
+fn compare_rc11_to_pwt(paths: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_pomset"))
-        .args([
-            "compare",
-            "examples/classic/lb.litmus",
-            "examples/classic/mp+rel+acq.litmus",
-        ])
-        .args(["--models", "pwt,rc11", "--mapping", "rc11:pwt"])
+        .args(["compare", "--models", "pwt,rc11", "--mapping", "rc11:pwt"])
+        .args(paths)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("runs");
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    (out.status.code(), text)
+}
+
+#[test]
+fn compare_prints_the_table_and_a_mapping_counterexample_fails() {
+    let (code, text) = compare_rc11_to_pwt(&[
+        "examples/classic/lb.litmus".as_ref(),
+        "examples/classic/mp+rel+acq.litmus".as_ref(),
+    ]);
     let lb = text
         .lines()
         .find(|l| l.starts_with("LB "))
@@ -170,7 +176,7 @@ fn compare_prints_the_table_and_a_mapping_counterexample_fails() {
         text.contains("1 outcome pwt allows and rc11 forbids"),
         "{text}"
     );
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(code, Some(1));
 }
 
 /// Under a loop bound that cut a path, `compare` marks `Never` and
@@ -183,12 +189,7 @@ fn compare_marks_bounded_verdicts_and_takes_no_counterexample_from_them() {
     let path = dir.join("lb-loop.litmus");
     let lb = "litmus LB+loop\ndo { r := x; y := 1; } while (r = 2);\n|| s := y; x := 1;\nexists (P0:r = 1 /\\ P1:s = 1)\n";
     std::fs::write(&path, lb).expect("written");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pomset"))
-        .args(["compare", "--models", "pwt,rc11", "--mapping", "rc11:pwt"])
-        .arg(&path)
-        .output()
-        .expect("runs");
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (code, text) = compare_rc11_to_pwt(&[path.as_os_str()]);
     let row = text
         .lines()
         .find(|l| l.starts_with("LB+loop"))
@@ -198,7 +199,7 @@ fn compare_marks_bounded_verdicts_and_takes_no_counterexample_from_them() {
         text.contains("No outcome that pwt allows is forbidden by rc11."),
         "{text}"
     );
-    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert_eq!(code, Some(0), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

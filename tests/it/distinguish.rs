@@ -252,22 +252,7 @@ fn a_removable_access_makes_a_test_not_minimal() {
         ..tiny()
     };
     let pair = Pair::named("sc", "rc11").expect("bundled models");
-    let t = threads(&space);
-    let find = |body: &str| {
-        t.iter()
-            .find(|th| {
-                Shape {
-                    threads: vec![(*th).clone()],
-                }
-                .body()
-                    == body
-            })
-            .cloned()
-            .expect("a thread of the space")
-    };
-    let shape = Shape {
-        threads: vec![find("x := 1; r1 := y; r2 := y;"), find("y := 1; r1 := x;")],
-    };
+    let shape = shape_of(&space, &["x := 1; r1 := y; r2 := y;", "y := 1; r1 := x;"]);
     let r = pomset::distinguish::record(&space, &pair, &shape);
     assert_eq!(r.verdict, "differs");
     let minimal = r.minimal.unwrap_or_default();

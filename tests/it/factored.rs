@@ -373,7 +373,7 @@ fn iriw_readers_are_kept_apart_only_when_relaxed() {
     assert_eq!((j.positive, j.ok), (1, Some(true)));
     // `--stats` names the readers kept apart.
     let report = pomset::report::Report::new(&p, &Model::default(), &o, Default::default());
-    let stats = report.stats_line(&p).unwrap_or_default();
+    let stats = report.stats_line().unwrap_or_default();
     assert!(
         stats.ends_with(" readers-apart P2,P3,P4,P5,P6,P7,P8,P9,P10,P11"),
         "{stats}"

@@ -44,6 +44,57 @@ pub enum Builtin {
     Vulkan(VkBuiltin),
 }
 
+impl Builtin {
+    /// A number of its own for each builtin: what `cat::eval` finds a
+    /// computed builtin by (comparing the enums field by field was a
+    /// twentieth of Vulkan's time).
+    pub fn code(self) -> u16 {
+        match self {
+            Builtin::All => 0,
+            Builtin::W => 1,
+            Builtin::R => 2,
+            Builtin::F => 3,
+            Builtin::M => 4,
+            Builtin::IW => 5,
+            Builtin::Id => 6,
+            Builtin::Po => 7,
+            Builtin::Rf => 8,
+            Builtin::Co => 9,
+            Builtin::Fr => 10,
+            Builtin::Rmw => 11,
+            Builtin::Addr => 12,
+            Builtin::Data => 13,
+            Builtin::Ctrl => 14,
+            Builtin::Loc => 15,
+            Builtin::Int => 16,
+            Builtin::Ext => 17,
+            Builtin::PoLoc => 18,
+            Builtin::Rfe => 19,
+            Builtin::Rfi => 20,
+            Builtin::Coe => 21,
+            Builtin::Coi => 22,
+            Builtin::Fre => 23,
+            Builtin::Fri => 24,
+            Builtin::SameCta => 25,
+            Builtin::SameGpu => 26,
+            Builtin::Mode(m) => 32 + m as u16,
+            Builtin::Scope(s) => 48 + s as u16,
+            Builtin::Vulkan(v) => match v {
+                VkBuiltin::Cbar => 64,
+                VkBuiltin::Av => 65,
+                VkBuiltin::Vis => 66,
+                VkBuiltin::NonPriv => 67,
+                VkBuiltin::SemAv => 68,
+                VkBuiltin::SemVis => 69,
+                VkBuiltin::SameSg => 70,
+                VkBuiltin::SyncBar => 71,
+                VkBuiltin::Class(n) => 256 + u16::from(n),
+                VkBuiltin::SemSc(n) => 512 + u16::from(n),
+            },
+        }
+    }
+}
+
 /// The names the Vulkan extension adds (the book's "Vulkan").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VkBuiltin {

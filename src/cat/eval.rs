@@ -49,7 +49,7 @@ struct Ctx<'a> {
     /// uses a dozen or two, and finding one here is cheaper than finding
     /// its place in `builtins::named()` (a fifth of Vulkan's time was that
     /// search).
-    builtins: Vec<(builtins::Builtin, Value)>,
+    builtins: Vec<(u16, Value)>,
     /// The first error met while evaluating (a `let rec` that does not converge).
     error: Option<CatError>,
 }
@@ -67,11 +67,12 @@ impl<'a> Ctx<'a> {
 
     /// A builtin's value, computed once per execution.
     fn builtin(&mut self, b: builtins::Builtin) -> Value {
-        if let Some((_, v)) = self.builtins.iter().find(|(t, _)| *t == b) {
+        let code = b.code();
+        if let Some((_, v)) = self.builtins.iter().find(|(t, _)| *t == code) {
             return v.clone();
         }
         let v = builtins::value(b, self.x);
-        self.builtins.push((b, v.clone()));
+        self.builtins.push((code, v.clone()));
         v
     }
 
@@ -477,7 +478,6 @@ fn witness(c: &Check, v: &Value) -> Witness {
 impl Ctx<'_> {
     fn eval(&mut self, ir: &Ir) -> Value {
         let n = self.x.len();
-        let all = full(n);
         match ir {
             Ir::Builtin(b) => self.builtin(*b),
             Ir::Slot(s) => self.slot(*s),
@@ -495,7 +495,7 @@ impl Ctx<'_> {
             Ir::Star(a) => Value::Rel(self.rel(a).star()),
             Ir::Opt(a) => Value::Rel(self.rel(a).opt()),
             Ir::Complement(a) => match self.eval(a) {
-                Value::Set(s) => Value::Set(!s & all),
+                Value::Set(s) => Value::Set(!s & full(n)),
                 Value::Rel(r) => Value::Rel(r.complement()),
             },
             Ir::Bracket(a) => Value::Rel(Rel::identity(n, self.set(a))),

@@ -52,8 +52,7 @@ pub(super) fn applies(p: &Program, model: &Model) -> Option<Vec<usize>> {
     if !p.values_left.is_empty() || p.main.iter().any(|(_, s)| forks(s)) {
         return None;
     }
-    let checks = crate::cat::monotone::prunable(model);
-    (!checks.is_empty()).then_some(checks)
+    (!model.prunable.is_empty()).then(|| model.prunable.clone())
 }
 
 fn forks(s: &Stmt) -> bool {
@@ -118,7 +117,7 @@ fn writes(s: &Stmt, out: &mut Vec<Written>, cells: &Cells, values: &[i64]) {
 /// `Classes::of` does not place), so none with those; none with a
 /// `filter` either, which flags are counted under, state by state.
 pub(super) fn classes(p: &Program, model: &Model) -> Classes {
-    if p.filter.is_some() || crate::cat::monotone::uses_per_scope(model) {
+    if p.filter.is_some() || model.per_scope {
         return Classes::default();
     }
     // Swapping keeps `same-sg` when both are in one subgroup or each alone.

@@ -210,6 +210,44 @@ fn decision_limits(engine: &dyn Engine, run: Limits) -> Limits {
     }
 }
 
+/// The generated tests of one refinement, parsed once for every model
+/// that searches them (the table's row: each of its cells tries the same
+/// contexts, and parsing each test anew was an eighth of the table's
+/// time). Parsing depends only on the test's text and `--unroll`, never on
+/// the model, so a shared parse is the one each cell would make.
+#[derive(Default)]
+pub struct Tests {
+    /// By context index: the source's and the target's programs (`None`:
+    /// a test that does not parse).
+    parsed: std::cell::RefCell<Vec<Option<std::rc::Rc<Pair>>>>,
+}
+
+type Pair = Option<(Program, Program)>;
+
+/// Contexts whose parsed tests `Tests` keeps at most: enough for the
+/// table's bound, a bounded memory at larger ones (later contexts are
+/// parsed by each cell, as before).
+const KEPT: usize = 4096;
+
+impl Tests {
+    /// The parsed source and target of context `k`.
+    fn get(&self, k: usize, parse: impl FnOnce() -> Pair) -> std::rc::Rc<Pair> {
+        if k >= KEPT {
+            return std::rc::Rc::new(parse());
+        }
+        if let Some(Some(p)) = self.parsed.borrow().get(k) {
+            return p.clone();
+        }
+        let p = std::rc::Rc::new(parse());
+        let mut all = self.parsed.borrow_mut();
+        if all.len() <= k {
+            all.resize(k + 1, None);
+        }
+        all[k] = Some(p.clone());
+        p
+    }
+}
+
 /// Searches the contexts within `bound` for a test telling `req`'s source
 /// and target apart under `engine`, each program decided within `run`
 /// (its deadline stops the whole search).
@@ -219,6 +257,19 @@ pub fn search(
     model: &Model,
     bound: Bound,
     run: Limits,
+) -> Found {
+    search_sharing(req, engine, model, bound, run, &Tests::default())
+}
+
+/// `search`, with the generated tests parsed once in `tests` for every
+/// search of `req` at `bound` that shares it (one per model).
+pub fn search_sharing(
+    req: &Refinement,
+    engine: &dyn Engine,
+    model: &Model,
+    bound: Bound,
+    run: Limits,
+    tests: &Tests,
 ) -> Found {
     let limits = decision_limits(engine, run);
     let (vocab, all) = contexts(req, bound);
@@ -239,7 +290,8 @@ pub fn search(
         if let Some(l) = crate::outcome::limits::interrupted(run.deadline, run.cancel) {
             return stopped(bound, k, total, undecided, Some(l));
         }
-        match decide_one(req, engine, model, limits, &vocab, ctx) {
+        let parsed = tests.get(k, || parse_pair(req, &vocab, ctx));
+        match decide_parsed(req, engine, model, limits, &vocab, ctx, &parsed) {
             One::Distinguishes(mut c) => {
                 c.tried = k + 1;
                 c.total = total;
@@ -314,19 +366,46 @@ fn decide_one(
     vocab: &Vocabulary,
     ctx: &Context,
 ) -> One {
+    let parsed = parse_pair(req, vocab, ctx);
+    decide_parsed(req, engine, model, limits, vocab, ctx, &parsed)
+}
+
+/// The source's and the target's test in `ctx`, parsed.
+fn parse_pair(req: &Refinement, vocab: &Vocabulary, ctx: &Context) -> Pair {
+    let text = |fragment: &str| {
+        let (p0, threads) = ctx.texts(vocab, fragment);
+        test_text(req, &p0, &threads, "")
+    };
+    match (
+        parse(req, &text(&req.source_text)),
+        parse(req, &text(&req.target_text)),
+    ) {
+        (Ok(s), Ok(t)) => Some((s.program, t.program)),
+        _ => None,
+    }
+}
+
+/// `decide_one` on the tests `parse_pair` made of `ctx`.
+fn decide_parsed(
+    req: &Refinement,
+    engine: &dyn Engine,
+    model: &Model,
+    limits: Limits,
+    vocab: &Vocabulary,
+    ctx: &Context,
+    parsed: &Pair,
+) -> One {
     let text = |fragment: &str, cond: &str| {
         let (p0, threads) = ctx.texts(vocab, fragment);
         test_text(req, &p0, &threads, cond)
     };
-    let (src_text, tgt_text) = (text(&req.source_text, ""), text(&req.target_text, ""));
-    let (src, tgt) = match (parse(req, &src_text), parse(req, &tgt_text)) {
-        (Ok(s), Ok(t)) => (s.program, t.program),
-        _ => return One::Undecided("a generated test that does not parse".into()),
+    let Some((src, tgt)) = parsed else {
+        return One::Undecided("a generated test that does not parse".into());
     };
-    if let Some(why) = incomplete(&src) {
+    if let Some(why) = incomplete(src) {
         return One::Undecided(why);
     }
-    let so = match engine.outcomes(&src, model, limits) {
+    let so = match engine.outcomes(src, model, limits) {
         Ok(o) => o,
         Err(why) => return One::Refused(why),
     };
@@ -340,7 +419,7 @@ fn decide_one(
     if !so.flags.is_empty() {
         return One::SourceFlagged;
     }
-    let to = match engine.outcomes(&tgt, model, limits) {
+    let to = match engine.outcomes(tgt, model, limits) {
         Ok(o) => o,
         Err(why) => return One::Refused(why),
     };
@@ -350,8 +429,8 @@ fn decide_one(
         .find(|(f, _)| so.flags.iter().all(|g| &g.0 != f))
     {
         return One::Distinguishes(Counterexample {
-            target_test: printed(&tgt_text),
-            source_test: printed(&src_text),
+            target_test: printed(&text(&req.target_text, "")),
+            source_test: printed(&text(&req.source_text, "")),
             witness: Witness::Flag(f.clone()),
             tried: 0,
             total: 0,
@@ -359,7 +438,7 @@ fn decide_one(
     }
     // The target's states are what it reaches even if a limit stopped it
     // (each is a real execution); only the source must be complete.
-    let Some((tc, sc)) = witness(&src, &so, &tgt, &to) else {
+    let Some((tc, sc)) = witness(src, &so, tgt, &to) else {
         return One::Same;
     };
     let (s_test, t_test) = (text(&req.source_text, &sc), text(&req.target_text, &tc));

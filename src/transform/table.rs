@@ -60,8 +60,21 @@ pub fn decide_within(
     bound: Bound,
     run: crate::outcome::Limits,
 ) -> Cell {
+    decide_sharing(req, engine, local, bound, run, &context::Tests::default())
+}
+
+/// `decide_within`, the generated tests parsed once in `tests` for every
+/// model of the row.
+fn decide_sharing(
+    req: &Refinement,
+    engine: &dyn Engine,
+    local: bool,
+    bound: Bound,
+    run: crate::outcome::Limits,
+    tests: &context::Tests,
+) -> Cell {
     let model = &engine.options(&req.program.model);
-    let search = || context::search(req, engine, model, bound, context_limits(run));
+    let search = || context::search_sharing(req, engine, model, bound, context_limits(run), tests);
     if !local {
         let found = search();
         return match found {
@@ -315,12 +328,13 @@ fn decide_row(
     bound: Bound,
     run: &dyn Fn() -> crate::outcome::Limits,
 ) -> Row {
+    let tests = context::Tests::default();
     let cells = engines
         .iter()
         .map(|(_, e)| {
             let run = run();
             let local = e.can(crate::engine::Capability::LocalRefine);
-            decide_within(&inst.refinement, e.as_ref(), local, bound, run)
+            decide_sharing(&inst.refinement, e.as_ref(), local, bound, run, &tests)
         })
         .collect();
     Row {

@@ -515,3 +515,26 @@ fn vulkan(v: VkBuiltin, x: &Execution) -> Value {
         VkBuiltin::SyncBar => Value::Rel(x.syncbar.clone()),
     }
 }
+
+#[cfg(test)]
+mod code_tests {
+    use super::*;
+
+    /// `Builtin::code` tells every builtin apart (`cat::eval` finds a
+    /// computed builtin by it).
+    #[test]
+    fn codes_are_distinct() {
+        let mut all: Vec<Builtin> = TABLE.iter().map(|(_, b, _, _)| *b).collect();
+        all.extend(named().map(|(_, b, _, _)| *b));
+        all.extend(Mode::ALL.iter().map(|&m| Builtin::Mode(m)));
+        for n in 0..4 {
+            all.push(Builtin::Vulkan(VkBuiltin::Class(n)));
+            all.push(Builtin::Vulkan(VkBuiltin::SemSc(n)));
+        }
+        for a in &all {
+            for b in &all {
+                assert_eq!(a == b, a.code() == b.code(), "{a:?} and {b:?}");
+            }
+        }
+    }
+}

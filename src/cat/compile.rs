@@ -220,20 +220,7 @@ pub fn compile(main: Source) -> Result<Model, LoadError> {
             Step::Check(_) => {}
         }
     }
-    let mut uses = vec![Vec::new(); c.slots];
-    for (s, used) in uses.iter_mut().enumerate() {
-        let step = defined_by
-            .get(s)
-            .and_then(|&i| c.steps.get(i).map(|st| (i, st)));
-        let irs: Vec<&Ir> = match step {
-            Some((_, Step::Let(_, body))) => vec![body],
-            Some((_, Step::Rec { bodies, .. })) => bodies.iter().collect(),
-            _ => Vec::new(),
-        };
-        *used = slots_in(&irs);
-        // A `let rec`'s own slots are its fixpoint's, not earlier steps'.
-        used.retain(|u| step.is_some_and(|(i, _)| defined_by[*u] != i));
-    }
+    let uses = uses(&c.steps, &defined_by, c.slots);
     let mut costs: Vec<Option<usize>> = vec![None; c.slots];
     // In definition order, so that a long chain of `let`s is costed one step at a time, not by recursion.
     for s in 0..c.slots {
@@ -261,6 +248,7 @@ pub fn compile(main: Source) -> Result<Model, LoadError> {
         prunable: Vec::new(),
         per_scope: false,
     };
+    super::share::share(&mut model);
     model.prunable = super::monotone::prunable(&model);
     model.per_scope = super::monotone::uses_per_scope(&model);
     Ok(model)
@@ -829,7 +817,26 @@ impl Compiler {
 }
 
 /// The slots `irs` use, each once, with an explicit stack.
-fn slots_in(irs: &[&Ir]) -> Vec<usize> {
+/// For each slot, the slots of earlier steps its definition uses.
+pub(super) fn uses(steps: &[Step], defined_by: &[usize], slots: usize) -> Vec<Vec<usize>> {
+    let mut uses = vec![Vec::new(); slots];
+    for (s, used) in uses.iter_mut().enumerate() {
+        let step = defined_by
+            .get(s)
+            .and_then(|&i| steps.get(i).map(|st| (i, st)));
+        let irs: Vec<&Ir> = match step {
+            Some((_, Step::Let(_, body))) => vec![body],
+            Some((_, Step::Rec { bodies, .. })) => bodies.iter().collect(),
+            _ => Vec::new(),
+        };
+        *used = slots_in(&irs);
+        // A `let rec`'s own slots are its fixpoint's, not earlier steps'.
+        used.retain(|u| step.is_some_and(|(i, _)| defined_by[*u] != i));
+    }
+    uses
+}
+
+pub(super) fn slots_in(irs: &[&Ir]) -> Vec<usize> {
     let mut out = Vec::new();
     let mut stack = irs.to_vec();
     while let Some(ir) = stack.pop() {

@@ -67,13 +67,18 @@ impl<'a> Ctx<'a> {
 
     /// A builtin's value, computed once per execution.
     fn builtin(&mut self, b: builtins::Builtin) -> Value {
+        let i = self.builtin_at(b);
+        self.builtins[i].1.clone()
+    }
+
+    /// Where a builtin's value is in `builtins`, computed the first time.
+    fn builtin_at(&mut self, b: builtins::Builtin) -> usize {
         let code = b.code();
-        if let Some((_, v)) = self.builtins.iter().find(|(t, _)| *t == code) {
-            return v.clone();
+        if let Some(i) = self.builtins.iter().position(|(t, _)| *t == code) {
+            return i;
         }
-        let v = builtins::value(b, self.x);
-        self.builtins.push((code, v.clone()));
-        v
+        self.builtins.push((code, builtins::value(b, self.x)));
+        self.builtins.len() - 1
     }
 
     /// A slot's value, computing its definition the first time.
@@ -108,6 +113,13 @@ impl<'a> Ctx<'a> {
     /// a chain of 1,500 `let`s costs no more stack than one.
     fn compute_uses(&mut self, s: usize) {
         let model = self.model;
+        let uses = model.uses.get(s).map_or(&[][..], Vec::as_slice);
+        if uses
+            .iter()
+            .all(|&t| !matches!(self.slots.get(t), Some(None)))
+        {
+            return;
+        }
         let mut stack: Vec<(usize, bool)> = model
             .uses
             .get(s)
@@ -475,6 +487,16 @@ fn witness(c: &Check, v: &Value) -> Witness {
     }
 }
 
+/// Where an operand's value is: computed for it, or kept by the context.
+enum Operand {
+    Owned(Value),
+    Slot(usize),
+    Builtin(usize),
+}
+
+/// Never read: `Ctx::operand` names only slots and builtins it computed.
+const EMPTY_SET: Value = Value::Set(0);
+
 impl Ctx<'_> {
     fn eval(&mut self, ir: &Ir) -> Value {
         let n = self.x.len();
@@ -485,30 +507,40 @@ impl Ctx<'_> {
             Ir::Union(a, b) => self.both(a, b, |x, y| x | y, Rel::union),
             Ir::Inter(a, b) => self.both(a, b, |x, y| x & y, Rel::inter),
             Ir::Diff(a, b) => self.both(a, b, |x, y| x & !y, Rel::diff),
-            Ir::Seq(a, b) => Value::Rel(self.rel(a).seq(&self.rel(b))),
-            Ir::Product(a, b) => {
-                let (s, t) = (self.set(a), self.set(b));
-                Value::Rel(Rel::product(n, s, t))
+            Ir::Seq(a, b) => {
+                let (a, b) = (self.operand(a), self.operand(b));
+                Value::Rel(self.as_rel(&a).seq(&self.as_rel(&b)))
             }
-            Ir::Inverse(a) => Value::Rel(self.rel(a).inverse()),
-            Ir::Plus(a) => Value::Rel(self.rel(a).plus()),
-            Ir::Star(a) => Value::Rel(self.rel(a).star()),
-            Ir::Opt(a) => Value::Rel(self.rel(a).opt()),
-            Ir::Complement(a) => match self.eval(a) {
-                Value::Set(s) => Value::Set(!s & full(n)),
-                Value::Rel(r) => Value::Rel(r.complement()),
-            },
-            Ir::Bracket(a) => Value::Rel(Rel::identity(n, self.set(a))),
-            Ir::Domain(a) => Value::Set(self.rel(a).domain()),
-            Ir::Range(a) => Value::Set(self.rel(a).range()),
+            Ir::Product(a, b) => {
+                let (s, t) = (self.operand(a), self.operand(b));
+                Value::Rel(Rel::product(n, self.as_set(&s), self.as_set(&t)))
+            }
+            Ir::Inverse(a) => self.unary(a, |r| Value::Rel(r.inverse())),
+            Ir::Plus(a) => self.unary(a, |r| Value::Rel(r.plus())),
+            Ir::Star(a) => self.unary(a, |r| Value::Rel(r.star())),
+            Ir::Opt(a) => self.unary(a, |r| Value::Rel(r.opt())),
+            Ir::Complement(a) => {
+                let a = self.operand(a);
+                match self.value(&a) {
+                    Value::Set(s) => Value::Set(!s & full(n)),
+                    Value::Rel(r) => Value::Rel(r.complement()),
+                }
+            }
+            Ir::Bracket(a) => {
+                let a = self.operand(a);
+                Value::Rel(Rel::identity(n, self.as_set(&a)))
+            }
+            Ir::Domain(a) => self.unary(a, |r| Value::Set(r.domain())),
+            Ir::Range(a) => self.unary(a, |r| Value::Set(r.range())),
             Ir::FenceRel(a) => {
-                let fences = self.set(a) & self.x.set(|e| e.kind == Kind::Fence);
+                let a = self.operand(a);
+                let fences = self.as_set(&a) & self.x.set(|e| e.kind == Kind::Fence);
                 let po = &self.x.po;
                 Value::Rel(po.seq(&Rel::identity(n, fences)).seq(po))
             }
             Ir::PerScope(r, s) => {
-                let (r, s) = (self.rel(r), self.rel(s));
-                Value::Rel(per_scope(self.x, &r, &s))
+                let (r, s) = (self.operand(r), self.operand(s));
+                Value::Rel(per_scope(self.x, &self.as_rel(&r), &self.as_rel(&s)))
             }
         }
     }
@@ -520,11 +552,60 @@ impl Ctx<'_> {
         sets: fn(u64, u64) -> u64,
         rels: fn(&Rel, &Rel) -> Rel,
     ) -> Value {
-        match (self.eval(a), self.eval(b)) {
-            (Value::Set(x), Value::Set(y)) => Value::Set(sets(x, y)),
-            (Value::Rel(x), Value::Rel(y)) => Value::Rel(rels(&x, &y)),
+        let (a, b) = (self.operand(a), self.operand(b));
+        match (self.value(&a), self.value(&b)) {
+            (Value::Set(x), Value::Set(y)) => Value::Set(sets(*x, *y)),
+            (Value::Rel(x), Value::Rel(y)) => Value::Rel(rels(x, y)),
             // The compiler types both sides alike; a mix cannot arise.
-            (x, _) => x,
+            (x, _) => x.clone(),
+        }
+    }
+
+    /// `f` of `a`'s value read as a relation.
+    fn unary(&mut self, a: &Ir, f: impl FnOnce(&Rel) -> Value) -> Value {
+        let a = self.operand(a);
+        f(&self.as_rel(&a))
+    }
+
+    /// An operand's value, computed, where it is kept: a slot's or a
+    /// builtin's is read in place, not copied (copies of relations out of
+    /// the `let`s were a tenth of a table's time).
+    fn operand(&mut self, ir: &Ir) -> Operand {
+        match ir {
+            Ir::Slot(s) => {
+                if matches!(self.slots.get(*s), Some(None)) {
+                    let v = self.slot(*s);
+                    if !matches!(self.slots.get(*s), Some(Some(_))) {
+                        return Operand::Owned(v);
+                    }
+                }
+                Operand::Slot(*s)
+            }
+            Ir::Builtin(b) => Operand::Builtin(self.builtin_at(*b)),
+            _ => Operand::Owned(self.eval(ir)),
+        }
+    }
+
+    fn value<'v>(&'v self, o: &'v Operand) -> &'v Value {
+        let found = match o {
+            Operand::Owned(v) => return v,
+            Operand::Slot(s) => self.slots.get(*s).and_then(Option::as_ref),
+            Operand::Builtin(i) => self.builtins.get(*i).map(|(_, v)| v),
+        };
+        found.unwrap_or(&EMPTY_SET)
+    }
+
+    fn as_rel<'v>(&'v self, o: &'v Operand) -> std::borrow::Cow<'v, Rel> {
+        match self.value(o) {
+            Value::Rel(r) => std::borrow::Cow::Borrowed(r),
+            Value::Set(s) => std::borrow::Cow::Owned(Rel::identity(self.x.len(), *s)),
+        }
+    }
+
+    fn as_set(&self, o: &Operand) -> u64 {
+        match self.value(o) {
+            Value::Set(s) => *s,
+            Value::Rel(r) => r.domain(),
         }
     }
 
@@ -622,14 +703,18 @@ impl Ctx<'_> {
             Ir::Slot(s) => {
                 let model = self.model;
                 let def = model.defined_by.get(*s).and_then(|&i| model.steps.get(i));
-                let n = model
-                    .names
-                    .iter()
-                    .find(|(_, slot, _)| slot == s)
-                    .map_or(String::new(), |(n, _, _)| within(name, n));
-                match def {
-                    Some(Step::Let(_, body)) => self.path(body, a, b, &n, d),
-                    _ => Some(vec![(a, b, n)]),
+                let named = model.names.iter().find(|(_, slot, _)| slot == s);
+                match (named, def) {
+                    // A hidden slot (`cat::share`) stands for its body in place.
+                    (None, Some(Step::Let(_, body))) => self.path(body, a, b, name, depth),
+                    (Some((n, _, _)), Some(Step::Let(_, body))) => {
+                        self.path(body, a, b, &within(name, n), d)
+                    }
+                    (named, _) => Some(vec![(
+                        a,
+                        b,
+                        named.map_or(String::new(), |(n, _, _)| within(name, n)),
+                    )]),
                 }
             }
             Ir::Bracket(_) => Some(Vec::new()),

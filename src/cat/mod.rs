@@ -14,6 +14,7 @@ pub mod eval;
 pub mod lexer;
 pub mod monotone;
 pub mod parse;
+pub mod share;
 
 use std::path::{Path, PathBuf};
 

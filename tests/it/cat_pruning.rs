@@ -241,3 +241,44 @@ fn a_read_takes_its_own_rmw_write_once() {
     let lazy = outcomes_with(p, &all, Limits::default(), true).expect("decides");
     assert_eq!(shown(&lazy), shown(&plain));
 }
+
+/// `cat::share` (repeated subexpressions evaluated once) against the
+/// model with every shared subexpression put back in its places: the
+/// same states, counts, witnesses and flags on the examples, under every
+/// bundled model.
+#[test]
+fn shared_and_inlined_subexpressions_agree_on_the_examples() {
+    let mut compared = 0;
+    let models = models();
+    let unshared: Vec<cat::Model> = models.iter().map(cat::share::unshare).collect();
+    // The Vulkan models repeat most (each `via` twice, each `ithb`'s fences).
+    assert!(models
+        .iter()
+        .zip(&unshared)
+        .any(|(m, u)| m.slots > u.slots + 10));
+    for dir in ["examples/classic", "examples/catalogue", "examples/vulkan"] {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+        let mut paths: Vec<_> = std::fs::read_dir(&root)
+            .expect("examples")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let src = std::fs::read_to_string(&path).expect("readable");
+            let Ok(t) = pomset::syntax::parse(&src) else {
+                continue;
+            };
+            for (m, u) in models.iter().zip(&unshared) {
+                let shared = outcomes_with(&t.program, m, limits(5_000), true);
+                let inlined = outcomes_with(&t.program, u, limits(5_000), true);
+                let (Ok(a), Ok(b)) = (shared, inlined) else {
+                    continue;
+                };
+                assert_eq!(shown(&a), shown(&b), "{} under {}", path.display(), m.name);
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared >= 400, "only {compared} runs compared");
+}

@@ -769,3 +769,26 @@ fn closure_rules_prove_the_unsound_star_cells_they_cover() {
         ["unsound*", "unsound*", "sound"]
     );
 }
+
+/// A row's cells share the parsed generated tests (`context::Tests`):
+/// each cell decided alone, parsing its own, is the same cell.
+#[test]
+fn cells_sharing_parsed_tests_are_the_cells_decided_alone() {
+    let names: Vec<String> = ["elim-fence", "intro-write"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let inst = transform::bundled_instances(&names).expect("bundled schemas");
+    let engines = engines(&["rc11", "sc"]);
+    let bound = sized(1, 2);
+    let t = table::build(&inst, &engines, bound, None, 2, &|_, _| {});
+    let mut unsound = 0;
+    for (row, i) in t.rows.iter().zip(&inst) {
+        for (cell, (_, e)) in row.cells.iter().zip(&engines) {
+            let alone = table::decide(&i.refinement, e.as_ref(), false, bound);
+            assert_eq!(cell, &alone, "{} under {}", i.schema, e.name());
+            unsound += usize::from(matches!(cell, Cell::Unsound(Some(_))));
+        }
+    }
+    assert!(unsound > 0, "no counterexample among the cells compared");
+}

@@ -44,8 +44,11 @@ pub enum Builtin {
     Vulkan(VkBuiltin),
 }
 
+/// One more than the largest `Builtin::code`.
+pub const CODES: usize = 768;
+
 impl Builtin {
-    /// A number of its own for each builtin: what `cat::eval` finds a
+    /// A number of its own (below `CODES`) for each builtin: what `cat::eval` finds a
     /// computed builtin by (comparing the enums field by field was a
     /// twentieth of Vulkan's time).
     pub fn code(self) -> u16 {
@@ -534,6 +537,12 @@ mod code_tests {
         for a in &all {
             for b in &all {
                 assert_eq!(a == b, a.code() == b.code(), "{a:?} and {b:?}");
+            }
+            assert!(usize::from(a.code()) < CODES, "{a:?}");
+        }
+        for n in [u8::MAX] {
+            for b in [VkBuiltin::Class(n), VkBuiltin::SemSc(n)] {
+                assert!(usize::from(Builtin::Vulkan(b).code()) < CODES);
             }
         }
     }

@@ -49,7 +49,10 @@ struct Ctx<'a> {
     /// uses a dozen or two, and finding one here is cheaper than finding
     /// its place in `builtins::named()` (a fifth of Vulkan's time was that
     /// search).
-    builtins: Vec<(u16, Value)>,
+    builtins: Vec<Value>,
+    /// By `Builtin::code`: 1 + the builtin's place in `builtins`, or 0
+    /// (scanning `builtins` for a code was a sixteenth of a table's time).
+    placed: [u8; builtins::CODES],
     /// The first error met while evaluating (a `let rec` that does not converge).
     error: Option<CatError>,
 }
@@ -61,6 +64,7 @@ impl<'a> Ctx<'a> {
             model,
             slots: vec![None; model.slots],
             builtins: Vec::new(),
+            placed: [0; builtins::CODES],
             error: None,
         }
     }
@@ -68,23 +72,38 @@ impl<'a> Ctx<'a> {
     /// A builtin's value, computed once per execution.
     fn builtin(&mut self, b: builtins::Builtin) -> Value {
         let i = self.builtin_at(b);
-        self.builtins[i].1.clone()
+        self.builtins[i].clone()
     }
 
     /// Where a builtin's value is in `builtins`, computed the first time.
     fn builtin_at(&mut self, b: builtins::Builtin) -> usize {
-        let code = b.code();
-        if let Some(i) = self.builtins.iter().position(|(t, _)| *t == code) {
-            return i;
+        let code = usize::from(b.code());
+        if let Some(&p) = self.placed.get(code).filter(|&&p| p > 0) {
+            return usize::from(p) - 1;
         }
-        self.builtins.push((code, builtins::value(b, self.x)));
-        self.builtins.len() - 1
+        self.builtins.push(builtins::value(b, self.x));
+        let i = self.builtins.len() - 1;
+        if let (Some(p), Ok(place)) = (self.placed.get_mut(code), u8::try_from(i + 1)) {
+            *p = place;
+        }
+        i
     }
 
     /// A slot's value, computing its definition the first time.
     fn slot(&mut self, s: usize) -> Value {
-        if let Some(v) = &self.slots[s] {
-            return v.clone();
+        self.compute(s);
+        self.slots[s]
+            .clone()
+            .unwrap_or_else(|| Value::Rel(Rel::new(self.x.len())))
+    }
+
+    /// Computes slot `s` if it is not yet, keeping its value in `slots`
+    /// (a value copied out only to be dropped was a twelfth of a table's
+    /// time). A `with` slot that `Model::context` did not preset stays
+    /// unset, and reads as empty.
+    fn compute(&mut self, s: usize) {
+        if self.slots[s].is_some() {
+            return;
         }
         self.compute_uses(s);
         let model = self.model;
@@ -92,19 +111,14 @@ impl<'a> Ctx<'a> {
         match step {
             Some(Step::Let(_, ir)) => {
                 let v = self.eval(ir);
-                self.slots[s] = Some(v.clone());
-                v
+                self.slots[s] = Some(v);
             }
             Some(step @ Step::Rec { .. }) => {
                 if let Err(e) = self.rec(step) {
                     self.error.get_or_insert(e);
                 }
-                self.slots[s]
-                    .clone()
-                    .unwrap_or_else(|| Value::Rel(Rel::new(self.x.len())))
             }
-            // A `with` slot is preset by `Model::context`; unset, it is empty.
-            _ => Value::Rel(Rel::new(self.x.len())),
+            _ => {}
         }
     }
 
@@ -129,7 +143,7 @@ impl<'a> Ctx<'a> {
                 continue;
             }
             if ready {
-                self.slot(t);
+                self.compute(t);
                 continue;
             }
             stack.push((t, true));
@@ -573,13 +587,13 @@ impl Ctx<'_> {
     fn operand(&mut self, ir: &Ir) -> Operand {
         match ir {
             Ir::Slot(s) => {
-                if matches!(self.slots.get(*s), Some(None)) {
-                    let v = self.slot(*s);
-                    if !matches!(self.slots.get(*s), Some(Some(_))) {
-                        return Operand::Owned(v);
-                    }
+                self.compute(*s);
+                if matches!(self.slots.get(*s), Some(Some(_))) {
+                    Operand::Slot(*s)
+                } else {
+                    // Unset: an unpreset `with`, a failed recursion.
+                    Operand::Owned(Value::Rel(Rel::new(self.x.len())))
                 }
-                Operand::Slot(*s)
             }
             Ir::Builtin(b) => Operand::Builtin(self.builtin_at(*b)),
             _ => Operand::Owned(self.eval(ir)),
@@ -590,7 +604,7 @@ impl Ctx<'_> {
         let found = match o {
             Operand::Owned(v) => return v,
             Operand::Slot(s) => self.slots.get(*s).and_then(Option::as_ref),
-            Operand::Builtin(i) => self.builtins.get(*i).map(|(_, v)| v),
+            Operand::Builtin(i) => self.builtins.get(*i),
         };
         found.unwrap_or(&EMPTY_SET)
     }

@@ -44,6 +44,25 @@ pub enum Builtin {
     Vulkan(VkBuiltin),
 }
 
+impl Builtin {
+    /// Whether the builtin's value is a function of the candidate's frame
+    /// (`cat::frame`): every builtin but rf, co and those made of them.
+    pub fn fixed(self) -> bool {
+        !matches!(
+            self,
+            Builtin::Rf
+                | Builtin::Co
+                | Builtin::Fr
+                | Builtin::Rfe
+                | Builtin::Rfi
+                | Builtin::Coe
+                | Builtin::Coi
+                | Builtin::Fre
+                | Builtin::Fri
+        )
+    }
+}
+
 /// One more than the largest `Builtin::code`.
 pub const CODES: usize = 768;
 

@@ -128,6 +128,9 @@ pub struct Model {
     /// fiftieth of the table's time when computed each time).
     pub prunable: Vec<usize>,
     pub per_scope: bool,
+    /// By slot: whether its value is a function of the candidate's frame
+    /// (`cat::frame::fixed`).
+    pub fixed: Vec<bool>,
 }
 
 /// What a name stands for while compiling.
@@ -247,8 +250,10 @@ pub fn compile(main: Source) -> Result<Model, LoadError> {
         lowering: None,
         prunable: Vec::new(),
         per_scope: false,
+        fixed: Vec::new(),
     };
     super::share::share(&mut model);
+    model.fixed = super::frame::fixed(&model);
     model.prunable = super::monotone::prunable(&model);
     model.per_scope = super::monotone::uses_per_scope(&model);
     Ok(model)

@@ -45,6 +45,9 @@ struct Ctx<'a> {
     x: &'a Execution,
     model: &'a Model,
     slots: Vec<Option<Value>>,
+    /// Fixed slots' values known for the execution's frame (`cat::frame`),
+    /// read in place; a slot set here is not computed again.
+    seed: &'a [Option<Value>],
     /// Builtins computed so far, in the order first asked for: a model
     /// uses a dozen or two, and finding one here is cheaper than finding
     /// its place in `builtins::named()` (a fifth of Vulkan's time was that
@@ -63,6 +66,7 @@ impl<'a> Ctx<'a> {
             x,
             model,
             slots: vec![None; model.slots],
+            seed: &[],
             builtins: Vec::new(),
             placed: [0; builtins::CODES],
             error: None,
@@ -92,9 +96,22 @@ impl<'a> Ctx<'a> {
     /// A slot's value, computing its definition the first time.
     fn slot(&mut self, s: usize) -> Value {
         self.compute(s);
-        self.slots[s]
-            .clone()
+        self.kept(s)
+            .cloned()
             .unwrap_or_else(|| Value::Rel(Rel::new(self.x.len())))
+    }
+
+    /// Slot `s`'s value if computed, here or for the frame (`seed`).
+    fn kept(&self, s: usize) -> Option<&Value> {
+        match self.slots.get(s) {
+            Some(Some(v)) => Some(v),
+            _ => self.seed.get(s).and_then(Option::as_ref),
+        }
+    }
+
+    /// Whether slot `s` is still to be computed.
+    fn pending(&self, s: usize) -> bool {
+        matches!(self.slots.get(s), Some(None)) && !matches!(self.seed.get(s), Some(Some(_)))
     }
 
     /// Computes slot `s` if it is not yet, keeping its value in `slots`
@@ -102,7 +119,7 @@ impl<'a> Ctx<'a> {
     /// time). A `with` slot that `Model::context` did not preset stays
     /// unset, and reads as empty.
     fn compute(&mut self, s: usize) {
-        if self.slots[s].is_some() {
+        if !self.pending(s) {
             return;
         }
         self.compute_uses(s);
@@ -128,10 +145,7 @@ impl<'a> Ctx<'a> {
     fn compute_uses(&mut self, s: usize) {
         let model = self.model;
         let uses = model.uses.get(s).map_or(&[][..], Vec::as_slice);
-        if uses
-            .iter()
-            .all(|&t| !matches!(self.slots.get(t), Some(None)))
-        {
+        if uses.iter().all(|&t| !self.pending(t)) {
             return;
         }
         let mut stack: Vec<(usize, bool)> = model
@@ -139,7 +153,7 @@ impl<'a> Ctx<'a> {
             .get(s)
             .map_or(Vec::new(), |u| u.iter().map(|&t| (t, false)).collect());
         while let Some((t, ready)) = stack.pop() {
-            if !matches!(self.slots.get(t), Some(None)) {
+            if !self.pending(t) {
                 continue;
             }
             if ready {
@@ -229,11 +243,53 @@ impl Model {
         Ok(j)
     }
 
+    /// `judge`, with the fixed slots' values (`cat::frame`) taken from
+    /// `frames` when an execution with `x`'s frame was judged before, and
+    /// kept there for the next: the same judgement, computed once per
+    /// frame for what does not depend on rf and co.
+    pub fn judge_framed(
+        &self,
+        x: &Execution,
+        frames: &mut super::frame::Frames,
+    ) -> Result<Judgement, CatError> {
+        if self.with_step().is_some() {
+            return self.judge(x);
+        }
+        let (i, seed) = frames.find(x);
+        let mut ctx = Ctx::new(self, x);
+        ctx.seed = seed;
+        let j = self.judge_in(&mut ctx);
+        let mut slots = std::mem::take(&mut ctx.slots);
+        drop(ctx);
+        frames.keep(i, self, &mut slots);
+        j
+    }
+
+    /// `refutes`, with `frames` as in `judge_framed`.
+    pub fn refutes_framed(
+        &self,
+        x: &Execution,
+        checks: &[usize],
+        frames: &mut super::frame::Frames,
+    ) -> bool {
+        let (i, seed) = frames.find(x);
+        let mut ctx = Ctx::new(self, x);
+        ctx.seed = seed;
+        let refuted = Self::refutes_in(self, &mut ctx, checks);
+        let mut slots = std::mem::take(&mut ctx.slots);
+        drop(ctx);
+        frames.keep(i, self, &mut slots);
+        refuted
+    }
+
     /// Whether one of `checks` (from `monotone::prunable`) fails on a
     /// partial candidate, so on each of its completions. An error (a `let
     /// rec` that does not converge on the part) refutes nothing.
     pub fn refutes(&self, x: &Execution, checks: &[usize]) -> bool {
-        let mut ctx = Ctx::new(self, x);
+        Self::refutes_in(self, &mut Ctx::new(self, x), checks)
+    }
+
+    fn refutes_in(&self, ctx: &mut Ctx, checks: &[usize]) -> bool {
         for &i in checks {
             let Some(Step::Check(c)) = self.steps.get(i) else {
                 continue;
@@ -588,7 +644,7 @@ impl Ctx<'_> {
         match ir {
             Ir::Slot(s) => {
                 self.compute(*s);
-                if matches!(self.slots.get(*s), Some(Some(_))) {
+                if self.kept(*s).is_some() {
                     Operand::Slot(*s)
                 } else {
                     // Unset: an unpreset `with`, a failed recursion.
@@ -603,7 +659,7 @@ impl Ctx<'_> {
     fn value<'v>(&'v self, o: &'v Operand) -> &'v Value {
         let found = match o {
             Operand::Owned(v) => return v,
-            Operand::Slot(s) => self.slots.get(*s).and_then(Option::as_ref),
+            Operand::Slot(s) => self.kept(*s),
             Operand::Builtin(i) => self.builtins.get(*i),
         };
         found.unwrap_or(&EMPTY_SET)

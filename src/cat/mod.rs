@@ -11,6 +11,7 @@ pub mod builtins;
 pub mod compile;
 pub mod depth;
 pub mod eval;
+pub mod frame;
 pub mod lexer;
 pub mod monotone;
 pub mod parse;

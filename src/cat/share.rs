@@ -281,6 +281,7 @@ pub fn unshare(model: &Model) -> Model {
     out.uses = super::compile::uses(&out.steps, &out.defined_by, out.slots);
     out.prunable = super::monotone::prunable(&out);
     out.per_scope = super::monotone::uses_per_scope(&out);
+    out.fixed = super::frame::fixed(&out);
     out
 }
 

@@ -282,3 +282,46 @@ fn shared_and_inlined_subexpressions_agree_on_the_examples() {
     }
     assert!(compared >= 400, "only {compared} runs compared");
 }
+
+/// `cat::frame`: a model's fixed slots (those that read neither rf nor
+/// co) taken from an earlier candidate with the same frame judge every
+/// candidate as computing them anew does, under every bundled model on the
+/// examples; and the frames are found again (else nothing was tested).
+#[test]
+fn fixed_slots_kept_per_frame_judge_as_computed_anew() {
+    let mut judged = 0;
+    let mut found = 0;
+    for model in models() {
+        let mut frames = cat::frame::Frames::default();
+        for dir in ["examples/classic", "examples/catalogue", "examples/vulkan"] {
+            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+            let mut paths: Vec<_> = std::fs::read_dir(&root)
+                .expect("examples")
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
+                .collect();
+            paths.sort();
+            for path in paths {
+                let src = std::fs::read_to_string(&path).expect("readable");
+                let Ok(t) = pomset::syntax::parse(&src) else {
+                    continue;
+                };
+                let lowered = model.lowering.map(|l| l.apply(&t.program));
+                let p = lowered.as_ref().unwrap_or(&t.program);
+                let _ = pomset::engine::axiomatic::candidates(p, &limits(2_000), |x, _| {
+                    let plain = format!("{:?}", model.judge(x));
+                    let framed = format!("{:?}", model.judge_framed(x, &mut frames));
+                    assert_eq!(plain, framed, "{} under {}", path.display(), model.name);
+                    judged += 1;
+                    true
+                });
+            }
+        }
+        found += frames.found();
+    }
+    assert!(judged >= 10_000, "only {judged} candidates judged");
+    assert!(
+        found * 2 >= judged,
+        "frames found again only {found} times of {judged}"
+    );
+}

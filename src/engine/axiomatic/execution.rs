@@ -13,7 +13,7 @@ use crate::syntax::ast::{Mode, RmwOp, Scope, UnOp};
 use crate::syntax::core::{Expr, Loc, Program, RegId, Stmt, ThreadId, Vk};
 
 /// What an event does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
     Read,
     Write,

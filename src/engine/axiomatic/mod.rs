@@ -489,7 +489,10 @@ pub fn outcomes_with(
     let mut canon: BTreeMap<Packed, usize> = BTreeMap::new();
     let mut shape: Option<State> = None;
     let mut members = 0usize;
-    let mut judge = |x: &Execution, regs: &[Option<i64>], times: usize| match model.judge(x) {
+    let mut frames = crate::cat::frame::Frames::default();
+    let mut judge = |x: &Execution, regs: &[Option<i64>], times: usize| match model
+        .judge_framed(x, &mut frames)
+    {
         Ok(j) if j.consistent() => {
             let state = final_state(p, x, regs);
             // A new state (or orbit) beyond the limit is not kept: the

@@ -55,6 +55,11 @@ impl Clone for Rel {
 }
 
 impl Rel {
+    /// Row `a` is the set of `b` with `(a, b)`, for each event `a`.
+    pub fn rows(&self) -> &[u64] {
+        &self.rows
+    }
+
     /// The empty relation on `n` events.
     pub fn new(n: usize) -> Rel {
         Rel {

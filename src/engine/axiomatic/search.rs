@@ -185,6 +185,7 @@ pub(super) fn candidates(
         nodes: 0,
         tried: 0,
         cut: 0,
+        frames: crate::cat::frame::Frames::default(),
         stop: false,
         error: None,
         visit,
@@ -222,6 +223,8 @@ struct Search<'a, 'v> {
     nodes: usize,
     tried: usize,
     cut: usize,
+    /// The fixed slots' values of the parts' frames (`cat::frame`).
+    frames: crate::cat::frame::Frames,
     stop: bool,
     error: Option<String>,
     visit: &'v mut Visit<'v>,
@@ -463,7 +466,7 @@ impl<'a> Search<'a, '_> {
             }
         }
         x.co = at.co(&self.co, x.len());
-        let cut = self.model.refutes(&x, self.checks);
+        let cut = self.model.refutes_framed(&x, self.checks, &mut self.frames);
         self.cut += usize::from(cut);
         cut
     }

@@ -1,0 +1,248 @@
+//! A model's values that do not depend on rf and co, computed once per
+//! *frame* rather than once per candidate execution.
+//!
+//! The candidates of one program that take the same path through each
+//! thread differ only in rf, co and the values their reads return: their
+//! events (thread, kind, mode, scope, cell, Vulkan qualifiers), po, the
+//! dependencies, rmw and the scope and barrier relations are the same.
+//! That common part is the candidate's frame. A builtin other than rf, co
+//! and what is made of them (`Builtin::fixed`) reads only the frame (no
+//! builtin reads an event's value), and so does every operator of `Ir`
+//! (`FenceRel` and `PerScope` read the events and the scope relations;
+//! complement and `_` the number of events). So a `let` whose body reads
+//! only such builtins and such `let`s (a *fixed* slot) has one value per
+//! frame, and the evaluator may take it from an earlier candidate with an
+//! equal frame instead of computing it again: exact, not an approximation.
+//! A `let rec`'s slots and a `with`'s are never fixed (a recursion's value
+//! changes while it is iterated; a choice is made per candidate).
+//!
+//! `Frames` keeps the fixed slots' values of the last few frames met,
+//! found by a hash of the frame and confirmed by comparing it whole.
+
+use super::builtins::Value;
+use super::compile::{Ir, Model, Step};
+use crate::engine::axiomatic::execution::{Event, Execution, Kind};
+use crate::engine::axiomatic::relation::Rel;
+
+/// Which of `model`'s slots are fixed (see the module): a `let` over fixed
+/// builtins and fixed slots only, as the greatest solution (the `let`s do
+/// not depend on themselves, so it is the only one).
+pub fn fixed(model: &Model) -> Vec<bool> {
+    let body = |s: usize| match model.defined_by.get(s).and_then(|&i| model.steps.get(i)) {
+        Some(Step::Let(_, body)) => Some(body),
+        _ => None,
+    };
+    let mut fixed: Vec<bool> = (0..model.slots).map(|s| body(s).is_some()).collect();
+    loop {
+        let mut changed = false;
+        for s in 0..model.slots {
+            if !fixed[s] {
+                continue;
+            }
+            if let Some(b) = body(s) {
+                if !reads_only_fixed(b, &fixed) {
+                    fixed[s] = false;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return fixed;
+        }
+    }
+}
+
+/// Whether every leaf of `ir` is a fixed builtin, a fixed slot or empty.
+fn reads_only_fixed(ir: &Ir, fixed: &[bool]) -> bool {
+    let mut stack = vec![ir];
+    while let Some(ir) = stack.pop() {
+        match ir {
+            Ir::Builtin(b) if !b.fixed() => return false,
+            Ir::Slot(t) if !fixed.get(*t).copied().unwrap_or(false) => return false,
+            _ => stack.extend(ir.children()),
+        }
+    }
+    true
+}
+
+/// How many frames `Frames` keeps: a program's candidates take a few paths
+/// per thread, and a bounded cache keeps memory bounded on large ones.
+const KEPT: usize = 64;
+
+/// The fixed slots' values on the frames met so far (see the module).
+#[derive(Default)]
+pub struct Frames {
+    entries: Vec<Entry>,
+    /// Where the next entry goes once `KEPT` are kept (oldest first).
+    next: usize,
+    /// How many executions found their frame kept.
+    found: usize,
+}
+
+struct Entry {
+    hash: u64,
+    /// An execution with this frame (its rf, co and values are ignored).
+    frame: Execution,
+    /// By slot: the fixed slots' values computed so far on this frame.
+    slots: Vec<Option<Value>>,
+}
+
+impl Frames {
+    /// The fixed slots' values known for `x`'s frame, and where they are
+    /// kept (to add those the next evaluation computes).
+    pub(super) fn find(&mut self, x: &Execution) -> (usize, &[Option<Value>]) {
+        let hash = frame_hash(x);
+        if let Some(i) = self
+            .entries
+            .iter()
+            .position(|e| e.hash == hash && same_frame(&e.frame, x))
+        {
+            self.found += 1;
+            return (i, &self.entries[i].slots);
+        }
+        let entry = Entry {
+            hash,
+            frame: x.clone(),
+            slots: Vec::new(),
+        };
+        let i = if self.entries.len() < KEPT {
+            self.entries.push(entry);
+            self.entries.len() - 1
+        } else {
+            let i = self.next;
+            self.entries[i] = entry;
+            self.next = (i + 1) % KEPT;
+            i
+        };
+        (i, &self.entries[i].slots)
+    }
+
+    /// How many executions found their frame kept (for tests).
+    pub fn found(&self) -> usize {
+        self.found
+    }
+
+    /// Keeps the fixed slots `slots` holds (an evaluation's, after it) for
+    /// the frame of entry `i`.
+    pub(super) fn keep(&mut self, i: usize, model: &Model, slots: &mut [Option<Value>]) {
+        let Some(e) = self.entries.get_mut(i) else {
+            return;
+        };
+        if e.slots.len() < slots.len() {
+            e.slots.resize(slots.len(), None);
+        }
+        for (s, v) in slots.iter_mut().enumerate() {
+            if v.is_some() && model.fixed.get(s).copied().unwrap_or(false) && e.slots[s].is_none() {
+                e.slots[s] = v.take();
+            }
+        }
+    }
+}
+
+/// A hash of `x`'s frame: equal frames hash alike (word by word, as
+/// rustc's FxHasher: the standard SipHash was a sixteenth of a table).
+fn frame_hash(x: &Execution) -> u64 {
+    let mut h = 0u64;
+    let mut mix = |w: u64| h = (h.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    let (events, rels) = frame(x);
+    for (thread, kind, mode, scope, cell, vk) in events {
+        mix(thread.map_or(u64::MAX, u64::from));
+        mix(kind as u64 | (mode.map_or(0xff, |m| m as u64) << 8) | ((scope as u64) << 16));
+        mix(cell as u64);
+        mix(u64::from(vk.class)
+            | u64::from(vk.semsc) << 8
+            | u64::from(vk.av) << 16
+            | u64::from(vk.vis) << 17
+            | u64::from(vk.nonpriv) << 18
+            | u64::from(vk.semav) << 19
+            | u64::from(vk.semvis) << 20);
+    }
+    for r in rels {
+        r.rows().iter().for_each(|&w| mix(w));
+    }
+    h
+}
+
+/// Whether `a` and `b` have the same frame.
+fn same_frame(a: &Execution, b: &Execution) -> bool {
+    let ((ea, ra), (eb, rb)) = (frame(a), frame(b));
+    a.events.len() == b.events.len() && ea.eq(eb) && ra == rb
+}
+
+/// What an event contributes to its frame: all but its value.
+type EventFrame = (
+    Option<crate::syntax::core::ThreadId>,
+    Kind,
+    Option<crate::syntax::ast::Mode>,
+    crate::syntax::ast::Scope,
+    usize,
+    crate::syntax::core::Vk,
+);
+
+/// `x`'s frame: each event but its value, and every relation but rf and
+/// co. The patterns name every field, so a field added to `Execution` or
+/// `Event` does not compile until it is placed here, in or out.
+fn frame(x: &Execution) -> (impl Iterator<Item = EventFrame> + '_, [&Rel; 9]) {
+    let Execution {
+        events,
+        po,
+        rf: _,
+        co: _,
+        rmw,
+        addr,
+        data,
+        ctrl,
+        same_cta,
+        same_gpu,
+        same_sg,
+        syncbar,
+    } = x;
+    let events = events.iter().map(|e| {
+        let Event {
+            thread,
+            kind,
+            mode,
+            scope,
+            cell,
+            value: _,
+            vk,
+        } = *e;
+        (thread, kind, mode, scope, cell, vk)
+    });
+    (
+        events,
+        [
+            po, rmw, addr, data, ctrl, same_cta, same_gpu, same_sg, syncbar,
+        ],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixed_names(text: &str) -> Vec<(String, bool)> {
+        let m = crate::cat::from_text("t.cat", text).expect("compiles");
+        let f = fixed(&m);
+        let mut out: Vec<(String, bool)> =
+            m.names.iter().map(|(n, s, _)| (n.clone(), f[*s])).collect();
+        out.sort();
+        out
+    }
+
+    /// What reads rf or co, a recursion, or either through a `let`, is not
+    /// fixed; the rest is.
+    #[test]
+    fn fixed_is_what_reads_neither_rf_nor_co() {
+        let text = "T\nlet a = po ; [W]\nlet b = a | rf\nlet c = a ; loc\nlet d = b ; a\nlet rec e = po | (e ; po)\nlet g = e & a\nlet h = fre\nacyclic d | c | g | h as x\n";
+        let names = fixed_names(text);
+        let get = |n: &str| names.iter().find(|(m, _)| m == n).map(|(_, f)| *f);
+        assert_eq!(get("a"), Some(true));
+        assert_eq!(get("c"), Some(true));
+        assert_eq!(get("b"), Some(false));
+        assert_eq!(get("d"), Some(false));
+        assert_eq!(get("e"), Some(false));
+        assert_eq!(get("g"), Some(false));
+        assert_eq!(get("h"), Some(false));
+    }
+}

@@ -1084,7 +1084,7 @@ impl Cx<'_> {
         }
         for e in &f.events {
             let k = self.sem.trees.eval(&mut self.sem.l, e.kappa, 0);
-            let label = crate::render::text::label(&self.sem, self.sem.program, &e.label);
+            let label = crate::engine::pwt::text::label(&self.sem, self.sem.program, &e.label);
             let _ = writeln!(s, "  e{}: {} | {label}", e.id, self.show(k, &names));
         }
         for (a, b) in required(self.model, f) {

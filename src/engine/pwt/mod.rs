@@ -2,7 +2,13 @@
 //! pomsets with predicate transformers, one function per construct in
 //! `construct.rs`; the candidate conditions and rf search in `check`;
 //! completeness and outcomes in `decide.rs`; independent readers decided
-//! as a product in `factor.rs`.
+//! as a product in `factor.rs`; pomsets as text (`text.rs`) and as the
+//! plain pictures `render` draws (`picture.rs`).
+//!
+//! Outside `engine/`, the engine is what this file exports: `Pwt` (the
+//! `Engine`), and the entry points re-exported below for what only the
+//! pomset semantics does (its listings, pictures, refusals); no other
+//! module names the submodules (`tests/it/layering.rs`).
 
 pub mod candidates;
 pub mod check;
@@ -14,7 +20,14 @@ pub mod factor;
 pub mod gap;
 pub mod goal;
 pub mod if_closure;
+pub mod picture;
 pub mod tau;
+pub mod text;
+
+pub use decide::{outcomes, refused, refused_program};
+pub use explain::{explain_text, explain_text_within};
+pub use picture::{pictures, pictures_counted};
+pub use text::{candidate_texts, pomset_texts, Texts};
 
 use super::{Capability, Engine};
 use crate::model::Model;
@@ -88,7 +101,7 @@ impl Engine for Pwt {
         model: &Model,
         opts: &DrawOptions,
     ) -> Result<(Drawn, &'static str), String> {
-        crate::render::draw::pictures_counted(test, model, opts)
+        picture::pictures_counted(test, model, opts)
             .map(|d| (d, "pomsets"))
             .map_err(|e| e.to_string())
     }

@@ -21,6 +21,7 @@ pub mod gap;
 pub mod goal;
 pub mod if_closure;
 pub mod picture;
+pub mod refine;
 pub mod tau;
 pub mod text;
 
@@ -29,12 +30,12 @@ pub use explain::{explain_text, explain_text_within};
 pub use picture::{pictures, pictures_counted};
 pub use text::{candidate_texts, pomset_texts, Texts};
 
-use super::{Capability, Engine};
+use super::{Capability, Engine, LocalRefinement};
 use crate::model::Model;
 use crate::outcome::{Limits, Outcomes};
 use crate::render::draw::{DrawOptions, Drawn};
 use crate::report::Report;
-use crate::syntax::core::Program;
+use crate::syntax::core::{Program, Stmt};
 use crate::syntax::Litmus;
 
 /// The pomset semantics (`pwt`), the default model: every capability.
@@ -104,5 +105,25 @@ impl Engine for Pwt {
         picture::pictures_counted(test, model, opts)
             .map(|d| (d, "pomsets"))
             .map_err(|e| e.to_string())
+    }
+
+    fn refine_locally(
+        &self,
+        p: &Program,
+        source: &Stmt,
+        target: &Stmt,
+        model: &Model,
+        max_pomsets: usize,
+        limits: Limits,
+    ) -> Result<LocalRefinement, String> {
+        decide::refused(model).map_err(|u| u.sentence("is refused"))?;
+        Ok(refine::refine_locally(
+            p,
+            source,
+            target,
+            model,
+            max_pomsets,
+            limits,
+        ))
     }
 }

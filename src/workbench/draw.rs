@@ -19,7 +19,8 @@ use crate::render::draw::{render, DrawError, DrawOptions, Format};
 use crate::syntax::core::Prop;
 use crate::syntax::Litmus;
 
-/// Draws the chosen complete pomsets of a test in one format.
+/// `pomset draw`'s library entry point: the pomset engine's pictures of the
+/// pomsets `opts` chooses (`engine::pwt::pictures_counted`), in one format.
 pub fn draw(lit: &Litmus, model: &Model, opts: &DrawOptions) -> Result<String, DrawError> {
     Ok(render(
         &crate::engine::pwt::pictures_counted(lit, model, opts)?.pictures,

@@ -5,8 +5,9 @@
 use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use pomset::render::draw::{draw, DrawOptions, Format, Which};
+use pomset::render::draw::{DrawOptions, Format, Which};
 use pomset::syntax::{self, Litmus};
+use pomset::workbench::draw;
 
 fn load(rel: &str) -> Litmus {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

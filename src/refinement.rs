@@ -1,10 +1,9 @@
 //! Refinement (§2): is rewriting a source S1 into a target S2 sound, that is
 //! `[[S1]] ⊇ [[S2]]`? Two checks:
 //!
-//! - the pomset-level check: every local pomset of S2 is one of S1 up to a
-//!   renaming of events that keeps labels, with equivalent ✓, κ(e) for every
-//!   dependency set ↓e, τ^D for every D and the tested postconditions, the
-//!   same rmw, and every order SEQ demands of S1 (s7a, s8a) demanded of S2;
+//! - the pomset-level check, the pomset engine's (`Engine::refine_locally`,
+//!   in `engine/pwt/refine.rs`): every local pomset of S2 is one of S1 up to
+//!   a renaming of events that keeps labels;
 //! - the contextual check: when the first fails, small litmus tests that put
 //!   the fragment in thread P0 next to up to two threads of accesses on the
 //!   same locations, looking for an outcome S2 allows and S1 forbids.
@@ -15,12 +14,9 @@
 //! (`undecided`: the answer must be unknown; in a litmus file `expect
 //! unknown` states no verdict, so a refinement file spells it apart).
 
-use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use crate::action::{self, Kind};
-use crate::engine::pwt::construct::{Frag, Sem};
-use crate::logic::{Addr, FormulaId, Names, Notation, Subst, Var};
+use crate::engine::{Engine, LocalRefinement, Matching};
 use crate::model::{IfClosure, Model};
 use crate::syntax::core::{Program, Stmt};
 use crate::syntax::lexer::{self, Tok};
@@ -440,31 +436,27 @@ pub fn quick_text(from: &str, to: &str) -> String {
 
 // ---------------------------------------------------------------- the check
 
-/// Decides `[[source]] ⊇ [[target]]` under `model`.
+/// Decides `[[source]] ⊇ [[target]]` under `model`: the pomset engine's
+/// local check (`Engine::refine_locally`), then, where it finds a target
+/// pomset with no source twin, the context search for a test that shows it.
 pub fn refine(
     req: &Refinement,
     model: &Model,
     limits: Limits,
 ) -> Result<RefineReport, RefineError> {
-    if let Err(u) = crate::engine::pwt::decide::refused(model) {
-        return Err(RefineError::Unsupported(u.sentence("is refused")));
-    }
     let mut report = RefineReport::new(req, Verdict::Sound);
     let p = &req.program;
-    let mut sem = Sem::new(p, model, limits.max_pomsets, limits.run.max_partitions);
-    sem.complete_only = false;
-    // Refinement compares pomsets: with `monotonicity`, every stronger label.
-    sem.strengthen = true;
-    // `--timeout` holds while the fragments are denoted too.
-    sem.deadline = limits.run.deadline;
-    sem.cancel = limits.run.cancel;
-    let thread = p.main.first().map_or(0, |(t, _)| *t);
-    let denoted = sem
-        .denote(&req.source, thread)
-        .and_then(|s| Ok((s, sem.denote(&req.target, thread)?)));
-    let (src, tgt) = match denoted {
-        Ok(x) => x,
-        Err(stop) => {
+    let pwt = crate::engine::pwt::Pwt;
+    let local = pwt.refine_locally(
+        p,
+        &req.source,
+        &req.target,
+        model,
+        limits.max_pomsets,
+        limits.run,
+    );
+    let (source, target, matching) = match local.map_err(RefineError::Unsupported)? {
+        LocalRefinement::Stopped(stop) => {
             report.verdict = Verdict::Unknown;
             // A distinguishing test still settles it: its outcomes are decided.
             contextual(req, model, limits, &mut report);
@@ -472,63 +464,30 @@ pub fn refine(
                 report.verdict = Verdict::Unsound;
             }
             report.limit = Some(match report.limit.take() {
-                Some(c) => format!("{}; the context search: {c}", stop.text()),
-                None => stop.text(),
+                Some(c) => format!("{stop}; the context search: {c}"),
+                None => stop,
             });
             return Ok(report);
         }
+        LocalRefinement::Denoted {
+            source,
+            target,
+            matching,
+        } => (source, target, matching),
     };
-    report.source_pomsets = src.len();
-    report.target_pomsets = tgt.len();
+    report.source_pomsets = source;
+    report.target_pomsets = target;
     report.enumerated = true;
-    let posts = postconditions(&mut sem, thread);
-    let renaming = fork_renaming(p, &req.source, &req.target);
-    let fork_posts = renaming
-        .threads
-        .iter()
-        .map(|&(_, f)| (f, register_postconditions(&mut sem, f)))
-        .collect();
-    let mut cx = Cx {
-        sem,
-        posts,
-        model,
-        renaming,
-        fork_posts,
-    };
-    for t in &tgt {
-        let mut why = Vec::new();
-        let mut found = false;
-        for s in &src {
-            if let Some(l) = crate::outcome::interrupted(limits.run.deadline, limits.run.cancel) {
-                report.verdict = Verdict::Unknown;
-                report.limit = Some(l);
-                return Ok(report);
-            }
-            match cx.matches(t, s) {
-                Ok(()) => {
-                    found = true;
-                    break;
-                }
-                Err(reason) => why.push(reason),
-            }
+    match matching {
+        Matching::Every => {}
+        Matching::Interrupted(l) => {
+            report.verdict = Verdict::Unknown;
+            report.limit = Some(l);
+            return Ok(report);
         }
-        if !found {
+        Matching::Unmatched(u) => {
             report.verdict = Verdict::Unsound;
-            let mut u = cx.show_frag(t);
-            let closest = why
-                .iter()
-                .filter(|w| !w.starts_with("labels"))
-                .min_by_key(|w| w.len());
-            match closest {
-                Some(w) => {
-                    let _ = writeln!(u, "  closest source pomset: {w}");
-                }
-                None => {
-                    let _ = writeln!(u, "  no source pomset has these labels");
-                }
-            }
             report.unmatched = Some(u);
-            break;
         }
     }
     if report.verdict == Verdict::Unsound {
@@ -549,686 +508,6 @@ pub fn refine(
 const REGISTERS_GUARDS: &str = "under if_closure = registers a target pomset may lack a \
      source twin only because the source cannot guard by a later read's symbol, as §1.6's \
      formulas can; a difference without a distinguishing test is no verdict";
-
-/// The postconditions τ is tested against: r = v for each register of the
-/// fragment's thread that a context can name, x = v and Q_x for each
-/// location, and the disjunction of each two of those on different variables.
-/// Hidden registers (earlier versions of a reassigned register, desugaring
-/// temporaries) are dead after the fragment, and source and target number
-/// them differently.
-fn postconditions(sem: &mut Sem, thread: action::ThreadId) -> Vec<FormulaId> {
-    let values = sem.program.values.clone();
-    let mut atoms: Vec<(u32, FormulaId)> = Vec::new();
-    let regs: Vec<u32> = sem
-        .regs_of(thread)
-        .into_iter()
-        .filter(|&r| !sem.program.regs[r as usize].fresh)
-        .collect();
-    let mut var = 0;
-    for r in regs {
-        let t = sem.l.reg(r);
-        for &v in &values {
-            let c = sem.l.value(v);
-            atoms.push((var, sem.l.eq(t, c)));
-        }
-        var += 1;
-    }
-    for addr in sem.loc_addr.clone() {
-        let t = sem.l.loc(addr);
-        for &v in &values {
-            let c = sem.l.value(v);
-            atoms.push((var, sem.l.eq(t, c)));
-        }
-        atoms.push((var + 1, sem.l.quiescent(addr)));
-        var += 2;
-    }
-    with_pairs(sem, &atoms)
-}
-
-/// The atoms, then the disjunction of each two on different variables.
-fn with_pairs(sem: &mut Sem, atoms: &[(u32, FormulaId)]) -> Vec<FormulaId> {
-    let mut out: Vec<FormulaId> = atoms.iter().map(|a| a.1).collect();
-    for (i, a) in atoms.iter().enumerate() {
-        for b in &atoms[i + 1..] {
-            if a.0 != b.0 {
-                out.push(sem.l.or(a.1, b.1));
-            }
-        }
-    }
-    out
-}
-
-/// The postconditions a forked thread's registers are tested against: r = v
-/// for each register a context can name (its final state shows them), and
-/// the disjunction of each two of those on different registers.
-fn register_postconditions(sem: &mut Sem, thread: action::ThreadId) -> Vec<FormulaId> {
-    let values = sem.program.values.clone();
-    let mut atoms = Vec::new();
-    for (var, r) in (0u32..).zip(sem.regs_of(thread)) {
-        if sem.program.regs[r as usize].fresh {
-            continue;
-        }
-        let t = sem.l.reg(r);
-        for &v in &values {
-            let c = sem.l.value(v);
-            atoms.push((var, sem.l.eq(t, c)));
-        }
-    }
-    with_pairs(sem, &atoms)
-}
-
-// ------------------------------------------------------- invented names
-
-/// A renaming of what the target invents into what the source invents: the
-/// threads its forks allocate, and their registers paired by name. Source
-/// and target are elaborated side by side, so the same fragment gets other
-/// thread ids, temporaries and SSA names on each side (issue 27 §3).
-#[derive(Clone, Debug, Default)]
-struct ForkRenaming {
-    /// (target thread, source thread).
-    threads: Vec<(action::ThreadId, action::ThreadId)>,
-    /// (target register, source register) of those threads, by name.
-    regs: Vec<(u32, u32)>,
-}
-
-/// The threads a statement forks.
-fn forked(s: &Stmt, out: &mut Vec<action::ThreadId>) {
-    match s {
-        Stmt::Par {
-            thread,
-            left,
-            right,
-        } => {
-            out.push(*thread);
-            forked(left, out);
-            forked(right, out);
-        }
-        Stmt::If { then, els, .. } => {
-            forked(then, out);
-            forked(els, out);
-        }
-        Stmt::Seq(parts) => parts.iter().for_each(|p| forked(p, out)),
-        _ => {}
-    }
-}
-
-/// The renaming of the target's forked threads into the source's, in the
-/// order each side allocates them: a final state names a forked thread by
-/// that order (P2:r), so no other pairing is unobservable. Kept only when it
-/// keeps Definition 1.1's relations (=cta, =gpu, subgroups) and the parent
-/// of each, and the threads have the same registers; else the identity,
-/// under which labels of forked events differ and the check says unsound.
-fn fork_renaming(p: &Program, source: &Stmt, target: &Stmt) -> ForkRenaming {
-    let (mut fs, mut ft) = (Vec::new(), Vec::new());
-    forked(source, &mut fs);
-    forked(target, &mut ft);
-    // Thread ids are allocated in order, and name the threads (P2, P3).
-    fs.sort_unstable();
-    ft.sort_unstable();
-    let threads: Vec<_> = ft.iter().copied().zip(fs.iter().copied()).collect();
-    if fs.is_empty() || fs.len() != ft.len() || !keeps_scopes(p, &threads, &fs) {
-        return ForkRenaming::default();
-    }
-    match paired_registers(p, &threads) {
-        Some(regs) => ForkRenaming { threads, regs },
-        None => ForkRenaming::default(),
-    }
-}
-
-/// Whether renaming `threads` keeps who shares a cta, gpu or subgroup with
-/// whom, and who forked whom: the relations scopes and labels depend on.
-fn keeps_scopes(
-    p: &Program,
-    threads: &[(action::ThreadId, action::ThreadId)],
-    source_forks: &[action::ThreadId],
-) -> bool {
-    let map = |u: action::ThreadId| threads.iter().find(|x| x.0 == u).map_or(u, |x| x.1);
-    let info = |u: action::ThreadId| p.threads.get(u as usize);
-    let others = (0..p.threads.len() as u32)
-        .filter(|u| !source_forks.contains(u) && !threads.iter().any(|x| x.0 == *u));
-    let all: Vec<action::ThreadId> = threads.iter().map(|x| x.0).chain(others).collect();
-    threads.iter().all(|&(u, _)| {
-        let parent_kept = info(u).map(|i| i.parent.map(map)) == info(map(u)).map(|i| i.parent);
-        parent_kept
-            && all
-                .iter()
-                .all(|&w| match (info(u), info(w), info(map(u)), info(map(w))) {
-                    (Some(a), Some(b), Some(c), Some(d)) => {
-                        (a.cta == b.cta) == (c.cta == d.cta)
-                            && (a.gpu == b.gpu) == (c.gpu == d.gpu)
-                            && (a.sg == b.sg) == (c.sg == d.sg)
-                    }
-                    _ => false,
-                })
-    })
-}
-
-/// The registers a context can name in each renamed thread, paired by name;
-/// None when the two threads do not have the same ones.
-fn paired_registers(
-    p: &Program,
-    threads: &[(action::ThreadId, action::ThreadId)],
-) -> Option<Vec<(u32, u32)>> {
-    let named = |t: action::ThreadId| -> Vec<(String, u32)> {
-        let mut v: Vec<(String, u32)> = (0u32..)
-            .zip(&p.regs)
-            .filter(|(_, r)| r.thread == t && !r.fresh)
-            .map(|(id, r)| (r.name.clone(), id))
-            .collect();
-        v.sort();
-        v
-    };
-    let mut out = Vec::new();
-    for &(tt, ts) in threads {
-        let (a, b) = (named(tt), named(ts));
-        if a.len() != b.len() || a.iter().zip(&b).any(|(x, y)| x.0 != y.0) {
-            return None;
-        }
-        out.extend(a.iter().zip(&b).map(|(x, y)| (x.1, y.1)));
-    }
-    Some(out)
-}
-
-/// The target pomset with its forked threads renamed into the source's.
-fn rename_threads(f: &Frag, threads: &[(action::ThreadId, action::ThreadId)]) -> Frag {
-    if threads.is_empty() {
-        return f.clone();
-    }
-    let map = |u: action::ThreadId| threads.iter().find(|x| x.0 == u).map_or(u, |x| x.1);
-    let relabel = |a: action::Action| action::Action {
-        thread: map(a.thread),
-        ..a
-    };
-    let mut out = f.clone();
-    for e in &mut out.events {
-        e.label = relabel(e.label);
-    }
-    for q in &mut out.seq_labels {
-        q.2 = relabel(q.2);
-        q.3 = relabel(q.3);
-    }
-    for k in &mut out.forks {
-        k.0 = map(k.0);
-    }
-    out
-}
-
-/// Above this many ways to pair invented registers, only the first is tried.
-const MAX_REGISTER_PAIRINGS: usize = 64;
-
-/// The ways to pair the registers the target invents (temporaries, earlier
-/// SSA versions: `fresh`) with the source's, read off the events: a
-/// target read's register goes to the register of the source read its
-/// event is matched with. A register without such a read keeps its name.
-fn invented_registers(sem: &Sem, t: &Frag, s: &Frag, sigma: &[(u32, u32)]) -> Vec<Vec<(u32, u32)>> {
-    let fresh = |r: u32| sem.program.regs.get(r as usize).is_some_and(|i| i.fresh);
-    let reads = |f: &Frag| -> Vec<(u32, u32)> {
-        let mut v: Vec<(u32, u32)> = std::iter::once(f.tau)
-            .chain(f.forks.iter().map(|k| k.1))
-            .flat_map(|tau| sem.trees.read_registers(tau))
-            .filter(|&(_, r)| fresh(r))
-            .map(|(e, r)| (f.alias_root(e), r))
-            .collect();
-        v.sort();
-        v.dedup();
-        v
-    };
-    let (rt, rs) = (reads(t), reads(s));
-    let to_s = |e: u32| sigma.iter().find(|p| p.0 == e).map(|p| p.1);
-    let mut options: Vec<(u32, Vec<u32>)> = Vec::new();
-    for &(e, r) in &rt {
-        let images: Vec<u32> = rs
-            .iter()
-            .filter(|x| Some(x.0) == to_s(e))
-            .map(|x| x.1)
-            .collect();
-        match options.iter_mut().find(|o| o.0 == r) {
-            Some(o) => o.1.retain(|x| images.contains(x)),
-            None => options.push((r, images)),
-        }
-    }
-    let mut out: Vec<Vec<(u32, u32)>> = vec![Vec::new()];
-    for (r, images) in options.into_iter().filter(|o| !o.1.is_empty()) {
-        let mut next = Vec::new();
-        for m in &out {
-            for &x in images.iter().filter(|x| !m.iter().any(|p| p.1 == **x)) {
-                let mut with = m.clone();
-                with.push((r, x));
-                next.push(with);
-            }
-        }
-        if next.is_empty() {
-            continue;
-        }
-        next.truncate(MAX_REGISTER_PAIRINGS);
-        out = next;
-    }
-    out
-}
-
-struct Cx<'a> {
-    sem: Sem<'a>,
-    posts: Vec<FormulaId>,
-    model: &'a Model,
-    renaming: ForkRenaming,
-    /// Each source fork's register postconditions.
-    fork_posts: Vec<(action::ThreadId, Vec<FormulaId>)>,
-}
-
-impl Cx<'_> {
-    /// Whether target pomset `t` is source pomset `s` up to renaming; else why not.
-    /// Up to a renaming of what the fragment invents: forked threads and
-    /// their registers, in allocation order (`ForkRenaming`), events (`bijections`), temporaries
-    /// and SSA versions (`invented_registers`), R4c's symbols (`fresh_choices`).
-    fn matches(&mut self, t: &Frag, s: &Frag) -> Result<(), String> {
-        let t = &rename_threads(t, &self.renaming.threads);
-        let mut lt: Vec<_> = t.events.iter().map(|e| e.label).collect();
-        let mut ls: Vec<_> = s.events.iter().map(|e| e.label).collect();
-        lt.sort();
-        ls.sort();
-        if lt != ls {
-            return Err("labels differ".into());
-        }
-        let mut first_reason = None;
-        let (fresh_s, fresh_t) = (self.absent_reads(s), self.absent_reads(t));
-        for sigma in bijections(t, s) {
-            for invented in invented_registers(&self.sem, t, s, &sigma) {
-                let regs = [self.renaming.regs.clone(), invented].concat();
-                for choice in fresh_choices(&fresh_s, &fresh_t) {
-                    match self.matches_with(t, s, &sigma, &choice, &regs) {
-                        Ok(()) => return Ok(()),
-                        Err(r) => {
-                            first_reason.get_or_insert(r);
-                        }
-                    }
-                }
-            }
-        }
-        Err(first_reason.unwrap_or_else(|| "labels differ".into()))
-    }
-
-    /// The reads without an event (R4c) in the thread and in its forks.
-    fn absent_reads(&self, f: &Frag) -> Vec<(u32, u32)> {
-        let mut v: Vec<(u32, u32)> = std::iter::once(f.tau)
-            .chain(f.forks.iter().map(|k| k.1))
-            .flat_map(|tau| self.sem.trees.absent_reads(tau))
-            .collect();
-        v.sort();
-        v.dedup();
-        v
-    }
-
-    /// `regs`: (target register, source register), renamed apart.
-    fn matches_with(
-        &mut self,
-        t: &Frag,
-        s: &Frag,
-        sigma: &[(u32, u32)],
-        fresh: &[(u32, Var)],
-        regs: &[(u32, u32)],
-    ) -> Result<(), String> {
-        let to_s = |e: u32| sigma.iter().find(|p| p.0 == e).map_or(e, |p| p.1);
-        // rmw.
-        let mut rt: Vec<_> = t.rmw.iter().map(|&(a, b)| (to_s(a), to_s(b))).collect();
-        let mut rs = s.rmw.clone();
-        rt.sort();
-        rs.sort();
-        if rt != rs {
-            return Err("rmw differs".into());
-        }
-        // s7a/s8a: every order the source demands, the target demands.
-        let req_t = required(self.model, t);
-        let req_t: BTreeSet<_> = closure(&req_t)
-            .into_iter()
-            .map(|(a, b)| (to_s(a), to_s(b)))
-            .collect();
-        for (a, b) in required(self.model, s) {
-            if !req_t.contains(&(a, b)) {
-                let to_t = |e: u32| sigma.iter().find(|p| p.1 == e).map_or(e, |p| p.0);
-                return Err(format!(
-                    "the source orders e{} < e{} (s7a/s8a), the target does not",
-                    to_t(a),
-                    to_t(b)
-                ));
-            }
-        }
-        // Renamings into the source's names.
-        let mut st = Subst::new();
-        for &(b, v) in &t.merged {
-            let v = self.sem.l.value(v);
-            st = st.term(Var::Read(b), v);
-        }
-        for &(b, _) in &t.alias {
-            let r = self.sem.l.read(to_s(t.alias_root(b)));
-            st = st.term(Var::Read(b), r);
-        }
-        for &(te, se) in sigma {
-            let r = self.sem.l.read(se);
-            st = st.term(Var::Read(te), r);
-        }
-        let mut back = Subst::new();
-        for &(rt, rs) in regs {
-            let (x, y) = (self.sem.l.reg(rs), self.sem.l.reg(rt));
-            st = st.term(Var::Reg(rt), x);
-            back = back.term(Var::Reg(rs), y);
-        }
-        let mut ss = Subst::new();
-        for &(b, v) in &s.merged {
-            let v = self.sem.l.value(v);
-            ss = ss.term(Var::Read(b), v);
-        }
-        for &(b, _) in &s.alias {
-            let r = self.sem.l.read(s.alias_root(b));
-            ss = ss.term(Var::Read(b), r);
-        }
-        for &(f, v) in fresh {
-            let r = self.sem.l.var(v);
-            ss = ss.term(Var::Read(f), r);
-        }
-        let names = self.names();
-        // Definition 1.2: compare under θ_λ, each read's symbol holding its label's value.
-        let reads: Vec<(u32, i64)> = s
-            .events
-            .iter()
-            .filter(|e| e.label.kind == Kind::Read)
-            .map(|e| (e.id, e.label.value))
-            .collect();
-        let theta = self.sem.l.theta(&reads);
-        let equiv = |l: &mut crate::logic::Logic, hyp: FormulaId, a: FormulaId, b: FormulaId| {
-            let iff = l.iff(a, b);
-            l.entails(hyp, iff)
-        };
-        // ✓.
-        let (ct, cs) = (
-            self.sem.l.subst(t.check, &st),
-            self.sem.l.subst(s.check, &ss),
-        );
-        if !equiv(&mut self.sem.l, theta, ct, cs) {
-            return Err(format!(
-                "✓ differs: target {}, source {}",
-                self.show(ct, &names),
-                self.show(cs, &names)
-            ));
-        }
-        // κ and τ matter only where ✓ holds: a context that completes the
-        // pomset makes ✓ a tautology (s5, I5 guard it by the condition).
-        let theta = self.sem.l.and(theta, cs);
-        let reads_t = read_ids(t);
-        let with_alias = |f: &Frag, d: u64| f.with_aliases(d);
-        let map_d = |d: u64| {
-            (0..64)
-                .filter(|b| d >> b & 1 == 1)
-                .fold(0u64, |m, b| m | 1 << to_s(b))
-        };
-        // κ(e) for every ↓e.
-        for e in &t.events {
-            let Some(se) = s.events.iter().find(|x| x.id == to_s(e.id)) else {
-                return Err("events differ".into());
-            };
-            let back = sigma
-                .iter()
-                .filter(|p| self.sem.trees.dep_reads(se.kappa) >> p.1 & 1 == 1)
-                .fold(0u64, |m, p| m | 1 << p.0);
-            let cand = t.to_events(self.sem.trees.dep_reads(e.kappa) | back) & reads_t;
-            for d in subsets(cand) {
-                let kt = self
-                    .sem
-                    .trees
-                    .eval(&mut self.sem.l, e.kappa, with_alias(t, d));
-                let ks = self
-                    .sem
-                    .trees
-                    .eval(&mut self.sem.l, se.kappa, with_alias(s, map_d(d)));
-                let (kt, ks) = (self.sem.l.subst(kt, &st), self.sem.l.subst(ks, &ss));
-                if !equiv(&mut self.sem.l, theta, kt, ks) {
-                    return Err(format!(
-                        "κ differs with ↓e = {}: target {}, source {}",
-                        show_set(d),
-                        self.show(kt, &names),
-                        self.show(ks, &names)
-                    ));
-                }
-            }
-        }
-        // τ^D for every D and each tested postcondition.
-        for d in subsets(reads_t) {
-            for &psi in &self.posts.clone() {
-                let at = self
-                    .sem
-                    .trees
-                    .apply(&mut self.sem.l, t.tau, with_alias(t, d), psi);
-                let as_ =
-                    self.sem
-                        .trees
-                        .apply(&mut self.sem.l, s.tau, with_alias(s, map_d(d)), psi);
-                let (at, as_) = (self.sem.l.subst(at, &st), self.sem.l.subst(as_, &ss));
-                if !equiv(&mut self.sem.l, theta, at, as_) {
-                    return Err(format!(
-                        "τ^D({}) differs with D = {}: target {}, source {}",
-                        self.show(psi, &names),
-                        show_set(d),
-                        self.show(at, &names),
-                        self.show(as_, &names)
-                    ));
-                }
-            }
-        }
-        // Each forked thread's registers, under the transformer they end under.
-        if s.forks.iter().any(|k| !t.forks.iter().any(|j| j.0 == k.0)) {
-            return Err("the forked threads differ".into());
-        }
-        for &(thread, ft) in &t.forks {
-            let Some(&(_, fs)) = s.forks.iter().find(|k| k.0 == thread) else {
-                return Err("the forked threads differ".into());
-            };
-            let posts = self
-                .fork_posts
-                .iter()
-                .find(|k| k.0 == thread)
-                .map_or(vec![], |k| k.1.clone());
-            for d in subsets(reads_t) {
-                for &psi in &posts {
-                    let psi_t = self.sem.l.subst(psi, &back);
-                    let at = self
-                        .sem
-                        .trees
-                        .apply(&mut self.sem.l, ft, with_alias(t, d), psi_t);
-                    let as_ =
-                        self.sem
-                            .trees
-                            .apply(&mut self.sem.l, fs, with_alias(s, map_d(d)), psi);
-                    let (at, as_) = (self.sem.l.subst(at, &st), self.sem.l.subst(as_, &ss));
-                    if !equiv(&mut self.sem.l, theta, at, as_) {
-                        return Err(format!(
-                            "τ^D({}) of a forked thread differs with D = {}: target {}, source {}",
-                            self.show(psi, &names),
-                            show_set(d),
-                            self.show(at, &names),
-                            self.show(as_, &names)
-                        ));
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn names(&self) -> FormulaNames {
-        FormulaNames {
-            regs: self
-                .sem
-                .program
-                .regs
-                .iter()
-                .map(|r| r.name.clone())
-                .collect(),
-            locs: self
-                .sem
-                .dense
-                .iter()
-                .map(|(a, d)| (*a, self.sem.dense_names[*d as usize].clone()))
-                .collect(),
-        }
-    }
-
-    fn show(&self, f: FormulaId, names: &FormulaNames) -> String {
-        self.sem.l.display(f, Notation::Unicode, names).to_string()
-    }
-
-    /// A local pomset: events with κ for ↓e = ∅, the SEQ orders, ✓.
-    fn show_frag(&mut self, f: &Frag) -> String {
-        let names = self.names();
-        let mut s = String::new();
-        if f.events.is_empty() {
-            s.push_str("  (no events)\n");
-        }
-        for e in &f.events {
-            let k = self.sem.trees.eval(&mut self.sem.l, e.kappa, 0);
-            let label = crate::render::text::label(&self.sem, self.sem.program, &e.label);
-            let _ = writeln!(s, "  e{}: {} | {label}", e.id, self.show(k, &names));
-        }
-        for (a, b) in required(self.model, f) {
-            let _ = writeln!(s, "  e{a} < e{b} (s7a/s8a)");
-        }
-        let _ = writeln!(s, "  ✓ = {}", self.show(f.check, &names));
-        s
-    }
-}
-
-struct FormulaNames {
-    regs: Vec<String>,
-    locs: Vec<(Addr, String)>,
-}
-
-impl Names for FormulaNames {
-    fn reg(&self, r: u32) -> String {
-        self.regs
-            .get(r as usize)
-            .cloned()
-            .unwrap_or_else(|| format!("r{r}"))
-    }
-    fn read(&self, e: u32) -> String {
-        format!("s{e}")
-    }
-    fn loc(&self, addr: Addr) -> String {
-        self.locs
-            .iter()
-            .find(|l| l.0 == addr)
-            .map_or_else(|| format!("[{addr}]"), |l| l.1.clone())
-    }
-}
-
-fn show_set(d: u64) -> String {
-    let ids: Vec<String> = (0..64)
-        .filter(|b| d >> b & 1 == 1)
-        .map(|b| format!("e{b}"))
-        .collect();
-    format!("{{{}}}", ids.join(", "))
-}
-
-fn read_ids(f: &Frag) -> u64 {
-    f.events
-        .iter()
-        .filter(|e| e.label.kind == Kind::Read)
-        .fold(0, |m, e| m | 1 << e.id)
-}
-
-/// Every subset of a mask.
-fn subsets(mask: u64) -> Vec<u64> {
-    let mut out = vec![0];
-    let mut sub = mask;
-    while sub != 0 {
-        out.push(sub);
-        sub = (sub - 1) & mask;
-    }
-    out
-}
-
-/// The pairs SEQ orders (s7a: co-delays, s8a: sync-delays).
-fn required(model: &Model, f: &Frag) -> Vec<(u32, u32)> {
-    let label = |id: u32| f.events.iter().find(|e| e.id == id).map(|e| e.label);
-    let delays = |x: &action::Action, y: &action::Action| {
-        action::co_delays(x, y, model) || action::sync_delays(x, y, model)
-    };
-    let mut out: Vec<(u32, u32)> =
-        f.po.iter()
-            .filter(|&&(a, b)| match (label(a), label(b)) {
-                (Some(x), Some(y)) => delays(&x, &y),
-                _ => false,
-            })
-            .copied()
-            .collect();
-    // After a §2 merge, s7a/s8a read λ1(d) and λ2(e), kept with the pair.
-    out.extend(
-        f.seq_labels
-            .iter()
-            .filter(|(_, _, x, y)| delays(x, y))
-            .map(|&(a, b, _, _)| (a, b)),
-    );
-    out.sort();
-    out.dedup();
-    out
-}
-
-fn closure(pairs: &[(u32, u32)]) -> BTreeSet<(u32, u32)> {
-    let mut set: BTreeSet<(u32, u32)> = pairs.iter().copied().collect();
-    loop {
-        let mut add = Vec::new();
-        for &(a, b) in &set {
-            for &(c, d) in &set {
-                if b == c && !set.contains(&(a, d)) {
-                    add.push((a, d));
-                }
-            }
-        }
-        if add.is_empty() {
-            return set;
-        }
-        set.extend(add);
-    }
-}
-
-/// Every label-preserving bijection from the target's events to the source's.
-fn bijections(t: &Frag, s: &Frag) -> Vec<Vec<(u32, u32)>> {
-    let mut out = vec![Vec::new()];
-    for e in &t.events {
-        let mut next = Vec::new();
-        for m in &out {
-            for x in s
-                .events
-                .iter()
-                .filter(|x| x.label == e.label && !m.iter().any(|p: &(u32, u32)| p.1 == x.id))
-            {
-                let mut with = m.clone();
-                with.push((e.id, x.id));
-                next.push(with);
-            }
-        }
-        out = next;
-    }
-    out
-}
-
-/// What each of the source's arbitrary symbols s (R4c) stands for: its
-/// register unchanged (so that dropping a relaxed read refines to SKIP), or
-/// one of the target's arbitrary symbols (renaming a bound symbol).
-fn fresh_choices(src: &[(u32, u32)], tgt: &[(u32, u32)]) -> Vec<Vec<(u32, Var)>> {
-    let mut out = vec![Vec::new()];
-    for &(f, reg) in src {
-        let mut next = Vec::new();
-        for m in &out {
-            let mut options = vec![Var::Reg(reg)];
-            options.extend(tgt.iter().map(|t| Var::Read(t.0)));
-            for o in options {
-                let mut with: Vec<(u32, Var)> = m.clone();
-                with.push((f, o));
-                next.push(with);
-            }
-        }
-        out = next;
-    }
-    out
-}
 
 // ---------------------------------------------------------------- contexts
 

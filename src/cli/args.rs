@@ -123,7 +123,7 @@ pub fn lowered(
     let Some(text) = mapping else {
         return Ok(engine);
     };
-    let m = crate::engine::axiomatic::lower::Mapping::parse(text)?;
+    let m = crate::engine::axiomatic::Mapping::parse(text)?;
     match m.lowering {
         Some(l) if m.tgt == model && engine.lower(l) => Ok(engine),
         _ => Err(format!(

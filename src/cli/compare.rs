@@ -53,7 +53,7 @@ pub fn compare(args: &CompareArgs, cx: Ctx) -> Result<bool, String> {
     let (paths, models, sets) = (&args.paths, &args.models, &args.set);
     let (mapping, limit_args) = (args.mapping.as_deref(), args.limits);
     use crate::compare::{rows, table, Column};
-    use crate::engine::axiomatic::lower::Mapping;
+    use crate::engine::axiomatic::Mapping;
     apply_sets(&mut Model::default(), sets)?;
     let mut columns = Vec::new();
     for m in models.iter() {

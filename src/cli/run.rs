@@ -401,7 +401,7 @@ fn report_one(
     if let Some(dir) = &o.draw {
         let mut model = p.model;
         if apply_sets(&mut model, &o.sets).is_ok() {
-            match crate::render::draw::witnesses(test, &model, o.limits.limits(), dir) {
+            match crate::workbench::draw_witnesses(test, &model, o.limits.limits(), dir) {
                 Ok(files) => {
                     for (k, f) in files.iter().enumerate() {
                         match f {

@@ -179,7 +179,7 @@ impl Pair {
     /// The source and target of a mapping `SRC:TGT` (`compare --mapping`),
     /// the target lowering the program as the mapping says.
     pub fn mapping(text: &str) -> Result<Pair, String> {
-        let m = crate::engine::axiomatic::lower::Mapping::parse(text)?;
+        let m = crate::engine::axiomatic::Mapping::parse(text)?;
         let mut pair = Pair::named(&m.src, &m.tgt)?;
         if let Some(l) = m.lowering {
             pair.engines[1].lower(l);

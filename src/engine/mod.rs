@@ -31,7 +31,7 @@ use crate::model::Model;
 use crate::outcome::{Limits, Outcomes};
 use crate::render::draw::{DrawOptions, Drawn};
 use crate::report::Report;
-use crate::syntax::core::Program;
+use crate::syntax::core::{Program, Stmt};
 use crate::syntax::Litmus;
 
 /// What an engine may do beyond listing a test's final states.
@@ -56,7 +56,7 @@ pub enum Capability {
     /// meaning; the others refuse a test that has them.
     Vulkan,
     /// `refine`'s pomset-level check (the note's refinement: every target
-    /// pomset is a source pomset, `crate::refinement`), which can prove a
+    /// pomset is a source pomset, `Engine::refine_locally`), which can prove a
     /// transformation sound; an engine without it has only the context
     /// search, which never says "sound".
     LocalRefine,
@@ -82,6 +82,32 @@ impl Capability {
             Capability::SpinReduction => "the spin-loop reduction",
         }
     }
+}
+
+/// What the local refinement check found (`Engine::refine_locally`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LocalRefinement {
+    /// A limit stopped denoting the fragments, named.
+    Stopped(String),
+    /// Both fragments denoted: how many local pomsets each has, and how
+    /// the target's matched the source's.
+    Denoted {
+        source: usize,
+        target: usize,
+        matching: Matching,
+    },
+}
+
+/// How the target's pomsets matched the source's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Matching {
+    /// Every target pomset is a source pomset: the refinement is sound.
+    Every,
+    /// The first target pomset with no source twin, shown with the closest
+    /// source pomset's difference.
+    Unmatched(String),
+    /// The deadline or the cancel flag stopped the matching, named.
+    Interrupted(String),
 }
 
 /// One way to decide a test.
@@ -147,6 +173,21 @@ pub trait Engine: Send + Sync {
         _opts: &DrawOptions,
     ) -> Result<(Drawn, &'static str), String> {
         Err(lacks(self.name(), Capability::Draw))
+    }
+
+    /// `refine`'s local check (`Capability::LocalRefine`): whether every
+    /// pomset of `target` is one of `source`'s, both fragments of `p`'s
+    /// first thread, with at most `max_pomsets` local pomsets each.
+    fn refine_locally(
+        &self,
+        _p: &Program,
+        _source: &Stmt,
+        _target: &Stmt,
+        _model: &Model,
+        _max_pomsets: usize,
+        _limits: Limits,
+    ) -> Result<LocalRefinement, String> {
+        Err(lacks(self.name(), Capability::LocalRefine))
     }
 }
 
@@ -426,6 +467,18 @@ impl Engine for WithOptions {
         opts: &DrawOptions,
     ) -> Result<(Drawn, &'static str), String> {
         self.inner.pictures(test, &self.model(model), opts)
+    }
+    fn refine_locally(
+        &self,
+        p: &Program,
+        source: &Stmt,
+        target: &Stmt,
+        model: &Model,
+        max_pomsets: usize,
+        limits: Limits,
+    ) -> Result<LocalRefinement, String> {
+        self.inner
+            .refine_locally(p, source, target, &self.model(model), max_pomsets, limits)
     }
 }
 

@@ -19,7 +19,7 @@
 
 use serde::Serialize;
 
-use crate::engine::pwt::decide::{outcomes, refused};
+use crate::engine::pwt::{outcomes, refused};
 use crate::model::{Model, OptionInfo};
 use crate::outcome::verdict::{judge, meets, Observation};
 use crate::outcome::Limits;

@@ -2,7 +2,7 @@
 //! (the registers of the threads that write, and the final memory) times
 //! one set of register values per reader thread. An engine hands outcomes
 //! over this way only where it has shown that the readers are independent
-//! given the fixed part (`engine::pwt::factor` argues when); then a state's
+//! given the fixed part (the pomset engine's `factor.rs` argues when); then a state's
 //! count of complete pomsets is its block's count times each reader's.
 //!
 //! IRIW with ten readers has 3^20 final states but 90 reader parts: this

@@ -1,22 +1,12 @@
-//! `pomset draw`: the complete pomsets of a test as pictures, in one call.
-//!
-//! ```
-//! use pomset::render::draw::{draw, DrawOptions, Format};
-//! let test = pomset::syntax::parse(
-//!     "litmus MP\nx := 1; y.rel := 1;\n|| r := y.acq; s := x;\nforbid (r = 1 /\\ s = 0)\n",
-//! ).expect("a well-formed test");
-//! let opts = DrawOptions { format: Format::Text, ..DrawOptions::default() };
-//! let text = draw(&test, &test.program.model, &opts).expect("drawable");
-//! assert!(text.contains("W^rel y1"));
-//! ```
+//! `pomset draw`'s interface: what to draw (`DrawOptions`), what an engine
+//! hands back (`Drawn`: plain pictures), why nothing was drawn
+//! (`DrawError`), and `render`, which prints pictures in each format. An
+//! engine builds the pictures (`Engine::pictures`); this module imports no
+//! engine.
 
-use super::picture::{self, Picture, Shown};
-use crate::engine::pwt::decide::outcomes_visiting;
-use crate::model::Model;
-use crate::outcome::verdict::holds;
-use crate::outcome::{Limits, State};
+use super::picture::{self, Picture};
+use crate::outcome::Limits;
 use crate::syntax::core::Prop;
-use crate::syntax::Litmus;
 
 /// The output formats.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -217,24 +207,6 @@ fn no_execution(
     }
 }
 
-/// Draws the chosen complete pomsets of a test in one format.
-pub fn draw(lit: &Litmus, model: &Model, opts: &DrawOptions) -> Result<String, DrawError> {
-    Ok(render(&pictures_counted(lit, model, opts)?.pictures, opts))
-}
-
-/// Draws the chosen candidate executions of a test under a cat model
-/// (`draw --model`; see `execution::pictures` for what `opts.which` means).
-pub fn draw_cat(
-    lit: &Litmus,
-    model: &crate::cat::Model,
-    opts: &DrawOptions,
-) -> Result<String, DrawError> {
-    Ok(render(
-        &super::execution::pictures(lit, model, opts)?.pictures,
-        opts,
-    ))
-}
-
 /// Renders pictures already built.
 pub fn render(pics: &[Picture], opts: &DrawOptions) -> String {
     match opts.format {
@@ -273,165 +245,10 @@ fn text_legend(pics: &[Picture]) -> String {
     out
 }
 
-/// The pictures `opts.which` and `opts.outcome` choose, in search order.
-pub fn pictures(
-    lit: &Litmus,
-    model: &Model,
-    opts: &DrawOptions,
-) -> Result<Vec<Picture>, DrawError> {
-    pictures_counted(lit, model, opts).map(|d| d.pictures)
-}
-
 /// The pictures drawn, how many there were in all, and the limit that
 /// stopped the search after some were found.
 pub struct Drawn {
     pub pictures: Vec<Picture>,
     pub in_all: usize,
     pub limit: Option<String>,
-}
-
-/// As `pictures`, at most `opts.max_pictures` of them, with how many there
-/// were in all.
-pub fn pictures_counted(
-    lit: &Litmus,
-    model: &Model,
-    opts: &DrawOptions,
-) -> Result<Drawn, DrawError> {
-    let p = &lit.program;
-    let shown = Shown {
-        all_edges: opts.all_edges,
-        init: opts.init,
-    };
-    if matches!(opts.which, Which::Candidates | Which::Incomplete) {
-        if opts.outcome.is_some() {
-            return Err(DrawError::OutcomeOfCandidates);
-        }
-        return candidate_pictures(lit, model, opts, shown);
-    }
-    let room = opts.max_pictures.unwrap_or(usize::MAX);
-    let mut wanted_in_all = 0usize;
-    let mut pics = Vec::new();
-    let mut matching = 0usize;
-    let mut visit = |sem: &crate::engine::pwt::construct::Sem,
-                     sk: &crate::pomset::Skeleton,
-                     w: &crate::engine::pwt::check::Witness,
-                     state: &State| {
-        if opts.outcome.as_ref().is_some_and(|f| !holds(p, state, f)) {
-            return;
-        }
-        matching += 1;
-        let wanted = match opts.which {
-            Which::Nth(n) => n == matching,
-            _ => true,
-        };
-        wanted_in_all += usize::from(wanted);
-        if wanted && pics.len() < room {
-            pics.push(picture::complete(sem, p, sk, w, state, shown));
-        }
-    };
-    let found = outcomes_visiting(p, model, opts.limits, Some(&mut visit));
-    let o = found.map_err(|u| DrawError::Unsupported(u.to_string()))?;
-    if pics.is_empty() {
-        if let Some(l) = o.limit {
-            return Err(DrawError::Limit(l));
-        }
-        return Err(DrawError::Nothing {
-            matching,
-            wanted: opts.which,
-            outcome: opts.outcome.is_some(),
-        });
-    }
-    Ok(Drawn {
-        pictures: pics,
-        in_all: wanted_in_all,
-        limit: o.limit,
-    })
-}
-
-/// Candidate pomsets: every one, or those that are not complete.
-fn candidate_pictures(
-    lit: &Litmus,
-    model: &Model,
-    opts: &DrawOptions,
-    shown: Shown,
-) -> Result<Drawn, DrawError> {
-    use crate::engine::pwt::candidates::{candidates_visiting, Candidate};
-    let p = &lit.program;
-    let which = opts.which;
-    let room = opts.max_pictures.unwrap_or(usize::MAX);
-    let mut pics = Vec::new();
-    let mut n = 0usize;
-    let mut wanted_in_all = 0usize;
-    let mut visit = |sem: &crate::engine::pwt::construct::Sem, c: &Candidate| {
-        n += 1;
-        if which == Which::Candidates || !c.complete {
-            wanted_in_all += 1;
-            if pics.len() < room {
-                pics.push(picture::candidate(sem, p, n, c, shown));
-            }
-        }
-    };
-    let listing = candidates_visiting(p, model, opts.limits, &mut visit)
-        .map_err(|u| DrawError::Unsupported(u.to_string()))?;
-    if pics.is_empty() {
-        if let Some(l) = listing.limit {
-            return Err(DrawError::Limit(l));
-        }
-        return Err(DrawError::Nothing {
-            matching: listing.candidates,
-            wanted: which,
-            outcome: false,
-        });
-    }
-    Ok(Drawn {
-        pictures: pics,
-        in_all: wanted_in_all,
-        limit: listing.limit,
-    })
-}
-
-/// `pomset run --draw DIR`: for each condition that some complete pomset
-/// satisfies, the first such pomset as `DIR/NAME.K.svg` (K counts the
-/// file's conditions from 1). Returns, for each condition in order, the
-/// file written, or `None` when no complete pomset satisfies it.
-pub fn witnesses(
-    lit: &Litmus,
-    model: &Model,
-    limits: Limits,
-    dir: &std::path::Path,
-) -> Result<Vec<Option<std::path::PathBuf>>, String> {
-    let p = &lit.program;
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let stem: String = p
-        .name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let mut written = Vec::new();
-    for (k, c) in p.conditions.iter().enumerate() {
-        let opts = DrawOptions {
-            format: Format::Svg,
-            outcome: Some(c.prop.clone()),
-            limits,
-            ..DrawOptions::default()
-        };
-        let svg = match draw(lit, model, &opts) {
-            Ok(svg) => svg,
-            Err(DrawError::Nothing { .. }) => {
-                written.push(None);
-                continue;
-            }
-            Err(e) => return Err(e.to_string()),
-        };
-        let path = dir.join(format!("{stem}.{}.svg", k + 1));
-        std::fs::write(&path, svg).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        written.push(Some(path));
-    }
-    Ok(written)
 }

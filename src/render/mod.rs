@@ -1,9 +1,10 @@
-//! Pomsets for people: a text listing, and diagrams in four formats, all
+//! Pictures for people: diagrams in four formats (text, DOT, TikZ, SVG), all
 //! rendered from one plain value, `Picture` (see the book's "Diagrams").
+//! An engine builds the pictures (`Engine::pictures`); `render` imports no
+//! engine (`tests/it/layering.rs`).
 
 pub mod dot;
 pub mod draw;
-pub mod execution;
 pub mod layout;
 pub mod picture;
 pub mod svg;

@@ -2,13 +2,8 @@
 //! events in program order, and arrows classed by why they exist (§1.4's
 //! conventions).
 
-use crate::action::{Action, Kind, Mode, Scope};
-use crate::engine::pwt::candidates::Candidate;
-use crate::engine::pwt::check::{OrderKind, Reason, Witness};
-use crate::engine::pwt::construct::Sem;
+use crate::action::{Kind, Mode, Scope};
 use crate::outcome::State;
-use crate::pomset::Skeleton;
-use crate::syntax::core::Program;
 
 /// A pomset ready to draw.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -124,21 +119,6 @@ impl Class {
         Class::EXECUTION.contains(&self)
     }
 
-    /// The class of the rule that added an edge.
-    pub fn of(r: Reason) -> Class {
-        match r {
-            Reason::Dependency => Class::Dependency,
-            Reason::SyncDelays => Class::SyncDelays,
-            Reason::CoDelays => Class::CoDelays,
-            Reason::C6 | Reason::C7a | Reason::C8a => Class::Matching,
-            Reason::C7b => Class::StrongFencing,
-            Reason::C8b => Class::Blocking,
-            Reason::M8a => Class::LocFromSync,
-            Reason::TwoOrder => Class::TwoOrder,
-            Reason::Rmw | Reason::Atomicity => Class::Rmw,
-        }
-    }
-
     /// The legend's words, which also name the class in text output.
     pub fn name(self) -> &'static str {
         match self {
@@ -222,7 +202,18 @@ pub struct Arrow {
     /// execution, the relations (`po`, `hb`, a `show`n name).
     pub rules: Vec<String>,
     /// The orders it belongs to (empty for a bare rf arrow).
-    pub orders: Vec<OrderKind>,
+    pub orders: Vec<Order>,
+}
+
+/// Which of a pomset's three orders an arrow belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Order {
+    /// ⊴, dependency (M6).
+    Dep,
+    /// ≤, synchronisation (M7).
+    Sync,
+    /// ⊑, per location (M8).
+    Loc,
 }
 
 /// Which edges and events to draw.
@@ -232,134 +223,6 @@ pub struct Shown {
     pub all_edges: bool,
     /// The initialising writes and their edges.
     pub init: bool,
-}
-
-/// The picture of one complete pomset.
-pub fn complete(
-    sem: &Sem,
-    p: &Program,
-    sk: &Skeleton,
-    w: &Witness,
-    state: &State,
-    shown: Shown,
-) -> Picture {
-    let title = format!("{}: {}", p.name, state_text(state));
-    build(sem, p, sk, w, &[], title, shown)
-}
-
-/// The picture of one candidate pomset (§1.3), numbered `n`: its events
-/// carry κ where κ is not a tautology, and the title says what keeps it
-/// from being complete.
-pub fn candidate(sem: &Sem, p: &Program, n: usize, c: &Candidate, shown: Shown) -> Picture {
-    let status = if c.complete {
-        "complete".to_string()
-    } else {
-        let mut missing = Vec::new();
-        let sk = c.skeleton;
-        if (0..sk.len()).any(|e| sk.labels[e].kind == Kind::Read && c.witness.rf[e].is_none()) {
-            missing.push("c2b");
-        }
-        if c.kappa.iter().any(Option::is_some) {
-            missing.push("c3");
-        }
-        if !c.check.is_empty() {
-            missing.push("c5");
-        }
-        format!("not complete: {}", missing.join(", "))
-    };
-    let mut title = format!("{}: candidate {n} ({status})", p.name);
-    for (thread, check) in c.check {
-        title.push_str(&format!("; ✓ {thread}: {check}"));
-    }
-    build(sem, p, c.skeleton, c.witness, c.kappa, title, shown)
-}
-
-/// The picture of a pomset with rf and orders `w`; `kappa[e]` is κ(e)
-/// when it is not a tautology (empty: every κ is tt).
-fn build(
-    sem: &Sem,
-    p: &Program,
-    sk: &Skeleton,
-    w: &Witness,
-    kappa: &[Option<String>],
-    title: String,
-    shown: Shown,
-) -> Picture {
-    let init = p.threads.len();
-    let keep = |e: usize| shown.init || sk.labels[e].thread as usize != init;
-    let mut threads: Vec<String> = p.threads.iter().map(|t| t.name.clone()).collect();
-    if shown.init {
-        threads.insert(0, "init".to_string());
-    }
-    let column = |a: &Action| -> usize {
-        let t = a.thread as usize;
-        match (shown.init, t == init) {
-            (true, true) => 0,
-            (true, false) => t + 1,
-            _ => t,
-        }
-    };
-    let mut order: Vec<usize> = (0..sk.len()).filter(|&e| keep(e)).collect();
-    let rank = |e: usize| (0..sk.len()).filter(|&d| sk.po.has(d, e)).count();
-    order.sort_by_key(|&e| (column(&sk.labels[e]), rank(e), e));
-    let mut events: Vec<Node> = Vec::new();
-    for &e in &order {
-        let a = &sk.labels[e];
-        let c = column(a);
-        let row = events.iter().filter(|n| n.column == c).count();
-        events.push(Node {
-            id: e,
-            column: c,
-            row,
-            kappa: kappa.get(e).cloned().flatten(),
-            label: label(sem, a),
-        });
-    }
-    let index = |e: usize| order.iter().position(|&x| x == e);
-    let mut arrows: Vec<Arrow> = Vec::new();
-    for k in [OrderKind::Dep, OrderKind::Sync, OrderKind::Loc] {
-        let o = w.orders.get(k);
-        let edges: Vec<(usize, usize)> = if shown.all_edges {
-            o.edges().collect()
-        } else {
-            o.reduction().edges().collect()
-        };
-        for (a, b) in edges {
-            let (Some(from), Some(to)) = (index(a), index(b)) else {
-                continue;
-            };
-            let why = w
-                .edges
-                .iter()
-                .find(|(kind, x, y, _)| *kind == k && *x == a && *y == b)
-                .map(|&(_, _, _, r)| r);
-            let (class, rule) = match why {
-                Some(r) => (Class::of(r), super::text::rule(r)),
-                None => (Class::Implied, "closure"),
-            };
-            add(&mut arrows, from, to, class, rule, Some(k));
-        }
-    }
-    for (e, d) in w.rf.iter().enumerate() {
-        let (Some(to), Some(from)) = (index(e), d.and_then(index)) else {
-            continue;
-        };
-        let drawn = arrows
-            .iter_mut()
-            .find(|x| x.from == from && x.to == to && x.class == Class::Matching);
-        match drawn {
-            Some(x) => x.rules.insert(0, "rf".to_string()),
-            None => add(&mut arrows, from, to, Class::Rf, "rf", None),
-        }
-    }
-    arrows.sort_by_key(|x| (x.class, x.from, x.to));
-    layer(&mut events, &arrows);
-    Picture {
-        title,
-        threads,
-        events,
-        arrows,
-    }
 }
 
 /// Moves events down so that rf between threads points down, when rf and
@@ -402,7 +265,7 @@ pub(crate) fn add(
     to: usize,
     class: Class,
     rule: &str,
-    k: Option<OrderKind>,
+    k: Option<Order>,
 ) {
     let i = match arrows
         .iter()
@@ -426,22 +289,6 @@ pub(crate) fn add(
     }
     if let Some(k) = k.filter(|k| !x.orders.contains(k)) {
         x.orders.push(k);
-    }
-}
-
-fn label(sem: &Sem, a: &Action) -> Label {
-    let access = a.kind != Kind::Fence;
-    Label {
-        kind: a.kind,
-        mode: (a.mode != Mode::Rlx || !access).then_some(a.mode),
-        scope: (a.scope != Scope::Sys).then_some(a.scope),
-        loc: access.then(|| {
-            sem.dense_names
-                .get(a.loc as usize)
-                .cloned()
-                .unwrap_or_else(|| "?".to_string())
-        }),
-        value: access.then_some(a.value),
     }
 }
 

@@ -632,23 +632,14 @@ impl Session {
 
     /// The candidate pomsets (complete or not), as `pomset pomsets --candidates`.
     fn candidates(&mut self, out: &mut Output) {
-        use crate::engine::pwt::candidates::candidates_visiting;
         let model = self.model();
         let limits = self.limits();
         let Some(cur) = self.current(out) else {
             return;
         };
         let p = &cur.test.program;
-        let mut listed = Vec::new();
-        let mut visit = |sem: &crate::engine::pwt::construct::Sem,
-                         c: &crate::engine::pwt::candidates::Candidate| {
-            if listed.len() < 10_000 {
-                let n = listed.len() + 1;
-                listed.push(crate::render::text::candidate(sem, p, n, c));
-            }
-        };
-        match candidates_visiting(p, &model, limits, &mut visit) {
-            Ok(l) => {
+        self.listing = match crate::engine::pwt::candidate_texts(p, &model, limits, 10_000) {
+            Ok((listed, l)) => {
                 for shown in listed.iter().take(FIRST_FEW) {
                     out.plain(shown);
                     out.plain("");
@@ -675,10 +666,13 @@ impl Session {
                 if listed.len() > FIRST_FEW {
                     out.hint(format!("(:show N prints candidate N of {})", listed.len()));
                 }
+                listed
             }
-            Err(u) => out.error(u.sentence("is not implemented for listing candidates")),
-        }
-        self.listing = listed;
+            Err(u) => {
+                out.error(u.sentence("is not implemented for listing candidates"));
+                Vec::new()
+            }
+        };
     }
 
     /// The current test with `exists (COND)` appended, parsed as the CLI does
@@ -929,7 +923,8 @@ impl Session {
     /// `:draw N [--format text|dot|tikz|svg] [-o PATH]`: pomset N of the last
     /// listing (same numbering, same `--outcome`), as `pomset draw` draws it.
     fn draw(&self, args: &str, out: &mut Output) {
-        use crate::render::draw::{draw, DrawOptions, Format, Which};
+        use crate::render::draw::{DrawOptions, Format, Which};
+        use crate::workbench::draw;
         let usage = ":draw N [--format text|dot|tikz|svg] [-o PATH]";
         let mut words = args.split_whitespace();
         let Some(n) = words

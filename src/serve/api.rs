@@ -153,7 +153,7 @@ impl Request {
 /// What the pomset semantics refuses (an option value such as `if_closure
 /// = on`, a construct only the Vulkan model defines) as a problem.
 fn refused(p: &crate::syntax::core::Program, model: &Model) -> Result<(), Problem> {
-    crate::engine::pwt::decide::refused_program(p, model)
+    crate::engine::pwt::refused_program(p, model)
         .map_err(|u| Problem::message(workbench::refusal_text(&u)))
 }
 

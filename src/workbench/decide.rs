@@ -1,39 +1,12 @@
-//! Deciding, drawing and refining, with plain values in and out.
+//! Deciding and refining, with plain values in and out.
 
 use serde::Serialize;
 
 use crate::engine::Engine;
-use crate::model::Model;
-use crate::syntax::core::Prop;
-use crate::syntax::Litmus;
 
 /// Decides one test with a model's engine (`engine::named`): its report,
 /// or the report of what the engine cannot do.
 pub use crate::engine::decide;
-
-/// The complete pomsets (or a cat model's consistent executions) whose
-/// final state satisfies `outcome`, each drawn alone in `opts.format`, with
-/// how many there are in all and the limit that stopped the search.
-pub fn draw_each(
-    test: &Litmus,
-    model: &Model,
-    engine: &dyn Engine,
-    outcome: Option<Prop>,
-    opts: &crate::render::draw::DrawOptions,
-) -> Result<(Vec<String>, usize, Option<String>), String> {
-    use crate::render::draw::render;
-    let opts = crate::render::draw::DrawOptions {
-        outcome,
-        ..opts.clone()
-    };
-    let (drawn, _) = engine.pictures(test, model, &opts)?;
-    let each = drawn
-        .pictures
-        .iter()
-        .map(|pic| render(std::slice::from_ref(pic), &opts))
-        .collect();
-    Ok((each, drawn.in_all, drawn.limit))
-}
 
 /// A refinement decided: the verdict, the report as `pomset refine` prints
 /// it, and the distinguishing test when there is one.

@@ -19,11 +19,13 @@
 //! ```
 
 mod decide;
+mod draw;
 mod located;
 mod text;
 mod vary;
 
-pub use decide::{decide, draw_each, refine, refine_under, Refined};
+pub use decide::{decide, refine, refine_under, Refined};
+pub use draw::{draw, draw_cat, draw_each, draw_witnesses};
 pub use located::{Failed, Located, Problem};
 pub use text::{
     candidate_listing, explain_text, explain_text_within, model_text, options_table,

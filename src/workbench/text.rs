@@ -1,7 +1,7 @@
 //! The texts every front end prints the same way: the pomset listing,
 //! `explain`'s lines, the model in one phrase, the options table.
 
-pub use crate::engine::pwt::explain::{explain_text, explain_text_within};
+pub use crate::engine::pwt::{explain_text, explain_text_within};
 pub use crate::model::model_text;
 use crate::model::Model;
 pub use crate::outcome::state::{refusal_text, unsupported_text};
@@ -46,28 +46,12 @@ pub fn pomset_listing(
     filter: Option<&crate::syntax::core::Prop>,
     limits: crate::outcome::Limits,
 ) -> Listing {
-    use crate::engine::pwt::decide::outcomes_visiting;
-    use crate::outcome::verdict::holds;
     const MAX_LISTED: usize = 10_000;
-    let mut pomsets = Vec::new();
-    let mut matching = 0usize;
-    let mut visit = |sem: &crate::engine::pwt::construct::Sem,
-                     sk: &crate::pomset::Skeleton,
-                     w: &crate::engine::pwt::check::Witness,
-                     state: &crate::outcome::State| {
-        if filter.is_some_and(|f| !holds(p, state, f)) {
-            return;
-        }
-        matching += 1;
-        if pomsets.len() < MAX_LISTED {
-            pomsets.push(crate::render::text::pomset(sem, p, matching, sk, w, state));
-        }
-    };
-    match outcomes_visiting(p, model, limits, Some(&mut visit)) {
-        Ok(o) => Listing {
-            pomsets,
-            limit: o.limit.or_else(|| {
-                (matching > MAX_LISTED).then(|| format!("{MAX_LISTED} pomsets listed"))
+    match crate::engine::pwt::pomset_texts(p, model, filter, limits, MAX_LISTED) {
+        Ok(t) => Listing {
+            pomsets: t.pomsets,
+            limit: t.limit.or_else(|| {
+                (t.matching > MAX_LISTED).then(|| format!("{MAX_LISTED} pomsets listed"))
             }),
             unsupported: None,
         },
@@ -148,17 +132,8 @@ pub fn candidate_listing(
     limits: crate::outcome::Limits,
     shown: usize,
 ) -> Result<CandidateListing, String> {
-    use crate::engine::pwt::candidates::candidates_visiting;
-    let mut pomsets = Vec::new();
-    let mut visit = |sem: &crate::engine::pwt::construct::Sem,
-                     c: &crate::engine::pwt::candidates::Candidate| {
-        if pomsets.len() < shown {
-            let n = pomsets.len() + 1;
-            pomsets.push(crate::render::text::candidate(sem, p, n, c));
-        }
-    };
-    match candidates_visiting(p, model, limits, &mut visit) {
-        Ok(l) => Ok(CandidateListing {
+    match crate::engine::pwt::candidate_texts(p, model, limits, shown) {
+        Ok((pomsets, l)) => Ok(CandidateListing {
             pomsets,
             candidates: l.candidates,
             complete: l.complete,

@@ -1,9 +1,11 @@
 //! Diagrams: snapshots of every format for eight examples, and SVG that
 //! parses as XML with one node per event and one path per drawn arrow.
 
-use pomset::render::draw::{draw, draw_cat, pictures, DrawOptions, Format, Which};
+use pomset::engine::pwt::pictures;
+use pomset::render::draw::{DrawOptions, Format, Which};
 use pomset::render::picture::Class;
 use pomset::syntax;
+use pomset::workbench::{draw, draw_cat};
 
 const EXAMPLES: [&str; 8] = [
     "classic/mp+rel+acq",
@@ -484,7 +486,7 @@ fn mp_and_sb_under_rc11_in_every_format() {
 fn an_inconsistent_execution_draws_its_failing_path() {
     let test = load("classic/mp+rel+acq");
     let o = cat_opts(&test, Format::Text, Which::Incomplete);
-    let pics = pomset::render::execution::pictures(&test, &rc11(), &o)
+    let pics = pomset::engine::axiomatic::pictures(&test, &rc11(), &o)
         .expect("one inconsistent execution")
         .pictures;
     assert_eq!(pics.len(), 1);
@@ -540,7 +542,7 @@ fn every_classic_example_draws_under_rc11() {
         let mut o = cat_opts(&test, Format::Svg, Which::Candidates);
         o.outcome = None;
         o.max_pictures = Some(8);
-        let drawn = pomset::render::execution::pictures(&test, &model, &o)
+        let drawn = pomset::engine::axiomatic::pictures(&test, &model, &o)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert!(drawn.limit.is_none(), "{}", path.display());
         let svg = pomset::render::draw::render(&drawn.pictures, &o);
@@ -604,7 +606,7 @@ fn shown_relations_are_drawn() {
     let test = load("classic/mp");
     let mut o = cat_opts(&test, Format::Text, Which::Nth(1));
     let shown = |o: &DrawOptions| -> Vec<(usize, usize)> {
-        let pics = pomset::render::execution::pictures(&test, &model, o)
+        let pics = pomset::engine::axiomatic::pictures(&test, &model, o)
             .expect("r = 1, s = 0 is consistent under M")
             .pictures;
         pics[0]

@@ -6,7 +6,15 @@
 //! - no engine imports another engine (each folder or file under
 //!   `src/engine/` but the interface, `engine/mod.rs`);
 //! - the outcome layer (`src/outcome/`) and the report (`src/report.rs`)
-//!   import no engine.
+//!   import no engine;
+//! - `render` imports no engine: an engine hands it plain pictures
+//!   (`render::Picture`), never the other way round;
+//! - outside `src/engine/`, an engine is what its `mod.rs` exports: no
+//!   module names an engine's submodule (`engine::pwt::construct`,
+//!   `engine::axiomatic::lower`), only the items at its top
+//!   (`engine::pwt::Pwt`, `engine::axiomatic::Mapping`). The one exception
+//!   is `src/cat/`, the axiomatic engine's own language, whose evaluator
+//!   reads that engine's executions and relations.
 
 use std::path::{Path, PathBuf};
 
@@ -205,6 +213,181 @@ fn the_engine_check_sees_a_sibling_and_a_crate_path() {
     // The interface, and a name that only starts like an engine's, are not engines.
     assert!(names_engine("use crate::engine::{Capability, Engine};", &others, true).is_empty());
     assert!(names_engine("use crate::engine::scope;", &others, true).is_empty());
+}
+
+/// Issue 40: `render` lays out and prints pictures; it names no engine,
+/// nor the interface (comments count, as for the front ends).
+#[test]
+fn render_imports_no_engine() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src.join("render"), &mut files);
+    assert!(files.len() >= 5, "the render files: {files:?}");
+    let mut bad = Vec::new();
+    for path in files {
+        let text = std::fs::read_to_string(&path).expect("a source file is readable");
+        for line in text.lines().filter(|l| mentions_engine(l)) {
+            bad.push(format!("{}: {}", path.display(), line.trim()));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "render imports an engine:\n{}",
+        bad.join("\n")
+    );
+}
+
+/// Whether a line names the engines' floor as a path.
+fn mentions_engine(line: &str) -> bool {
+    [
+        "crate::engine",
+        "pomset::engine",
+        "super::engine",
+        "super::super::engine",
+    ]
+    .iter()
+    .any(|p| line.contains(p))
+}
+
+/// The submodules of each engine: the files and folders under
+/// `src/engine/E/` but `mod.rs` (none for an engine that is one file).
+fn engine_submodules(src: &Path) -> Vec<(String, Vec<String>)> {
+    engines(src)
+        .into_iter()
+        .map(|e| {
+            let dir = src.join("engine").join(&e);
+            let mut subs: Vec<String> = match std::fs::read_dir(&dir) {
+                Ok(entries) => entries
+                    .map(|x| x.expect("a directory entry").path())
+                    .filter_map(|p| Some(p.file_stem()?.to_str()?.to_string()))
+                    .filter(|n| n != "mod")
+                    .collect(),
+                Err(_) => Vec::new(),
+            };
+            subs.sort();
+            (e, subs)
+        })
+        .collect()
+}
+
+/// The first names of the paths in a `use` group's text (`a::B, c, {d}`),
+/// split at the commas outside nested braces.
+fn group_heads(group: &str) -> Vec<String> {
+    let (mut out, mut depth, mut start) = (Vec::new(), 0usize, 0);
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                out.push(group[start..i].to_string());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(group[start..].to_string());
+    out.iter().map(|p| ident(p.trim_start())).collect()
+}
+
+/// The identifier `text` starts with.
+fn ident(text: &str) -> String {
+    text.chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect()
+}
+
+/// The lines of `text` that name a submodule of an engine: `engine::E::SUB`,
+/// or `engine::E::{..., SUB::..., ...}` (a group may span lines).
+fn names_internals(text: &str, engines: &[(String, Vec<String>)]) -> Vec<String> {
+    let mut bad = Vec::new();
+    for (e, subs) in engines {
+        let path = format!("engine::{e}::");
+        for (i, _) in text.match_indices(&path) {
+            let rest = &text[i + path.len()..];
+            let heads = match rest.strip_prefix('{') {
+                Some(group) => {
+                    let mut depth = 1usize;
+                    let end = group
+                        .char_indices()
+                        .find(|&(_, c)| {
+                            depth = match c {
+                                '{' => depth + 1,
+                                '}' => depth - 1,
+                                _ => depth,
+                            };
+                            depth == 0
+                        })
+                        .map_or(group.len(), |(j, _)| j);
+                    group_heads(&group[..end])
+                }
+                None => vec![ident(rest)],
+            };
+            if heads.iter().any(|h| subs.contains(h)) {
+                let start = text[..i].rfind('\n').map_or(0, |n| n + 1);
+                let end = text[i..].find('\n').map_or(text.len(), |n| i + n);
+                bad.push(text[start..end].trim().to_string());
+            }
+        }
+    }
+    bad
+}
+
+/// Issue 40: outside `src/engine/` (and `src/cat/`, the axiomatic engine's
+/// language), no module reaches into an engine: each is used through the
+/// `Engine` interface or the items its `mod.rs` exports.
+#[test]
+fn no_module_outside_the_engines_names_an_engine_submodule() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let engines = engine_submodules(&src);
+    let pwt = engines.iter().find(|(e, _)| e == "pwt").expect("pwt");
+    assert!(pwt.1.iter().any(|s| s == "construct"), "{engines:?}");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut bad = Vec::new();
+    for path in files {
+        let relative = path.strip_prefix(&src).expect("under src/");
+        let first = relative.components().next().map(|c| c.as_os_str());
+        if first.is_some_and(|c| c == "engine" || c == "cat") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("a source file is readable");
+        for line in names_internals(&text, &engines) {
+            bad.push(format!("{}: {line}", relative.display()));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "modules outside src/engine/ name an engine's internals:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn the_internals_check_sees_a_submodule_in_a_path_and_in_a_group() {
+    let engines = vec![
+        (
+            "pwt".to_string(),
+            vec!["construct".to_string(), "decide".to_string()],
+        ),
+        ("sc".to_string(), vec![]),
+    ];
+    let seen = |t: &str| names_internals(t, &engines).len();
+    assert_eq!(seen("use crate::engine::pwt::construct::Sem;"), 1);
+    assert_eq!(seen("    crate::engine::pwt::decide::refused(m)"), 1);
+    assert_eq!(
+        seen("use crate::engine::pwt::{\n    construct::{Frag, Sem},\n    Pwt,\n};"),
+        1
+    );
+    assert_eq!(seen("use pomset::engine::pwt::{Pwt, decide};"), 1);
+    // The items an engine's mod.rs exports are its interface.
+    assert_eq!(seen("use crate::engine::pwt::{outcomes, refused, Pwt};"), 0);
+    assert_eq!(seen("    crate::engine::pwt::refused_program(p, model)"), 0);
+    assert_eq!(seen("use crate::engine::sc::Sc;"), 0);
+    assert_eq!(seen("use crate::engine::{Engine, Capability};"), 0);
+    assert!(mentions_engine("use crate::engine::pwt::Pwt;"));
+    assert!(!mentions_engine(
+        "/// An engine builds the pictures (`Engine::pictures`)"
+    ));
 }
 
 /// Issue 31: the `.ci/validate-*` scripts name no machine's directory; the

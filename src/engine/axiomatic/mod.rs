@@ -5,12 +5,17 @@
 //!
 //! - `execution`: per-thread traces with concrete values, and executions.
 //! - `relation`: sets and relations over at most 64 events, as bitsets.
+//! - `picture`: executions as the plain `render::Picture` (`draw --model`).
 
 pub mod execution;
 pub mod explain;
 pub mod lower;
+pub mod picture;
 pub mod relation;
 mod search;
+
+pub use lower::{Lowering, Mapping};
+pub use picture::pictures;
 
 use std::collections::BTreeMap;
 
@@ -701,7 +706,7 @@ impl crate::engine::Engine for Cat {
         _: &crate::model::Model,
         opts: &crate::render::draw::DrawOptions,
     ) -> Result<(crate::render::draw::Drawn, &'static str), String> {
-        crate::render::execution::pictures(test, &self.model, opts)
+        picture::pictures(test, &self.model, opts)
             .map(|d| (d, "executions"))
             .map_err(|e| e.to_string())
     }

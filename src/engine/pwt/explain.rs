@@ -450,7 +450,7 @@ fn combos<'c>(
 }
 
 fn label_text(sem: &Sem, p: &Program, a: &Action) -> String {
-    crate::render::text::label(sem, p, a)
+    super::text::label(sem, p, a)
 }
 
 fn show(sem: &Sem, p: &Program, f: crate::logic::FormulaId) -> String {

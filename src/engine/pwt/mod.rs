@@ -2,7 +2,13 @@
 //! pomsets with predicate transformers, one function per construct in
 //! `construct.rs`; the candidate conditions and rf search in `check`;
 //! completeness and outcomes in `decide.rs`; independent readers decided
-//! as a product in `factor.rs`.
+//! as a product in `factor.rs`; pomsets as text (`text.rs`) and as the
+//! plain pictures `render` draws (`picture.rs`).
+//!
+//! Outside `engine/`, the engine is what this file exports: `Pwt` (the
+//! `Engine`), and the entry points re-exported below for what only the
+//! pomset semantics does (its listings, pictures, refusals); no other
+//! module names the submodules (`tests/it/layering.rs`).
 
 pub mod candidates;
 pub mod check;
@@ -14,14 +20,22 @@ pub mod factor;
 pub mod gap;
 pub mod goal;
 pub mod if_closure;
+pub mod picture;
+pub mod refine;
 pub mod tau;
+pub mod text;
 
-use super::{Capability, Engine};
+pub use decide::{outcomes, refused, refused_program};
+pub use explain::{explain_text, explain_text_within};
+pub use picture::{pictures, pictures_counted};
+pub use text::{candidate_texts, pomset_texts, Texts};
+
+use super::{Capability, Engine, LocalRefinement};
 use crate::model::Model;
 use crate::outcome::{Limits, Outcomes};
 use crate::render::draw::{DrawOptions, Drawn};
 use crate::report::Report;
-use crate::syntax::core::Program;
+use crate::syntax::core::{Program, Stmt};
 use crate::syntax::Litmus;
 
 /// The pomset semantics (`pwt`), the default model: every capability.
@@ -88,8 +102,28 @@ impl Engine for Pwt {
         model: &Model,
         opts: &DrawOptions,
     ) -> Result<(Drawn, &'static str), String> {
-        crate::render::draw::pictures_counted(test, model, opts)
+        picture::pictures_counted(test, model, opts)
             .map(|d| (d, "pomsets"))
             .map_err(|e| e.to_string())
+    }
+
+    fn refine_locally(
+        &self,
+        p: &Program,
+        source: &Stmt,
+        target: &Stmt,
+        model: &Model,
+        max_pomsets: usize,
+        limits: Limits,
+    ) -> Result<LocalRefinement, String> {
+        decide::refused(model).map_err(|u| u.sentence("is refused"))?;
+        Ok(refine::refine_locally(
+            p,
+            source,
+            target,
+            model,
+            max_pomsets,
+            limits,
+        ))
     }
 }

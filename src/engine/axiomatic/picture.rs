@@ -1,18 +1,18 @@
-//! `pomset draw --model CAT`: candidate executions (herd7-style, from
-//! `crate::engine::axiomatic`) as the same `Picture` the pomsets use, so every
-//! format draws them: events with their labels, po, rf, co, fr and rmw, the
+//! The cat engine's side of `pomset draw --model CAT`: candidate
+//! executions (herd7-style) as the same plain `render::Picture` the pomsets
+//! use, so every format draws them: events with their labels, po, rf, co, fr and rmw, the
 //! relations the model `show`s, and for an inconsistent execution the
 //! cycle (or pair) of the first check that fails on it, as `explain
 //! --model` names it.
 
-use super::draw::{DrawError, DrawOptions, Drawn, Which};
-use super::picture::{self, Arrow, Class, Label, Node, Picture, Shown};
+use super::execution::{Cells, Execution, Kind};
+use super::relation::Rel;
+use super::{candidates, final_state};
 use crate::action;
 use crate::cat::{Model, Witness};
-use crate::engine::axiomatic::execution::{Cells, Execution, Kind};
-use crate::engine::axiomatic::relation::Rel;
-use crate::engine::axiomatic::{candidates, final_state};
 use crate::outcome::verdict::holds;
+use crate::render::draw::{DrawError, DrawOptions, Drawn, Which};
+use crate::render::picture::{self, Arrow, Class, Label, Node, Picture, Shown};
 use crate::syntax::core::Program;
 use crate::syntax::Litmus;
 

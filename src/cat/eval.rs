@@ -252,16 +252,31 @@ impl Model {
         x: &Execution,
         frames: &mut super::frame::Frames,
     ) -> Result<Judgement, CatError> {
-        if self.with_step().is_some() {
-            return self.judge(x);
-        }
         let (i, seed) = frames.find(x);
-        let mut ctx = Ctx::new(self, x);
-        ctx.seed = seed;
-        let j = self.judge_in(&mut ctx);
-        let mut slots = std::mem::take(&mut ctx.slots);
-        drop(ctx);
-        frames.keep(i, self, &mut slots);
+        // A `with`'s slot is never fixed, nor is what reads it: the fixed
+        // slots are the same under every choice, and kept from the first.
+        let mut computed = None;
+        let mut judge = || {
+            let mut first = None;
+            for choice in self.choices(x)? {
+                let mut ctx = self.context(x, choice);
+                ctx.seed = seed;
+                let j = self.judge_in(&mut ctx);
+                if computed.is_none() {
+                    computed = Some(std::mem::take(&mut ctx.slots));
+                }
+                let j = j?;
+                if j.consistent() {
+                    return Ok(j);
+                }
+                first.get_or_insert(j);
+            }
+            Ok(first.unwrap_or_else(no_choice))
+        };
+        let j = judge();
+        if let Some(mut slots) = computed {
+            frames.keep(i, self, &mut slots);
+        }
         j
     }
 
@@ -370,6 +385,15 @@ impl Model {
     }
 }
 
+/// The judgement when a `with` has no choice at all: a failure named after
+/// the `with`.
+fn no_choice() -> Judgement {
+    Judgement {
+        failed: vec![("with".to_string(), Witness::Holds)],
+        flags: Vec::new(),
+    }
+}
+
 /// The most total orders a `with ... from linearisations` may range over
 /// in one execution (7! = 5040).
 pub const MAX_LINEARISATIONS: usize = 5040;
@@ -435,10 +459,7 @@ impl Model {
             }
             first.get_or_insert(j);
         }
-        Ok(first.unwrap_or_else(|| Judgement {
-            failed: vec![("with".to_string(), Witness::Holds)],
-            flags: Vec::new(),
-        }))
+        Ok(first.unwrap_or_else(no_choice))
     }
 
     /// The choice `explain` and `draw` show: the first under which `x` is

@@ -363,7 +363,12 @@ impl<'a> Search<'_, '_, 'a> {
             states,
             limit: self.limit,
             stats: crate::logic::Stats::default(),
-            notes: self.p.bound_note().into_iter().collect(),
+            notes: self
+                .p
+                .bound_note()
+                .into_iter()
+                .chain(self.p.spin_note())
+                .collect(),
             flags: Vec::new(),
             orbits: None,
             factored: None,

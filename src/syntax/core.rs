@@ -366,6 +366,19 @@ impl Program {
         })
     }
 
+    /// The note an engine that takes the spin reduction adds when it was
+    /// applied (`syntax::spin`): a reader sees that a loop was decided as
+    /// its last pass, and how to have it unrolled instead.
+    pub fn spin_note(&self) -> Option<String> {
+        let n = self.spins;
+        (n > 0).then(|| {
+            let loops = if n == 1 { "spin loop" } else { "spin loops" };
+            format!(
+                "{n} {loops} decided as the last pass, exactly (the book's \"Spin loops\"; --no-spin-reduction unrolls)"
+            )
+        })
+    }
+
     pub fn reg_name(&self, r: RegId) -> &str {
         self.regs.get(r as usize).map_or("?", |i| i.name.as_str())
     }

@@ -259,3 +259,35 @@ fn an_imported_ptx_spin_is_decided_without_a_bound() {
     };
     assert_eq!(decide(&reduced.program), decide(&plain.program));
 }
+
+/// Under sc a reduced spin is named in the report's notes (how many loops,
+/// and the flag that unrolls them), and the bound's note goes: nothing was
+/// cut. Unrolled, the bound's note is there and the spin note is not.
+#[test]
+fn sc_names_the_reduction_in_its_notes() {
+    let text = "litmus NOTE\nlocations { x, y }\n\ndo { r := x.acq; } while (r = 0); s := y;\n|| y := 1; x.rel := 1;\n\nexists (s = 0)\n";
+    let sc = engine::named("sc").expect("sc");
+    let notes = |spin: bool| {
+        let opts = check::Options {
+            unroll: Some(2),
+            spin,
+        };
+        let p = syntax::parse_with(text, opts).expect("parses").program;
+        sc.outcomes(&p, &Model::default(), Limits::default())
+            .expect("decides")
+            .notes
+    };
+    let reduced = notes(true);
+    assert_eq!(reduced.len(), 1, "{reduced:?}");
+    assert!(
+        reduced[0].starts_with("1 spin loop decided as the last pass"),
+        "{reduced:?}"
+    );
+    assert!(reduced[0].contains("--no-spin-reduction"), "{reduced:?}");
+    let unrolled = notes(false);
+    assert_eq!(unrolled.len(), 1, "{unrolled:?}");
+    assert!(
+        unrolled[0].starts_with("bounded by --unroll 2"),
+        "{unrolled:?}"
+    );
+}

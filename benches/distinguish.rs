@@ -1,8 +1,10 @@
 //! `pomset distinguish`'s rate: `cargo bench --bench distinguish`. The
 //! programs of two threads of at most two accesses (rlx, acq, rel) over two
-//! locations, listed (enumeration and canonical forms), parsed, decided by
-//! each engine alone, and swept as a pair with minimality; throughput is in
-//! programs, so criterion prints programs per second on one core.
+//! locations, listed (enumeration and canonical forms), parsed from their
+//! litmus text and checked (`parse`) or built as syntax trees and checked
+//! (`build`, what a sweep does), decided by each engine alone, and swept as
+//! a pair with minimality; throughput is in programs, so criterion prints
+//! programs per second on one core.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use pomset::distinguish::enumerate::programs;
@@ -23,7 +25,8 @@ fn space() -> Space {
 
 fn distinguish(c: &mut Criterion) {
     let space = space();
-    let texts: Vec<String> = programs(&space).map(|s| s.litmus("P", &space)).collect();
+    let shapes: Vec<_> = programs(&space).collect();
+    let texts: Vec<String> = shapes.iter().map(|s| s.litmus("P", &space)).collect();
     let parsed: Vec<pomset::syntax::Litmus> = texts
         .iter()
         .map(|t| pomset::syntax::parse(t).expect("a generated program parses"))
@@ -37,6 +40,15 @@ fn distinguish(c: &mut Criterion) {
             texts
                 .iter()
                 .filter(|t| pomset::syntax::parse(t).is_ok())
+                .count()
+        })
+    });
+    group.bench_function("build", |b| {
+        b.iter(|| {
+            shapes
+                .iter()
+                .filter_map(|s| s.file("P", &space))
+                .filter(|f| pomset::syntax::check::check(f).is_ok())
                 .count()
         })
     });

@@ -42,7 +42,7 @@ impl std::fmt::Display for Minimal {
 pub fn minimal(space: &Space, pair: &Pair, s: &Shape) -> Minimal {
     let mut undecided = None;
     for (step, w) in weakenings(space, s) {
-        match pair.decide(&w.litmus("P", space)) {
+        match pair.decide_shape(space, &w) {
             Decision::Differs { .. } => return Minimal::No(step),
             Decision::Undecided(u) if !u.outside => {
                 undecided.get_or_insert(format!("{step}: {}", u.why));

@@ -189,15 +189,27 @@ impl Pair {
 
     /// Decides the litmus file `text` under both models.
     pub fn decide(&self, text: &str) -> Decision {
-        let test = match crate::syntax::parse(text) {
-            Ok(t) => t,
-            Err(d) => {
-                let first = d.iter().next().map_or("", |d| d.message.as_str());
-                let why = format!("does not parse: {first}");
-                return Decision::Undecided(Undecided::unknown(why));
-            }
+        match crate::syntax::parse(text) {
+            Ok(test) => self.decide_program(&test.program),
+            Err(d) => not_parsed(&d),
+        }
+    }
+
+    /// Decides `shape` under both models, as `decide` its litmus file
+    /// (`Shape::litmus`) but from the syntax tree built directly
+    /// (`Shape::file`): no text is written or parsed.
+    pub fn decide_shape(&self, space: &Space, shape: &Shape) -> Decision {
+        let Some(file) = shape.file("P", space) else {
+            return self.decide(&shape.litmus("P", space));
         };
-        let p = &test.program;
+        match crate::syntax::check::check(&file) {
+            Ok((program, _)) => self.decide_program(&program),
+            Err(d) => not_parsed(&d),
+        }
+    }
+
+    /// Decides a checked program under both models.
+    pub fn decide_program(&self, p: &crate::syntax::core::Program) -> Decision {
         if let Some(left) = p.values_left.first() {
             return Decision::Undecided(Undecided::distinguishes_nothing(left.clone()));
         }
@@ -297,10 +309,17 @@ impl Pair {
     }
 }
 
+/// A file that does not parse or check: undecided, for a reason unknown.
+fn not_parsed(d: &crate::syntax::Diagnostics) -> Decision {
+    let first = d.iter().next().map_or("", |d| d.message.as_str());
+    let why = format!("does not parse: {first}");
+    Decision::Undecided(Undecided::unknown(why))
+}
+
 /// Decides `shape` and, when it distinguishes, whether it is minimal: the
 /// record a sweep writes.
 pub fn record(space: &Space, pair: &Pair, shape: &Shape) -> Record {
-    let decision = pair.decide(&shape.litmus("P", space));
+    let decision = pair.decide_shape(space, shape);
     let mut r = Record::of(shape, &decision);
     if let Decision::Differs { .. } = decision {
         r.minimal = Some(minimal::minimal(space, pair, shape).to_string());

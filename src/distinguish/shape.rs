@@ -2,9 +2,11 @@
 //! enumeration (`enumerate.rs`), the canonical form (`canon.rs`), the
 //! counting (`count.rs`) and minimality (`minimal.rs`) all use: what an
 //! access is, a program's threads, the vocabulary and bound of a space,
-//! and how a shape is written as a litmus test.
+//! and how a shape is written as a litmus test, and built as the syntax
+//! tree that text parses to (a sweep decides the tree, never parsing).
 
-use crate::syntax::ast::{Mode, Scope};
+use crate::syntax::ast::{self, Mode, Scope};
+use crate::syntax::span::{Ident, Span};
 
 /// The most values a location may take in a space (the canonical form's
 /// renaming tables are this wide).
@@ -350,6 +352,39 @@ impl Shape {
         out
     }
 
+    /// The syntax tree `parse_file(&self.litmus(name, space))` gives, built
+    /// without text (spans are empty: they never take part in equality).
+    /// `None` where the text is the only form: under a scope tree (its
+    /// header is text), and with no thread (the text does not parse).
+    pub fn file(&self, name: &str, space: &Space) -> Option<ast::File> {
+        if space.vocabulary.scope_tree.is_some() || self.threads.is_empty() {
+            return None;
+        }
+        let values = (0..=self.max_value(space)).map(|v| v as i64).collect();
+        let threads = self
+            .threads
+            .iter()
+            .map(|t| ast::Thread {
+                label: None,
+                body: thread_tree(t),
+                span: Span::default(),
+            })
+            .collect();
+        Some(ast::File {
+            name: ident(name.to_string()),
+            comment: None,
+            values: Some((values, Span::default())),
+            locations: Vec::new(),
+            init: Vec::new(),
+            scopes: None,
+            model: Vec::new(),
+            threads,
+            show: Vec::new(),
+            filter: None,
+            conditions: Vec::new(),
+        })
+    }
+
     /// The largest value an execution may hold: FADDs add up.
     fn max_value(&self, space: &Space) -> u64 {
         let top = u64::from(space.bound.values - 1);
@@ -384,6 +419,124 @@ fn thread_text(ops: &[Op]) -> String {
         }
     }
     parts.join(" ")
+}
+
+/// One thread as statements, as `thread_text` writes it.
+fn thread_tree(ops: &[Op]) -> Vec<ast::Stmt> {
+    if ops.is_empty() {
+        return vec![stmt(ast::StmtKind::Skip)];
+    }
+    let mut out = Vec::with_capacity(ops.len());
+    let mut latest: Option<usize> = None;
+    for (i, op) in ops.iter().enumerate() {
+        let s = op_tree(i, op, latest);
+        let s = match (op.dep, latest) {
+            (Dep::Ctrl, Some(r)) => {
+                let cond = expr(ast::ExprKind::Binary(
+                    ast::BinOp::Eq,
+                    Box::new(register(r)),
+                    Box::new(expr(ast::ExprKind::Int(1))),
+                ));
+                stmt(ast::StmtKind::If {
+                    cond,
+                    then: vec![s],
+                    els: None,
+                })
+            }
+            _ => s,
+        };
+        out.push(s);
+        if op.kind.reads() {
+            latest = Some(i);
+        }
+    }
+    out
+}
+
+/// One access as a statement, as `op_text` writes it.
+fn op_tree(i: usize, op: &Op, latest: Option<usize>) -> ast::Stmt {
+    let loc = || ident(LOCATIONS[op.loc as usize % LOCATIONS.len()].to_string());
+    let reg = |i: usize| ident(format!("r{i}"));
+    let scope = (op.scope != Scope::Sys).then_some((op.scope, Span::default()));
+    let one = |m: Mode| ast::Suffix {
+        mode: (m != Mode::Rlx).then_some((m, Span::default())),
+        scope,
+        quals: Vec::new(),
+    };
+    let kind = match op.kind {
+        Kind::Read => ast::StmtKind::Assign {
+            lhs: ast::Place::Named(reg(i)),
+            suffix: ast::Suffix::default(),
+            rhs: expr(ast::ExprKind::Name(loc(), one(op.mode))),
+        },
+        Kind::Write => ast::StmtKind::Assign {
+            lhs: ast::Place::Named(loc()),
+            suffix: one(op.mode),
+            rhs: match (op.dep, latest) {
+                (Dep::Data, Some(r)) => register(r),
+                _ => expr(ast::ExprKind::Int(i64::from(op.val))),
+            },
+        },
+        Kind::Fence => ast::StmtKind::Fence {
+            suffix: ast::Suffix {
+                mode: Some((op.mode, Span::default())),
+                scope,
+                quals: Vec::new(),
+            },
+        },
+        Kind::Fadd | Kind::Exchg => {
+            let both = [op.mode, op.wmode];
+            let modes = if both.iter().all(|m| *m == Mode::Rlx) {
+                Vec::new()
+            } else {
+                both.iter().map(|m| (*m, Span::default())).collect()
+            };
+            let rmw = ast::Rmw {
+                op: if op.kind == Kind::Fadd {
+                    ast::RmwOp::Fadd
+                } else {
+                    ast::RmwOp::Exchg
+                },
+                modes,
+                scope,
+                quals: Vec::new(),
+                place: ast::Place::Named(loc()),
+                args: vec![expr(ast::ExprKind::Int(i64::from(op.val)))],
+                span: Span::default(),
+            };
+            ast::StmtKind::Rmw {
+                target: Some(reg(i)),
+                rmw,
+            }
+        }
+    };
+    stmt(kind)
+}
+
+fn ident(name: String) -> Ident {
+    Ident::new(name, Span::default())
+}
+
+fn stmt(kind: ast::StmtKind) -> ast::Stmt {
+    ast::Stmt {
+        kind,
+        span: Span::default(),
+    }
+}
+
+fn expr(kind: ast::ExprKind) -> ast::Expr {
+    ast::Expr {
+        kind,
+        span: Span::default(),
+    }
+}
+
+/// The register `r{r}` as an expression.
+fn register(r: usize) -> ast::Expr {
+    expr(ast::ExprKind::Name(
+        ident(format!("r{r}")),
+        ast::Suffix::default(),
+    ))
 }
 
 /// `.mode.scope`, leaving out the defaults `rlx` and `sys`.

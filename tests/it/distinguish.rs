@@ -1034,3 +1034,82 @@ fn the_books_gnu_parallel_recipe_equals_one_run() {
     assert_eq!(found, whole);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The syntax tree a sweep decides (`Shape::file`, built without text) is
+/// the one its litmus text parses to, and checks to the same program: for
+/// every program of spaces that use every construct (each mode, scope,
+/// fence, read-modify-write and dependency), and each of its weakenings,
+/// so the two can never drift apart.
+#[test]
+fn a_program_built_directly_is_its_text_parsed() {
+    use pomset::syntax::ast::Scope;
+    let space = |[threads, per_thread, total]: [usize; 3],
+                 values,
+                 modes: &[Mode],
+                 scopes: &[Scope],
+                 fences,
+                 rmws: &[Kind],
+                 deps: &[Dep]| Space {
+        bound: Bound {
+            threads,
+            per_thread,
+            total,
+            locations: 2,
+            values,
+        },
+        vocabulary: Vocabulary {
+            modes: modes.to_vec(),
+            scopes: scopes.to_vec(),
+            fences,
+            rmws: rmws.to_vec(),
+            deps: deps.to_vec(),
+            scope_tree: None,
+        },
+    };
+    let (rmws, deps) = ([Kind::Fadd, Kind::Exchg], [Dep::Data, Dep::Ctrl]);
+    let spaces = [
+        tiny(),
+        space([1, 1, 1], 3, &Mode::ALL, &Scope::ALL, true, &rmws, &deps),
+        space(
+            [1, 2, 2],
+            2,
+            &[Mode::Rlx, Mode::Acq, Mode::Rel],
+            &[Scope::Cta, Scope::Sys],
+            true,
+            &rmws,
+            &deps,
+        ),
+        space(
+            [2, 2, 3],
+            2,
+            &[Mode::Rlx, Mode::Sc],
+            &[Scope::Sys],
+            false,
+            &[Kind::Fadd],
+            &deps,
+        ),
+    ];
+    let mut n = 0;
+    for space in &spaces {
+        for shape in programs(space) {
+            let weakened = minimal::weakenings(space, &shape)
+                .into_iter()
+                .map(|(_, w)| w);
+            for s in std::iter::once(shape.clone()).chain(weakened) {
+                let text = s.litmus("P", space);
+                let built = s.file("P", space);
+                let Ok(parsed) = pomset::syntax::parse_file(&text) else {
+                    // No thread left: the sweep parses the text, as before.
+                    assert!(s.threads.is_empty() && built.is_none(), "{text}");
+                    continue;
+                };
+                let built = built.expect("no scope tree, a thread");
+                assert_eq!(built, parsed, "{text}");
+                let check = |f| pomset::syntax::check::check(f).map(|(p, _)| p);
+                assert_eq!(check(&built), check(&parsed), "{text}");
+                n += 1;
+            }
+        }
+    }
+    assert!(n > 10_000, "{n} programs compared");
+}

@@ -559,7 +559,7 @@ mod code_tests {
             }
             assert!(usize::from(a.code()) < CODES, "{a:?}");
         }
-        for n in [u8::MAX] {
+        for n in [0, u8::MAX] {
             for b in [VkBuiltin::Class(n), VkBuiltin::SemSc(n)] {
                 assert!(usize::from(Builtin::Vulkan(b).code()) < CODES);
             }

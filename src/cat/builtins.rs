@@ -466,16 +466,7 @@ fn is(x: &Execution, f: impl Fn(&Event) -> bool) -> Value {
 /// The equivalence "same key"; events with no key are related to none.
 fn same<K: PartialEq>(x: &Execution, key: impl Fn(&Event) -> Option<K>) -> Rel {
     let keys: Vec<Option<K>> = x.events.iter().map(key).collect();
-    let mut r = Rel::new(x.len());
-    for (a, ka) in keys.iter().enumerate() {
-        let Some(ka) = ka else { continue };
-        for (b, kb) in keys.iter().enumerate() {
-            if kb.as_ref() == Some(ka) {
-                r.add(a, b);
-            }
-        }
-    }
-    r
+    Rel::same(&keys)
 }
 
 /// A builtin's value in an execution.

@@ -62,10 +62,19 @@ struct Ctx<'a> {
 
 impl<'a> Ctx<'a> {
     fn new(model: &'a Model, x: &'a Execution) -> Ctx<'a> {
+        Ctx::reusing(model, x, Vec::new())
+    }
+
+    /// A context whose slots are `spare`'s place, emptied (an earlier
+    /// context's: allocating and freeing them per candidate showed in a
+    /// table's profile).
+    fn reusing(model: &'a Model, x: &'a Execution, mut spare: Vec<Option<Value>>) -> Ctx<'a> {
+        spare.clear();
+        spare.resize(model.slots, None);
         Ctx {
             x,
             model,
-            slots: vec![None; model.slots],
+            slots: spare,
             seed: &[],
             builtins: Vec::new(),
             placed: [0; builtins::CODES],
@@ -252,6 +261,7 @@ impl Model {
         x: &Execution,
         frames: &mut super::frame::Frames,
     ) -> Result<Judgement, CatError> {
+        let mut spare = frames.spare();
         let (i, seed) = frames.find(x);
         // A `with`'s slot is never fixed, nor is what reads it: the fixed
         // slots are the same under every choice, and kept from the first.
@@ -259,11 +269,13 @@ impl Model {
         let mut judge = || {
             let mut first = None;
             for choice in self.choices(x)? {
-                let mut ctx = self.context(x, choice);
+                let mut ctx = self.context_reusing(x, choice, std::mem::take(&mut spare));
                 ctx.seed = seed;
                 let j = self.judge_in(&mut ctx);
-                if computed.is_none() {
-                    computed = Some(std::mem::take(&mut ctx.slots));
+                let slots = std::mem::take(&mut ctx.slots);
+                match computed {
+                    None => computed = Some(slots),
+                    Some(_) => spare = slots,
                 }
                 let j = j?;
                 if j.consistent() {
@@ -276,6 +288,7 @@ impl Model {
         let j = judge();
         if let Some(mut slots) = computed {
             frames.keep(i, self, &mut slots);
+            frames.put_back(slots);
         }
         j
     }
@@ -287,13 +300,15 @@ impl Model {
         checks: &[usize],
         frames: &mut super::frame::Frames,
     ) -> bool {
+        let spare = frames.spare();
         let (i, seed) = frames.find(x);
-        let mut ctx = Ctx::new(self, x);
+        let mut ctx = Ctx::reusing(self, x, spare);
         ctx.seed = seed;
         let refuted = Self::refutes_in(self, &mut ctx, checks);
         let mut slots = std::mem::take(&mut ctx.slots);
         drop(ctx);
         frames.keep(i, self, &mut slots);
+        frames.put_back(slots);
         refuted
     }
 
@@ -406,7 +421,17 @@ impl Model {
 
     /// A context with the `with` slot (if any) set to `choice`.
     fn context<'a>(&'a self, x: &'a Execution, choice: Option<Rel>) -> Ctx<'a> {
-        let mut ctx = Ctx::new(self, x);
+        self.context_reusing(x, choice, Vec::new())
+    }
+
+    /// `context`, its slots in `spare`'s place (`Ctx::reusing`).
+    fn context_reusing<'a>(
+        &'a self,
+        x: &'a Execution,
+        choice: Option<Rel>,
+        spare: Vec<Option<Value>>,
+    ) -> Ctx<'a> {
+        let mut ctx = Ctx::reusing(self, x, spare);
         if let (Some(Step::With { slot, .. }), Some(r)) = (self.with_step(), choice) {
             ctx.slots[*slot] = Some(Value::Rel(r));
         }

@@ -77,6 +77,8 @@ pub struct Frames {
     next: usize,
     /// How many executions found their frame kept.
     found: usize,
+    /// An evaluation's slots, returned for the next to reuse.
+    spare: Vec<Option<Value>>,
 }
 
 struct Entry {
@@ -115,6 +117,17 @@ impl Frames {
             i
         };
         (i, &self.entries[i].slots)
+    }
+
+    /// The slots an earlier evaluation gave back, for the next to reuse.
+    pub(super) fn spare(&mut self) -> Vec<Option<Value>> {
+        std::mem::take(&mut self.spare)
+    }
+
+    /// Gives an evaluation's slots back (their values are dropped when
+    /// they are reused).
+    pub(super) fn put_back(&mut self, slots: Vec<Option<Value>>) {
+        self.spare = slots;
     }
 
     /// How many executions found their frame kept (for tests).

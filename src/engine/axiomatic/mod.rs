@@ -313,18 +313,14 @@ fn skeleton(p: &Program, cells: &Cells, chosen: &[&Trace]) -> Option<Execution> 
         }
     }
     let group = |e: &Event| e.thread.and_then(|t| p.threads.get(t as usize));
-    x.same_cta = Rel::from_fn(
-        total,
-        |a, b| matches!((group(&events[a]), group(&events[b])), (Some(s), Some(t)) if s.cta == t.cta),
-    );
-    x.same_gpu = Rel::from_fn(
-        total,
-        |a, b| matches!((group(&events[a]), group(&events[b])), (Some(s), Some(t)) if s.gpu == t.gpu),
-    );
-    x.same_sg = Rel::from_fn(
-        total,
-        |a, b| matches!((group(&events[a]), group(&events[b])), (Some(s), Some(t)) if s.sg == t.sg),
-    );
+    let groups: Vec<Option<&crate::syntax::core::ThreadInfo>> = events.iter().map(group).collect();
+    let keyed = |key: fn(&crate::syntax::core::ThreadInfo) -> u32| {
+        let keys: Vec<Option<u32>> = groups.iter().map(|g| g.map(key)).collect();
+        Rel::same(&keys)
+    };
+    x.same_cta = keyed(|t| t.cta);
+    x.same_gpu = keyed(|t| t.gpu);
+    x.same_sg = keyed(|t| t.sg);
     x.syncbar = syncbar(&events, &x.po);
     x.events = events;
     Some(x)

@@ -109,6 +109,28 @@ impl Rel {
         r
     }
 
+    /// The equivalence "same key" on events `0..keys.len()`: `(a, b)` when
+    /// both have a key and the keys are equal (events with no key are
+    /// related to none). Each key's class is gathered once, not each pair
+    /// compared.
+    pub fn same<K: PartialEq>(keys: &[Option<K>]) -> Rel {
+        let mut r = Rel::new(keys.len());
+        let mut classes: Vec<(&K, Set)> = Vec::new();
+        for (e, k) in keys.iter().enumerate().take(MAX_EVENTS) {
+            let Some(k) = k else { continue };
+            match classes.iter_mut().find(|(c, _)| *c == k) {
+                Some((_, s)) => *s |= 1 << e,
+                None => classes.push((k, 1 << e)),
+            }
+        }
+        for (e, k) in keys.iter().enumerate().take(MAX_EVENTS) {
+            if let Some(k) = k {
+                r.rows[e] = classes.iter().find(|(c, _)| *c == k).map_or(0, |(_, s)| *s);
+            }
+        }
+        r
+    }
+
     /// Pairs `(a, b)` with `f(a, b)`.
     pub fn from_fn(n: usize, f: impl Fn(usize, usize) -> bool) -> Rel {
         let mut r = Rel::new(n);
@@ -177,9 +199,12 @@ impl Rel {
 
     /// `r+`: the transitive closure (Warshall over words).
     pub fn plus(&self) -> Rel {
-        let mut rows = self.rows.clone();
+        let Rel { mut rows } = self.clone();
         for k in 0..rows.len() {
             let rk = rows[k];
+            if rk == 0 {
+                continue;
+            }
             for row in rows.iter_mut() {
                 if *row >> k & 1 == 1 {
                     *row |= rk;

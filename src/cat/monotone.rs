@@ -49,21 +49,14 @@ pub fn prunable(model: &Model) -> Vec<usize> {
         .collect()
 }
 
-/// A builtin's level: rf, co and what is made of them grow with the
-/// candidate; everything else is a property of one or two events or of
-/// a thread's prefix (po, the dependencies, rmw, barrier instances).
+/// A builtin's level: rf, co and what is made of them (the builtins that
+/// are not `Builtin::fixed`) grow with the candidate; everything else is a
+/// property of one or two events or of a thread's prefix (po, the
+/// dependencies, rmw, barrier instances).
 fn builtin(b: Builtin) -> Level {
-    match b {
-        Builtin::Rf
-        | Builtin::Co
-        | Builtin::Fr
-        | Builtin::Rfe
-        | Builtin::Rfi
-        | Builtin::Coe
-        | Builtin::Coi
-        | Builtin::Fre
-        | Builtin::Fri => Level::Monotone,
-        _ => Level::Stable,
+    match b.fixed() {
+        true => Level::Stable,
+        false => Level::Monotone,
     }
 }
 

@@ -76,23 +76,13 @@ const ALL: &str = "ALL\nacyclic po as po\n";
 fn pruned_and_plain_enumerations_agree_on_the_examples() {
     let mut compared = 0;
     let models = models();
-    for dir in ["examples/classic", "examples/catalogue", "examples/vulkan"] {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-        let mut paths: Vec<_> = std::fs::read_dir(&root)
-            .expect("examples")
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
-            .collect();
-        paths.sort();
-        for path in paths {
-            let src = std::fs::read_to_string(&path).expect("readable");
-            for m in &models {
-                if let Some(r) = compare(m, &src, 5_000) {
-                    if let Err(e) = r {
-                        panic!("{} under {}: {e}", path.display(), m.name);
-                    }
-                    compared += 1;
+    for (path, src) in example_sources() {
+        for m in &models {
+            if let Some(r) = compare(m, &src, 5_000) {
+                if let Err(e) = r {
+                    panic!("{} under {}: {e}", path.display(), m.name);
                 }
+                compared += 1;
             }
         }
     }
@@ -242,6 +232,33 @@ fn a_read_takes_its_own_rmw_write_once() {
     assert_eq!(shown(&lazy), shown(&plain));
 }
 
+/// The bundled examples that parse, each with its path, in order.
+fn example_tests() -> Vec<(std::path::PathBuf, pomset::syntax::Litmus)> {
+    example_sources()
+        .into_iter()
+        .filter_map(|(path, src)| pomset::syntax::parse(&src).ok().map(|t| (path, t)))
+        .collect()
+}
+
+/// The bundled examples' paths and texts, in order.
+fn example_sources() -> Vec<(std::path::PathBuf, String)> {
+    let mut out = Vec::new();
+    for dir in ["examples/classic", "examples/catalogue", "examples/vulkan"] {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+        let mut paths: Vec<_> = std::fs::read_dir(&root)
+            .expect("examples")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let src = std::fs::read_to_string(&path).expect("readable");
+            out.push((path, src));
+        }
+    }
+    out
+}
+
 /// `cat::share` (repeated subexpressions evaluated once) against the
 /// model with every shared subexpression put back in its places: the
 /// same states, counts, witnesses and flags on the examples, under every
@@ -256,28 +273,15 @@ fn shared_and_inlined_subexpressions_agree_on_the_examples() {
         .iter()
         .zip(&unshared)
         .any(|(m, u)| m.slots > u.slots + 10));
-    for dir in ["examples/classic", "examples/catalogue", "examples/vulkan"] {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-        let mut paths: Vec<_> = std::fs::read_dir(&root)
-            .expect("examples")
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
-            .collect();
-        paths.sort();
-        for path in paths {
-            let src = std::fs::read_to_string(&path).expect("readable");
-            let Ok(t) = pomset::syntax::parse(&src) else {
+    for (path, t) in example_tests() {
+        for (m, u) in models.iter().zip(&unshared) {
+            let shared = outcomes_with(&t.program, m, limits(5_000), true);
+            let inlined = outcomes_with(&t.program, u, limits(5_000), true);
+            let (Ok(a), Ok(b)) = (shared, inlined) else {
                 continue;
             };
-            for (m, u) in models.iter().zip(&unshared) {
-                let shared = outcomes_with(&t.program, m, limits(5_000), true);
-                let inlined = outcomes_with(&t.program, u, limits(5_000), true);
-                let (Ok(a), Ok(b)) = (shared, inlined) else {
-                    continue;
-                };
-                assert_eq!(shown(&a), shown(&b), "{} under {}", path.display(), m.name);
-                compared += 1;
-            }
+            assert_eq!(shown(&a), shown(&b), "{} under {}", path.display(), m.name);
+            compared += 1;
         }
     }
     assert!(compared >= 400, "only {compared} runs compared");
@@ -291,31 +295,19 @@ fn shared_and_inlined_subexpressions_agree_on_the_examples() {
 fn fixed_slots_kept_per_frame_judge_as_computed_anew() {
     let mut judged = 0;
     let mut found = 0;
+    let tests = example_tests();
     for model in models() {
         let mut frames = cat::frame::Frames::default();
-        for dir in ["examples/classic", "examples/catalogue", "examples/vulkan"] {
-            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-            let mut paths: Vec<_> = std::fs::read_dir(&root)
-                .expect("examples")
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
-                .collect();
-            paths.sort();
-            for path in paths {
-                let src = std::fs::read_to_string(&path).expect("readable");
-                let Ok(t) = pomset::syntax::parse(&src) else {
-                    continue;
-                };
-                let lowered = model.lowering.map(|l| l.apply(&t.program));
-                let p = lowered.as_ref().unwrap_or(&t.program);
-                let _ = pomset::engine::axiomatic::candidates(p, &limits(2_000), |x, _| {
-                    let plain = format!("{:?}", model.judge(x));
-                    let framed = format!("{:?}", model.judge_framed(x, &mut frames));
-                    assert_eq!(plain, framed, "{} under {}", path.display(), model.name);
-                    judged += 1;
-                    true
-                });
-            }
+        for (path, t) in &tests {
+            let lowered = model.lowering.map(|l| l.apply(&t.program));
+            let p = lowered.as_ref().unwrap_or(&t.program);
+            let _ = pomset::engine::axiomatic::candidates(p, &limits(2_000), |x, _| {
+                let plain = format!("{:?}", model.judge(x));
+                let framed = format!("{:?}", model.judge_framed(x, &mut frames));
+                assert_eq!(plain, framed, "{} under {}", path.display(), model.name);
+                judged += 1;
+                true
+            });
         }
         found += frames.found();
     }

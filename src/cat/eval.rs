@@ -261,31 +261,20 @@ impl Model {
         x: &Execution,
         frames: &mut super::frame::Frames,
     ) -> Result<Judgement, CatError> {
-        let mut spare = frames.spare();
+        let spare = frames.spare();
         let (i, seed) = frames.find(x);
         // A `with`'s slot is never fixed, nor is what reads it: the fixed
         // slots are the same under every choice, and kept from the first.
         let mut computed = None;
-        let mut judge = || {
-            let mut first = None;
-            for choice in self.choices(x)? {
-                let mut ctx = self.context_reusing(x, choice, std::mem::take(&mut spare));
-                ctx.seed = seed;
-                let j = self.judge_in(&mut ctx);
-                let slots = std::mem::take(&mut ctx.slots);
-                match computed {
-                    None => computed = Some(slots),
-                    Some(_) => spare = slots,
-                }
-                let j = j?;
-                if j.consistent() {
-                    return Ok(j);
-                }
-                first.get_or_insert(j);
-            }
-            Ok(first.unwrap_or_else(no_choice))
-        };
-        let j = judge();
+        let j = self.for_some_choice_seeded(
+            x,
+            seed,
+            spare,
+            |ctx| self.judge_in(ctx),
+            |slots| {
+                computed.get_or_insert(slots);
+            },
+        );
         if let Some(mut slots) = computed {
             frames.keep(i, self, &mut slots);
             frames.put_back(slots);
@@ -476,9 +465,27 @@ impl Model {
         x: &Execution,
         f: impl Fn(&mut Ctx) -> Result<Judgement, CatError>,
     ) -> Result<Judgement, CatError> {
+        self.for_some_choice_seeded(x, &[], Vec::new(), f, |_| {})
+    }
+
+    /// `for_some_choice`, each context reading the frame's fixed slots
+    /// from `seed`, the first taking `spare`'s place for its slots
+    /// (`Ctx::reusing`); `done` gets each context's slots after `f`.
+    fn for_some_choice_seeded(
+        &self,
+        x: &Execution,
+        seed: &[Option<Value>],
+        mut spare: Vec<Option<Value>>,
+        f: impl Fn(&mut Ctx) -> Result<Judgement, CatError>,
+        mut done: impl FnMut(Vec<Option<Value>>),
+    ) -> Result<Judgement, CatError> {
         let mut first = None;
         for choice in self.choices(x)? {
-            let j = f(&mut self.context(x, choice))?;
+            let mut ctx = self.context_reusing(x, choice, std::mem::take(&mut spare));
+            ctx.seed = seed;
+            let j = f(&mut ctx);
+            done(std::mem::take(&mut ctx.slots));
+            let j = j?;
             if j.consistent() {
                 return Ok(j);
             }

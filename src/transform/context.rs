@@ -372,10 +372,7 @@ fn decide_one(
 
 /// The source's and the target's test in `ctx`, parsed.
 fn parse_pair(req: &Refinement, vocab: &Vocabulary, ctx: &Context) -> Pair {
-    let text = |fragment: &str| {
-        let (p0, threads) = ctx.texts(vocab, fragment);
-        test_text(req, &p0, &threads, "")
-    };
+    let text = |fragment: &str| context_test(req, vocab, ctx, fragment, "");
     match (
         parse(req, &text(&req.source_text)),
         parse(req, &text(&req.target_text)),
@@ -383,6 +380,19 @@ fn parse_pair(req: &Refinement, vocab: &Vocabulary, ctx: &Context) -> Pair {
         (Ok(s), Ok(t)) => Some((s.program, t.program)),
         _ => None,
     }
+}
+
+/// The test of `fragment` (the source's or the target's) in `ctx`, with
+/// condition `cond`.
+fn context_test(
+    req: &Refinement,
+    vocab: &Vocabulary,
+    ctx: &Context,
+    fragment: &str,
+    cond: &str,
+) -> String {
+    let (p0, threads) = ctx.texts(vocab, fragment);
+    test_text(req, &p0, &threads, cond)
 }
 
 /// `decide_one` on the tests `parse_pair` made of `ctx`.
@@ -395,10 +405,7 @@ fn decide_parsed(
     ctx: &Context,
     parsed: &Pair,
 ) -> One {
-    let text = |fragment: &str, cond: &str| {
-        let (p0, threads) = ctx.texts(vocab, fragment);
-        test_text(req, &p0, &threads, cond)
-    };
+    let text = |fragment: &str, cond: &str| context_test(req, vocab, ctx, fragment, cond);
     let Some((src, tgt)) = parsed else {
         return One::Undecided("a generated test that does not parse".into());
     };

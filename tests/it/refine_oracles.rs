@@ -270,7 +270,7 @@ fn looped((_, loc, mode, val): Raw, extra: &[Raw], env: &mut Env) -> S {
     }
 }
 
-/// A fragment of up to four statements, by the grammar
+/// A fragment of up to four statements and `BUDGET` leaves, by the grammar
 ///
 /// ```text
 /// S    ::= LEAF | if (R = v) { BODY } else { BODY } | LOOP | ( LEAF || skip; )
@@ -338,9 +338,30 @@ fn fragment() -> impl Strategy<Value = Vec<S>> {
                 15 => out.push(looped((kind, loc, mode, val), &b1, &mut env)),
                 _ => out.push(leaf((kind, loc, mode, val), &mut env)),
             }
+            // The cost of `refine` grows fast with the statements: within
+            // the budget, a first statement always kept.
+            if out.len() > 1 && cost(&out) > BUDGET {
+                out.pop();
+                break;
+            }
         }
         out
     })
+}
+
+/// The most leaves a fragment has, a loop's counted once per unrolled pass
+/// (the default `--unroll 2`), as many as the old fixed shapes had.
+const BUDGET: usize = 5;
+
+fn cost(ss: &[S]) -> usize {
+    ss.iter()
+        .map(|s| match s {
+            S::If { then, els, .. } => cost(then) + cost(els),
+            S::While { body, .. } | S::DoWhile { body, .. } => 2 * cost(body),
+            S::Fork(body) => cost(body),
+            _ => 1,
+        })
+        .sum()
 }
 
 fn stronger(mode: &'static str, read: bool) -> Option<&'static str> {
@@ -631,7 +652,7 @@ fn settings() -> Vec<Model> {
 /// some option values) take minutes; such a case is stopped by the limit,
 /// which is no verdict, and logged as skipped.
 fn limits() -> Limits {
-    let secs = 3.0;
+    let secs = 2.0;
     let deadline = Some((
         std::time::Instant::now() + std::time::Duration::from_secs_f64(secs),
         secs,

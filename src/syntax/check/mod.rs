@@ -222,11 +222,6 @@ struct Checker {
     versions: HashMap<(ThreadId, String), Vec<RegId>>,
     /// The version each source register holds at the end of its thread.
     finals: HashMap<(ThreadId, String), RegId>,
-    /// Per thread and source register, the version an `if` joins to when
-    /// only one branch assigns it (`Checker::join`): never assigned where
-    /// the register has no value, so every such path, in every branch of
-    /// the thread, leaves the one register free.
-    absent: HashMap<(ThreadId, String), RegId>,
     /// How many times a loop's body is unrolled.
     unroll: u32,
     /// Whether some unrolling left a reachable cut (`if (M) { diverge }`).

@@ -56,18 +56,6 @@ impl Checker {
     /// The join of an `if`: a source register whose version differs between
     /// the branches gets one new version, assigned by a LET at the end of
     /// each branch from that branch's version. Returns the two LET lists.
-    ///
-    /// A register that only one branch assigns has no value on the other
-    /// path (a state shows it as `?`). It joins to the thread's one *absent*
-    /// version of that register, assigned by a LET on the assigning side
-    /// only, so every path that leaves the register without a value leaves
-    /// the same register free. Reusing the branch's own version would leave
-    /// a different free register for each such `if`: `refine` compares a
-    /// source and a target elaborated as two branches of one thread, and
-    /// `if (q = 0) { r := 1; r := 2; }` then failed to refine itself (its
-    /// two copies of `r` before the fragment had different names). The
-    /// initial version of a register read before any assignment is the
-    /// same value on both paths and joins to itself.
     pub(super) fn join(
         &mut self,
         env: &mut Env,
@@ -86,35 +74,12 @@ impl Checker {
                     els_lets.push(let_reg(j, e));
                     j
                 }
-                (Some(&id), Some(_)) => id,
-                (Some(&id), None) | (None, Some(&id)) if self.unassigned.contains(&id) => id,
-                (Some(&id), None) | (None, Some(&id)) => {
-                    let a = self.absent_version(env.thread, name);
-                    if id != a {
-                        let side = if then_env.regs.contains_key(name.as_str()) {
-                            &mut then_lets
-                        } else {
-                            &mut els_lets
-                        };
-                        side.push(let_reg(a, id));
-                    }
-                    a
-                }
+                (Some(&id), _) | (None, Some(&id)) => id,
                 (None, None) => continue,
             };
             env.regs.insert(name.clone(), joined);
         }
         (then_lets, els_lets)
-    }
-
-    /// The version `join` gives a register that only one branch assigns.
-    fn absent_version(&mut self, thread: ThreadId, name: &str) -> RegId {
-        if let Some(&a) = self.absent.get(&(thread, name.to_string())) {
-            return a;
-        }
-        let a = self.new_version(thread, name);
-        self.absent.insert((thread, name.to_string()), a);
-        a
     }
 
     /// Records the versions a thread ends with: those are the registers its

@@ -13,7 +13,7 @@
 //! and two in the other). At most 5% of programs may stop at a limit.
 //!
 //! `PROPTEST_CASES=N` sets the number of programs under the default model
-//! (default 2000) and a fifth of it under sampled settings (the reference is
+//! (default `CI_SHARE`, 500) and a fifth of it under sampled settings (the reference is
 //! slower there: `monotonicity` makes it build every stronger label);
 //! `DIFF_MODELS=default` keeps to the default model.
 
@@ -23,6 +23,13 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use gen::{cases, Checked};
+
+/// The programs CI decides under the default model, from the fixed seed
+/// (`gen::DEFAULT_SEED`): a quarter of what it was, for issue 40's halved
+/// suite. The long run is `PROPTEST_CASES=2000` or more, with
+/// `PROPTEST_RNG_SEED=N` for programs CI has not seen (the book's testing
+/// chapter).
+const CI_SHARE: u32 = 500;
 use pomset::engine::pwt::decide;
 use pomset::engine::reference;
 use pomset::model::Model;
@@ -189,7 +196,7 @@ fn run(what: &str, n: u32, cfg: gen::Config, models: BoxedStrategy<Model>) {
 #[test]
 fn the_engines_agree_on_random_programs_under_the_default_model() {
     let models = Just(Model::default()).boxed();
-    run("default model", cases(2000), gen::Config::tiny(), models);
+    run("default model", cases(CI_SHARE), gen::Config::tiny(), models);
 }
 
 #[test]
@@ -209,7 +216,7 @@ fn the_engines_agree_on_random_programs_under_sampled_options() {
         },
     };
     let pairs = model().prop_flat_map(move |m| (gen::tests(cfg(&m)), Just(m)));
-    gen::run_property("sampled options", cases(2000) / 5, pairs, |(t, model)| {
+    gen::run_property("sampled options", cases(CI_SHARE) / 5, pairs, |(t, model)| {
         agree(&t, &model)
     });
 }
@@ -227,7 +234,7 @@ fn with(name: &str, value: &str) -> Model {
 fn the_engines_agree_on_random_programs_under_if_closure() {
     let closed = Just(with("if_closure", "registers")).boxed();
     let cfg = gen::Config::tiny().if_closed();
-    run("if_closure = registers", cases(2000) / 20, cfg, closed);
+    run("if_closure = registers", cases(CI_SHARE) / 20, cfg, closed);
 }
 
 /// `merge = binary` (§2): the reference merges in SEQ literally (s2c, s3c
@@ -241,7 +248,7 @@ fn the_engines_agree_on_random_programs_under_merge() {
     let models = prop_oneof![Just(binary), Just(prose)].boxed();
     run(
         "merge = binary",
-        cases(2000) / 10,
+        cases(CI_SHARE) / 10,
         gen::Config::tiny(),
         models,
     );
@@ -261,7 +268,7 @@ fn fast_pair(
     } else {
         gen::Config::tiny()
     };
-    gen::run_property(what, cases(2000) / 10, gen::tests(cfg), |t| {
+    gen::run_property(what, cases(CI_SHARE) / 10, gen::tests(cfg), |t| {
         let text = t.text();
         let p: Program = syntax::parse(&text)
             .map_err(|d| TestCaseError::fail(d.render("gen", &text)))?

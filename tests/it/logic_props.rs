@@ -183,7 +183,8 @@ const V4: &[i64] = &[0, 1, 2, 3];
 
 fn config() -> ProptestConfig {
     ProptestConfig {
-        cases: 256,
+        // 64 in CI; `PROPTEST_CASES=N` for a long run.
+        cases: crate::gen::cases(64),
         ..ProptestConfig::default()
     }
 }

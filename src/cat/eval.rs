@@ -82,6 +82,21 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// A context whose slots are `slots`, values kept: computed earlier
+    /// for an execution equal to `x` (`Frames`' `last`), without error.
+    fn resuming(model: &'a Model, x: &'a Execution, mut slots: Vec<Option<Value>>) -> Ctx<'a> {
+        slots.resize(model.slots, None);
+        Ctx {
+            x,
+            model,
+            slots,
+            seed: &[],
+            builtins: Vec::new(),
+            placed: [0; builtins::CODES],
+            error: None,
+        }
+    }
+
     /// A builtin's value, computed once per execution.
     fn builtin(&mut self, b: builtins::Builtin) -> Value {
         let i = self.builtin_at(b);
@@ -261,6 +276,23 @@ impl Model {
         x: &Execution,
         frames: &mut super::frame::Frames,
     ) -> Result<Judgement, CatError> {
+        // The slots a refutation computed on an equal execution (`Frames`'
+        // `last`): every value there is the one this evaluation would
+        // compute, so the judgement is the same. Not with a `with`, whose
+        // slot a refutation leaves unset.
+        if self.with_step().is_none() {
+            if let Some(slots) = frames.take_last(x) {
+                let (i, seed) = frames.find(x);
+                let mut ctx = Ctx::resuming(self, x, slots);
+                ctx.seed = seed;
+                let j = self.judge_in(&mut ctx);
+                let mut slots = std::mem::take(&mut ctx.slots);
+                drop(ctx);
+                frames.keep(i, self, &mut slots);
+                frames.put_back(slots);
+                return j;
+            }
+        }
         let spare = frames.spare();
         let (i, seed) = frames.find(x);
         // A `with`'s slot is never fixed, nor is what reads it: the fixed
@@ -282,23 +314,28 @@ impl Model {
         j
     }
 
-    /// `refutes`, with `frames` as in `judge_framed`.
+    /// `refutes`, with `frames` as in `judge_framed`; when `x` is not
+    /// refuted and no error was met, its slots are kept with it for a
+    /// `judge_framed` of an equal execution (`Frames`' `last`).
     pub fn refutes_framed(
         &self,
-        x: &Execution,
+        x: Execution,
         checks: &[usize],
         frames: &mut super::frame::Frames,
     ) -> bool {
         let spare = frames.spare();
-        let (i, seed) = frames.find(x);
-        let mut ctx = Ctx::reusing(self, x, spare);
+        let (i, seed) = frames.find(&x);
+        let mut ctx = Ctx::reusing(self, &x, spare);
         ctx.seed = seed;
-        let refuted = Self::refutes_in(self, &mut ctx, checks);
+        let verdict = Self::refutes_checked(self, &mut ctx, checks);
         let mut slots = std::mem::take(&mut ctx.slots);
         drop(ctx);
         frames.keep(i, self, &mut slots);
-        frames.put_back(slots);
-        refuted
+        match verdict {
+            Some(false) => frames.keep_last(x, slots),
+            _ => frames.put_back(slots),
+        }
+        verdict.unwrap_or(false)
     }
 
     /// Whether one of `checks` (from `monotone::prunable`) fails on a
@@ -309,17 +346,23 @@ impl Model {
     }
 
     fn refutes_in(&self, ctx: &mut Ctx, checks: &[usize]) -> bool {
+        Self::refutes_checked(self, ctx, checks).unwrap_or(false)
+    }
+
+    /// `refutes_in`, `None` when an error stopped it (the slots may then
+    /// hold a recursion's unfinished iterate).
+    fn refutes_checked(&self, ctx: &mut Ctx, checks: &[usize]) -> Option<bool> {
         for &i in checks {
             let Some(Step::Check(c)) = self.steps.get(i) else {
                 continue;
             };
             match ctx.check(c) {
-                Ok((false, _)) => return true,
+                Ok((false, _)) => return Some(true),
                 Ok(_) => {}
-                Err(_) => return false,
+                Err(_) => return None,
             }
         }
-        false
+        ctx.error.is_none().then_some(false)
     }
 
     /// Every failing check, in the model's order, with evidence (for `explain`).

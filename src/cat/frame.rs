@@ -79,6 +79,17 @@ pub struct Frames {
     found: usize,
     /// An evaluation's slots, returned for the next to reuse.
     spare: Vec<Option<Value>>,
+    /// The last execution a refutation judged whole without refuting it or
+    /// meeting an error (`Model::refutes_framed`), with every slot that
+    /// evaluation computed (fixed ones may have moved to their frame's
+    /// entry). A slot's value is a function of the model and the execution
+    /// alone (a model with a `with` excepted: a refutation evaluates it
+    /// without a choice), so `Model::judge_framed`, handed an equal
+    /// execution (the lazy search's complete candidate, right after its
+    /// last part was checked), starts from these values instead of
+    /// computing them again: the key is the whole execution, compared in
+    /// full, and the model, which a `Frames` never changes.
+    last: Option<(Execution, Vec<Option<Value>>)>,
 }
 
 struct Entry {
@@ -128,6 +139,23 @@ impl Frames {
     /// they are reused).
     pub(super) fn put_back(&mut self, slots: Vec<Option<Value>>) {
         self.spare = slots;
+    }
+
+    /// Keeps `slots`, computed without error for `x`, as the last
+    /// evaluation's (see `last`); the slots kept before are the next spare.
+    pub(super) fn keep_last(&mut self, x: Execution, slots: Vec<Option<Value>>) {
+        if let Some((_, old)) = self.last.replace((x, slots)) {
+            self.spare = old;
+        }
+    }
+
+    /// The slots kept by `keep_last` if they were computed for an
+    /// execution equal to `x` (then they are no longer kept).
+    pub(super) fn take_last(&mut self, x: &Execution) -> Option<Vec<Option<Value>>> {
+        match &self.last {
+            Some((kept, _)) if kept == x => self.last.take().map(|(_, slots)| slots),
+            _ => None,
+        }
     }
 
     /// How many executions found their frame kept (for tests).

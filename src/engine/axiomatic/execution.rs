@@ -530,7 +530,7 @@ fn deps(rel: &mut Vec<(usize, usize)>, from: Set, to: usize) {
 
 /// A candidate execution: events (initial writes first), and the relations
 /// herd7 gives a cat model.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Execution {
     pub events: Vec<Event>,
     pub po: Rel,

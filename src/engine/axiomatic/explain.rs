@@ -33,23 +33,24 @@ fn decided(
         return Ok(None);
     };
     let (mut found, mut error) = (None, None);
-    let mut visit = |x: &Execution, regs: &[Option<i64>], _times: usize| {
-        if !holds(p, &final_state(p, x, regs), prop) {
-            return true;
-        }
-        match model.judge(x) {
-            Ok(j) => {
-                if j.consistent() {
-                    found = Some(describe(p, cells, x));
+    let mut visit =
+        |x: &Execution, regs: &[Option<i64>], _times: usize, _: &mut crate::cat::frame::Frames| {
+            if !holds(p, &final_state(p, x, regs), prop) {
+                return true;
+            }
+            match model.judge(x) {
+                Ok(j) => {
+                    if j.consistent() {
+                        found = Some(describe(p, cells, x));
+                    }
+                    found.is_none()
                 }
-                found.is_none()
+                Err(e) => {
+                    error = Some(e.render());
+                    false
+                }
             }
-            Err(e) => {
-                error = Some(e.render());
-                false
-            }
-        }
-    };
+        };
     let none = crate::outcome::orbit::Classes::default();
     let seen = super::search::candidates(p, model, (&checks, &none), limits, &mut visit)?;
     if let Some(e) = error {

@@ -490,69 +490,74 @@ pub fn outcomes_with(
     let mut canon: BTreeMap<Packed, usize> = BTreeMap::new();
     let mut shape: Option<State> = None;
     let mut members = 0usize;
-    let mut frames = crate::cat::frame::Frames::default();
-    let mut judge = |x: &Execution, regs: &[Option<i64>], times: usize| match model
-        .judge_framed(x, &mut frames)
-    {
-        Ok(j) if j.consistent() => {
-            let state = final_state(p, x, regs);
-            // A new state (or orbit) beyond the limit is not kept: the
-            // report never lists more states than `--max-states`.
-            let canonical = (!classes.is_empty()).then(|| {
-                let mut values: Vec<Option<i64>> = state
-                    .regs
-                    .iter()
-                    .chain(&state.mem)
-                    .map(|(_, v)| *v)
-                    .collect();
-                classes.canonical_values(&mut values, &blocks);
-                Packed::new(&values)
-            });
-            match &canonical {
-                None if !states.contains_key(&state) && states.len() >= limits.max_states => {
-                    over = Some(format!("--max-states {}", limits.max_states));
-                    return false;
-                }
-                Some(key) if !canon.contains_key(key) => {
-                    let size = classes.orbit_size_values(&key.values(), &blocks);
-                    let size = usize::try_from(size).unwrap_or(usize::MAX);
-                    let held = if limits.orbits {
-                        canon.len() + 1
-                    } else {
-                        members.saturating_add(size)
-                    };
-                    if held > limits.max_states {
+    // The lazy search hands its own frames, shared with its refutations.
+    let mut judge =
+        |x: &Execution,
+         regs: &[Option<i64>],
+         times: usize,
+         frames: &mut crate::cat::frame::Frames| match model.judge_framed(x, frames) {
+            Ok(j) if j.consistent() => {
+                let state = final_state(p, x, regs);
+                // A new state (or orbit) beyond the limit is not kept: the
+                // report never lists more states than `--max-states`.
+                let canonical = (!classes.is_empty()).then(|| {
+                    let mut values: Vec<Option<i64>> = state
+                        .regs
+                        .iter()
+                        .chain(&state.mem)
+                        .map(|(_, v)| *v)
+                        .collect();
+                    classes.canonical_values(&mut values, &blocks);
+                    Packed::new(&values)
+                });
+                match &canonical {
+                    None if !states.contains_key(&state) && states.len() >= limits.max_states => {
                         over = Some(format!("--max-states {}", limits.max_states));
                         return false;
                     }
-                    members = members.saturating_add(size);
+                    Some(key) if !canon.contains_key(key) => {
+                        let size = classes.orbit_size_values(&key.values(), &blocks);
+                        let size = usize::try_from(size).unwrap_or(usize::MAX);
+                        let held = if limits.orbits {
+                            canon.len() + 1
+                        } else {
+                            members.saturating_add(size)
+                        };
+                        if held > limits.max_states {
+                            over = Some(format!("--max-states {}", limits.max_states));
+                            return false;
+                        }
+                        members = members.saturating_add(size);
+                    }
+                    _ => {}
                 }
-                _ => {}
-            }
-            witnesses += times;
-            if crate::outcome::verdict::kept(p, &state) {
-                for f in j.flags {
-                    *flags.entry(f).or_default() += times;
+                witnesses += times;
+                if crate::outcome::verdict::kept(p, &state) {
+                    for f in j.flags {
+                        *flags.entry(f).or_default() += times;
+                    }
                 }
-            }
-            match canonical {
-                None => *states.entry(state).or_default() += times,
-                Some(key) => {
-                    *canon.entry(key).or_default() += times;
-                    shape.get_or_insert(state);
+                match canonical {
+                    None => *states.entry(state).or_default() += times,
+                    Some(key) => {
+                        *canon.entry(key).or_default() += times;
+                        shape.get_or_insert(state);
+                    }
                 }
+                true
             }
-            true
-        }
-        Ok(_) => true,
-        Err(e) => {
-            error = Some(e);
-            false
-        }
-    };
+            Ok(_) => true,
+            Err(e) => {
+                error = Some(e);
+                false
+            }
+        };
     let seen = match lazy {
         Some(checks) => search::candidates(p, model, (&checks, &classes), &limits, &mut judge)?,
-        None => candidates(p, &limits, |x, regs| judge(x, regs, 1))?,
+        None => {
+            let mut frames = crate::cat::frame::Frames::default();
+            candidates(p, &limits, |x, regs| judge(x, regs, 1, &mut frames))?
+        }
     };
     let mut orbits = None;
     if let Some(shape) = shape {

@@ -143,8 +143,11 @@ fn read_values(events: &[super::execution::Event]) -> Vec<i64> {
 }
 
 /// What is called on each candidate: the execution, the registers' final
-/// values, and the arrangements it stands for; false to stop.
-type Visit<'f> = dyn FnMut(&Execution, &[Option<i64>], usize) -> bool + 'f;
+/// values, the arrangements it stands for, and the search's frames (whose
+/// last refutation may be of this very candidate: `cat::frame`); false to
+/// stop.
+type Visit<'f> =
+    dyn FnMut(&Execution, &[Option<i64>], usize, &mut crate::cat::frame::Frames) -> bool + 'f;
 
 /// Visits every candidate execution of `p` as `super::candidates` does,
 /// less those a check of `checks` refutes on a part and, with `classes`,
@@ -466,7 +469,7 @@ impl<'a> Search<'a, '_> {
             }
         }
         x.co = at.co(&self.co, x.len());
-        let cut = self.model.refutes_framed(&x, self.checks, &mut self.frames);
+        let cut = self.model.refutes_framed(x, self.checks, &mut self.frames);
         self.cut += usize::from(cut);
         cut
     }
@@ -505,7 +508,7 @@ impl<'a> Search<'a, '_> {
             })
             .collect();
         let times = usize::try_from(self.classes.arrangements(&choice)).unwrap_or(usize::MAX);
-        if !(self.visit)(&x, &regs, times) {
+        if !(self.visit)(&x, &regs, times, &mut self.frames) {
             self.stop = true;
         }
     }

@@ -196,7 +196,12 @@ fn run(what: &str, n: u32, cfg: gen::Config, models: BoxedStrategy<Model>) {
 #[test]
 fn the_engines_agree_on_random_programs_under_the_default_model() {
     let models = Just(Model::default()).boxed();
-    run("default model", cases(CI_SHARE), gen::Config::tiny(), models);
+    run(
+        "default model",
+        cases(CI_SHARE),
+        gen::Config::tiny(),
+        models,
+    );
 }
 
 #[test]
@@ -216,9 +221,12 @@ fn the_engines_agree_on_random_programs_under_sampled_options() {
         },
     };
     let pairs = model().prop_flat_map(move |m| (gen::tests(cfg(&m)), Just(m)));
-    gen::run_property("sampled options", cases(CI_SHARE) / 5, pairs, |(t, model)| {
-        agree(&t, &model)
-    });
+    gen::run_property(
+        "sampled options",
+        cases(CI_SHARE) / 5,
+        pairs,
+        |(t, model)| agree(&t, &model),
+    );
 }
 
 /// The default model with one option set.

@@ -70,16 +70,7 @@ impl<'a> Ctx<'a> {
     /// table's profile).
     fn reusing(model: &'a Model, x: &'a Execution, mut spare: Vec<Option<Value>>) -> Ctx<'a> {
         spare.clear();
-        spare.resize(model.slots, None);
-        Ctx {
-            x,
-            model,
-            slots: spare,
-            seed: &[],
-            builtins: Vec::new(),
-            placed: [0; builtins::CODES],
-            error: None,
-        }
+        Ctx::resuming(model, x, spare)
     }
 
     /// A context whose slots are `slots`, values kept: computed earlier

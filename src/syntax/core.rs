@@ -27,8 +27,15 @@ pub struct ThreadInfo {
 pub struct RegInfo {
     pub name: String,
     pub thread: ThreadId,
-    /// Introduced by desugaring an extended expression.
+    /// Introduced by desugaring an extended expression, or a hidden SSA
+    /// version.
     pub fresh: bool,
+    /// For a hidden SSA version (an earlier version of a reassigned
+    /// register, `_r1`), the source register it is a version of. Where such
+    /// a version is free in a fragment's formulas it stands for that
+    /// register's value before the fragment (`engine::pwt::refine` pairs
+    /// them by it).
+    pub version_of: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -856,14 +856,6 @@ proptest! {
             Some(_) => "reflexive checked".to_string(),
         });
         if let Some(r) = r {
-            // The refine bug `a_one_sided_reassignment_refines_itself` pins:
-            // logged, never counted as checked. Remove with the fix.
-            // (The closest source pomset it names may differ on τ^D or on
-            // κ: `while (q = 1) { q := x; r0 := x; }` shows the second.)
-            if r.verdict() == Verdict::Unsound && one_sided_reassignment(&f) {
-                log("reflexive skipped (known refine bug: one-sided reassignment)");
-                return Ok(());
-            }
             prop_assert!(
                 r.verdict() != Verdict::Unsound,
                 "{} under {model:?}:\n{}",
@@ -955,60 +947,44 @@ proptest! {
     }
 }
 
-/// The shape of the refine bug `a_one_sided_reassignment_refines_itself`
-/// pins: a register with no version before a `while` (unrolled into
-/// `if`s) that its body assigns, or one an `if` branch assigns twice.
-fn one_sided_reassignment(f: &[S]) -> bool {
-    f.iter().enumerate().any(|(i, s)| {
-        let before = |r: &str| {
-            print(&f[..i])
-                .split(|c: char| !c.is_alphanumeric())
-                .any(|w| w == r)
-        };
-        let fresh_in = |body: &[S], times: usize| {
-            let mut regs: Vec<String> = Vec::new();
-            collect_assigned(body, &mut regs);
-            regs.iter()
-                .any(|r| !before(r) && regs.iter().filter(|x| *x == r).count() * times >= 2)
-        };
-        match s {
-            S::While { body, .. } => fresh_in(body, 2),
-            S::If { then, els, .. } => fresh_in(then, 1) || fresh_in(els, 1),
-            _ => false,
-        }
-    })
-}
-
-fn collect_assigned(ss: &[S], out: &mut Vec<String>) {
-    for s in ss {
-        match s {
-            S::Read { reg, .. } | S::Let { reg, .. } | S::Fadd { reg: Some(reg), .. } => {
-                out.push(reg.clone())
-            }
-            S::If { then, els, .. } => {
-                collect_assigned(then, out);
-                collect_assigned(els, out);
-            }
-            S::While { body, .. } | S::DoWhile { body, .. } => collect_assigned(body, out),
-            _ => {}
-        }
-    }
-}
-
 /// Found by `every_fragment_refines_itself` (issue 38's generated loops): a
 /// register assigned twice on one path of an `if` (or in an unrolled loop
 /// body) and not before it is, on the other path, a version no path assigns,
 /// a free variable standing for the register's value before the fragment.
-/// Source and target get different versions for it (`_r02`, `_r03`), which
-/// the local check neither identifies nor pairs, so τ^D(r0 = 0) differs and
-/// the fragment is judged not to refine itself. Ignored until `refine` pairs
-/// them; `cargo test --test it -- --ignored refine_oracles::` runs it.
+/// Source and target get different versions for it (`_r02`, `_r03`); the
+/// local check now gives every free version of a register one variable
+/// (`PriorValues` in `engine::pwt::refine`). Each shape the oracle found
+/// (the loop unrolled once, to stay in the test's deadline) refines itself, and the value before still counts: dropping the
+/// `if` or changing the last value is unsound.
 #[test]
-#[ignore = "refine bug: a one-sided reassigned register's free versions are not paired"]
 fn a_one_sided_reassignment_refines_itself() {
-    let f = "if (q = 0) { r0 := 1; r0 := 2; }";
-    let text = format!("refine R\nvalues {{0, 1, 2, 3}}\nsource {{ {f} }}\ntarget {{ {f} }}\n");
-    let q = parse_refinement(&text).expect("parses");
-    let r = refine(&q, &Model::default(), limits()).expect("decided");
-    assert_eq!(r.verdict(), Verdict::Sound, "{}", r.text());
+    let judge = |from: &str, to: &str| {
+        let text = format!("refine R\nvalues {{0, 1, 2}}\nmodel {{ unroll = 1 }}\nsource {{ {from} }}\ntarget {{ {to} }}\n");
+        let q = parse_refinement(&text).expect("parses");
+        let r = refine(&q, &Model::default(), limits()).expect("decided");
+        (r.verdict(), r.text())
+    };
+    for f in [
+        "if (q = 0) { r0 := 1; r0 := 2; }",
+        "r := y; if (r = 0) { r0 := 1; r0 := 2; }",
+        "while (q = 1) { r0 := x; r0 := 1; }",
+        "if (q = 0) { r0 := 1; } else { s := r0; r0 := 2; r0 := 3; }",
+    ] {
+        let (v, text) = judge(f, f);
+        assert_eq!(v, Verdict::Sound, "{f}\n{text}");
+    }
+    let from = "if (q = 0) { r0 := 1; r0 := 2; }";
+    assert_eq!(judge(from, "if (q = 0) { r0 := 2; }").0, Verdict::Sound);
+    assert_eq!(
+        judge(from, "r0 := r0; if (q = 0) { r0 := 2; }").0,
+        Verdict::Sound
+    );
+    for to in [
+        "r0 := 2;",
+        "if (q = 0) { r0 := 1; r0 := 3; }",
+        "if (q = 0) { r0 := 2; } else { r0 := 0; }",
+    ] {
+        let (v, text) = judge(from, to);
+        assert_ne!(v, Verdict::Sound, "{to}\n{text}");
+    }
 }

@@ -280,6 +280,7 @@ impl VkMap {
             name: format!("_sc{id}"),
             thread,
             fresh: true,
+            version_of: None,
         });
         id
     }

@@ -56,12 +56,14 @@ pub fn refine_locally(
         .iter()
         .map(|&(_, f)| (f, register_postconditions(&mut sem, f)))
         .collect();
+    let priors = prior_values(p, &renaming.threads);
     let mut cx = Cx {
         sem,
         posts,
         model,
         renaming,
         fork_posts,
+        priors,
     };
     for t in &tgt {
         let mut why = Vec::new();
@@ -354,6 +356,70 @@ fn invented_registers(sem: &Sem, t: &Frag, s: &Frag, sigma: &[(u32, u32)]) -> Ve
     out
 }
 
+/// The value each source register has before the fragment, one variable per
+/// register (and thread) for both sides. SSA gives a register one core
+/// register per assignment and per `if` join (`syntax::check::registers`);
+/// on a path that does not assign a version, the version is free, and it
+/// stands for the register's value before the fragment: a one-sided `if`
+/// leaves the branch's last version on the other path, and a register read
+/// before any assignment reads its initial version. Which version that is
+/// depends on how many assignments came first, and source and target are
+/// elaborated side by side (as two branches), so `if (q = 0) { r := 1; r := 2; }`
+/// leaves `_r2` free as the source and `_r3` as the target. Every version
+/// free in a fragment's formulas means that one value (a version is only
+/// read after its assignment on a path that assigns it), so substituting
+/// one variable for all of them on both sides identifies only what is
+/// equal: it can make the check say `sound` only where the two fragments
+/// agree for every value the register had before.
+struct PriorValues {
+    /// (target register, its prior-value variable).
+    target: Vec<(u32, u32)>,
+    /// (source register, its prior-value variable).
+    source: Vec<(u32, u32)>,
+    /// The source register each prior-value variable stands for: they are
+    /// numbered after the program's registers, in this order.
+    names: Vec<String>,
+}
+
+/// Groups every version of each source register by (thread, name); a
+/// target's forked thread counts as the source's it is renamed into.
+fn prior_values<'a>(
+    p: &'a Program,
+    threads: &[(action::ThreadId, action::ThreadId)],
+) -> PriorValues {
+    let first = p.regs.len() as u32;
+    let mut groups: Vec<(action::ThreadId, &str)> = Vec::new();
+    let mut var = |thread: action::ThreadId, name: &'a str| -> u32 {
+        let at = groups.iter().position(|g| *g == (thread, name));
+        first
+            + at.unwrap_or_else(|| {
+                groups.push((thread, name));
+                groups.len() - 1
+            }) as u32
+    };
+    let (mut target, mut source) = (Vec::new(), Vec::new());
+    for (id, r) in (0u32..).zip(&p.regs) {
+        let name = match (&r.version_of, r.fresh) {
+            (Some(of), _) => of.as_str(),
+            (None, false) => r.name.as_str(),
+            // A desugaring temporary is assigned where it is made.
+            (None, true) => continue,
+        };
+        let renamed = threads
+            .iter()
+            .find(|x| x.0 == r.thread)
+            .map_or(r.thread, |x| x.1);
+        source.push((id, var(r.thread, name)));
+        target.push((id, var(renamed, name)));
+    }
+    let names = groups.iter().map(|g| g.1.to_string()).collect();
+    PriorValues {
+        target,
+        source,
+        names,
+    }
+}
+
 struct Cx<'a> {
     sem: Sem<'a>,
     posts: Vec<FormulaId>,
@@ -361,6 +427,7 @@ struct Cx<'a> {
     renaming: ForkRenaming,
     /// Each source fork's register postconditions.
     fork_posts: Vec<(action::ThreadId, Vec<FormulaId>)>,
+    priors: PriorValues,
 }
 
 impl Cx<'_> {
@@ -461,6 +528,16 @@ impl Cx<'_> {
             back = back.term(Var::Reg(rs), y);
         }
         let mut ss = Subst::new();
+        for &(rt, v) in &self.priors.target {
+            if !regs.iter().any(|p| p.0 == rt) {
+                st = st.term(Var::Reg(rt), self.sem.l.reg(v));
+            }
+        }
+        for &(rs, v) in &self.priors.source {
+            if !regs.iter().any(|p| p.1 == rs) {
+                ss = ss.term(Var::Reg(rs), self.sem.l.reg(v));
+            }
+        }
         for &(b, v) in &s.merged {
             let v = self.sem.l.value(v);
             ss = ss.term(Var::Read(b), v);
@@ -470,6 +547,16 @@ impl Cx<'_> {
             ss = ss.term(Var::Read(b), r);
         }
         for &(f, v) in fresh {
+            // "Leaves r as it was" is r's value before the fragment.
+            let v = match v {
+                Var::Reg(r) if !regs.iter().any(|p| p.1 == r) => self
+                    .priors
+                    .source
+                    .iter()
+                    .find(|p| p.0 == r)
+                    .map_or(v, |p| Var::Reg(p.1)),
+                _ => v,
+            };
             let r = self.sem.l.var(v);
             ss = ss.term(Var::Read(f), r);
         }
@@ -609,6 +696,7 @@ impl Cx<'_> {
                 .regs
                 .iter()
                 .map(|r| r.name.clone())
+                .chain(self.priors.names.iter().cloned())
                 .collect(),
             locs: self
                 .sem

@@ -45,6 +45,7 @@ impl Checker {
             name: name.to_string(),
             thread,
             fresh: false,
+            version_of: None,
         });
         self.versions
             .entry((thread, name.to_string()))
@@ -131,14 +132,15 @@ impl Checker {
                     }
                 };
                 order[v as usize] = (first, 1, v);
-                renames.push((v, hidden));
+                renames.push((v, hidden, name.clone()));
             }
             self.reg_ids.insert((*thread, name.clone()), last);
         }
-        for (v, hidden) in renames {
+        for (v, hidden, of) in renames {
             let info = &mut self.regs[v as usize];
             info.name = hidden.clone();
             info.fresh = true;
+            info.version_of = Some(of);
             self.reg_ids.insert((info.thread, hidden), v);
         }
         order.sort_unstable();
@@ -217,6 +219,7 @@ impl Checker {
             name: base.to_string(),
             thread,
             fresh: true,
+            version_of: None,
         });
         self.temps.push(id);
         id

@@ -154,6 +154,13 @@ pub fn vocabulary(req: &Refinement) -> Vocabulary {
         .map(|r| r.name.clone())
         .collect();
     let sc_words = |t: &str| t.contains(".sc");
+    let p0 = p.main.first().map(|(t, _)| *t);
+    let unset = p
+        .unassigned
+        .iter()
+        .filter(|(t, _)| Some(*t) == p0)
+        .map(|(_, name)| name.clone())
+        .collect();
     Vocabulary {
         locs,
         values,
@@ -162,6 +169,7 @@ pub fn vocabulary(req: &Refinement) -> Vocabulary {
             || sc_words(&req.target_text)
             || req.context.iter().any(|t| sc_words(t)),
         p0_regs,
+        unset,
     }
 }
 
@@ -274,21 +282,24 @@ pub fn search_sharing(
     let limits = decision_limits(engine, run);
     let (vocab, all) = contexts(req, bound);
     let total = all.len();
-    // A register the source reads before any assignment holds what the
-    // code before it left there, which no generated context sets: the
-    // source's outcomes are never all of them, in any context.
+    let named = bound_text(bound, &vocab);
+    let stopped = |tried, undecided, limit| stopped(&named, tried, total, undecided, limit);
+    // A register some thread of the source reads before any assignment,
+    // and that no `set` of the grammar gives a value (one of the file's
+    // own threads reads it), holds what the code before it left there:
+    // the source's outcomes are never all of them, in any context.
     if let Some(why) = reads_unset_register(req, &vocab) {
-        return stopped(bound, total, total, total, Some(why));
+        return stopped(total, total, Some(why));
     }
     let budget = bound.max_contexts.unwrap_or(usize::MAX);
     let (mut flagged, mut undecided, mut limit) = (0, 0, None::<String>);
     for (k, ctx) in all.iter().enumerate() {
         if k >= budget {
             limit = Some(format!("--max-contexts {budget}"));
-            return stopped(bound, k, total, undecided, limit);
+            return stopped(k, undecided, limit);
         }
         if let Some(l) = crate::outcome::limits::interrupted(run.deadline, run.cancel) {
-            return stopped(bound, k, total, undecided, Some(l));
+            return stopped(k, undecided, Some(l));
         }
         let parsed = tests.get(k, || parse_pair(req, &vocab, ctx));
         match decide_parsed(req, engine, model, limits, &vocab, ctx, &parsed) {
@@ -310,30 +321,50 @@ pub fn search_sharing(
                     None => l,
                 };
                 let l = format!("{l} while deciding generated test {} of {total}", k + 1);
-                return stopped(bound, k + 1, total, undecided + 1, Some(l));
+                return stopped(k + 1, undecided + 1, Some(l));
             }
             One::Refused(why) => return Found::Unknown(why),
         }
     }
     match limit {
-        Some(l) => stopped(bound, total, total, undecided, Some(l)),
+        Some(l) => stopped(total, undecided, Some(l)),
         None => Found::NoneUpTo {
-            bound: bound.text(),
+            bound: named,
             total,
             flagged,
         },
     }
 }
 
+/// The bound as the answer names it, with the values the grammar's `set`s
+/// give the registers the fragment reads before assigning.
+fn bound_text(bound: Bound, vocab: &Vocabulary) -> String {
+    if vocab.unset.is_empty() {
+        return bound.text();
+    }
+    let values: Vec<String> = vocab.set_values().iter().map(i64::to_string).collect();
+    format!(
+        "{}, {} first set to each of {}",
+        bound.text(),
+        vocab
+            .unset
+            .iter()
+            .map(|q| format!("`{q}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        values.join(", ")
+    )
+}
+
 fn stopped(
-    bound: Bound,
+    bound: &str,
     tried: usize,
     total: usize,
     undecided: usize,
     limit: Option<String>,
 ) -> Found {
     Found::Stopped {
-        bound: bound.text(),
+        bound: bound.to_string(),
         tried,
         total,
         undecided,
@@ -473,6 +504,7 @@ fn decide_parsed(
 /// threads) reads before any assignment, as the checker's warning names it.
 fn reads_unset_register(req: &Refinement, vocab: &Vocabulary) -> Option<String> {
     let empty = Context {
+        sets: vec![0; vocab.unset.len()],
         pre: None,
         post: None,
         threads: vec![],

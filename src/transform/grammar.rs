@@ -1,7 +1,9 @@
 //! The context grammar: what the contextual search puts around a fragment.
 //!
 //! ```text
-//! context  ::= P0: [pre] FRAGMENT [post]  ||  thread ... (at most `threads`)
+//! context  ::= P0: set* [pre] FRAGMENT [post]  ||  thread ... (at most `threads`)
+//! set      ::= q := v      for each register q the fragment reads before
+//!                          assigning, v ∈ {0} ∪ values (every choice; size 0)
 //! pre      ::= k := ℓ.m  |  ℓ.m := v   m ∈ {rlx} (and sc, if the fragment
 //!                                      has an sc event): an access before it
 //! post     ::= k := ℓ.m  |  ℓ.m := v   likewise, after it
@@ -15,7 +17,12 @@
 //!
 //! over the fragment's locations and one more (`ℓ, f`), with written values
 //! `v`: to the fragment's locations its nonzero constants and one value it
-//! does not write, to the one more 1. The size of a context is its number of instructions (a guarded
+//! does not write, to the one more 1. A register the fragment reads before
+//! assigning holds what the code before it left there, so every context
+//! sets each such register first, to 0, to each of those values: the
+//! fragment's guards and stores can only tell apart values among its own
+//! constants and one other. The `set`s are not counted in the size: without
+//! them no outcome of the fragment is known at all. The size of a context is its number of instructions (a guarded
 //! reader counts two); the bound is a size and a number of threads, and
 //! the contexts are enumerated smallest first, each once up to the order
 //! of the parallel threads (the threads of a context are a multiset, and
@@ -120,6 +127,8 @@ impl Instr {
 /// A context: instructions around the fragment in P0, and parallel threads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Context {
+    /// The value each of `Vocabulary::unset` is set to first.
+    pub sets: Vec<i64>,
     pub pre: Option<Instr>,
     pub post: Option<Instr>,
     pub threads: Vec<Vec<Instr>>,
@@ -152,6 +161,9 @@ impl Context {
             }
         };
         let mut p0 = String::new();
+        for (q, v) in vocab.unset.iter().zip(&self.sets) {
+            let _ = write!(p0, "{q} := {v}; ");
+        }
         if let Some(i) = &self.pre {
             let _ = write!(p0, "{} ", i.text(&vocab.locs, &mut p0_reg));
         }
@@ -274,9 +286,37 @@ pub struct Vocabulary {
     pub fragment_sc: bool,
     /// Register names P0 (and its forks) already uses.
     pub p0_regs: Vec<String>,
+    /// The registers of P0 that the source or the target reads before any
+    /// assignment, in order of first use: the `set` of the grammar.
+    pub unset: Vec<String>,
 }
 
 impl Vocabulary {
+    /// The values a `set` gives a register read before assignment.
+    pub fn set_values(&self) -> Vec<i64> {
+        std::iter::once(0)
+            .chain(self.values.iter().copied())
+            .collect()
+    }
+
+    /// Every choice of values for the `set`s, in order.
+    fn settings(&self) -> Vec<Vec<i64>> {
+        let mut out = vec![Vec::new()];
+        for _ in &self.unset {
+            out = out
+                .iter()
+                .flat_map(|m: &Vec<i64>| {
+                    self.set_values().into_iter().map(move |v| {
+                        let mut with = m.clone();
+                        with.push(v);
+                        with
+                    })
+                })
+                .collect();
+        }
+        out
+    }
+
     /// The values written to location `loc`: the fragment's constants and
     /// one more to its own locations, 1 to the one more (a flag or a datum:
     /// no code of the fragment compares it with anything).
@@ -381,6 +421,7 @@ pub fn enumerate(vocab: &Vocabulary, bound: Size, prune: bool) -> Vec<Context> {
         }
     }
     let thread_size = |t: &Vec<Instr>| t.iter().map(Instr::size).sum::<usize>();
+    let settings = vocab.settings();
     let mut out = Vec::new();
     for size in 0..=bound.size {
         let arounds: Vec<(Option<Instr>, Option<Instr>)> = {
@@ -412,12 +453,18 @@ pub fn enumerate(vocab: &Vocabulary, bound: Size, prune: bool) -> Vec<Context> {
                 &mut chosen,
                 &mut |ix| {
                     let c = Context {
+                        sets: vec![],
                         pre: pre.clone(),
                         post: post.clone(),
                         threads: ix.iter().map(|&k| shapes[k].clone()).collect(),
                     };
                     if !prune || (!c.has_isolated_thread(vocab) && !c.has_inert_code(vocab)) {
-                        out.push(c);
+                        for sets in &settings {
+                            out.push(Context {
+                                sets: sets.clone(),
+                                ..c.clone()
+                            });
+                        }
                     }
                 },
             );

@@ -166,11 +166,49 @@ fn fragments_reading_registers_refine_themselves() {
             "{frag}: {}",
             report.text()
         );
-        // The register's value is the code's before the fragment, which no
-        // generated context sets: no context decides, none distinguishes.
-        let found = search(&r, "rc11", sized(1, 1));
-        assert!(matches!(found, Found::Stopped { .. }), "{frag}: {found:?}");
+        // The register's value is the code's before the fragment: every
+        // context sets it first (the grammar's `set`), to each value, and
+        // the bound says so.
+        match search(&r, "rc11", sized(1, 1)) {
+            Found::NoneUpTo { bound, .. } => {
+                assert!(
+                    bound.contains("`r` first set to each of 0, 1"),
+                    "{frag}: {bound}"
+                )
+            }
+            // The loop is cut where `r` stays 0: a limit, named.
+            Found::Stopped { limit, .. } if frag.starts_with("while") => {
+                assert!(limit.starts_with("--unroll"), "{limit}")
+            }
+            found => panic!("{frag}: {found:?}"),
+        }
     }
+}
+
+/// The grammar's `set`: a fragment that reads a register before assigning
+/// it is decided in contexts that give it each value first, so a rewrite
+/// that is wrong for one value only is found, and the test names the
+/// value. A register the file's own thread reads first is still a limit.
+#[test]
+fn registers_read_first_are_set_by_the_context() {
+    let r = quick("if (r = 2) { x := 1; }", "x := 1;").expect("parses");
+    match search(&r, "rc11", sized(1, 1)) {
+        Found::Counterexample(c) => {
+            assert!(c.target_test.contains("r := 0;"), "{}", c.target_test);
+            assert!(c.source_test.contains("r := 0;"), "{}", c.source_test);
+        }
+        found => panic!("{found:?}"),
+    }
+    let same = quick("if (r = 2) { x := 1; }", "if (r = 2) { x := 1; }").expect("parses");
+    let (vocab, all) = pomset::transform::context::contexts(&same, sized(1, 1));
+    assert_eq!(vocab.unset, ["r"]);
+    assert_eq!(vocab.set_values(), [0, 1, 2, 3]);
+    // Each context of the grammar once for each value of `r`.
+    let plain = pomset::transform::grammar::enumerate(&vocab, sized(1, 1).size(), true)
+        .iter()
+        .filter(|c| c.sets == [0])
+        .count();
+    assert_eq!(all.len(), 4 * plain);
 }
 
 /// Issue 38 §2: a forked thread's registers are compared under P0's name.

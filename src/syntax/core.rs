@@ -33,7 +33,7 @@ pub struct RegInfo {
     /// For a hidden SSA version (an earlier version of a reassigned
     /// register, `_r1`), the source register it is a version of. Where such
     /// a version is free in a fragment's formulas it stands for that
-    /// register's value before the fragment (`engine::pwt::refine` pairs
+    /// register's value before the fragment (the local refinement check pairs
     /// them by it).
     pub version_of: Option<String>,
 }

@@ -33,6 +33,7 @@ mod subst;
 
 pub use decide::{Stats, DEFAULT_ENUMERATION_LIMIT};
 pub use eval::{Assignment, Support, Valuation};
+pub(crate) use formula::FxMap;
 pub use formula::{Addr, Cmp, Formula, FormulaId, Logic, Term, TermId, Var};
 pub use print::{DefaultNames, Display, Names, Notation};
 pub use subst::Subst;

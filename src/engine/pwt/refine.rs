@@ -362,15 +362,23 @@ fn invented_registers(sem: &Sem, t: &Frag, s: &Frag, sigma: &[(u32, u32)]) -> Ve
 /// on a path that does not assign a version, the version is free, and it
 /// stands for the register's value before the fragment: a one-sided `if`
 /// leaves the branch's last version on the other path, and a register read
-/// before any assignment reads its initial version. Which version that is
-/// depends on how many assignments came first, and source and target are
-/// elaborated side by side (as two branches), so `if (q = 0) { r := 1; r := 2; }`
-/// leaves `_r2` free as the source and `_r3` as the target. Every version
-/// free in a fragment's formulas means that one value (a version is only
-/// read after its assignment on a path that assigns it), so substituting
-/// one variable for all of them on both sides identifies only what is
-/// equal: it can make the check say `sound` only where the two fragments
-/// agree for every value the register had before.
+/// before any assignment reads its initial one. Which hidden version that
+/// is depends on how many assignments came first, and source and target
+/// are elaborated side by side (as two branches), so
+/// `if (q = 0) { r := 1; r := 2; }` leaves `_r2` free as the source and
+/// `_r3` as the target. Every hidden version free in a fragment's formulas
+/// means that one value (a version is only read after its assignment on a
+/// path that assigns it), so one variable for all of them on both sides
+/// identifies only what is equal.
+///
+/// Two things are left as they were, both on the side of `unsound`: a
+/// visible version keeps its id (it is the same on both sides), and R4c's
+/// arbitrary s is still offered as the read's own register, not as this
+/// variable. Offering it as the value before would be the note's reading of
+/// R03 (s any term), but `run` takes a dropped read's s as a symbol every
+/// ✓ must hold for, so `do { q := x; } while (q = 0)` would refine to
+/// `do { skip; } while (q = 0)` here while `run` shows the target ending
+/// where the source never does (the refine oracles found it).
 struct PriorValues {
     /// (target register, its prior-value variable).
     target: Vec<(u32, u32)>,
@@ -381,7 +389,7 @@ struct PriorValues {
     names: Vec<String>,
 }
 
-/// Groups every version of each source register by (thread, name); a
+/// Groups the hidden versions of each source register by (thread, name); a
 /// target's forked thread counts as the source's it is renamed into.
 fn prior_values<'a>(
     p: &'a Program,
@@ -399,11 +407,10 @@ fn prior_values<'a>(
     };
     let (mut target, mut source) = (Vec::new(), Vec::new());
     for (id, r) in (0u32..).zip(&p.regs) {
-        let name = match (&r.version_of, r.fresh) {
-            (Some(of), _) => of.as_str(),
-            (None, false) => r.name.as_str(),
-            // A desugaring temporary is assigned where it is made.
-            (None, true) => continue,
+        // Only hidden versions: a visible one (the register's last version,
+        // or one read before any assignment) has the same id on both sides.
+        let Some(name) = r.version_of.as_deref() else {
+            continue;
         };
         let renamed = threads
             .iter()
@@ -547,16 +554,8 @@ impl Cx<'_> {
             ss = ss.term(Var::Read(b), r);
         }
         for &(f, v) in fresh {
-            // "Leaves r as it was" is r's value before the fragment.
-            let v = match v {
-                Var::Reg(r) if !regs.iter().any(|p| p.1 == r) => self
-                    .priors
-                    .source
-                    .iter()
-                    .find(|p| p.0 == r)
-                    .map_or(v, |p| Var::Reg(p.1)),
-                _ => v,
-            };
+            // R4c's s as the register itself, never as its prior-value
+            // variable (`PriorValues`): see there.
             let r = self.sem.l.var(v);
             ss = ss.term(Var::Read(f), r);
         }

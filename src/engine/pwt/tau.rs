@@ -3,10 +3,8 @@
 //! look at D (R4a/R4b, and R4d for an RMW's read), so D is a bitmask of
 //! read events, and results are memoised per (node, D ∩ reads below it, ψ).
 
-use std::collections::HashMap;
-
 use super::expr::{self, Cases};
-use crate::logic::{Addr, FormulaId, Logic, Var};
+use crate::logic::{Addr, FormulaId, FxMap, Logic, Var};
 
 /// A transformer, by its index in the arena.
 pub type Tau = u32;
@@ -66,7 +64,8 @@ pub enum KappaNode {
 pub struct Trees {
     taus: Vec<(TauNode, Events)>,
     kappas: Vec<KappaNode>,
-    memo: HashMap<(Tau, Events, FormulaId), FormulaId>,
+    /// Keyed by ids, which are already spread: no SipHash.
+    memo: FxMap<(Tau, Events, FormulaId), FormulaId>,
 }
 
 impl Trees {

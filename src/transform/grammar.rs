@@ -19,10 +19,10 @@
 //! `v`: to the fragment's locations its nonzero constants and one value it
 //! does not write, to the one more 1. A register the fragment reads before
 //! assigning holds what the code before it left there, so every context
-//! sets each such register first, to 0, to each of those values: the
-//! fragment's guards and stores can only tell apart values among its own
-//! constants and one other. The `set`s are not counted in the size: without
-//! them no outcome of the fragment is known at all. The size of a context is its number of instructions (a guarded
+//! sets each such register first, to 0 and to each of those values (no
+//! other value is tried: an answer's bound names these). The `set`s are not
+//! counted in the size: without them no outcome of the fragment is known at
+//! all. The size of a context is its number of instructions (a guarded
 //! reader counts two); the bound is a size and a number of threads, and
 //! the contexts are enumerated smallest first, each once up to the order
 //! of the parallel threads (the threads of a context are a multiset, and

@@ -549,7 +549,7 @@ fn contextual(req: &Refinement, model: &Model, limits: Limits, report: &mut Refi
         return;
     };
     let engine = crate::engine::pwt::Pwt;
-    report.bound = Some(bound.text());
+    report.bound = Some(context::bound_text(bound, &context::vocabulary(req)));
     match context::search(req, &engine, model, bound, limits.run) {
         Found::Counterexample(c) => {
             report.contexts_tried = c.tried;

@@ -338,7 +338,7 @@ pub fn search_sharing(
 
 /// The bound as the answer names it, with the values the grammar's `set`s
 /// give the registers the fragment reads before assigning.
-fn bound_text(bound: Bound, vocab: &Vocabulary) -> String {
+pub fn bound_text(bound: Bound, vocab: &Vocabulary) -> String {
     if vocab.unset.is_empty() {
         return bound.text();
     }

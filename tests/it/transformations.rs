@@ -188,7 +188,7 @@ fn fragments_reading_registers_refine_themselves() {
 /// The grammar's `set`: a fragment that reads a register before assigning
 /// it is decided in contexts that give it each value first, so a rewrite
 /// that is wrong for one value only is found, and the test names the
-/// value. A register the file's own thread reads first is still a limit.
+/// value.
 #[test]
 fn registers_read_first_are_set_by_the_context() {
     let r = quick("if (r = 2) { x := 1; }", "x := 1;").expect("parses");

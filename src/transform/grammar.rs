@@ -301,12 +301,13 @@ impl Vocabulary {
 
     /// Every choice of values for the `set`s, in order.
     fn settings(&self) -> Vec<Vec<i64>> {
+        let values = self.set_values();
         let mut out = vec![Vec::new()];
         for _ in &self.unset {
             out = out
                 .iter()
                 .flat_map(|m: &Vec<i64>| {
-                    self.set_values().into_iter().map(move |v| {
+                    values.iter().map(move |&v| {
                         let mut with = m.clone();
                         with.push(v);
                         with

@@ -9,7 +9,8 @@
 //! search space is small is enumerated (it is faster than building a solver),
 //! and only the rest reach varisat.
 
-use super::formula::{FormulaId, FxMap, Logic};
+use super::formula::{FormulaId, FxMap, Logic, Var};
+use super::subst::Subst;
 use super::sat;
 
 /// Counters of how questions were answered (they feed `--stats`).
@@ -137,6 +138,30 @@ impl Logic {
         self.decide.stats.queries += 1;
         let h = self.and(f, theta);
         self.sat(h)
+    }
+
+    /// `consistent_with(f, theta(reads))`, decided on `f` with each read's
+    /// symbol replaced by its value. Each value of V is a value its symbol
+    /// can take, so `f ∧ ⋀ s_e = v_e` is satisfiable exactly when
+    /// `f[v_e/s_e]` is; a value outside V stays a conjunct, where it makes
+    /// the query unsatisfiable as before. The substituted formula mentions
+    /// fewer variables, so small ones are decided by enumeration instead of
+    /// an encoding for the solver (the SEQ of an if-closed statement asks
+    /// thousands of these: M3a in `construct`).
+    pub fn consistent_under(&mut self, f: FormulaId, reads: &[(u32, i64)]) -> bool {
+        let mut sigma = Subst::new();
+        let mut rest = Vec::new();
+        for &(e, v) in reads {
+            if self.values.contains(&v) {
+                let t = self.value(v);
+                sigma = sigma.term(Var::Read(e), t);
+            } else {
+                rest.push((e, v));
+            }
+        }
+        let g = self.subst(f, &sigma);
+        let theta = self.theta(&rest);
+        self.consistent_with(g, theta)
     }
 
     /// Fast path, then cache, then enumeration of a small space, then solver.

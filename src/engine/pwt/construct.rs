@@ -1090,7 +1090,7 @@ impl<'a> Sem<'a> {
     /// where a later coalescing (κ1 ∨ κ2') would make the disjunction
     /// consistent. κ of a non-read is taken with ↓e = every read, the weakest
     /// (Definition 1.4). A κ mentioning a register some LET assigns is kept
-    /// (`Logic::consistent_or_unbounded`).
+    /// (`Logic::consistent_under_or_unbounded`).
     fn m3a(&mut self, f: &Frag, ids: &[u32]) -> bool {
         let reads: Vec<(u32, i64)> = f
             .events
@@ -1098,12 +1098,14 @@ impl<'a> Sem<'a> {
             .filter(|e| e.label.kind == Kind::Read)
             .map(|e| (e.id, e.label.value))
             .collect();
-        let theta = self.l.theta(&reads);
         let sigma = f.renaming(&mut self.l);
         for e in f.events.iter().filter(|e| ids.contains(&e.id)) {
             let k = self.trees.eval(&mut self.l, e.kappa, u64::MAX);
             let k = self.l.subst(k, &sigma);
-            if !self.l.consistent_or_unbounded(k, theta, &self.unbounded) {
+            if !self
+                .l
+                .consistent_under_or_unbounded(k, &reads, &self.unbounded)
+            {
                 return false;
             }
         }

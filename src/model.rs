@@ -200,6 +200,15 @@ model_options! {
     /// read's precondition as the prose after it argues ("does not persist").
     merge_read "merge_read": MergeRead = Printed { Printed => "printed", Prose => "prose" }
 
+    /// R4c, §2 (R03): what a relaxed read with no event leaves in its register,
+    /// "(∀s) τ^D(ψ) ≡ ψ[s/r]". `symbol`: s is a fresh symbol that every
+    /// precondition and outcome must hold for (`run` shows the register as `?`);
+    /// `unchanged`: s may also be the register's value before the read, the one
+    /// term the note's R03 ([r := x] ⊇ [skip]) needs. Only the pomset-level
+    /// refinement check decides `unchanged`; every command that decides
+    /// outcomes refuses it.
+    dropped_read "dropped_read": DroppedRead = Symbol { Symbol => "symbol", Unchanged => "unchanged" }
+
     /// A18: implicit initial writes, as a top-level prefix of rlx or wk writes, or none.
     init "init": Init = Rlx { Rlx => "rlx", Wk => "wk", None => "none" }
 

@@ -191,7 +191,11 @@ impl RefineReport {
             let _ = writeln!(s, "Target pomset with no match in the source:");
             s.push_str(u);
         }
-        if self.verdict != Verdict::Sound && (self.contexts_tried > 0 || self.unmatched.is_some()) {
+        let searched = self.contexts_total > 0 || self.bound.is_some();
+        if self.verdict != Verdict::Sound
+            && searched
+            && (self.contexts_tried > 0 || self.unmatched.is_some())
+        {
             let bound = self.bound.as_deref().unwrap_or("the bound");
             let total = crate::report::count(self.contexts_total, "context");
             match &self.counterexample {
@@ -548,6 +552,14 @@ fn contextual(req: &Refinement, model: &Model, limits: Limits, report: &mut Refi
     let Some(bound) = limits.contexts else {
         return;
     };
+    if model.dropped_read == crate::model::DroppedRead::Unchanged {
+        // Only the local check reads it: `run` decides no context's outcomes.
+        report.limit = Some(
+            "no context searched, since run decides no outcome under dropped_read = unchanged"
+                .to_string(),
+        );
+        return;
+    }
     let engine = crate::engine::pwt::Pwt;
     report.bound = Some(context::bound_text(bound, &context::vocabulary(req)));
     match context::search(req, &engine, model, bound, limits.run) {

@@ -10,8 +10,8 @@
 //! and only the rest reach varisat.
 
 use super::formula::{FormulaId, FxMap, Logic, Var};
-use super::subst::Subst;
 use super::sat;
+use super::subst::Subst;
 
 /// Counters of how questions were answered (they feed `--stats`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]

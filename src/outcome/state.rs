@@ -101,6 +101,10 @@ pub struct Settled {
 const WHY_NOT_ON: &str =
     "its guards may be any formulas; use if_closure = registers, the reading decided";
 
+/// Why `dropped_read = unchanged` decides no outcome.
+const WHY_NOT_UNCHANGED: &str = "only refine's pomset-level check reads it; a test's \
+     outcomes are decided with dropped_read = symbol";
+
 /// Why a test cannot be decided under this model.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Unsupported {
@@ -115,6 +119,9 @@ impl std::fmt::Display for Unsupported {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Unsupported::Option("if_closure", "on") => write!(f, "if_closure = on ({WHY_NOT_ON})"),
+            Unsupported::Option("dropped_read", "unchanged") => {
+                write!(f, "dropped_read = unchanged ({WHY_NOT_UNCHANGED})")
+            }
             Unsupported::Option(k, v) => write!(f, "{k} = {v}"),
             Unsupported::VulkanOnly(what, _) => write!(
                 f,
@@ -130,6 +137,9 @@ impl Unsupported {
         match self {
             Unsupported::Option("if_closure", "on") => {
                 format!("if_closure = on is refused: {WHY_NOT_ON}")
+            }
+            Unsupported::Option("dropped_read", "unchanged") => {
+                format!("dropped_read = unchanged is refused: {WHY_NOT_UNCHANGED}")
             }
             Unsupported::Option(k, v) => format!("{k} = {v} {tail}"),
             Unsupported::VulkanOnly(what, _) => {

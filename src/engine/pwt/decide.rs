@@ -19,7 +19,7 @@ use crate::engine::pwt::check::{
     candidates_each, candidates_interruptible, Edge, OrderKind, Reason, RfMode, Search, Witness,
 };
 use crate::logic::{Assignment, FormulaId, Var};
-use crate::model::{Final, IfClosure, Init, Model};
+use crate::model::{DroppedRead, Final, IfClosure, Init, Model};
 use crate::outcome::orbit::{Classes, Orbits};
 use crate::outcome::packed::Packed;
 use crate::outcome::{interrupted, Limits, Outcomes, Settled, State, Unsupported};
@@ -63,11 +63,25 @@ pub fn outcomes(p: &Program, model: &Model, limits: Limits) -> Result<Outcomes, 
     outcomes_visiting(p, model, limits, None)
 }
 
-/// The option values no command decides, refused rather than read another
-/// way: `if_closure = on`, whose guards may be any formulas (the book's
-/// "The semantics" says why; `if_closure = registers` is the reading
-/// decided). Every entry point into the semantics calls this.
+/// The option values no command that decides outcomes reads, refused
+/// rather than read another way: `if_closure = on`, whose guards may be any
+/// formulas (the book's "The semantics" says why; `if_closure = registers`
+/// is the reading decided), and `dropped_read = unchanged`, which only the
+/// pomset-level refinement check decides (`refused_locally`). Every entry
+/// point into the semantics calls this.
 pub fn refused(model: &Model) -> Result<(), Unsupported> {
+    refused_locally(model)?;
+    if model.dropped_read == DroppedRead::Unchanged {
+        return Err(Unsupported::Option("dropped_read", "unchanged"));
+    }
+    Ok(())
+}
+
+/// The option values the pomset-level refinement check refuses:
+/// `if_closure = on` only. It compares single pomsets, so it can offer a
+/// dropped read's s as the register's value before the read
+/// (`dropped_read = unchanged`) where a whole test's outcomes cannot.
+pub fn refused_locally(model: &Model) -> Result<(), Unsupported> {
     if model.if_closure == IfClosure::On {
         return Err(Unsupported::Option("if_closure", "on"));
     }

@@ -116,7 +116,7 @@ impl Engine for Pwt {
         max_pomsets: usize,
         limits: Limits,
     ) -> Result<LocalRefinement, String> {
-        decide::refused(model).map_err(|u| u.sentence("is refused"))?;
+        decide::refused_locally(model).map_err(|u| u.sentence("is refused"))?;
         Ok(refine::refine_locally(
             p,
             source,

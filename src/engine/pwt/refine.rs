@@ -13,7 +13,7 @@ use super::construct::{Frag, Sem};
 use crate::action::{self, Kind};
 use crate::engine::{LocalRefinement, Matching};
 use crate::logic::{Addr, FormulaId, Names, Notation, Subst, Var};
-use crate::model::Model;
+use crate::model::{DroppedRead, Model};
 use crate::outcome::Limits;
 use crate::syntax::core::{Program, Stmt};
 
@@ -453,10 +453,11 @@ impl Cx<'_> {
         }
         let mut first_reason = None;
         let (fresh_s, fresh_t) = (self.absent_reads(s), self.absent_reads(t));
+        let unchanged = self.model.dropped_read == DroppedRead::Unchanged;
         for sigma in bijections(t, s) {
             for invented in invented_registers(&self.sem, t, s, &sigma) {
                 let regs = [self.renaming.regs.clone(), invented].concat();
-                for choice in fresh_choices(&fresh_s, &fresh_t) {
+                for choice in fresh_choices(&fresh_s, &fresh_t, unchanged) {
                     match self.matches_with(t, s, &sigma, &choice, &regs) {
                         Ok(()) => return Ok(()),
                         Err(r) => {
@@ -553,9 +554,9 @@ impl Cx<'_> {
             let r = self.sem.l.read(s.alias_root(b));
             ss = ss.term(Var::Read(b), r);
         }
-        for &(f, v) in fresh {
-            // R4c's s as the register itself, never as its prior-value
-            // variable (`PriorValues`): see there.
+        for &(f, v) in fresh.iter().filter(|&&(f, v)| v != Var::Read(f)) {
+            // R4c's s as the register itself (`dropped_read = unchanged`),
+            // never as its prior-value variable (`PriorValues`): see there.
             let r = self.sem.l.var(v);
             ss = ss.term(Var::Read(f), r);
         }
@@ -844,15 +845,22 @@ fn bijections(t: &Frag, s: &Frag) -> Vec<Vec<(u32, u32)>> {
     out
 }
 
-/// What each of the source's arbitrary symbols s (R4c) stands for: its
-/// register unchanged (so that dropping a relaxed read refines to SKIP), or
-/// one of the target's arbitrary symbols (renaming a bound symbol).
-fn fresh_choices(src: &[(u32, u32)], tgt: &[(u32, u32)]) -> Vec<Vec<(u32, Var)>> {
+/// What each of the source's arbitrary symbols s (R4c) stands for: itself
+/// (a symbol the comparisons quantify over, as `run` reads it), one of the
+/// target's arbitrary symbols (renaming a bound symbol), and, under
+/// `dropped_read = unchanged` only, its register unchanged (so that
+/// dropping a relaxed read refines to SKIP, the note's R03). Under
+/// `symbol`, s is a symbol no context can name, so nothing else may stand
+/// for it.
+fn fresh_choices(src: &[(u32, u32)], tgt: &[(u32, u32)], unchanged: bool) -> Vec<Vec<(u32, Var)>> {
     let mut out = vec![Vec::new()];
     for &(f, reg) in src {
         let mut next = Vec::new();
         for m in &out {
-            let mut options = vec![Var::Reg(reg)];
+            let mut options = vec![Var::Read(f)];
+            if unchanged {
+                options.push(Var::Reg(reg));
+            }
             options.extend(tgt.iter().map(|t| Var::Read(t.0)));
             for o in options {
                 let mut with: Vec<(u32, Var)> = m.clone();

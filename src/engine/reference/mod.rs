@@ -35,7 +35,7 @@ use pomset::{Pomset, Tau, ALL};
 
 use crate::action::{Groups, Kind, Mode, Scope, ThreadId};
 use crate::logic::{Assignment, FormulaId, Logic, Var};
-use crate::model::{Final, IfClosure, Init, Merge, Model};
+use crate::model::{DroppedRead, Final, IfClosure, Init, Merge, Model};
 use crate::outcome::{Outcomes, State, Unsupported};
 use crate::syntax::core::{Expr, Loc, Program, Stmt};
 
@@ -54,6 +54,9 @@ pub fn outcomes(p: &Program, model: &Model, limits: Limits) -> Result<Outcomes, 
     }
     if model.if_closure == IfClosure::On {
         return Err(Unsupported::Option("if_closure", "on"));
+    }
+    if model.dropped_read == DroppedRead::Unchanged {
+        return Err(Unsupported::Option("dropped_read", "unchanged"));
     }
     if let Some((at, what)) = p.vulkan_only() {
         return Err(Unsupported::VulkanOnly(what, at));

@@ -150,13 +150,22 @@ impl Logic {
     /// thousands of these: M3a in `construct`).
     pub fn consistent_under(&mut self, f: FormulaId, reads: &[(u32, i64)]) -> bool {
         let mut sigma = Subst::new();
+        let mut fixed: Vec<(u32, i64)> = Vec::new();
         let mut rest = Vec::new();
         for &(e, v) in reads {
-            if self.values.contains(&v) {
-                let t = self.value(v);
-                sigma = sigma.term(Var::Read(e), t);
-            } else {
+            if !self.values.contains(&v) {
                 rest.push((e, v));
+                continue;
+            }
+            match fixed.iter().find(|x| x.0 == e) {
+                // One symbol, two values: θ is unsatisfiable.
+                Some(&(_, w)) if w != v => return false,
+                Some(_) => {}
+                None => {
+                    fixed.push((e, v));
+                    let t = self.value(v);
+                    sigma = sigma.term(Var::Read(e), t);
+                }
             }
         }
         let g = self.subst(f, &sigma);

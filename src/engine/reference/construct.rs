@@ -241,8 +241,8 @@ impl<'a> Den<'a> {
     /// LET(r, M): E = ∅, τ^D(ψ) = ψ[M/r], ✓ = tt.
     pub fn let_(&mut self, reg: u32, m: &Expr) -> Pomset {
         let m = expr::value(&mut self.l, m);
-        let tau: Tau =
-            Rc::new(move |l, _d, psi| expr::substitute(l, psi, Var::Reg(reg), &m, &Subst::new()));
+        let cases = expr::cases(Var::Reg(reg), &m, &Subst::new());
+        let tau: Tau = Rc::new(move |l, _d, psi| expr::substitute(l, psi, &cases));
         Pomset::empty(tau, self.l.tt())
     }
 
@@ -891,9 +891,9 @@ fn read_tau(id: EventId, reg: u32, guard: FormulaId, a: Addr, v: i64, rmw: bool)
 /// w4a: ψ[M/x][(M = v)/Q_x] (`quiescent` = M = v), or w4b with
 /// `quiescent` = ff; for `[L]`, guarded by L = ℓ (Def. 1.6).
 fn write_tau(a: Addr, m: Value, quiescent: FormulaId, guard: Option<FormulaId>) -> Tau {
+    let cases = expr::cases(Var::Loc(a), &m, &Subst::new().quiescent(a, quiescent));
     Rc::new(move |l, _d, psi| {
-        let rest = Subst::new().quiescent(a, quiescent);
-        let body = expr::substitute(l, psi, Var::Loc(a), &m, &rest);
+        let body = expr::substitute(l, psi, &cases);
         match guard {
             Some(g) => l.implies(g, body),
             None => body,

@@ -119,14 +119,21 @@ pub fn equals(l: &mut Logic, m: &Value, t: TermId) -> FormulaId {
     any
 }
 
-/// `ψ[M/v]` together with the simultaneous extra substitution `rest`
-/// (for w4a's `[M=v/Q_x]`): ∨ over the cases of (guard ∧ ψ[t/v, rest]).
-pub fn substitute(l: &mut Logic, psi: FormulaId, v: Var, m: &Value, rest: &Subst) -> FormulaId {
+/// `[M/v]` together with the simultaneous extra substitution `rest` (for
+/// w4a's `[M=v/Q_x]`), one substitution per case of M: (guard, [t/v, rest]).
+/// Built once per transformer, not once per ψ it is applied to.
+pub fn cases(v: Var, m: &Value, rest: &Subst) -> Vec<(FormulaId, Subst)> {
+    m.iter()
+        .map(|&(g, t)| (g, rest.clone().term(v, t)))
+        .collect()
+}
+
+/// `ψ[M/v, rest]` from `cases`: ∨ over the cases of (guard ∧ ψ[t/v, rest]).
+pub fn substitute(l: &mut Logic, psi: FormulaId, cases: &[(FormulaId, Subst)]) -> FormulaId {
     let mut any = l.ff();
-    for &(g, t) in m {
-        let sigma = rest.clone().term(v, t);
-        let s = l.subst(psi, &sigma);
-        let case = l.and(g, s);
+    for (g, sigma) in cases {
+        let s = l.subst(psi, sigma);
+        let case = l.and(*g, s);
         any = l.or(any, case);
     }
     any

@@ -36,4 +36,4 @@ pub use eval::{Assignment, Support, Valuation};
 pub(crate) use formula::FxMap;
 pub use formula::{Addr, Cmp, Formula, FormulaId, Logic, Term, TermId, Var};
 pub use print::{DefaultNames, Display, Names, Notation};
-pub use subst::Subst;
+pub use subst::{Subst, SubstId};

@@ -72,6 +72,10 @@ impl Subst {
     }
 }
 
+/// A substitution interned in one `Logic` (`Logic::interned`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SubstId(u32);
+
 /// An interned substitution and what it touches, for the skip test.
 struct Interned {
     subst: Subst,
@@ -97,6 +101,20 @@ impl Logic {
         }
         let sid = self.intern_subst(sigma);
         self.subst_formula(sid, f)
+    }
+
+    /// Interns `σ` once, for `subst_interned` on many formulae: the id is
+    /// valid in this `Logic` only.
+    pub fn interned(&mut self, sigma: &Subst) -> SubstId {
+        SubstId(self.intern_subst(sigma))
+    }
+
+    /// `f[σ]` for a σ interned by `interned`.
+    pub fn subst_interned(&mut self, f: FormulaId, sigma: SubstId) -> FormulaId {
+        if self.subst.interned[sigma.0 as usize].subst.is_empty() {
+            return f;
+        }
+        self.subst_formula(sigma.0, f)
     }
 
     /// `t[σ]` for a term.

@@ -241,7 +241,7 @@ impl<'a> Den<'a> {
     /// LET(r, M): E = ∅, τ^D(ψ) = ψ[M/r], ✓ = tt.
     pub fn let_(&mut self, reg: u32, m: &Expr) -> Pomset {
         let m = expr::value(&mut self.l, m);
-        let cases = expr::cases(Var::Reg(reg), &m, &Subst::new());
+        let cases = expr::cases(&mut self.l, Var::Reg(reg), &m, &Subst::new());
         let tau: Tau = Rc::new(move |l, _d, psi| expr::substitute(l, psi, &cases));
         Pomset::empty(tau, self.l.tt())
     }
@@ -406,7 +406,7 @@ impl<'a> Den<'a> {
                 let eq = expr::equals(&mut self.l, &m, vt);
                 // w3: κ(e) = (L = ℓ) ∧ (M = v); w5a: ✓ the same.
                 let kappa = self.l.and(guard, eq);
-                let tau = write_tau(a, m.clone(), eq, computed.then_some(guard));
+                let tau = write_tau(&mut self.l, a, &m, eq, computed.then_some(guard));
                 for (md, s) in self.labels(Kind::Write, mode, scope) {
                     let mut p = Pomset::empty(tau.clone(), kappa);
                     let label = Action::write(alpha, md, s, dloc, v);
@@ -428,7 +428,7 @@ impl<'a> Den<'a> {
         let ff = self.l.ff();
         let parts: Vec<Tau> = places
             .iter()
-            .map(|&(g, a)| write_tau(a, m.clone(), ff, computed.then_some(g)))
+            .map(|&(g, a)| write_tau(&mut self.l, a, &m, ff, computed.then_some(g)))
             .collect();
         let tau: Tau = Rc::new(move |l, d, psi| {
             let mut all = l.tt();
@@ -890,8 +890,14 @@ fn read_tau(id: EventId, reg: u32, guard: FormulaId, a: Addr, v: i64, rmw: bool)
 
 /// w4a: ψ[M/x][(M = v)/Q_x] (`quiescent` = M = v), or w4b with
 /// `quiescent` = ff; for `[L]`, guarded by L = ℓ (Def. 1.6).
-fn write_tau(a: Addr, m: Value, quiescent: FormulaId, guard: Option<FormulaId>) -> Tau {
-    let cases = expr::cases(Var::Loc(a), &m, &Subst::new().quiescent(a, quiescent));
+fn write_tau(
+    l: &mut Logic,
+    a: Addr,
+    m: &Value,
+    quiescent: FormulaId,
+    guard: Option<FormulaId>,
+) -> Tau {
+    let cases = expr::cases(l, Var::Loc(a), m, &Subst::new().quiescent(a, quiescent));
     Rc::new(move |l, _d, psi| {
         let body = expr::substitute(l, psi, &cases);
         match guard {

@@ -5,7 +5,7 @@
 //! (Written for the reference engine; it shares no code with
 //! `semantics::expr`.)
 
-use crate::logic::{FormulaId, Logic, Subst, TermId, Var};
+use crate::logic::{FormulaId, Logic, Subst, SubstId, TermId, Var};
 use crate::syntax::ast::{BinOp, CmpOp, UnOp};
 use crate::syntax::core::Expr;
 
@@ -120,20 +120,22 @@ pub fn equals(l: &mut Logic, m: &Value, t: TermId) -> FormulaId {
 }
 
 /// `[M/v]` together with the simultaneous extra substitution `rest` (for
-/// w4a's `[M=v/Q_x]`), one substitution per case of M: (guard, [t/v, rest]).
-/// Built once per transformer, not once per ψ it is applied to.
-pub fn cases(v: Var, m: &Value, rest: &Subst) -> Vec<(FormulaId, Subst)> {
+/// w4a's `[M=v/Q_x]`), one substitution per case of M: (guard, [t/v, rest]),
+/// interned in `l`. Built once per transformer, not once per ψ it is
+/// applied to.
+pub fn cases(l: &mut Logic, v: Var, m: &Value, rest: &Subst) -> Vec<(FormulaId, SubstId)> {
     m.iter()
-        .map(|&(g, t)| (g, rest.clone().term(v, t)))
+        .map(|&(g, t)| (g, l.interned(&rest.clone().term(v, t))))
         .collect()
 }
 
-/// `ψ[M/v, rest]` from `cases`: ∨ over the cases of (guard ∧ ψ[t/v, rest]).
-pub fn substitute(l: &mut Logic, psi: FormulaId, cases: &[(FormulaId, Subst)]) -> FormulaId {
+/// `ψ[M/v, rest]` from `cases` (made in this `l`): ∨ over the cases of
+/// (guard ∧ ψ[t/v, rest]).
+pub fn substitute(l: &mut Logic, psi: FormulaId, cases: &[(FormulaId, SubstId)]) -> FormulaId {
     let mut any = l.ff();
-    for (g, sigma) in cases {
-        let s = l.subst(psi, sigma);
-        let case = l.and(*g, s);
+    for &(g, sigma) in cases {
+        let s = l.subst_interned(psi, sigma);
+        let case = l.and(g, s);
         any = l.or(any, case);
     }
     any

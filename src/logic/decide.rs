@@ -141,14 +141,23 @@ impl Logic {
     }
 
     /// `consistent_with(f, theta(reads))`, decided on `f` with each read's
-    /// symbol replaced by its value. Each value of V is a value its symbol
-    /// can take, so `f ∧ ⋀ s_e = v_e` is satisfiable exactly when
-    /// `f[v_e/s_e]` is; a value outside V stays a conjunct, where it makes
-    /// the query unsatisfiable as before. The substituted formula mentions
-    /// fewer variables, so small ones are decided by enumeration instead of
-    /// an encoding for the solver (the SEQ of an if-closed statement asks
-    /// thousands of these: M3a in `construct`).
+    /// symbol replaced by its value (`theta_values`).
     pub fn consistent_under(&mut self, f: FormulaId, reads: &[(u32, i64)]) -> bool {
+        let (values, rest) = self.theta_values(reads);
+        let g = self.subst(f, &values);
+        self.consistent_with(g, rest)
+    }
+
+    /// θ_λ of `reads` as a substitution and what is left of it: `f ∧ θ` is
+    /// satisfiable exactly when `f[σ] ∧ rest` is. Each value of V is a value
+    /// its symbol can take, so `f ∧ s_e = v` is satisfiable exactly when
+    /// `f[v/s_e]` is, and σ replaces those symbols; a value outside V stays
+    /// a conjunct of `rest`, and one symbol given two values makes `rest`
+    /// ff. `f[σ]` mentions fewer variables, so small ones are decided by
+    /// enumeration instead of an encoding for the solver (the SEQ of an
+    /// if-closed statement asks thousands of these: M3a in `construct`,
+    /// which builds σ once for every event it checks).
+    pub fn theta_values(&mut self, reads: &[(u32, i64)]) -> (Subst, FormulaId) {
         let mut sigma = Subst::new();
         let mut fixed: Vec<(u32, i64)> = Vec::new();
         let mut rest = Vec::new();
@@ -159,7 +168,7 @@ impl Logic {
             }
             match fixed.iter().find(|x| x.0 == e) {
                 // One symbol, two values: θ is unsatisfiable.
-                Some(&(_, w)) if w != v => return false,
+                Some(&(_, w)) if w != v => return (Subst::new(), self.ff()),
                 Some(_) => {}
                 None => {
                     fixed.push((e, v));
@@ -168,9 +177,8 @@ impl Logic {
                 }
             }
         }
-        let g = self.subst(f, &sigma);
-        let theta = self.theta(&rest);
-        self.consistent_with(g, theta)
+        let rest = self.theta(&rest);
+        (sigma, rest)
     }
 
     /// Fast path, then cache, then enumeration of a small space, then solver.

@@ -329,15 +329,4 @@ impl Logic {
         self.consistent_with(f, theta)
             || (!unbounded.is_empty() && self.registers(f).iter().any(|r| unbounded.contains(r)))
     }
-
-    /// `consistent_or_unbounded` with θ_λ given as its reads (`consistent_under`).
-    pub fn consistent_under_or_unbounded(
-        &mut self,
-        f: FormulaId,
-        reads: &[(u32, i64)],
-        unbounded: &[u32],
-    ) -> bool {
-        self.consistent_under(f, reads)
-            || (!unbounded.is_empty() && self.registers(f).iter().any(|r| unbounded.contains(r)))
-    }
 }

@@ -1090,7 +1090,8 @@ impl<'a> Sem<'a> {
     /// where a later coalescing (κ1 ∨ κ2') would make the disjunction
     /// consistent. κ of a non-read is taken with ↓e = every read, the weakest
     /// (Definition 1.4). A κ mentioning a register some LET assigns is kept
-    /// (`Logic::consistent_under_or_unbounded`).
+    /// (`Logic::consistent_or_unbounded`). θ_λ's symbols are replaced by
+    /// their values first (`Logic::theta_values`), once for every event.
     fn m3a(&mut self, f: &Frag, ids: &[u32]) -> bool {
         let reads: Vec<(u32, i64)> = f
             .events
@@ -1098,14 +1099,15 @@ impl<'a> Sem<'a> {
             .filter(|e| e.label.kind == Kind::Read)
             .map(|e| (e.id, e.label.value))
             .collect();
+        let (values, rest) = self.l.theta_values(&reads);
         let sigma = f.renaming(&mut self.l);
         for e in f.events.iter().filter(|e| ids.contains(&e.id)) {
             let k = self.trees.eval(&mut self.l, e.kappa, u64::MAX);
             let k = self.l.subst(k, &sigma);
-            if !self
-                .l
-                .consistent_under_or_unbounded(k, &reads, &self.unbounded)
-            {
+            // Only read symbols are replaced: the registers, which
+            // `consistent_or_unbounded` looks at, stay.
+            let k = self.l.subst(k, &values);
+            if !self.l.consistent_or_unbounded(k, rest, &self.unbounded) {
                 return false;
             }
         }

@@ -102,8 +102,10 @@ pub enum DrawError {
         model: String,
         wanted: Which,
         outcome: bool,
-        /// Candidate executions (reaching the outcome if `outcome`).
-        reaching: usize,
+        /// Candidate executions (reaching the outcome if `outcome`):
+        /// `None` when the search that found none consistent cut the ones
+        /// a check refutes on a part, uncounted.
+        reaching: Option<usize>,
         /// Of those, the consistent ones.
         consistent: usize,
     },
@@ -169,8 +171,28 @@ fn no_execution(
     model: &str,
     wanted: Which,
     outcome: bool,
-    (reaching, consistent): (usize, usize),
+    (reaching, consistent): (Option<usize>, usize),
 ) -> std::fmt::Result {
+    let Some(reaching) = reaching else {
+        let reach = if outcome { " reaches that outcome" } else { "" };
+        return match (wanted, consistent) {
+            (Which::Nth(n), k) if k > 0 => write!(
+                f,
+                "{k} consistent execution{} under {model}{}, so there is no consistent execution {n}",
+                if k == 1 { "" } else { "s" },
+                match (outcome, k) {
+                    (false, _) => "",
+                    (true, 1) => " reaches that outcome",
+                    (true, _) => " reach that outcome",
+                }
+            ),
+            _ => write!(
+                f,
+                "no consistent execution under {model}{reach} (--which incomplete draws the candidates{}, with the failing check)",
+                if outcome { " that do" } else { "" }
+            ),
+        };
+    };
     let executions = |n: usize| match n {
         1 => "1 candidate execution".to_string(),
         n => format!("{n} candidate executions"),

@@ -2,7 +2,7 @@
 //! parses as XML with one node per event and one path per drawn arrow.
 
 use pomset::engine::pwt::pictures;
-use pomset::render::draw::{DrawOptions, Format, Which};
+use pomset::render::draw::{DrawError, DrawOptions, Format, Which};
 use pomset::render::picture::Class;
 use pomset::syntax;
 use pomset::workbench::{draw, draw_cat};
@@ -523,7 +523,7 @@ fn an_inconsistent_execution_draws_its_failing_path() {
     let e = draw_cat(&test, &rc11(), &o).expect_err("forbidden under RC11");
     assert_eq!(
         e.to_string(),
-        "1 candidate execution reaches that outcome, none consistent under RC11 (--which incomplete draws them with the failing check)"
+        "no consistent execution under RC11 reaches that outcome (--which incomplete draws the candidates that do, with the failing check)"
     );
 }
 
@@ -565,6 +565,92 @@ fn every_classic_example_draws_under_rc11() {
     }
 }
 
+/// `--which complete` takes `run`'s pruned search, which cuts the parts of
+/// candidates a monotone check refutes: it draws exactly the consistent
+/// executions the whole enumeration (`--which candidates`) finds, as a
+/// multiset of pictures (titles less their numbers), on every classic
+/// example under each bundled model, with and without the file's outcome.
+/// And `--which N` draws the one titled `execution N`.
+#[test]
+fn consistent_executions_drawn_by_the_pruned_search_are_every_consistent_one() {
+    let dir = format!("{}/examples/classic", env!("CARGO_MANIFEST_DIR"));
+    let files = pomset::cli::litmus_files(&[dir.into()]).expect("examples listed");
+    let unnumbered = |pics: &[pomset::render::picture::Picture]| {
+        let mut v: Vec<String> = pics
+            .iter()
+            .map(|pic| {
+                let mut pic = pic.clone();
+                let (before, after) = pic.title.split_once("; execution ").expect("numbered");
+                let rest = after.split_once(';').map_or("", |(_, r)| r);
+                pic.title = format!("{before};{rest}");
+                pomset::render::draw::render(&[pic], &DrawOptions::default())
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let mut compared = 0;
+    for name in ["rc11", "ptx", "hrf-direct"] {
+        let model = pomset::cat::load(name).expect("bundled");
+        for path in &files {
+            let src = std::fs::read_to_string(path).expect("readable");
+            let test = syntax::parse(&src).expect("parses");
+            for outcome in [None, test.program.conditions.last().map(|c| c.prop.clone())] {
+                let opts = |which| DrawOptions {
+                    which,
+                    outcome: outcome.clone(),
+                    ..DrawOptions::default()
+                };
+                let every =
+                    pomset::engine::axiomatic::pictures(&test, &model, &opts(Which::Candidates));
+                let consistent =
+                    pomset::engine::axiomatic::pictures(&test, &model, &opts(Which::Complete));
+                let (every, consistent) = match (every, consistent) {
+                    (Ok(e), Ok(c)) => (e, c.pictures),
+                    (Ok(e), Err(DrawError::NoExecution { consistent: 0, .. })) => (e, Vec::new()),
+                    (Err(_), Err(_)) => continue,
+                    (e, c) => panic!(
+                        "{} under {name}: {:?} against {:?}",
+                        path.display(),
+                        e.map(|d| d.in_all),
+                        c.map(|d| d.in_all)
+                    ),
+                };
+                assert!(every.limit.is_none());
+
+                let kept: Vec<_> = every
+                    .pictures
+                    .into_iter()
+                    .filter(|p| p.title.contains("; consistent under"))
+                    .collect();
+                assert_eq!(
+                    unnumbered(&consistent),
+                    unnumbered(&kept),
+                    "{} under {name}",
+                    path.display()
+                );
+                for (k, pic) in consistent.iter().enumerate().take(3) {
+                    let nth = pomset::engine::axiomatic::pictures(
+                        &test,
+                        &model,
+                        &opts(Which::Nth(k + 1)),
+                    )
+                    .expect("there are k + 1");
+                    assert_eq!(nth.pictures.len(), 1);
+                    assert_eq!(nth.pictures[0].title, pic.title);
+                    assert!(
+                        pic.title.contains(&format!("; execution {};", k + 1)),
+                        "{}",
+                        pic.title
+                    );
+                }
+                compared += kept.len();
+            }
+        }
+    }
+    assert!(compared > 100, "only {compared} executions compared");
+}
+
 /// Nothing to draw, and a model that fails on an execution: one clear
 /// message each, never a panic.
 #[test]
@@ -581,7 +667,7 @@ fn draw_under_a_cat_model_explains_what_is_missing() {
     let e = draw_cat(&test, &model, &o).expect_err("only one");
     assert_eq!(
         e.to_string(),
-        "1 candidate execution reaches that outcome, 1 consistent under RC11, so there is no consistent execution 2"
+        "1 consistent execution under RC11 reaches that outcome, so there is no consistent execution 2"
     );
     let never = syntax::parse("litmus N\nx := 1;\nexists ([x] = 2)\n").expect("parses");
     let o = cat_opts(&never, Format::Text, Which::Candidates);

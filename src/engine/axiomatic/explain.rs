@@ -162,6 +162,27 @@ fn witness_text(
     }
 }
 
+/// The thread runs that can end in `prop`, for `candidates_where`: a run
+/// whose own registers already make the proposition false or unknown
+/// reaches it in no candidate (`may_hold`), so leaving it out changes no
+/// count of the candidates that reach it.
+pub(super) fn may_reach<'a>(p: &'a Program, prop: &'a Prop) -> impl Fn(usize, &Trace) -> bool + 'a {
+    let threads: Vec<Vec<crate::syntax::core::ThreadId>> = p
+        .main
+        .iter()
+        .map(|(tid, body)| crate::outcome::state::reported_threads(*tid, body))
+        .collect();
+    move |k: usize, t: &Trace| {
+        let own = |r: RegId| {
+            let info = p.regs.get(r as usize)?;
+            threads[k]
+                .contains(&info.thread)
+                .then(|| t.regs.get(r as usize).copied().flatten())
+        };
+        may_hold(prop, &own).contains(&Some(true))
+    }
+}
+
 /// `explain`'s lines for one outcome.
 pub fn explain(
     p: &Program,
@@ -175,23 +196,7 @@ pub fn explain(
     let mut lines = Vec::new();
     let (mut reaching, mut consistent, mut shown) = (0usize, 0usize, 0usize);
     let mut error = None;
-    // Only runs that can end in the outcome: a run whose own registers
-    // already make the proposition false or unknown reaches it in no
-    // candidate (`may_hold`), so the counts below are those of every run.
-    let threads: Vec<Vec<crate::syntax::core::ThreadId>> = p
-        .main
-        .iter()
-        .map(|(tid, body)| crate::outcome::state::reported_threads(*tid, body))
-        .collect();
-    let keep = |k: usize, t: &Trace| {
-        let own = |r: RegId| {
-            let info = p.regs.get(r as usize)?;
-            threads[k]
-                .contains(&info.thread)
-                .then(|| t.regs.get(r as usize).copied().flatten())
-        };
-        may_hold(prop, &own).contains(&Some(true))
-    };
+    let keep = may_reach(p, prop);
     // The verdict as `run` reaches it; the enumeration below illustrates
     // it (and, where it finishes, counts), and is cut once it has listed
     // `ILLUSTRATED` candidates.

@@ -17,9 +17,15 @@ use crate::syntax::core::Program;
 use crate::syntax::Litmus;
 
 /// The pictures of the candidate executions `opts.which` and `opts.outcome`
-/// choose, in the engine's order (the order `explain --model` numbers
-/// them in): `Nth(n)` the n-th consistent one, `Complete` every consistent
-/// one, `Candidates` every one, `Incomplete` the inconsistent ones.
+/// choose. `Nth(n)` and `Complete` want consistent executions only, and
+/// take `run`'s path where it applies (`search::candidates`, which cuts
+/// only parts a monotone check refutes and so visits every consistent
+/// execution): each is numbered by its rank among the consistent ones
+/// reaching the outcome, in that search's order, so `Nth(n)` draws the one
+/// titled `execution n` and stops there. `Candidates` and `Incomplete`
+/// want inconsistent ones too, so every candidate is enumerated (only the
+/// thread runs that can reach the outcome, as `explain --model` does), each
+/// numbered as `explain --model` numbers it.
 pub fn pictures(lit: &Litmus, model: &Model, opts: &DrawOptions) -> Result<Drawn, DrawError> {
     let lowered = model.lowering.map(|l| l.apply(&lit.program));
     let p = lowered.as_ref().unwrap_or(&lit.program);
@@ -29,11 +35,15 @@ pub fn pictures(lit: &Litmus, model: &Model, opts: &DrawOptions) -> Result<Drawn
         init: opts.init,
     };
     let room = opts.max_pictures.unwrap_or(usize::MAX);
+    let consistent_only = matches!(opts.which, Which::Nth(_) | Which::Complete);
+    let pruned = consistent_only
+        .then(|| super::search::applies(p, model))
+        .flatten();
     let mut count = Count::default();
     let mut pics = Vec::new();
     let mut wanted_in_all = 0usize;
     let mut error = None;
-    let seen = candidates(p, &opts.limits, |x, regs| {
+    let mut visit = |x: &Execution, regs: &[Option<i64>]| {
         let state = final_state(p, x, regs);
         if opts.outcome.as_ref().is_some_and(|f| !holds(p, &state, f)) {
             return true;
@@ -58,11 +68,15 @@ pub fn pictures(lit: &Litmus, model: &Model, opts: &DrawOptions) -> Result<Drawn
         }
         wanted_in_all += 1;
         if pics.len() < room {
-            let title = format!(
-                "{}: {}; execution {}",
-                p.name,
-                picture::state_text(&state),
+            let number = if consistent_only {
+                count.consistent
+            } else {
                 count.reaching
+            };
+            let title = format!(
+                "{}: {}; execution {number}",
+                p.name,
+                picture::state_text(&state)
             );
             match execution(p, &cells, model, x, title, shown) {
                 Ok(pic) => pics.push(pic),
@@ -72,8 +86,27 @@ pub fn pictures(lit: &Litmus, model: &Model, opts: &DrawOptions) -> Result<Drawn
                 }
             }
         }
-        true
-    })
+        // The n-th is the only one `Nth(n)` wants.
+        !matches!(opts.which, Which::Nth(_))
+    };
+    let seen = match &pruned {
+        Some(checks) => {
+            let every = crate::outcome::orbit::Classes::default();
+            super::search::candidates(
+                p,
+                model,
+                (checks, &every),
+                &opts.limits,
+                &mut |x, regs, _, _| visit(x, regs),
+            )
+        }
+        None => match &opts.outcome {
+            Some(prop) => {
+                super::candidates_where(p, &opts.limits, super::explain::may_reach(p, prop), visit)
+            }
+            None => candidates(p, &opts.limits, visit),
+        },
+    }
     .map_err(DrawError::Unsupported)?;
     if let Some(e) = error {
         return Err(DrawError::Model(e));
@@ -86,7 +119,8 @@ pub fn pictures(lit: &Litmus, model: &Model, opts: &DrawOptions) -> Result<Drawn
             model: model.name.clone(),
             wanted: opts.which,
             outcome: opts.outcome.is_some(),
-            reaching: count.reaching,
+            // The pruned search does not count the candidates it cuts.
+            reaching: pruned.is_none().then_some(count.reaching),
             consistent: count.consistent,
         });
     }

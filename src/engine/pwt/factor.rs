@@ -112,6 +112,9 @@ struct Split {
     class: Vec<Option<usize>>,
 }
 
+/// A plain read of a thread: its register, location, mode and scope.
+type PlainRead = (RegId, Loc, ast::Mode, ast::Scope);
+
 /// The split program (`Split`), or `None` where no thread splits or the
 /// model orders reads of one thread (`co_delays_rr`) or gives a read
 /// events over earlier registers (`if_closure`).
@@ -121,7 +124,7 @@ fn split(p: &Program, model: &Model) -> Option<Split> {
     }
     // Each thread's reads where it splits: found before the program is
     // copied, since most programs have no such thread.
-    let splits: Vec<Option<Vec<(RegId, Loc, ast::Mode, ast::Scope)>>> = p
+    let splits: Vec<Option<Vec<PlainRead>>> = p
         .main
         .iter()
         .map(|(tid, body)| {
@@ -178,7 +181,7 @@ fn split(p: &Program, model: &Model) -> Option<Split> {
 
 /// Collects the reads of a body made only of `wk`/`rlx` reads of named
 /// locations (and `skip`); false at anything else.
-fn plain_reads(s: &Stmt, out: &mut Vec<(RegId, Loc, ast::Mode, ast::Scope)>) -> bool {
+fn plain_reads(s: &Stmt, out: &mut Vec<PlainRead>) -> bool {
     match s {
         Stmt::Skip => true,
         Stmt::Seq(v) => v.iter().all(|s| plain_reads(s, out)),
@@ -201,7 +204,7 @@ fn plain_reads(s: &Stmt, out: &mut Vec<(RegId, Loc, ast::Mode, ast::Scope)>) -> 
 /// pomsets, which the plain search (or readers kept apart, thread by
 /// thread) handles without holding every core witness, as the split does
 /// (MP-10's last reader split: 38 MB against 23 MB whole).
-fn repeats_a_label(reads: &[(RegId, Loc, ast::Mode, ast::Scope)]) -> bool {
+fn repeats_a_label(reads: &[PlainRead]) -> bool {
     reads.iter().enumerate().any(|(i, a)| {
         reads[..i]
             .iter()
@@ -211,7 +214,7 @@ fn repeats_a_label(reads: &[(RegId, Loc, ast::Mode, ast::Scope)]) -> bool {
 
 /// Whether the thread's registers are exactly the reads' (distinct): none
 /// read twice, none of its own left unread.
-fn owns_only(p: &Program, tid: ThreadId, reads: &[(RegId, Loc, ast::Mode, ast::Scope)]) -> bool {
+fn owns_only(p: &Program, tid: ThreadId, reads: &[PlainRead]) -> bool {
     let mut regs: Vec<RegId> = reads.iter().map(|r| r.0).collect();
     regs.sort_unstable();
     let distinct = regs.windows(2).all(|w| w[0] != w[1]);

@@ -138,17 +138,38 @@ fn slot(model: &Model, s: usize, slots: &mut Vec<Option<Level>>) -> Level {
 /// instances compared as bitsets of event indices: the one construct whose
 /// value may change when threads are swapped (the engine's symmetry).
 pub fn uses_per_scope(model: &Model) -> bool {
-    fn any(ir: &Ir) -> bool {
+    uses(model, &|ir| matches!(ir, Ir::PerScope(..)))
+}
+
+/// Whether the model reads where the threads sit (`Engine::reads_placement`):
+/// the placement reaches a candidate only as `same-cta`, `same-gpu`, the
+/// Vulkan names (subgroups, barriers: all counted, to be safe) and the
+/// scope instances `per-scope` groups by. A model with none of them judges
+/// two placements of one program alike.
+pub fn reads_placement(model: &Model) -> bool {
+    use super::builtins::Builtin;
+    uses(model, &|ir| {
+        matches!(
+            ir,
+            Ir::PerScope(..)
+                | Ir::Builtin(Builtin::SameCta | Builtin::SameGpu | Builtin::Vulkan(_))
+        )
+    })
+}
+
+/// Whether some expression of the model has a node `hit` picks.
+fn uses(model: &Model, hit: &dyn Fn(&Ir) -> bool) -> bool {
+    let any = |ir: &Ir| {
         // Iterative: a compiled expression may be deep (`cat::depth` bounds it).
         let mut stack = vec![ir];
         while let Some(ir) = stack.pop() {
-            if matches!(ir, Ir::PerScope(..)) {
+            if hit(ir) {
                 return true;
             }
             stack.extend(ir.children());
         }
         false
-    }
+    };
     model.steps.iter().any(|s| match s {
         Step::Let(_, ir) => any(ir),
         Step::Rec { bodies, .. } => bodies.iter().any(any),

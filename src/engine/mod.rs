@@ -142,6 +142,15 @@ pub trait Engine: Send + Sync {
         true
     }
 
+    /// Whether where the threads sit (a test's `scopes:` tree) can change
+    /// what it decides: false only where nothing it judges reads the
+    /// placement (SC; a cat model with no `same-cta`, `same-gpu`,
+    /// `per-scope` or Vulkan name), so a test placed otherwise has the
+    /// same outcomes and the context search need not try it.
+    fn reads_placement(&self) -> bool {
+        true
+    }
+
     /// Takes a lowering (`--mapping pwt:vulkan` sets the Vulkan one on its
     /// target); false when the engine has no use for one.
     fn lower(&mut self, _lowering: axiomatic::lower::Lowering) -> bool {
@@ -444,6 +453,9 @@ impl Engine for WithOptions {
     }
     fn reads_options(&self) -> bool {
         self.inner.reads_options()
+    }
+    fn reads_placement(&self) -> bool {
+        self.inner.reads_placement()
     }
     fn lower(&mut self, lowering: axiomatic::lower::Lowering) -> bool {
         self.inner.lower(lowering)

@@ -639,6 +639,11 @@ impl crate::engine::Engine for Sc {
         false
     }
 
+    /// An interleaving has no scopes.
+    fn reads_placement(&self) -> bool {
+        false
+    }
+
     fn outcomes(
         &self,
         p: &Program,

@@ -161,6 +161,11 @@ pub fn vocabulary(req: &Refinement) -> Vocabulary {
         .filter(|(t, _)| Some(*t) == p0)
         .map(|(_, name)| name.clone())
         .collect();
+    let gpu_words = |t: &str| t.contains(".gpu");
+    let placed = req
+        .header
+        .lines()
+        .any(|l| l.trim_start().starts_with("scopes"));
     Vocabulary {
         locs,
         values,
@@ -170,6 +175,9 @@ pub fn vocabulary(req: &Refinement) -> Vocabulary {
             || req.context.iter().any(|t| sc_words(t)),
         p0_regs,
         unset,
+        gpu_scoped: (gpu_words(&req.source_text) || gpu_words(&req.target_text))
+            && !placed
+            && req.context.is_empty(),
     }
 }
 
@@ -280,7 +288,17 @@ pub fn search_sharing(
     tests: &Tests,
 ) -> Found {
     let limits = decision_limits(engine, run);
-    let (vocab, all) = contexts(req, bound);
+    let (mut vocab, all) = contexts(req, bound);
+    // A placement on two GPUs changes nothing an engine blind to placement
+    // decides: those contexts are skipped, and the bound does not name them.
+    // (Kept in `all`, whose indices key `tests`, shared across models.)
+    let placed = engine.reads_placement();
+    vocab.gpu_scoped &= placed;
+    let all: Vec<(usize, &Context)> = all
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| placed || c.apart == 0)
+        .collect();
     let total = all.len();
     let named = bound_text(bound, &vocab);
     let stopped = |tried, undecided, limit| stopped(&named, tried, total, undecided, limit);
@@ -293,7 +311,7 @@ pub fn search_sharing(
     }
     let budget = bound.max_contexts.unwrap_or(usize::MAX);
     let (mut flagged, mut undecided, mut limit) = (0, 0, None::<String>);
-    for (k, ctx) in all.iter().enumerate() {
+    for (k, &(at, ctx)) in all.iter().enumerate() {
         if k >= budget {
             limit = Some(format!("--max-contexts {budget}"));
             return stopped(k, undecided, limit);
@@ -301,7 +319,7 @@ pub fn search_sharing(
         if let Some(l) = crate::outcome::limits::interrupted(run.deadline, run.cancel) {
             return stopped(k, undecided, Some(l));
         }
-        let parsed = tests.get(k, || parse_pair(req, &vocab, ctx));
+        let parsed = tests.get(at, || parse_pair(req, &vocab, ctx));
         match decide_parsed(req, engine, model, limits, &vocab, ctx, &parsed) {
             One::Distinguishes(mut c) => {
                 c.tried = k + 1;
@@ -339,13 +357,18 @@ pub fn search_sharing(
 /// The bound as the answer names it, with the values the grammar's `set`s
 /// give the registers the fragment reads before assigning.
 pub fn bound_text(bound: Bound, vocab: &Vocabulary) -> String {
+    let placed = if vocab.gpu_scoped {
+        format!("{}, on one GPU or split over two", bound.text())
+    } else {
+        bound.text()
+    };
     if vocab.unset.is_empty() {
-        return bound.text();
+        return placed;
     }
     let values: Vec<String> = vocab.set_values().iter().map(i64::to_string).collect();
     format!(
         "{}, {} first set to each of {}",
-        bound.text(),
+        placed,
         vocab
             .unset
             .iter()
@@ -423,7 +446,7 @@ fn context_test(
     cond: &str,
 ) -> String {
     let (p0, threads) = ctx.texts(vocab, fragment);
-    test_text(req, &p0, &threads, cond)
+    test_text(req, ctx.scopes_line().as_deref(), &p0, &threads, cond)
 }
 
 /// `decide_one` on the tests `parse_pair` made of `ctx`.
@@ -508,9 +531,12 @@ fn reads_unset_register(req: &Refinement, vocab: &Vocabulary) -> Option<String> 
         pre: None,
         post: None,
         threads: vec![],
+        apart: 0,
     };
     let (p0, threads) = empty.texts(vocab, &req.source_text);
-    let src = parse(req, &test_text(req, &p0, &threads, "")).ok()?.program;
+    let src = parse(req, &test_text(req, None, &p0, &threads, ""))
+        .ok()?
+        .program;
     let (thread, name) = src.unassigned.first()?;
     let thread = &src.threads.get(*thread as usize)?.name;
     Some(format!(
@@ -559,18 +585,33 @@ fn printed(t: &str) -> String {
 /// The test with `p0` in P0, the file's threads and `threads` after it,
 /// then `cond`. V is closed over the test's values unless the refinement
 /// declares it.
-fn test_text(req: &Refinement, p0: &str, threads: &[String], cond: &str) -> String {
+fn test_text(
+    req: &Refinement,
+    scopes: Option<&str>,
+    p0: &str,
+    threads: &[String],
+    cond: &str,
+) -> String {
     let mut t = format!(
         "litmus {}-CTX \"refinement {}: the target in P0; with the source there, the outcome is forbidden\"\n",
         req.name, req.name
     );
     // A declared V bounds the fragments' local check; a generated test
     // takes V closed over its own values, so no store leaves it.
-    let header: Vec<&str> = req
+    let mut header: Vec<&str> = req
         .header
         .lines()
         .filter(|l| !l.trim_start().starts_with("values"))
         .collect();
+    // The placement's `scopes:` line goes where the header takes it:
+    // before a `model` block.
+    if let Some(line) = scopes {
+        let at = header
+            .iter()
+            .position(|l| l.trim_start().starts_with("model"))
+            .unwrap_or(header.len());
+        header.insert(at, line);
+    }
     t.push_str(&format!("{}\n{p0}\n", header.join("\n")));
     for th in req.context.iter().chain(threads) {
         t.push_str(&format!("|| {th}\n"));

@@ -28,6 +28,13 @@
 //! of the parallel threads (the threads of a context are a multiset, and
 //! every model here is symmetric in them).
 //!
+//! Every thread sits in a CTA of its own, all on one GPU (a test without
+//! `scopes:`), where `cta` differs from `gpu` and `sys` but `gpu` and `sys`
+//! do not. Where the fragment names the `gpu` scope, each context is also
+//! placed on two GPUs: P0 on the first, each parallel thread on either,
+//! once up to the order of equal threads (`Context::apart`; not counted
+//! in the size).
+//!
 //! Two prunings leave out contexts that a smaller context, tried first,
 //! stands for exactly (each is checked against the unpruned enumeration in
 //! `tests/it/transformations.rs`):
@@ -132,6 +139,10 @@ pub struct Context {
     pub pre: Option<Instr>,
     pub post: Option<Instr>,
     pub threads: Vec<Vec<Instr>>,
+    /// The parallel threads placed on a second GPU, bit i for `threads[i]`
+    /// (only where `Vocabulary::gpu_scoped`): 0 is the default placement,
+    /// every thread in a CTA of its own on one GPU, with no `scopes:` line.
+    pub apart: u32,
 }
 
 impl Context {
@@ -191,6 +202,30 @@ impl Context {
             })
             .collect();
         (p0, threads)
+    }
+
+    /// The `scopes:` line of a placement on two GPUs: P0 and the threads
+    /// not `apart` on the first, the others on the second, each thread in
+    /// a CTA of its own (a thread listed directly in a gpu gets one).
+    /// `None` for the default placement.
+    pub fn scopes_line(&self) -> Option<String> {
+        if self.apart == 0 {
+            return None;
+        }
+        let (mut near, mut far) = (vec!["P0".to_string()], Vec::new());
+        for i in 0..self.threads.len() {
+            let name = format!("P{}", i + 1);
+            if self.apart >> i & 1 == 1 {
+                far.push(name);
+            } else {
+                near.push(name);
+            }
+        }
+        Some(format!(
+            "scopes: sys {{ gpu {{ {} }} gpu {{ {} }} }}",
+            near.join(" "),
+            far.join(" ")
+        ))
     }
 
     /// Whether some parallel thread is independent of the rest of the
@@ -289,6 +324,11 @@ pub struct Vocabulary {
     /// The registers of P0 that the source or the target reads before any
     /// assignment, in order of first use: the `set` of the grammar.
     pub unset: Vec<String>,
+    /// Whether the fragment names the `gpu` scope (and the file fixes no
+    /// placement: no `scopes:` line, no threads of its own): then every
+    /// context is also tried with its parallel threads split over two
+    /// GPUs, the one placement where `gpu` and `sys` differ.
+    pub gpu_scoped: bool,
 }
 
 impl Vocabulary {
@@ -296,6 +336,23 @@ impl Vocabulary {
     pub fn set_values(&self) -> Vec<i64> {
         std::iter::once(0)
             .chain(self.values.iter().copied())
+            .collect()
+    }
+
+    /// The placements of `threads` (`Context::apart`): 0, and where the
+    /// fragment names `gpu`, every nonempty set of parallel threads on a
+    /// second GPU, once up to the order of equal threads (of two equal
+    /// threads, the earlier one is the one moved).
+    fn placements(&self, threads: &[Vec<Instr>]) -> Vec<u32> {
+        if !self.gpu_scoped {
+            return vec![0];
+        }
+        let n = threads.len();
+        (0..1u32 << n)
+            .filter(|&m| {
+                (0..n.saturating_sub(1))
+                    .all(|i| threads[i] != threads[i + 1] || m >> i & 1 >= m >> (i + 1) & 1)
+            })
             .collect()
     }
 
@@ -458,13 +515,17 @@ pub fn enumerate(vocab: &Vocabulary, bound: Size, prune: bool) -> Vec<Context> {
                         pre: pre.clone(),
                         post: post.clone(),
                         threads: ix.iter().map(|&k| shapes[k].clone()).collect(),
+                        apart: 0,
                     };
                     if !prune || (!c.has_isolated_thread(vocab) && !c.has_inert_code(vocab)) {
-                        for sets in &settings {
-                            out.push(Context {
-                                sets: sets.clone(),
-                                ..c.clone()
-                            });
+                        for apart in vocab.placements(&c.threads) {
+                            for sets in &settings {
+                                out.push(Context {
+                                    sets: sets.clone(),
+                                    apart,
+                                    ..c.clone()
+                                });
+                            }
                         }
                     }
                 },

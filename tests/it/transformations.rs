@@ -304,6 +304,110 @@ fn prunings_lose_no_counterexample() {
     assert!(checked >= 6);
 }
 
+/// A fragment that names the `gpu` scope is also tried with its parallel
+/// threads split over two GPUs (`gpu` and `sys` differ only there): sys →
+/// gpu, a weakening, gets a test with its `scopes:` line that `run`
+/// reproduces under pwt and ptx; gpu → sys, a strengthening, gets none
+/// under pwt. The placements kept (once up to the order of equal threads)
+/// find a test exactly when every placement of every context does (the
+/// brute force), a fragment without `gpu` gets the contexts it had, and
+/// the models blind to placement decide a split test as the unsplit one.
+#[test]
+fn a_gpu_scoped_fragment_is_tried_on_two_gpus() {
+    let weaker = quick("y := 1; x.rel.sys := 1;", "y := 1; x.rel.gpu := 1;").expect("parses");
+    let stronger = quick("y := 1; x.rel.gpu := 1;", "y := 1; x.rel.sys := 1;").expect("parses");
+    for model in ["pwt", "ptx"] {
+        match search(&weaker, model, sized(2, 1)) {
+            Found::Counterexample(c) => {
+                assert!(
+                    c.target_test
+                        .contains("scopes: sys { gpu { P0 } gpu { P1 } }"),
+                    "{}",
+                    c.target_test
+                );
+                let e = engine::named(model).expect("bundled");
+                assert!(table::reproduces(&c, e.as_ref()), "{}", c.target_test);
+            }
+            other => panic!("sys → gpu under {model}: {other:?}"),
+        }
+    }
+    let e = engine::named("pwt").expect("pwt");
+    let bound = sized(2, 2);
+    for r in [&weaker, &stronger] {
+        let m = e.options(&r.program.model);
+        let vocab = transform::context::vocabulary(r);
+        assert!(vocab.gpu_scoped);
+        let placed = grammar::contexts(&vocab, bound.size());
+        let unplaced: Vec<grammar::Context> =
+            placed.iter().filter(|c| c.apart == 0).cloned().collect();
+        // Two equal threads: three of their four placements are kept.
+        let pair = unplaced
+            .iter()
+            .find(|c| c.threads.len() == 2 && c.threads[0] == c.threads[1])
+            .expect("a context of two equal threads");
+        let kept = placed
+            .iter()
+            .filter(|c| c.threads == pair.threads && c.pre == pair.pre && c.post == pair.post)
+            .count();
+        assert_eq!(kept, 3);
+        let brute = unplaced.iter().any(|c| {
+            (0..1u32 << c.threads.len()).any(|apart| {
+                let c = grammar::Context { apart, ..c.clone() };
+                transform::context::distinguishes(r, e.as_ref(), &m, &vocab, &c).is_some()
+            })
+        });
+        let found = search(r, "pwt", bound);
+        assert_eq!(
+            brute,
+            matches!(found, Found::Counterexample(_)),
+            "{found:?}"
+        );
+        assert_eq!(brute, std::ptr::eq(r, &weaker));
+    }
+    // An engine blind to placement skips the split contexts: exact, since
+    // it decides each split test as the test on one GPU.
+    let blind: Vec<&str> = MODELS
+        .iter()
+        .copied()
+        .filter(|m| !engine::named(m).expect("bundled").reads_placement())
+        .collect();
+    assert_eq!(blind, ["rc11", "sc"]);
+    let vocab = transform::context::vocabulary(&weaker);
+    let split: Vec<grammar::Context> = grammar::contexts(&vocab, bound.size())
+        .into_iter()
+        .filter(|c| c.apart != 0)
+        .step_by(7)
+        .collect();
+    assert!(split.len() > 20);
+    for model in blind.iter().chain(&["ptx"]) {
+        let e = engine::named(model).expect("bundled");
+        let mut differ = 0;
+        for c in &split {
+            let (p0, threads) = c.texts(&vocab, &weaker.target_text);
+            let body = format!("{p0}\n|| {}\n", threads.join("\n|| "));
+            let states = |scopes: &str| {
+                let t = pomset::syntax::parse(&format!("litmus T\n{scopes}\n{body}"))
+                    .expect("a generated test parses");
+                let m = e.options(&t.program.model);
+                let o = e
+                    .outcomes(&t.program, &m, Limits::default())
+                    .expect("decided");
+                (o.states.into_keys().collect::<Vec<_>>(), o.flags)
+            };
+            let scopes = c.scopes_line().expect("split");
+            differ += usize::from(states(&scopes) != states(""));
+        }
+        // And ptx, which reads it, tells some of them apart.
+        assert_eq!(differ > 0, *model == "ptx", "{model}");
+    }
+    let plain = quick("y := 1; x.rel := 1;", "y := 1; x.rel.cta := 1;").expect("parses");
+    let vocab = transform::context::vocabulary(&plain);
+    assert!(!vocab.gpu_scoped);
+    assert!(grammar::contexts(&vocab, bound.size())
+        .iter()
+        .all(|c| c.apart == 0));
+}
+
 /// Limits are named, never read as verdicts.
 #[test]
 fn a_stopped_search_is_no_verdict() {

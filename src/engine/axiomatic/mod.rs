@@ -668,6 +668,10 @@ impl crate::engine::Engine for Cat {
         Some(vec![self.model.name.clone()])
     }
 
+    fn reads_placement(&self) -> bool {
+        crate::cat::monotone::reads_placement(&self.model)
+    }
+
     /// A cat model reads none of the pomset semantics' options.
     fn reads_options(&self) -> bool {
         false

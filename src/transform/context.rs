@@ -162,6 +162,9 @@ pub fn vocabulary(req: &Refinement) -> Vocabulary {
         .map(|(_, name)| name.clone())
         .collect();
     let gpu_words = |t: &str| t.contains(".gpu");
+    // A fork's threads are named after the top-level ones and would sit
+    // alone, each on a GPU of its own, in a tree that does not list them.
+    let forks = |t: &str| t.contains("||");
     let placed = req
         .header
         .lines()
@@ -176,6 +179,7 @@ pub fn vocabulary(req: &Refinement) -> Vocabulary {
         p0_regs,
         unset,
         gpu_scoped: (gpu_words(&req.source_text) || gpu_words(&req.target_text))
+            && !(forks(&req.source_text) || forks(&req.target_text))
             && !placed
             && req.context.is_empty(),
     }

@@ -324,8 +324,8 @@ pub struct Vocabulary {
     /// The registers of P0 that the source or the target reads before any
     /// assignment, in order of first use: the `set` of the grammar.
     pub unset: Vec<String>,
-    /// Whether the fragment names the `gpu` scope (and the file fixes no
-    /// placement: no `scopes:` line, no threads of its own): then every
+    /// Whether the fragment names the `gpu` scope (and neither forks nor
+    /// comes with a placement: no `scopes:` line, no threads of its own): then every
     /// context is also tried with its parallel threads split over two
     /// GPUs, the one placement where `gpu` and `sys` differ.
     pub gpu_scoped: bool,

@@ -403,6 +403,10 @@ fn a_gpu_scoped_fragment_is_tried_on_two_gpus() {
     let plain = quick("y := 1; x.rel := 1;", "y := 1; x.rel.cta := 1;").expect("parses");
     let vocab = transform::context::vocabulary(&plain);
     assert!(!vocab.gpu_scoped);
+    // A fork's threads are not in the tree: it keeps the default placement.
+    let forked =
+        quick("y := 1; x.rel.gpu := 1;", "( y := 1; || x.rel.gpu := 1; )").expect("parses");
+    assert!(!transform::context::vocabulary(&forked).gpu_scoped);
     assert!(grammar::contexts(&vocab, bound.size())
         .iter()
         .all(|c| c.apart == 0));

@@ -2,7 +2,7 @@
 //! minimal ones that tell them apart (`crate::distinguish`), with progress,
 //! resuming, JSON Lines and merging.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -11,7 +11,7 @@ use super::sweep::{open_jsonl, resume_command, save, Progress, CANCEL};
 
 use crate::distinguish::count;
 use crate::distinguish::shape::{Bound, Space, Vocabulary};
-use crate::distinguish::shard::{self, Header, Merged};
+use crate::distinguish::shard::{self, Header, Merged, Record};
 use crate::distinguish::{Pair, Shard};
 
 /// The examples under `pomset distinguish --help`.
@@ -145,7 +145,7 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
         shard: shard.to_string(),
         programs: total,
     };
-    let (mut records, mut sink, finished) = match &a.jsonl {
+    let (opened, mut sink, finished) = match &a.jsonl {
         Some(path) => {
             let differs = |h: &Header| {
                 let same = h.same_sweep(&header);
@@ -157,7 +157,11 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
         }
         None => (Vec::new(), None, false),
     };
-    let done: HashSet<String> = records.iter().map(|r| r.id.clone()).collect();
+    let done: HashSet<String> = opened.iter().map(|r| r.id.clone()).collect();
+    // The records by program, as the summary reads them: kept once (a
+    // sweep of millions of programs holds every record), never copied.
+    let mut records: BTreeMap<String, Record> =
+        opened.into_iter().map(|r| (r.id.clone(), r)).collect();
     // Ctrl-C stops the sweep as the budget does.
     super::sweep::stop_on_ctrl_c();
     let show = a.progress || std::io::stderr().is_terminal();
@@ -198,7 +202,7 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
                 }
             }
             bar.step();
-            records.push(r);
+            records.insert(r.id.clone(), r);
         });
         over.store(true, Ordering::Relaxed);
         bar.end();
@@ -212,14 +216,9 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
                 .map_err(|e| format!("writing the records: {e}"))?;
         }
     }
-    let mut merged = Merged {
-        models: header.models.clone(),
-        space: header.space.clone(),
-        records: records.iter().map(|r| (r.id.clone(), r.clone())).collect(),
-        incomplete: Vec::new(),
-    };
+    let decided = records.len();
     if complete {
-        finish(&merged, a.out.as_deref())?;
+        finish(&merged(&header, records), a.out.as_deref())?;
         return Ok(true);
     }
     let why = match (spent.load(Ordering::Relaxed), a.budget) {
@@ -227,15 +226,15 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
         _ => "Ctrl-C".to_string(),
     };
     let of = total.map_or(String::new(), |n| format!(" of {n}"));
-    merged.incomplete.push(format!(
-        "stopped by {why} after {}{of} programs",
-        records.len()
-    ));
     // Without --jsonl the records so far go to a new file, to resume from.
     let file = match &a.jsonl {
         Some(path) => path.clone(),
-        None => save("distinguish", &header, &records)?,
+        None => save("distinguish", &header, records.values())?,
     };
+    let mut merged = merged(&header, records);
+    merged
+        .incomplete
+        .push(format!("stopped by {why} after {decided}{of} programs"));
     finish(&merged, a.out.as_deref())?;
     let resume = resume_command(a.jsonl.is_none().then_some(file.as_path()));
     eprintln!(
@@ -243,6 +242,16 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
         file.display()
     );
     Ok(a.partial)
+}
+
+/// A sweep's own records, as a merge of one complete file.
+fn merged(header: &Header, records: BTreeMap<String, Record>) -> Merged {
+    Merged {
+        models: header.models.clone(),
+        space: header.space.clone(),
+        records,
+        incomplete: Vec::new(),
+    }
 }
 
 /// `--merge`: the files' records and summary, said to be incomplete, loudly,
@@ -254,7 +263,7 @@ fn merge(a: &DistinguishArgs) -> Result<bool, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
         files.push((name.clone(), shard::read(&name, &text)?));
     }
-    let merged = shard::merge(&files)?;
+    let merged = shard::merge(files)?;
     finish(&merged, a.out.as_deref())?;
     if merged.incomplete.is_empty() {
         return Ok(true);

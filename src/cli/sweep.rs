@@ -80,10 +80,10 @@ pub fn open_jsonl<H: Serialize, R>(
 /// Writes `header` and `records` to a new file in the working directory
 /// (`STEM.jsonl`, else `STEM-2.jsonl`, ...), without the end line: a
 /// stopped sweep's records, to resume from.
-pub fn save<H: Serialize, R: Serialize>(
+pub fn save<'r, H: Serialize, R: Serialize + 'r>(
     stem: &str,
     header: &H,
-    records: &[R],
+    records: impl IntoIterator<Item = &'r R>,
 ) -> Result<PathBuf, String> {
     let path = (1..)
         .map(|i| match i {

@@ -141,8 +141,9 @@ pub struct Merged {
 }
 
 /// Merges files read by [`read`], named; they must be for the same models
-/// and space.
-pub fn merge(files: &[(String, Read)]) -> Result<Merged, String> {
+/// and space. The records are moved, not copied: a sweep's files hold
+/// millions.
+pub fn merge(files: Vec<(String, Read)>) -> Result<Merged, String> {
     let Some((_, first)) = files.first() else {
         return Err("--merge names no file".to_string());
     };
@@ -150,7 +151,7 @@ pub fn merge(files: &[(String, Read)]) -> Result<Merged, String> {
         models: first.header.models.clone(),
         space: first.header.space.clone(),
         records: BTreeMap::new(),
-        incomplete: missing(files),
+        incomplete: missing(&files),
     };
     for (name, f) in files {
         if f.header.models != out.models || f.header.space != out.space {
@@ -164,8 +165,10 @@ pub fn merge(files: &[(String, Read)]) -> Result<Merged, String> {
                 out.space
             ));
         }
-        for r in &f.records {
-            out.records.entry(r.id.clone()).or_insert_with(|| r.clone());
+        for r in f.records {
+            if !out.records.contains_key(&r.id) {
+                out.records.insert(r.id.clone(), r);
+            }
         }
     }
     Ok(out)

@@ -27,6 +27,10 @@ use crate::outcome::{Limits, Outcomes, State};
 use crate::refinement::Refinement;
 use crate::syntax::{self, core::Program};
 
+/// Contexts a search lists at most: the listing holds them all in memory
+/// (about 470 bytes each), so a bound past this is refused by name.
+pub const MAX_LISTED: usize = 1_000_000;
+
 /// How far the search looks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Bound {
@@ -90,7 +94,8 @@ pub enum Found {
         undecided: usize,
         limit: String,
     },
-    /// The engine cannot decide these programs.
+    /// The engine cannot decide these programs, or the bound's contexts
+    /// could not be listed (a deadline, too many): no verdict, the reason.
     Unknown(String),
 }
 
@@ -292,7 +297,30 @@ pub fn search_sharing(
     tests: &Tests,
 ) -> Found {
     let limits = decision_limits(engine, run);
-    let (mut vocab, all) = contexts(req, bound);
+    let mut vocab = vocabulary(req);
+    // Listing the bound's contexts is a search of its own: the deadline
+    // and a cap on their number hold there too.
+    // The clock is read every 4096 steps, so a small bound is always
+    // listed whole and a deadline then stops the search between contexts.
+    let named_bound = bound_text(bound, &vocab);
+    let steps = std::cell::Cell::new(0usize);
+    let listed = grammar::contexts_within(&vocab, bound.size(), &|n| {
+        if n >= MAX_LISTED {
+            return Some(format!(
+                "the contexts of {named_bound} are more than the {MAX_LISTED} a search lists (lower --context-size or --context-threads)"
+            ));
+        }
+        steps.set(steps.get() + 1);
+        if steps.get() % 4096 != 0 {
+            return None;
+        }
+        crate::outcome::limits::interrupted(run.deadline, run.cancel)
+            .map(|l| format!("stopped by {l} while listing the contexts of {named_bound}"))
+    });
+    let all = match listed {
+        Ok(all) => all,
+        Err(why) => return Found::Unknown(why),
+    };
     // A placement on two GPUs changes nothing an engine blind to placement
     // decides: those contexts are skipped, and the bound does not name them.
     // (Kept in `all`, whose indices key `tests`, shared across models.)

@@ -465,6 +465,26 @@ pub fn contexts(vocab: &Vocabulary, bound: Size) -> Vec<Context> {
 /// Every context within `bound`, with the prunings (`prune`) or without
 /// (the brute force the prunings are checked against).
 pub fn enumerate(vocab: &Vocabulary, bound: Size, prune: bool) -> Vec<Context> {
+    enumerate_within(vocab, bound, prune, &|_| None).unwrap_or_default()
+}
+
+/// `contexts`, asking `stop` (with the number listed so far) before each
+/// multiset of threads: the listing of a large bound is itself a search,
+/// so a deadline or a cap holds there too. `Err` names what stopped it.
+pub fn contexts_within(
+    vocab: &Vocabulary,
+    bound: Size,
+    stop: &dyn Fn(usize) -> Option<String>,
+) -> Result<Vec<Context>, String> {
+    enumerate_within(vocab, bound, true, stop)
+}
+
+fn enumerate_within(
+    vocab: &Vocabulary,
+    bound: Size,
+    prune: bool,
+    stop: &dyn Fn(usize) -> Option<String>,
+) -> Result<Vec<Context>, String> {
     let t_instrs = vocab.thread_instrs();
     // Threads of one or two instructions within the size, in a fixed order.
     let mut shapes: Vec<Vec<Instr>> = Vec::new();
@@ -481,6 +501,7 @@ pub fn enumerate(vocab: &Vocabulary, bound: Size, prune: bool) -> Vec<Context> {
     let thread_size = |t: &Vec<Instr>| t.iter().map(Instr::size).sum::<usize>();
     let settings = vocab.settings();
     let mut out = Vec::new();
+    let mut stopped = None;
     for size in 0..=bound.size {
         let arounds: Vec<(Option<Instr>, Option<Instr>)> = {
             let (pres, posts) = (vocab.around_instrs(), vocab.around_instrs());
@@ -502,7 +523,7 @@ pub fn enumerate(vocab: &Vocabulary, bound: Size, prune: bool) -> Vec<Context> {
             let rest = size - p0;
             // Multisets of threads whose sizes add up to `rest`.
             let mut chosen: Vec<usize> = Vec::new();
-            threads_summing(
+            let whole = threads_summing(
                 &shapes,
                 &thread_size,
                 rest,
@@ -510,6 +531,10 @@ pub fn enumerate(vocab: &Vocabulary, bound: Size, prune: bool) -> Vec<Context> {
                 0,
                 &mut chosen,
                 &mut |ix| {
+                    if let Some(why) = stop(out.len()) {
+                        stopped = Some(why);
+                        return false;
+                    }
                     let c = Context {
                         sets: vec![],
                         pre: pre.clone(),
@@ -528,15 +553,20 @@ pub fn enumerate(vocab: &Vocabulary, bound: Size, prune: bool) -> Vec<Context> {
                             }
                         }
                     }
+                    true
                 },
             );
+            if !whole {
+                return Err(stopped.unwrap_or_default());
+            }
         }
     }
-    out
+    Ok(out)
 }
 
 /// Calls `emit` with each nondecreasing list of shape indices (from
-/// `from`) whose sizes add up to `rest`, at most `left` of them.
+/// `from`) whose sizes add up to `rest`, at most `left` of them, until it
+/// returns false; false then.
 fn threads_summing(
     shapes: &[Vec<Instr>],
     size: &dyn Fn(&Vec<Instr>) -> usize,
@@ -544,21 +574,24 @@ fn threads_summing(
     left: usize,
     from: usize,
     chosen: &mut Vec<usize>,
-    emit: &mut dyn FnMut(&[usize]),
-) {
+    emit: &mut dyn FnMut(&[usize]) -> bool,
+) -> bool {
     if rest == 0 {
-        emit(chosen);
-        return;
+        return emit(chosen);
     }
     if left == 0 {
-        return;
+        return true;
     }
     for k in from..shapes.len() {
         let s = size(&shapes[k]);
         if s <= rest {
             chosen.push(k);
-            threads_summing(shapes, size, rest - s, left - 1, k, chosen, emit);
+            let go_on = threads_summing(shapes, size, rest - s, left - 1, k, chosen, emit);
             chosen.pop();
+            if !go_on {
+                return false;
+            }
         }
     }
+    true
 }

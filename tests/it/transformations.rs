@@ -443,6 +443,15 @@ fn a_stopped_search_is_no_verdict() {
         Found::Stopped { limit, .. } => assert_eq!(limit, "--timeout 0"),
         other => panic!("{other:?}"),
     }
+    // A bound too large to list (millions of contexts) stops while it is
+    // listed, at the deadline, rather than listing on.
+    match transform::search(&r, e.as_ref(), &m, sized(12, 6), past) {
+        Found::Unknown(why) => assert!(
+            why.starts_with("stopped by --timeout 0 while listing the contexts of size ≤ 12"),
+            "{why}"
+        ),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]

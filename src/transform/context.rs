@@ -311,7 +311,7 @@ pub fn search_sharing(
             ));
         }
         steps.set(steps.get() + 1);
-        if steps.get() % 4096 != 0 {
+        if !steps.get().is_multiple_of(4096) {
             return None;
         }
         crate::outcome::limits::interrupted(run.deadline, run.cancel)

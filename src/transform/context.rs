@@ -297,17 +297,27 @@ pub fn search_sharing(
     tests: &Tests,
 ) -> Found {
     let limits = decision_limits(engine, run);
-    let mut vocab = vocabulary(req);
+    let vocab = vocabulary(req);
+    // A placement on two GPUs changes nothing an engine blind to placement
+    // decides: those contexts are listed (their indices key `tests`, shared
+    // across models) but skipped, and the bound does not name them.
+    let placed = engine.reads_placement();
+    let named = bound_text(
+        bound,
+        &Vocabulary {
+            gpu_scoped: vocab.gpu_scoped && placed,
+            ..vocab.clone()
+        },
+    );
     // Listing the bound's contexts is a search of its own: the deadline
-    // and a cap on their number hold there too.
-    // The clock is read every 4096 steps, so a small bound is always
-    // listed whole and a deadline then stops the search between contexts.
-    let named_bound = bound_text(bound, &vocab);
+    // and a cap on their number hold there too. The clock is read every
+    // 4096 steps, so a small bound is always listed whole and a deadline
+    // then stops the search between contexts.
     let steps = std::cell::Cell::new(0usize);
     let listed = grammar::contexts_within(&vocab, bound.size(), &|n| {
         if n >= MAX_LISTED {
             return Some(format!(
-                "the contexts of {named_bound} are more than the {MAX_LISTED} a search lists (lower --context-size or --context-threads)"
+                "the contexts of {named} are more than the {MAX_LISTED} a search lists (lower --context-size or --context-threads)"
             ));
         }
         steps.set(steps.get() + 1);
@@ -315,24 +325,18 @@ pub fn search_sharing(
             return None;
         }
         crate::outcome::limits::interrupted(run.deadline, run.cancel)
-            .map(|l| format!("stopped by {l} while listing the contexts of {named_bound}"))
+            .map(|l| format!("stopped by {l} while listing the contexts of {named}"))
     });
     let all = match listed {
         Ok(all) => all,
         Err(why) => return Found::Unknown(why),
     };
-    // A placement on two GPUs changes nothing an engine blind to placement
-    // decides: those contexts are skipped, and the bound does not name them.
-    // (Kept in `all`, whose indices key `tests`, shared across models.)
-    let placed = engine.reads_placement();
-    vocab.gpu_scoped &= placed;
     let all: Vec<(usize, &Context)> = all
         .iter()
         .enumerate()
         .filter(|(_, c)| placed || c.apart == 0)
         .collect();
     let total = all.len();
-    let named = bound_text(bound, &vocab);
     let stopped = |tried, undecided, limit| stopped(&named, tried, total, undecided, limit);
     // A register some thread of the source reads before any assignment,
     // and that no `set` of the grammar gives a value (one of the file's

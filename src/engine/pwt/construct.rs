@@ -1100,13 +1100,16 @@ impl<'a> Sem<'a> {
             .map(|e| (e.id, e.label.value))
             .collect();
         let (values, rest) = self.l.theta_values(&reads);
+        // Interned once here, not once per event by `subst`.
+        let values = self.l.interned(&values);
         let sigma = f.renaming(&mut self.l);
+        let sigma = self.l.interned(&sigma);
         for e in f.events.iter().filter(|e| ids.contains(&e.id)) {
             let k = self.trees.eval(&mut self.l, e.kappa, u64::MAX);
-            let k = self.l.subst(k, &sigma);
+            let k = self.l.subst_interned(k, sigma);
             // Only read symbols are replaced: the registers, which
             // `consistent_or_unbounded` looks at, stay.
-            let k = self.l.subst(k, &values);
+            let k = self.l.subst_interned(k, values);
             if !self.l.consistent_or_unbounded(k, rest, &self.unbounded) {
                 return false;
             }

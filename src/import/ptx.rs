@@ -4,7 +4,7 @@
 //! Jumps (`bne r0, 0, LC01`, `goto LC00`) are unrolled by `cfg`. The book's
 //! "Tests from other tools" has the mapping table.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use super::cfg::{self, Item};
 use super::make;
@@ -50,7 +50,7 @@ pub fn read(src: &str, bound: u32, spin: bool) -> Result<ast::File, Diagnostics>
             .map(|cell| r.instruction(cell))
             .collect::<Result<Vec<Vec<Item>>, Diagnostic>>()?
             .concat();
-        let mut body = register_inits(&r.reg_init, tname, &items, *span);
+        let mut body = register_inits(&r.reg_init, tname, *span);
         let is_location = |n: &str| r.locations.contains_key(n);
         let spin = spin.then_some(&is_location as &dyn Fn(&str) -> bool);
         body.extend(cfg::unroll(&items, bound, spin)?);
@@ -369,65 +369,21 @@ impl Reader {
 }
 
 /// `r := v` at a thread's start for each register the init block sets
-/// (`reg_init`, keyed by thread and register) and the code reads before (in
-/// the text) assigning it. Dat3M's PTX and Vulkan formats share it.
+/// (`reg_init`, keyed by thread and register). Every one is kept, not only
+/// those the text reads before assigning: with branches and backward jumps
+/// a path may read a register, or end, without passing its assignment in
+/// the text (CADP's `bne r0, 1, L` past `ld r1`), and the final state shows
+/// the initial value then. Dat3M's PTX and Vulkan formats share it.
 pub(super) fn register_inits(
     reg_init: &BTreeMap<(String, String), i64>,
     thread: &str,
-    items: &[Item],
     span: Span,
 ) -> Vec<ast::Stmt> {
-    let used = operands(items);
     reg_init
         .iter()
-        .filter(|((t, r), _)| t == thread && used.contains(r))
+        .filter(|((t, _), _)| t == thread)
         .map(|((_, r), v)| make::assign(r, Default::default(), make::int(*v, span), span))
         .collect()
-}
-
-/// The registers read as operands before the text first assigns them.
-pub(super) fn operands(items: &[Item]) -> BTreeSet<String> {
-    fn walk(e: &ast::Expr, out: &mut BTreeSet<String>) {
-        match &e.kind {
-            ast::ExprKind::Name(n, s) if s.is_empty() => {
-                out.insert(n.name.clone());
-            }
-            ast::ExprKind::Binary(_, a, b) => {
-                walk(a, out);
-                walk(b, out);
-            }
-            ast::ExprKind::Unary(_, a) => walk(a, out),
-            _ => {}
-        }
-    }
-    let (mut out, mut assigned) = (BTreeSet::new(), BTreeSet::new());
-    for it in items {
-        let mut used = BTreeSet::new();
-        let target = match it {
-            Item::Branch(e, ..) => {
-                walk(e, &mut used);
-                None
-            }
-            Item::Stmt(s) => match &s.kind {
-                ast::StmtKind::Assign { lhs, rhs, .. } => {
-                    walk(rhs, &mut used);
-                    match lhs {
-                        ast::Place::Named(n) => Some(n.name.clone()),
-                        ast::Place::Computed(_) => None,
-                    }
-                }
-                ast::StmtKind::Rmw { target, rmw } => {
-                    rmw.args.iter().for_each(|a| walk(a, &mut used));
-                    target.as_ref().map(|t| t.name.clone())
-                }
-                _ => None,
-            },
-            _ => None,
-        };
-        out.extend(used.into_iter().filter(|r| !assigned.contains(r)));
-        assigned.extend(target);
-    }
-    out
 }
 
 /// `.a.b.c` after an opcode.

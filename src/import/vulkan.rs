@@ -59,7 +59,7 @@ pub fn read(src: &str, bound: u32) -> Result<ast::File, Diagnostics> {
             .map(|cell| r.instruction(cell))
             .collect::<Result<Vec<Vec<Item>>, Diagnostic>>()?
             .concat();
-        let mut body = register_inits(&r.reg_init, tname, &items, *span);
+        let mut body = register_inits(&r.reg_init, tname, *span);
         // Only the Vulkan model runs these tests, and the spin reduction
         // is not argued for cat models: loops are unrolled.
         body.extend(cfg::unroll(&items, bound, None)?);

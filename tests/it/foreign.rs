@@ -49,6 +49,12 @@ sample!(
     "tests/foreign/ptx/mp-rmw.litmus"
 );
 sample!(ptx_spin_loop_with_jumps, "tests/foreign/ptx/spin.litmus");
+// Every register the init block sets is kept, not only those read before
+// the text assigns them: a jump may skip the assignment.
+sample!(
+    ptx_a_jump_over_an_assignment_keeps_the_initial_value,
+    "tests/foreign/ptx/skipped-assignment.litmus"
+);
 sample!(
     herd_c_dereference_in_parentheses_is_code_not_a_comment,
     "tests/foreign/herd-c/deref.litmus"

@@ -314,6 +314,22 @@ impl Model {
         checks: &[usize],
         frames: &mut super::frame::Frames,
     ) -> bool {
+        if self.with_step().is_some() {
+            // Judged under each choice; the fixed slots are the same under
+            // every one, and kept from the first. No `last` is kept: a
+            // judgement recomputes the `with`'s slot and what reads it.
+            let spare = frames.spare();
+            let (i, seed) = frames.find(&x);
+            let mut computed = None;
+            let refuted = self.refutes_every_choice(&x, checks, seed, spare, |slots| {
+                computed.get_or_insert(slots);
+            });
+            if let Some(mut slots) = computed {
+                frames.keep(i, self, &mut slots);
+                frames.put_back(slots);
+            }
+            return refuted;
+        }
         let spare = frames.spare();
         let (i, seed) = frames.find(&x);
         let mut ctx = Ctx::reusing(self, &x, spare);
@@ -330,14 +346,39 @@ impl Model {
     }
 
     /// Whether one of `checks` (from `monotone::prunable`) fails on a
-    /// partial candidate, so on each of its completions. An error (a `let
-    /// rec` that does not converge on the part) refutes nothing.
+    /// partial candidate under every choice of the model's `with`, so on
+    /// each of its completions. An error (a `let rec` that does not
+    /// converge on the part, too many choices) refutes nothing.
     pub fn refutes(&self, x: &Execution, checks: &[usize]) -> bool {
-        Self::refutes_in(self, &mut Ctx::new(self, x), checks)
+        self.refutes_every_choice(x, checks, &[], Vec::new(), |_| {})
     }
 
-    fn refutes_in(&self, ctx: &mut Ctx, checks: &[usize]) -> bool {
-        Self::refutes_checked(self, ctx, checks).unwrap_or(false)
+    /// `refutes`, each context reading the frame's fixed slots from `seed`,
+    /// the first taking `spare`'s place; `done` gets each context's slots.
+    /// With no choice at all (the `with`'s order is cyclic on the part, so
+    /// on every completion) the part is refuted, as the model rejects a
+    /// candidate with no choice.
+    fn refutes_every_choice(
+        &self,
+        x: &Execution,
+        checks: &[usize],
+        seed: &[Option<Value>],
+        mut spare: Vec<Option<Value>>,
+        mut done: impl FnMut(Vec<Option<Value>>),
+    ) -> bool {
+        let Ok(choices) = self.choices(x) else {
+            return false;
+        };
+        for choice in choices {
+            let mut ctx = self.context_reusing(x, choice, std::mem::take(&mut spare));
+            ctx.seed = seed;
+            let verdict = Self::refutes_checked(self, &mut ctx, checks);
+            done(std::mem::take(&mut ctx.slots));
+            if verdict != Some(true) {
+                return false;
+            }
+        }
+        true
     }
 
     /// `refutes_in`, `None` when an error stopped it (the slots may then
@@ -437,6 +478,19 @@ fn no_choice() -> Judgement {
 pub const MAX_LINEARISATIONS: usize = 5040;
 
 impl Model {
+    /// Whether the model has a flag.
+    fn has_flags(&self) -> bool {
+        self.flag_names().next().is_some()
+    }
+
+    /// The model's flags' names, in its order.
+    fn flag_names(&self) -> impl Iterator<Item = &str> {
+        self.steps.iter().filter_map(|s| match s {
+            Step::Check(c) if c.flag => Some(c.name.as_str()),
+            _ => None,
+        })
+    }
+
     /// The model's `with` step, if any.
     fn with_step(&self) -> Option<&Step> {
         self.steps.iter().find(|s| matches!(s, Step::With { .. }))
@@ -493,7 +547,11 @@ impl Model {
 
     /// `f` under each choice of the `with` until one is consistent: that
     /// judgement, else the first one's (or, with no choice at all, a
-    /// failure named after the `with`).
+    /// failure named after the `with`). A consistent execution's flags are
+    /// those raised under some choice it is consistent under (herd7 counts
+    /// each choice as an execution of its own), so a model with flags
+    /// judges every choice of a consistent execution; the flags are then
+    /// independent of the order the choices are tried in.
     fn for_some_choice(
         &self,
         x: &Execution,
@@ -513,17 +571,37 @@ impl Model {
         f: impl Fn(&mut Ctx) -> Result<Judgement, CatError>,
         mut done: impl FnMut(Vec<Option<Value>>),
     ) -> Result<Judgement, CatError> {
+        let flags = self.has_flags();
         let mut first = None;
+        let mut found: Option<Judgement> = None;
         for choice in self.choices(x)? {
             let mut ctx = self.context_reusing(x, choice, std::mem::take(&mut spare));
             ctx.seed = seed;
             let j = f(&mut ctx);
             done(std::mem::take(&mut ctx.slots));
             let j = j?;
-            if j.consistent() {
-                return Ok(j);
+            match &mut found {
+                Some(k) if j.consistent() => {
+                    for flag in j.flags {
+                        if !k.flags.contains(&flag) {
+                            k.flags.push(flag);
+                        }
+                    }
+                }
+                Some(_) => {}
+                None if j.consistent() && !flags => return Ok(j),
+                None if j.consistent() => found = Some(j),
+                None => {
+                    first.get_or_insert(j);
+                }
             }
-            first.get_or_insert(j);
+        }
+        if let Some(mut k) = found {
+            // In the model's order, whichever choice raised each.
+            let order: Vec<&str> = self.flag_names().collect();
+            k.flags
+                .sort_by_key(|f| order.iter().position(|o| o == f).unwrap_or(usize::MAX));
+            return Ok(k);
         }
         Ok(first.unwrap_or_else(no_choice))
     }

@@ -83,8 +83,8 @@ pub struct Frames {
     /// meeting an error (`Model::refutes_framed`), with every slot that
     /// evaluation computed (fixed ones may have moved to their frame's
     /// entry). A slot's value is a function of the model and the execution
-    /// alone (a model with a `with` excepted: a refutation evaluates it
-    /// without a choice), so `Model::judge_framed`, handed an equal
+    /// alone (a model with a `with` excepted: its slot and what reads it
+    /// depend on the choice too, so none is kept for it), so `Model::judge_framed`, handed an equal
     /// execution (the lazy search's complete candidate, right after its
     /// last part was checked), starts from these values instead of
     /// computing them again: the key is the whole execution, compared in

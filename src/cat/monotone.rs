@@ -20,7 +20,7 @@ use super::compile::{Ir, Model, Step};
 /// on a completion; ordered from weakest to strongest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Level {
-    /// Nothing known (a difference by rf, a `with` choice, `per-scope`).
+    /// Nothing known (a difference by rf, `per-scope`).
     Unknown,
     /// Contained in the completion's value.
     Monotone,
@@ -29,12 +29,21 @@ enum Level {
 }
 
 /// The checks of `model` (indices into `steps`) that refute every
-/// completion of a partial candidate they fail on; none for a model with a
-/// `with` (its checks are judged under a choice that a part does not fix).
+/// completion of a partial candidate on which they fail under every
+/// choice of the model's `with` (if any; `Model::refutes` tries each).
+///
+/// A `with NAME from linearisations(S, r)` is accepted under some strict
+/// total order on S extending r. When S and r are monotone, the part's
+/// choices include the restriction of each completion's: a completion's
+/// order restricted to the part's S (a subset of the completion's) is
+/// total there and extends the part's r (contained in the completion's).
+/// Under that restriction the slot's value on the part is contained in
+/// the completion's, so the slot is monotone. A check monotone in it that
+/// fails on the part under every choice then fails on the completion
+/// under every choice: the completion is rejected. (No choice on the part
+/// means r is already cyclic there, so on the completion too, which the
+/// model rejects for want of a choice.)
 pub fn prunable(model: &Model) -> Vec<usize> {
-    if model.steps.iter().any(|s| matches!(s, Step::With { .. })) {
-        return Vec::new();
-    }
     let mut slots: Vec<Option<Level>> = vec![None; model.slots];
     model
         .checks_by_cost
@@ -101,7 +110,8 @@ fn level(model: &Model, ir: &Ir, slots: &mut Vec<Option<Level>>) -> Level {
 
 /// A slot's level: its `let`'s body's; a `let rec`'s slots are monotone
 /// when every body is, taking them as monotone (the least fixpoint of a
-/// monotone map grows with its argument); a `with`'s is unknown.
+/// monotone map grows with its argument); a `with`'s is monotone when
+/// its set and order are (`prunable` argues it).
 fn slot(model: &Model, s: usize, slots: &mut Vec<Option<Level>>) -> Level {
     if let Some(l) = slots.get(s).copied().flatten() {
         return l;
@@ -126,6 +136,9 @@ fn slot(model: &Model, s: usize, slots: &mut Vec<Option<Level>>) -> Level {
             }
             l
         }
+        Some(Step::With { set, order, .. }) => level(model, set, slots)
+            .min(level(model, order, slots))
+            .min(Level::Monotone),
         _ => Level::Unknown,
     };
     if let Some(slot) = slots.get_mut(s) {

@@ -317,3 +317,97 @@ fn fixed_slots_kept_per_frame_judge_as_computed_anew() {
         "frames found again only {found} times of {judged}"
     );
 }
+
+/// An exchange lock of two threads around a counter, each loop unrolled
+/// twice, with a `fence.sc` in each critical section (so PTX's `with`
+/// chooses among orders of the fences).
+const XLOCK: &str = "litmus XLOCK
+locations { l; c; }
+model { unroll = 2 }
+
+do { a := EXCHG.acq.rlx.gpu(l, 1); } while (a != 0);
+c.rlx.gpu := c.rlx.gpu + 1; F.sc.gpu;
+l.rel.gpu := 0;
+|| do { b := EXCHG.acq.rlx.gpu(l, 1); } while (b != 0);
+   c.rlx.gpu := c.rlx.gpu + 1; F.sc.gpu;
+   l.rel.gpu := 0;
+
+exists ([c] = 1)
+";
+
+/// A budget of steps the pruned search fits in and the plain one does not.
+const STEPS: u64 = 20_000;
+
+/// PTX picks its Fence-SC order with a `with`. Its checks monotone in
+/// that order (atomicity, sc-per-location, causality, no-thin-air) cut a
+/// part that fails them under every order of its fences
+/// (`cat::monotone::prunable`): the lock is decided within a step budget
+/// the plain enumeration runs out of (that both agree given room is the
+/// random programs' test above).
+#[test]
+fn a_model_with_a_with_prunes_parts_by_the_checks_monotone_in_its_choice() {
+    let ptx = cat::load("ptx").expect("bundled");
+    let t = pomset::syntax::parse(XLOCK).expect("parses");
+    let p = &t.program;
+    let lazy = outcomes_with(p, &ptx, limits(STEPS), true).expect("decides");
+    assert_eq!(lazy.limit, None);
+    let plain = outcomes_with(p, &ptx, limits(STEPS), false).expect("decides");
+    assert!(
+        plain.limit.is_some(),
+        "the plain enumeration fits {STEPS} steps"
+    );
+    // Mutual exclusion: both increments count.
+    assert!(!lazy.states.is_empty());
+    assert!(lazy
+        .states
+        .keys()
+        .all(|s| s.mem.contains(&("c".to_string(), Some(2)))));
+}
+
+/// A ticket lock whose critical section sits in the spin loop, as PTX code
+/// that jumps into it reads once imported: unrolled twice, each thread has
+/// three increments of `serving`, so V runs to 6 and a read of `serving`
+/// may return any of 0..=6.
+const TICKET: &str = "litmus TICKET
+locations { next; serving; d; }
+model { unroll = 2 }
+
+a := 9; t := FADD.acq.rlx.gpu(next, 1);
+do {
+  s := serving.acq.gpu;
+  if (s = t) { a := d.wk; d.wk := 1; FADD.rlx.rel.gpu(serving, 1); }
+} while (s != t);
+|| b := 9; u := FADD.acq.rlx.gpu(next, 1);
+   do {
+     v := serving.acq.gpu;
+     if (v = u) { b := d.wk; d.wk := 2; FADD.rlx.rel.gpu(serving, 1); }
+   } while (v != u);
+
+exists (P0:a = 0 /\\ P1:b = 0)
+";
+
+/// The last thread takes only runs whose reads have a write of their value
+/// among the threads before it and itself, and which feed every read left
+/// pending (`search::Search::enter`). Without that, each read of `serving`
+/// by the first thread stays pending for the second's increments, and the
+/// second thread's runs were built to the end before the pending read was
+/// found unfed: millions of parts. With it the lock is decided in a small
+/// budget, with the plain enumeration's answer.
+#[test]
+fn the_last_thread_takes_only_runs_that_can_complete_a_candidate() {
+    let rc11 = cat::load("rc11").expect("bundled");
+    let t = pomset::syntax::parse(TICKET).expect("parses");
+    let p = &t.program;
+    let lazy = outcomes_with(p, &rc11, limits(20_000), true).expect("decides");
+    assert_eq!(lazy.limit, None);
+    let plain = outcomes_with(p, &rc11, limits(u64::MAX), false).expect("decides");
+    assert_eq!(plain.limit, None);
+    assert_eq!(shown(&lazy), shown(&plain));
+    // Mutual exclusion: one thread reads the other's write.
+    assert!(!lazy.states.is_empty());
+    assert!(lazy.states.keys().all(|s| !pomset::outcome::verdict::holds(
+        p,
+        s,
+        &p.conditions[0].prop
+    )));
+}

@@ -115,7 +115,9 @@ fn writes(s: &Stmt, out: &mut Vec<Written>, cells: &Cells, values: &[i64]) {
 /// candidates to candidates and keeps every builtin but `per-scope`'s
 /// grouping (event indices) and the Vulkan subgroups (which
 /// `Classes::of` does not place), so none with those; none with a
-/// `filter` either, which flags are counted under, state by state.
+/// `filter` either, which flags are counted under, state by state. (A
+/// `with`'s choices are mapped to choices by a swap, and a candidate's
+/// flags are those of all its consistent choices: `Model::judge`.)
 pub(super) fn classes(p: &Program, model: &Model) -> Classes {
     if p.filter.is_some() || model.per_scope {
         return Classes::default();
@@ -172,9 +174,13 @@ pub(super) fn candidates(
         writes(body, &mut w, &cells, &p.values);
         writable[pos] = w;
     }
+    let last = last_runs(p, &cells, limits);
     let mut s = Search {
         p,
         cells: &cells,
+        last,
+        admissible: None,
+        kept: std::collections::HashMap::new(),
         model,
         checks,
         classes,
@@ -195,6 +201,7 @@ pub(super) fn candidates(
     };
     if let Some((tid, body)) = p.main.first() {
         let start = s.gen.start(*tid);
+        s.enter(0);
         s.run_thread(0, start, vec![body]);
     } else {
         s.leaf();
@@ -205,9 +212,42 @@ pub(super) fn candidates(
     }
 }
 
+/// The most runs of the last thread listed in advance for the
+/// admissibility filter (`Search::enter`); past it there is no filter.
+const MAX_LAST_RUNS: usize = 1 << 14;
+
+/// The read values of the prefixes of the last thread's admissible runs.
+type Prefixes = std::collections::HashSet<Vec<i64>>;
+
+/// What the admissible runs depend on: the (cell, value) pairs written
+/// before the last thread (the initial writes included) and those pending,
+/// each sorted.
+type Needs = (Vec<(usize, i64)>, Vec<(usize, i64)>);
+
+/// The most sets `enter` keeps for reuse.
+const MAX_KEPT: usize = 256;
+
+/// Every run of the last thread, when there are at most `MAX_LAST_RUNS`
+/// (a run is the same whichever threads ran before it: its reads take
+/// every value of V, as in the lazy search's own steps).
+fn last_runs(p: &Program, cells: &Cells, limits: &Limits) -> Option<Vec<Trace>> {
+    let (tid, body) = p.main.last()?;
+    let mut gen = Traces::new(p, cells, limits);
+    gen.budget = MAX_LAST_RUNS;
+    gen.of_thread(*tid, body).ok()
+}
+
 struct Search<'a, 'v> {
     p: &'a Program,
     cells: &'a Cells,
+    /// Every run of the last thread (`last_runs`), if few enough.
+    last: Option<Vec<Trace>>,
+    /// While the last thread runs: the read values of every prefix of
+    /// its admissible runs (`enter`); a read outside them is cut.
+    admissible: Option<std::rc::Rc<Prefixes>>,
+    /// `enter`'s sets by what they depend on: the values written so far
+    /// and those pending (at most `MAX_KEPT`, then started afresh).
+    kept: std::collections::HashMap<Needs, std::rc::Rc<Prefixes>>,
     model: &'a Model,
     checks: &'a [usize],
     classes: &'a Classes,
@@ -296,11 +336,80 @@ impl<'a> Search<'a, '_> {
         match self.p.main.get(pos + 1) {
             Some((tid, body)) => {
                 let start = self.gen.start(*tid);
+                self.enter(pos + 1);
                 self.run_thread(pos + 1, start, vec![body]);
             }
             None => self.leaf(),
         }
         self.done.pop();
+    }
+
+    /// Before thread `pos` runs: when it is the last and its runs are
+    /// listed, the runs that may still complete a candidate. In every
+    /// completion of the part built so far, each read of the last thread's
+    /// run takes a write of its cell and value from the initial writes,
+    /// the threads done or that run itself; and each read left pending
+    /// takes one from that run (no thread comes after it). A run failing
+    /// either completes nothing, so a prefix of the last thread that no
+    /// run passing both extends is cut (`place`): the plain enumeration's
+    /// test of a choice of traces (`readable`), asked of the last thread
+    /// while it is built rather than once it is complete.
+    fn enter(&mut self, pos: usize) {
+        self.admissible = None;
+        let Some(runs) = self.last.as_ref().filter(|_| pos + 1 == self.p.main.len()) else {
+            return;
+        };
+        let mut written: Vec<(usize, i64)> = self.cells.init.iter().copied().enumerate().collect();
+        written.extend(
+            self.done
+                .iter()
+                .flat_map(|t| &t.events)
+                .filter(|e| e.kind == Kind::Write)
+                .map(|e| (e.cell, e.value)),
+        );
+        written.sort_unstable();
+        written.dedup();
+        let mut pending: Vec<(usize, i64)> = self
+            .rf
+            .iter()
+            .filter_map(|&(_, s)| match s {
+                Source::Later(cell, value) => Some((cell, value)),
+                Source::Now(_) => None,
+            })
+            .collect();
+        pending.sort_unstable();
+        pending.dedup();
+        let needs = (written, pending);
+        if let Some(set) = self.kept.get(&needs) {
+            self.admissible = Some(set.clone());
+            return;
+        }
+        let (written, pending) = &needs;
+        let mut prefixes = Prefixes::new();
+        for t in runs {
+            let own = |cell: usize, value: i64| {
+                t.events
+                    .iter()
+                    .any(|w| w.kind == Kind::Write && w.cell == cell && w.value == value)
+            };
+            let sourced = t.events.iter().all(|r| {
+                r.kind != Kind::Read
+                    || written.binary_search(&(r.cell, r.value)).is_ok()
+                    || own(r.cell, r.value)
+            });
+            if sourced && pending.iter().all(|&(cell, value)| own(cell, value)) {
+                let values = read_values(&t.events);
+                for n in 0..=values.len() {
+                    prefixes.insert(values[..n].to_vec());
+                }
+            }
+        }
+        let set = std::rc::Rc::new(prefixes);
+        if self.kept.len() >= MAX_KEPT {
+            self.kept.clear();
+        }
+        self.kept.insert(needs, set.clone());
+        self.admissible = Some(set);
     }
 
     /// Places events `k..` of `run` (rf for reads, a co position for
@@ -312,6 +421,14 @@ impl<'a> Search<'a, '_> {
         let id = Id::Ev(pos, k);
         match e.kind {
             Kind::Read => {
+                // Only the last thread's (`enter`; the set stays behind
+                // when the search backs up into an earlier thread).
+                let last = pos + 1 == self.p.main.len();
+                if let Some(prefixes) = self.admissible.as_ref().filter(|_| last) {
+                    if !prefixes.contains(&read_values(&run.trace.events[..=k])) {
+                        return;
+                    }
+                }
                 // One arrangement per class: a member's reads are not below
                 // the previous member's.
                 if let Some(prev) = self.classes.previous(pos) {

@@ -478,11 +478,6 @@ fn no_choice() -> Judgement {
 pub const MAX_LINEARISATIONS: usize = 5040;
 
 impl Model {
-    /// Whether the model has a flag.
-    fn has_flags(&self) -> bool {
-        self.flag_names().next().is_some()
-    }
-
     /// The model's flags' names, in its order.
     fn flag_names(&self) -> impl Iterator<Item = &str> {
         self.steps.iter().filter_map(|s| match s {
@@ -571,10 +566,14 @@ impl Model {
         f: impl Fn(&mut Ctx) -> Result<Judgement, CatError>,
         mut done: impl FnMut(Vec<Option<Value>>),
     ) -> Result<Judgement, CatError> {
-        let flags = self.has_flags();
+        let flags = self.flag_names().count();
         let mut first = None;
         let mut found: Option<Judgement> = None;
         for choice in self.choices(x)? {
+            // Every flag raised: no later choice adds one.
+            if found.as_ref().is_some_and(|k| k.flags.len() >= flags) {
+                break;
+            }
             let mut ctx = self.context_reusing(x, choice, std::mem::take(&mut spare));
             ctx.seed = seed;
             let j = f(&mut ctx);
@@ -589,7 +588,7 @@ impl Model {
                     }
                 }
                 Some(_) => {}
-                None if j.consistent() && !flags => return Ok(j),
+                None if j.consistent() && flags == 0 => return Ok(j),
                 None if j.consistent() => found = Some(j),
                 None => {
                     first.get_or_insert(j);

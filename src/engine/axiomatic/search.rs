@@ -216,6 +216,11 @@ pub(super) fn candidates(
 /// admissibility filter (`Search::enter`); past it there is no filter.
 const MAX_LAST_RUNS: usize = 1 << 14;
 
+/// The fewest runs of the last thread worth the filter: below it, building
+/// them to their end costs less than listing them (a sweep's small
+/// programs, whose last thread has a handful of runs, went 16 % slower).
+const MIN_LAST_RUNS: usize = 32;
+
 /// The read values of the prefixes of the last thread's admissible runs.
 type Prefixes = std::collections::HashSet<Vec<i64>>;
 
@@ -227,14 +232,16 @@ type Needs = (Vec<(usize, i64)>, Vec<(usize, i64)>);
 /// The most sets `enter` keeps for reuse.
 const MAX_KEPT: usize = 256;
 
-/// Every run of the last thread, when there are at most `MAX_LAST_RUNS`
-/// (a run is the same whichever threads ran before it: its reads take
+/// Every run of the last thread, when there are at least `MIN_LAST_RUNS`
+/// and at most `MAX_LAST_RUNS` (a run is the same whichever threads ran before it: its reads take
 /// every value of V, as in the lazy search's own steps).
 fn last_runs(p: &Program, cells: &Cells, limits: &Limits) -> Option<Vec<Trace>> {
     let (tid, body) = p.main.last()?;
     let mut gen = Traces::new(p, cells, limits);
     gen.budget = MAX_LAST_RUNS;
-    gen.of_thread(*tid, body).ok()
+    gen.of_thread(*tid, body)
+        .ok()
+        .filter(|runs| runs.len() >= MIN_LAST_RUNS)
 }
 
 struct Search<'a, 'v> {

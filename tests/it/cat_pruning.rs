@@ -102,25 +102,36 @@ fn pruned_and_plain_enumerations_agree_on_random_programs() {
     gen::run_property("lazy and plain cat", gen::cases(25), gen::tests(cfg), |t| {
         // A copy of the first thread makes a class of interchangeable ones.
         let text = t.duplicate_thread(0, 1).text();
-        let mut any = false;
-        for m in &models {
-            match compare(m, &text, 20_000) {
-                Some(Ok(())) => any = true,
-                Some(Err(e)) => {
-                    return Err(TestCaseError::fail(format!(
-                        "under {}: {e}\n{text}",
-                        m.name
-                    )))
-                }
-                None => {}
-            }
-        }
-        Ok(if any {
-            Checked::Yes
-        } else {
-            gen::skipped("cat: a limit", &t)
-        })
+        compared_under(&models, &text, 20_000, &t)
     });
+}
+
+/// `compare` under each of `models`: checked when one compared, skipped
+/// (at a limit) when none did, a failure naming the model and the text.
+fn compared_under(
+    models: &[cat::Model],
+    text: &str,
+    max_steps: u64,
+    t: &gen::Test,
+) -> Result<Checked, TestCaseError> {
+    let mut any = false;
+    for m in models {
+        match compare(m, text, max_steps) {
+            Some(Ok(())) => any = true,
+            Some(Err(e)) => {
+                return Err(TestCaseError::fail(format!(
+                    "under {}: {e}\n{text}",
+                    m.name
+                )))
+            }
+            None => {}
+        }
+    }
+    Ok(if any {
+        Checked::Yes
+    } else {
+        gen::skipped("cat: a limit", t)
+    })
 }
 
 /// IRIW with `n` readers, alternating their read order (two classes of
@@ -456,24 +467,7 @@ fn the_last_threads_filter_agrees_with_the_plain_enumeration() {
                 "\n|| LAST: z0 := {x}; z1 := {x}; {x} := 1; z2 := {x}; z3 := {x}; z4 := {x};"
             );
             let text = format!("{}{last}{}", &text[..end], &text[end..]);
-            let mut any = false;
-            for m in &models {
-                match compare(m, &text, 100_000) {
-                    Some(Ok(())) => any = true,
-                    Some(Err(e)) => {
-                        return Err(TestCaseError::fail(format!(
-                            "under {}: {e}\n{text}",
-                            m.name
-                        )))
-                    }
-                    None => {}
-                }
-            }
-            Ok(if any {
-                Checked::Yes
-            } else {
-                gen::skipped("cat: a limit", &t)
-            })
+            compared_under(&models, &text, 100_000, &t)
         },
     );
 }

@@ -355,9 +355,9 @@ impl Model {
 
     /// `refutes`, each context reading the frame's fixed slots from `seed`,
     /// the first taking `spare`'s place; `done` gets each context's slots.
-    /// With no choice at all (the `with`'s order is cyclic on the part, so
-    /// on every completion) the part is refuted, as the model rejects a
-    /// candidate with no choice.
+    /// With no choice at all on the part, nothing is refuted: the `with`'s
+    /// order may be cyclic on the part only (a check that does not read the
+    /// `with` is prunable even when its order is not monotone).
     fn refutes_every_choice(
         &self,
         x: &Execution,
@@ -366,8 +366,9 @@ impl Model {
         mut spare: Vec<Option<Value>>,
         mut done: impl FnMut(Vec<Option<Value>>),
     ) -> bool {
-        let Ok(choices) = self.choices(x) else {
-            return false;
+        let choices = match self.choices(x) {
+            Ok(c) if !c.is_empty() => c,
+            _ => return false,
         };
         for choice in choices {
             let mut ctx = self.context_reusing(x, choice, std::mem::take(&mut spare));

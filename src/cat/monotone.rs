@@ -40,9 +40,8 @@ enum Level {
 /// Under that restriction the slot's value on the part is contained in
 /// the completion's, so the slot is monotone. A check monotone in it that
 /// fails on the part under every choice then fails on the completion
-/// under every choice: the completion is rejected. (No choice on the part
-/// means r is already cyclic there, so on the completion too, which the
-/// model rejects for want of a choice.)
+/// under every choice: the completion is rejected. A part with no choice
+/// is not refuted (`Model::refutes`).
 pub fn prunable(model: &Model) -> Vec<usize> {
     let mut slots: Vec<Option<Level>> = vec![None; model.slots];
     model

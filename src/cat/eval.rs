@@ -284,25 +284,33 @@ impl Model {
                 return j;
             }
         }
+        self.under_choices_framed(x, frames, |seed, spare, done| {
+            self.for_some_choice_seeded(x, seed, spare, |ctx| self.judge_in(ctx), done)
+        })
+    }
+
+    /// `f` (a pass over the `with`'s choices) with `x`'s frame from
+    /// `frames`: its fixed slots as the seed, spare slots, and a `done` that
+    /// takes each context's slots. A `with`'s slot is never fixed, nor is
+    /// what reads it: the fixed slots are the same under every choice, and
+    /// are kept from the first.
+    fn under_choices_framed<T>(
+        &self,
+        x: &Execution,
+        frames: &mut super::frame::Frames,
+        f: impl FnOnce(&[Option<Value>], Vec<Option<Value>>, &mut dyn FnMut(Vec<Option<Value>>)) -> T,
+    ) -> T {
         let spare = frames.spare();
         let (i, seed) = frames.find(x);
-        // A `with`'s slot is never fixed, nor is what reads it: the fixed
-        // slots are the same under every choice, and kept from the first.
         let mut computed = None;
-        let j = self.for_some_choice_seeded(
-            x,
-            seed,
-            spare,
-            |ctx| self.judge_in(ctx),
-            |slots| {
-                computed.get_or_insert(slots);
-            },
-        );
+        let out = f(seed, spare, &mut |slots| {
+            computed.get_or_insert(slots);
+        });
         if let Some(mut slots) = computed {
             frames.keep(i, self, &mut slots);
             frames.put_back(slots);
         }
-        j
+        out
     }
 
     /// `refutes`, with `frames` as in `judge_framed`; when `x` is not
@@ -315,20 +323,11 @@ impl Model {
         frames: &mut super::frame::Frames,
     ) -> bool {
         if self.with_step().is_some() {
-            // Judged under each choice; the fixed slots are the same under
-            // every one, and kept from the first. No `last` is kept: a
-            // judgement recomputes the `with`'s slot and what reads it.
-            let spare = frames.spare();
-            let (i, seed) = frames.find(&x);
-            let mut computed = None;
-            let refuted = self.refutes_every_choice(&x, checks, seed, spare, |slots| {
-                computed.get_or_insert(slots);
+            // Judged under each choice. No `last` is kept: a judgement
+            // recomputes the `with`'s slot and what reads it.
+            return self.under_choices_framed(&x, frames, |seed, spare, done| {
+                self.refutes_every_choice(&x, checks, seed, spare, done)
             });
-            if let Some(mut slots) = computed {
-                frames.keep(i, self, &mut slots);
-                frames.put_back(slots);
-            }
-            return refuted;
         }
         let spare = frames.spare();
         let (i, seed) = frames.find(&x);

@@ -84,11 +84,12 @@ pub struct Frames {
     /// evaluation computed (fixed ones may have moved to their frame's
     /// entry). A slot's value is a function of the model and the execution
     /// alone (a model with a `with` excepted: its slot and what reads it
-    /// depend on the choice too, so none is kept for it), so `Model::judge_framed`, handed an equal
-    /// execution (the lazy search's complete candidate, right after its
-    /// last part was checked), starts from these values instead of
-    /// computing them again: the key is the whole execution, compared in
-    /// full, and the model, which a `Frames` never changes.
+    /// depend on the choice too, so none is kept for it), so
+    /// `Model::judge_framed`, handed an equal execution (the lazy search's
+    /// complete candidate, right after its last part was checked), starts
+    /// from these values instead of computing them again: the key is the
+    /// whole execution, compared in full, and the model, which a `Frames`
+    /// never changes.
     last: Option<(Execution, Vec<Option<Value>>)>,
 }
 

@@ -233,8 +233,9 @@ type Needs = (Vec<(usize, i64)>, Vec<(usize, i64)>);
 const MAX_KEPT: usize = 256;
 
 /// Every run of the last thread, when there are at least `MIN_LAST_RUNS`
-/// and at most `MAX_LAST_RUNS` (a run is the same whichever threads ran before it: its reads take
-/// every value of V, as in the lazy search's own steps).
+/// and at most `MAX_LAST_RUNS` (a run is the same whichever threads ran
+/// before it: its reads take every value of V, as in the lazy search's
+/// own steps).
 fn last_runs(p: &Program, cells: &Cells, limits: &Limits) -> Option<Vec<Trace>> {
     let (tid, body) = p.main.last()?;
     let mut gen = Traces::new(p, cells, limits);

@@ -3,7 +3,9 @@
 //! (The denotation that builds these pomsets from programs is issue 4's.)
 
 use pomset::action::{Action, Groups, Mode, Scope, ThreadId};
-use pomset::engine::pwt::check::{candidates, Choice, Failure, OrderKind, Reason, RfMode, Search};
+use pomset::engine::pwt::check::{
+    candidates, Choice, Failure, OrderKind, Reason, RfMode, Search, Visit,
+};
 use pomset::model::Model;
 use pomset::pomset::Skeleton;
 
@@ -307,4 +309,110 @@ fn witnesses_say_which_rule_put_each_edge() {
     assert!(has(OrderKind::Dep, 3, 4, Reason::C6), "c6: rf in ⊴");
     assert!(has(OrderKind::Loc, 2, 5, Reason::C8a), "c8a: rf in ⊑");
     assert!(witness.orders.sync.has(2, 5), "closure: Wx1 ≤ Rx1");
+}
+
+/// One generated event: a kind (0 read, 1 write, 2 fence, 3 an RMW's read
+/// and write), a mode, a scope, a location, a value, and whether it depends
+/// on the thread's previous read.
+type Gen = (u8, u8, u8, u32, i64, bool);
+
+/// Threads of generated events after the initial writes, as `litmus` lays
+/// them out, with each RMW's pair and each chosen dependency.
+fn generated(threads: &[Vec<Gen>]) -> Skeleton {
+    const MODES: [Mode; 5] = [Wk, Rlx, Acq, Rel, Sc];
+    const SCOPES: [Scope; 3] = [Cta, Gpu, Sys];
+    let mut rmw = Vec::new();
+    let mut deps = Vec::new();
+    let mut acts = Vec::new();
+    let mut next = 2;
+    for (t, events) in threads.iter().enumerate() {
+        let t = t as ThreadId;
+        let mut thread = Vec::new();
+        let mut last_read = None;
+        for &(kind, mode, scope, loc, value, dep) in events {
+            let (m, s) = (MODES[mode as usize % 5], SCOPES[scope as usize % 3]);
+            let at = next + thread.len();
+            if let (true, Some(r)) = (dep, last_read) {
+                deps.push((r, at));
+            }
+            match kind % 4 {
+                0 => {
+                    thread.push(r(t, m, s, loc, value));
+                    last_read = Some(at);
+                }
+                1 => thread.push(w(t, m, s, loc, value)),
+                2 => thread.push(f(t, m)),
+                _ => {
+                    thread.push(r(t, m, s, loc, value));
+                    thread.push(w(t, m, s, loc, value + 1));
+                    rmw.push((at, at + 1));
+                    last_read = Some(at);
+                }
+            }
+        }
+        next += thread.len();
+        acts.push(thread);
+    }
+    let mut sk = litmus(&acts);
+    sk.rmw = rmw;
+    for (a, b) in deps {
+        sk.dep.add(a, b);
+    }
+    sk
+}
+
+#[test]
+fn cutting_rf_prefixes_loses_no_candidate() {
+    // The search cuts an rf once the reads given a source so far have no
+    // candidate (`Search::prefix_can_complete`). Against it: every rf tried
+    // and decided, under a random setting of every option, in both modes.
+    use proptest::prelude::*;
+    let event = (0u8..4, 0u8..5, 0u8..3, 0u32..2, 0i64..2, any::<bool>());
+    let thread = proptest::collection::vec(event, 1..4);
+    let threads = proptest::collection::vec(thread, 2..4);
+    let options = proptest::collection::vec(0usize..8, Model::OPTIONS.len());
+    let cases = crate::gen::cases(300);
+    crate::gen::run_property(
+        "rf prefixes",
+        cases,
+        (threads, options, any::<bool>()),
+        |(threads, options, total)| {
+            let sk = generated(&threads);
+            let mut model = Model::default();
+            for (o, &k) in Model::OPTIONS.iter().zip(&options) {
+                model
+                    .set(o.name, o.values[k % o.values.len()])
+                    .expect("a listed value");
+            }
+            let mode = if total {
+                RfMode::Total
+            } else {
+                RfMode::Partial
+            };
+            let budget = 10_000_000;
+            let Ok(cut) = candidates(&sk, &model, &OwnCtas, mode, budget) else {
+                return Ok(crate::gen::Checked::Skipped);
+            };
+            let mut every = Vec::new();
+            let mut search = Search::new(&sk, &model, &OwnCtas, budget);
+            let complete = search.each_rf(mode, &mut |s, rf, visit| {
+                if visit == Visit::Whole {
+                    if let Ok(found) = s.decide(rf) {
+                        every.push(found.rf);
+                    }
+                }
+                true
+            });
+            prop_assert!(complete, "the uncut search ran out of budget");
+            let cut: Vec<_> = cut.into_iter().map(|found| found.rf).collect();
+            prop_assert_eq!(
+                cut,
+                every,
+                "{:?} under {}",
+                sk.labels,
+                model.non_defaults().join(" ")
+            );
+            Ok(crate::gen::Checked::Yes)
+        },
+    );
 }

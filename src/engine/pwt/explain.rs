@@ -9,7 +9,7 @@ use super::construct::Sem;
 use super::decide::{self, Completed, ThreadGroups};
 use super::tau::Events;
 use crate::action::{Action, Kind};
-use crate::engine::pwt::check::{Choice, Failure, OrderKind, RfMode, Search};
+use crate::engine::pwt::check::{Choice, Failure, OrderKind, RfMode, Search, Visit};
 use crate::logic::{Addr, Names, Notation};
 use crate::model::Model;
 use crate::outcome::Unsupported;
@@ -147,14 +147,18 @@ fn walk(
         let mut search = Search::new(&sk, model, &groups, budget);
         let mut any_rf = false;
         let mut late = None;
-        let complete = search.each_rf(RfMode::Total, &mut |s, rf| {
+        // Every rf is decided, and its failure named: no prefix is cut.
+        let complete = search.each_rf(RfMode::Total, &mut |s, rf, visit| {
+            if visit == Visit::Prefix {
+                return true;
+            }
             any_rf = true;
             tried += 1;
             if tried.is_multiple_of(256) {
                 if let Err(limit) = sem.interrupted() {
                     late = Some(limit);
                     s.budget = 0;
-                    return;
+                    return false;
                 }
             }
             match s.decide(rf) {
@@ -183,6 +187,7 @@ fn walk(
                     *failures.entry(text).or_insert(0) += 1;
                 }
             }
+            true
         });
         if !any_rf {
             let unsourced: Vec<String> = (0..sk.len())

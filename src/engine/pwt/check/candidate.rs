@@ -141,6 +141,22 @@ pub enum Choice {
     },
 }
 
+/// The fewest rfs extending a prefix for `Search::each_rf` to ask whether
+/// to go on: deciding a prefix costs about what deciding one rf does, so a
+/// prefix of the last read (one rf, asked next anyway) or of two or three
+/// costs more than it can save. Measured on `distinguish --models rc11,pwt`
+/// sweeps, where asking every prefix cost 6 % at three threads.
+const PREFIX_MIN_RFS: u64 = 4;
+
+/// What `Search::each_rf` asks its visitor of an rf.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Visit {
+    /// Some reads have a source chosen, the rest not yet: whether to go on.
+    Prefix,
+    /// Every read has its source chosen (or, with `RfMode::Partial`, none).
+    Whole,
+}
+
 /// Whether reads may go without a source (candidates) or not (complete pomsets, c2b).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RfMode {
@@ -370,17 +386,23 @@ pub fn candidates_each(
     let budget = search.budget;
     let mut found = Vec::new();
     let mut seen = 0u32;
-    let complete = search.each_rf(mode, &mut |s, rf| {
+    let complete = search.each_rf(mode, &mut |s, rf, visit| {
         seen = seen.wrapping_add(1);
         if found.len() >= cap || (seen.is_multiple_of(256) && stop()) {
             s.budget = 0;
-        } else if let Ok(w) = s.decide(rf) {
+            return false;
+        }
+        if visit == Visit::Prefix {
+            return s.prefix_can_complete(rf);
+        }
+        if let Ok(w) = s.decide(rf) {
             let left = s.budget;
             s.budget = u64::MAX;
             each(s, &w);
             s.budget = left;
             found.push(w);
         }
+        true
     });
     let used = budget.saturating_sub(search.budget);
     let capped = found.len() >= cap && !complete;
@@ -422,12 +444,18 @@ impl<'a> Search<'a> {
         self.sk
     }
 
-    /// Calls `f` on every rf (c2a: each read's source matches it). Returns
-    /// false if the budget ran out first.
+    /// Calls `f` on every rf (c2a: each read's source matches it), with
+    /// `Visit::Whole`. Returns false if the budget ran out first.
+    ///
+    /// After a read is given a source, when at least `PREFIX_MIN_RFS` rfs
+    /// extend the choice, `f` is also asked of the rf so far
+    /// (`Visit::Prefix`, the later reads without a source); when it answers
+    /// false, no rf extending that prefix is visited. `prefix_can_complete` is the answer that cuts exactly the
+    /// prefixes no candidate extends.
     pub fn each_rf(
         &mut self,
         mode: RfMode,
-        f: &mut dyn FnMut(&mut Search<'a>, &[Option<Event>]),
+        f: &mut dyn FnMut(&mut Search<'a>, &[Option<Event>], Visit) -> bool,
     ) -> bool {
         let mut rf = vec![None; self.sk.len()];
         self.rf_from(0, mode, &mut rf, f)
@@ -438,17 +466,24 @@ impl<'a> Search<'a> {
         i: usize,
         mode: RfMode,
         rf: &mut Vec<Option<Event>>,
-        f: &mut dyn FnMut(&mut Search<'a>, &[Option<Event>]),
+        f: &mut dyn FnMut(&mut Search<'a>, &[Option<Event>], Visit) -> bool,
     ) -> bool {
         if self.budget == 0 {
             return false;
         }
         self.budget -= 1;
         let Some(&(e, ref ds)) = self.sources.get(i) else {
-            f(self, rf);
+            f(self, rf, Visit::Whole);
             return true;
         };
         let count = ds.len();
+        // The rfs each prefix of this read stands for: a prefix is asked
+        // only when it stands for enough of them to repay deciding it.
+        let partial = u64::from(mode == RfMode::Partial);
+        let rest = self.sources[i + 1..].iter().fold(1u64, |n, (_, ds)| {
+            n.saturating_mul(ds.len() as u64 + partial)
+        });
+        let ask = rest >= PREFIX_MIN_RFS;
         if mode == RfMode::Partial {
             rf[e] = None;
             if !self.rf_from(i + 1, mode, rf, f) {
@@ -460,12 +495,37 @@ impl<'a> Search<'a> {
         for k in 0..count {
             let d = self.sources[i].1[k];
             rf[e] = Some(d);
+            if ask && !f(self, rf, Visit::Prefix) {
+                if self.budget == 0 {
+                    return false;
+                }
+                continue;
+            }
             if !self.rf_from(i + 1, mode, rf, f) {
                 return false;
             }
         }
         rf[e] = None;
         true
+    }
+
+    /// Whether some candidate's rf extends `rf`, a partial rf (the reads
+    /// without a source are those not chosen yet), as far as deciding it
+    /// tells: false only when none does.
+    ///
+    /// Why false is certain. Without §10 the labels do not depend on rf.
+    /// An rf extending `rf` then has every edge `rf` has (the fixed edges,
+    /// c6 and c8a for each pair of `rf`), every disjunctive rule `rf` has
+    /// (c7b, and c8b for each pair of `rf`), and every rule of the fixpoint
+    /// is monotone (c7a's pairs only grow with rf). So a witness of the
+    /// extension, its disjuncts restricted to `rf`'s rules, gives orders
+    /// for `rf` contained in the extension's: acyclic, ≤ ∪ ⊑ acyclic, and
+    /// no forbidden ⊑ edge, hence a witness of `rf`. Contrapositively, when
+    /// `rf` has no witness, no extension has. With §10 an unchosen read
+    /// keeps its acquire label, which a source chosen later may weaken, so
+    /// the prefix is not decided and true is answered.
+    pub fn prefix_can_complete(&mut self, rf: &[Option<Event>]) -> bool {
+        self.model.rfi_acq_weakening == RfiAcqWeakening::On || self.decide(rf).is_ok()
     }
 
     /// Decides one rf: a witness, or the reason every way fails.

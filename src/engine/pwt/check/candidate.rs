@@ -157,6 +157,10 @@ pub enum Visit {
     Whole,
 }
 
+/// What `Search::each_rf` calls on each rf and, where it asks, each prefix:
+/// for a prefix, whether to go on.
+pub type RfVisitor<'f, 'a> = dyn FnMut(&mut Search<'a>, &[Option<Event>], Visit) -> bool + 'f;
+
 /// Whether reads may go without a source (candidates) or not (complete pomsets, c2b).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RfMode {
@@ -450,13 +454,9 @@ impl<'a> Search<'a> {
     /// After a read is given a source, when at least `PREFIX_MIN_RFS` rfs
     /// extend the choice, `f` is also asked of the rf so far
     /// (`Visit::Prefix`, the later reads without a source); when it answers
-    /// false, no rf extending that prefix is visited. `prefix_can_complete` is the answer that cuts exactly the
-    /// prefixes no candidate extends.
-    pub fn each_rf(
-        &mut self,
-        mode: RfMode,
-        f: &mut dyn FnMut(&mut Search<'a>, &[Option<Event>], Visit) -> bool,
-    ) -> bool {
+    /// false, no rf extending that prefix is visited. `prefix_can_complete`
+    /// is the answer that cuts exactly the prefixes no candidate extends.
+    pub fn each_rf(&mut self, mode: RfMode, f: &mut RfVisitor<'_, 'a>) -> bool {
         let mut rf = vec![None; self.sk.len()];
         self.rf_from(0, mode, &mut rf, f)
     }
@@ -466,7 +466,7 @@ impl<'a> Search<'a> {
         i: usize,
         mode: RfMode,
         rf: &mut Vec<Option<Event>>,
-        f: &mut dyn FnMut(&mut Search<'a>, &[Option<Event>], Visit) -> bool,
+        f: &mut RfVisitor<'_, 'a>,
     ) -> bool {
         if self.budget == 0 {
             return false;

@@ -43,6 +43,11 @@ pub struct LimitArgs {
     /// readers kept apart).
     #[arg(long)]
     pub no_factor: bool,
+    /// Under pwt, decide every combination of the threads' pomsets, instead
+    /// of cutting a choice of the first threads' pomsets that no candidate
+    /// can contain (the book's Performance chapter: parts cut).
+    #[arg(long)]
+    pub no_part_cut: bool,
 }
 
 impl LimitArgs {
@@ -62,6 +67,7 @@ impl LimitArgs {
             symmetry: !self.no_symmetry,
             orbits: false,
             factor: !self.no_factor,
+            parts: !self.no_part_cut,
             listed: None,
         }
     }

@@ -30,6 +30,10 @@ pub struct Limits {
     /// reader threads as a product (`Outcomes::factored`); off only to
     /// check it against the plain search.
     pub factor: bool,
+    /// The pomset engine cuts a choice of the first threads' pomsets whose
+    /// part has no candidate (`Product::part_can_complete`); off only to
+    /// check it against the plain search.
+    pub parts: bool,
     /// The most states the caller lists (`run`'s text and JSON, unless
     /// `--all-states`): the report then keeps only the states it lists and
     /// counts the rest (`Report::unlisted`), instead of copying every one.
@@ -55,6 +59,7 @@ impl Default for Limits {
             symmetry: true,
             orbits: false,
             factor: true,
+            parts: true,
             listed: None,
         }
     }

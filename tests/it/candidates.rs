@@ -416,3 +416,58 @@ fn cutting_rf_prefixes_loses_no_candidate() {
         },
     );
 }
+
+#[test]
+fn cutting_parts_without_a_candidate_loses_no_state() {
+    // The product of threads cuts a choice of the first threads whose part
+    // has no candidate (`Limits::parts`). Against it: every combination
+    // decided, on random programs of up to five threads under a few
+    // settings that change which candidates exist.
+    use crate::gen::{self, Checked};
+    use pomset::engine::pwt::decide;
+    use pomset::outcome::Limits;
+    use proptest::prelude::*;
+    const SETTINGS: [(&str, &str); 5] = [
+        ("init", "rlx"),
+        ("c8b", "strong"),
+        ("rfi_acq_weakening", "on"),
+        ("acyclic_union", "on"),
+        ("orders", "single"),
+    ];
+    gen::run_property(
+        "parts cut",
+        gen::cases(60),
+        (gen::test(), 0usize..SETTINGS.len()),
+        |(t, setting)| {
+            let (text, p, model) = gen::program_under(&t, SETTINGS[setting])?;
+            let limits = Limits {
+                max_steps: 2_000_000,
+                max_states: 20_000,
+                ..Limits::default()
+            };
+            let plain = decide::outcomes(
+                &p,
+                &model,
+                Limits {
+                    parts: false,
+                    ..limits
+                },
+            );
+            let cut = decide::outcomes(&p, &model, limits);
+            let (Ok(plain), Ok(cut)) = (plain, cut) else {
+                return Ok(gen::skipped("refused", &t));
+            };
+            if let Some(limit) = plain.limit.as_ref().or(cut.limit.as_ref()) {
+                return Ok(gen::skipped(limit, &t));
+            }
+            prop_assert_eq!(&plain.states, &cut.states, "states differ for\n{}", text);
+            prop_assert_eq!(
+                plain.witnesses,
+                cut.witnesses,
+                "witnesses differ for\n{}",
+                text
+            );
+            Ok(Checked::Yes)
+        },
+    );
+}

@@ -16,7 +16,8 @@ use super::goal::{self, Goal};
 use super::tau::{Events, KappaNode, Tau, TauNode};
 use crate::action::{self, Action, Groups, Kind, Mode, Scope, ThreadId};
 use crate::engine::pwt::check::{
-    candidates_each, candidates_interruptible, Edge, OrderKind, Reason, RfMode, Search, Witness,
+    candidates_each, candidates_interruptible, some_candidate, Edge, OrderKind, Reason, RfMode,
+    Search, Witness,
 };
 use crate::logic::{Assignment, FormulaId, Var};
 use crate::model::{DroppedRead, Final, IfClosure, Init, Model};
@@ -338,6 +339,8 @@ fn run<'v>(
         init: &init_events,
         threads: &per_thread,
         later_writes: later_writes(&init_events, &per_thread),
+        later_thread_writes: later_writes(&[], &per_thread),
+        parts: limits.parts,
         steps: limits.max_steps,
         steps_given: limits.max_steps,
         max_states: limits.max_states,
@@ -802,6 +805,11 @@ struct Product<'a, 'v> {
     init: &'a [Ev],
     threads: &'a [Vec<Completed>],
     later_writes: Vec<Vec<(action::Loc, i64)>>,
+    /// As `later_writes`, without the initial writes: what threads i..
+    /// could write (`part_can_complete`).
+    later_thread_writes: Vec<Vec<(action::Loc, i64)>>,
+    /// `Limits::parts`.
+    parts: bool,
     steps: u64,
     steps_given: u64,
     max_states: usize,
@@ -818,6 +826,11 @@ struct Product<'a, 'v> {
     /// Complete combinations waiting to be decided together (`flush`).
     batch: Vec<Vec<usize>>,
 }
+
+/// The fewest complete combinations extending a choice of the first
+/// threads for `Product::part_can_complete` to search that part: below it,
+/// deciding them costs about what the part's search does.
+const PART_MIN_COMBINATIONS: usize = 8;
 
 /// How many complete combinations `Product::flush` decides at once.
 const BATCH: usize = 64;
@@ -854,7 +867,10 @@ impl Product<'_, '_> {
             let mark = writes.len();
             writes.extend(writes_of(&c.frag.events));
             choice[i] = k;
-            if self.sourced(i, choice, writes) && self.promising(i, choice) {
+            if self.sourced(i, choice, writes)
+                && self.promising(i, choice)
+                && self.part_can_complete(i, choice, out)
+            {
                 self.run(sem, p, i + 1, choice, writes, out)?;
             }
             writes.truncate(mark);
@@ -879,6 +895,55 @@ impl Product<'_, '_> {
                     writes.contains(&w) || later.binary_search(&w).is_ok()
                 })
         })
+    }
+
+    /// Whether threads 0..=i, as chosen, can be part of a candidate: false
+    /// only when the skeleton of the initial writes and those threads has
+    /// no candidate in which each read that no later thread can fulfil
+    /// (no variant of threads i+1.. writes its location and value) has a
+    /// source. Asked only when at least `PART_MIN_COMBINATIONS` complete
+    /// combinations extend the choice.
+    ///
+    /// Why false is certain: take a candidate of a complete combination
+    /// extending the choice, and keep its events of the initial writes and
+    /// threads 0..=i, with the rf pairs among them. A read whose source was
+    /// in a later thread loses its source, and only such reads do, so the
+    /// reads that must have one still have it. Every edge and disjunctive
+    /// rule of the part's skeleton with that rf is one of the whole's
+    /// (the fixed edges are within a thread or from the initial writes; c6,
+    /// c8a, c7b and c8b are asked of fewer pairs), every rule of the
+    /// fixpoint only adds edges, and §10 relabels a read only for a source
+    /// in its own thread, which is kept. So the whole candidate's orders,
+    /// restricted to the part, contain the part's least orders under the
+    /// same disjuncts: acyclic, with no forbidden ⊑ edge. A limit reached
+    /// in this search answers true (nothing is cut), and its steps count
+    /// against `--max-steps`.
+    fn part_can_complete(&mut self, i: usize, choice: &[usize], out: &mut Outcomes) -> bool {
+        let combinations = self.threads[i + 1..]
+            .iter()
+            .fold(1usize, |n, t| n.saturating_mul(t.len()));
+        if !self.parts || i + 1 == self.threads.len() || combinations < PART_MIN_COMBINATIONS {
+            return true;
+        }
+        let parts = chosen(self.threads, &choice[..=i]);
+        let (sk, _) = skeleton(self.init, &parts);
+        let later = &self.later_thread_writes[i + 1];
+        let optional = (0..sk.len())
+            .filter(|&e| {
+                let l = &sk.labels[e];
+                l.kind == Kind::Read && later.binary_search(&(l.loc, l.value)).is_ok()
+            })
+            .fold(0u64, |m, e| m | 1 << e);
+        let budget = self.steps.min(1_000_000);
+        let mut search = Search::new(&sk, self.model, self.groups, budget);
+        let (deadline, cancel) = (self.deadline, self.cancel);
+        let stop = || interrupted(deadline, cancel).is_some();
+        let found = some_candidate(&mut search, optional, &stop);
+        self.steps = self.steps.saturating_sub(budget - search.budget);
+        if self.steps == 0 {
+            out.limit = Some(format!("--max-steps {}", self.steps_given));
+        }
+        found != Some(false)
     }
 
     /// Pruning 2 of `goal.rs`: whether the goal can still be met given the

@@ -318,6 +318,10 @@ pub struct Search<'a> {
     first: Option<(Vec<Option<Event>>, Orders)>,
     /// Set by `decide_with` when its first saturation is `mandatory`'s.
     keep_first: bool,
+    /// Reads (a mask of events) that may go without a source whatever the
+    /// mode: those a part of a combination cannot source by itself
+    /// (`some_candidate`).
+    optional: u64,
     /// `fixed_edges` of the skeleton's own labels, once asked: without §10
     /// (`rfi_acq_weakening`) every rf sees those labels, so every decision
     /// of this search starts from the same fixed edges.
@@ -413,6 +417,48 @@ pub fn candidates_each(
     (if complete { Ok(found) } else { Err(found) }, used, capped)
 }
 
+/// Whether the skeleton has a candidate in which every read outside
+/// `optional` (a mask of events) has a source: `Some(true)` at the first one
+/// found, `Some(false)` when there is none, `None` when the step budget ran
+/// out or `stop` answered true first. The steps used are taken from the
+/// search's budget.
+pub fn some_candidate(search: &mut Search, optional: u64, stop: &dyn Fn() -> bool) -> Option<bool> {
+    search.optional = optional;
+    let mut found = false;
+    let mut seen = 0u32;
+    // The search ends early by emptying its budget; what was left then is
+    // put back, so that only the steps taken are counted.
+    let mut left = None;
+    let complete = search.each_rf(RfMode::Total, &mut |s, rf, visit| {
+        seen = seen.wrapping_add(1);
+        if seen.is_multiple_of(256) && stop() {
+            left = Some(s.budget);
+            s.budget = 0;
+            return false;
+        }
+        match visit {
+            Visit::Prefix => s.prefix_can_complete(rf),
+            Visit::Whole => {
+                if s.decide(rf).is_ok() {
+                    found = true;
+                    left = Some(s.budget);
+                    s.budget = 0;
+                }
+                false
+            }
+        }
+    });
+    search.optional = 0;
+    if let Some(left) = left {
+        search.budget = left;
+    }
+    match (found, complete) {
+        (true, _) => Some(true),
+        (false, true) => Some(false),
+        (false, false) => None,
+    }
+}
+
 impl<'a> Search<'a> {
     pub fn new(
         sk: &'a Skeleton,
@@ -439,6 +485,7 @@ impl<'a> Search<'a> {
             rows,
             first: None,
             keep_first: false,
+            optional: 0,
             fixed: None,
         }
     }
@@ -479,12 +526,11 @@ impl<'a> Search<'a> {
         let count = ds.len();
         // The rfs each prefix of this read stands for: a prefix is asked
         // only when it stands for enough of them to repay deciding it.
-        let partial = u64::from(mode == RfMode::Partial);
-        let rest = self.sources[i + 1..].iter().fold(1u64, |n, (_, ds)| {
-            n.saturating_mul(ds.len() as u64 + partial)
+        let rest = self.sources[i + 1..].iter().fold(1u64, |n, &(e, ref ds)| {
+            n.saturating_mul(ds.len() as u64 + u64::from(self.may_go_unsourced(e, mode)))
         });
         let ask = rest >= PREFIX_MIN_RFS;
-        if mode == RfMode::Partial {
+        if self.may_go_unsourced(e, mode) {
             rf[e] = None;
             if !self.rf_from(i + 1, mode, rf, f) {
                 return false;
@@ -507,6 +553,12 @@ impl<'a> Search<'a> {
         }
         rf[e] = None;
         true
+    }
+
+    /// Whether read `e` may have no source: every read in `RfMode::Partial`,
+    /// the `optional` ones in `RfMode::Total`.
+    fn may_go_unsourced(&self, e: Event, mode: RfMode) -> bool {
+        mode == RfMode::Partial || self.optional >> e & 1 == 1
     }
 
     /// Whether some candidate's rf extends `rf`, a partial rf (the reads

@@ -6,5 +6,6 @@ pub mod candidate;
 
 pub use candidate::{
     candidates, candidates_capped, candidates_counted, candidates_each, candidates_interruptible,
-    Choice, Edge, Failure, OrderKind, Orders, Reason, RfMode, Search, Visit, Witness,
+    some_candidate, Choice, Edge, Failure, OrderKind, Orders, Reason, RfMode, Search, Visit,
+    Witness,
 };

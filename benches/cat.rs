@@ -9,6 +9,11 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use pomset::outcome::Limits;
 use pomset::syntax::{self, Litmus};
 
+/// The binary's heap and its count (`pomset::memory`): the rate measured is
+/// the one `pomset` itself runs at, not glibc's malloc's.
+#[global_allocator]
+static ALLOCATOR: pomset::memory::Counting = pomset::memory::Counting;
+
 fn load(rel: &str) -> Litmus {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("examples")

@@ -13,6 +13,11 @@ use pomset::distinguish::{sweep, Pair, Shard};
 use pomset::outcome::Limits;
 use pomset::syntax::ast::Mode;
 
+/// The binary's heap and its count (`pomset::memory`): the rate measured is
+/// the one `pomset` itself runs at, not glibc's malloc's.
+#[global_allocator]
+static ALLOCATOR: pomset::memory::Counting = pomset::memory::Counting;
+
 fn space() -> Space {
     Space {
         bound: Bound::default(),

@@ -6,6 +6,11 @@ use std::path::Path;
 use criterion::{criterion_group, criterion_main, Criterion};
 use pomset::syntax;
 
+/// The binary's heap and its count (`pomset::memory`): the rate measured is
+/// the one `pomset` itself runs at, not glibc's malloc's.
+#[global_allocator]
+static ALLOCATOR: pomset::memory::Counting = pomset::memory::Counting;
+
 fn sources() -> Vec<(String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
     pomset::cli::litmus_files(&[root])

@@ -7,6 +7,11 @@ use std::path::Path;
 use criterion::{criterion_group, criterion_main, Criterion};
 use pomset::refinement::{parse_refinement, refine, refinement_files, Limits, Refinement};
 
+/// The binary's heap and its count (`pomset::memory`): the rate measured is
+/// the one `pomset` itself runs at, not glibc's malloc's.
+#[global_allocator]
+static ALLOCATOR: pomset::memory::Counting = pomset::memory::Counting;
+
 fn decide(r: &Refinement) -> bool {
     refine(r, &r.program.model, Limits::default()).is_ok_and(|rep| rep.as_expected())
 }

@@ -7,6 +7,11 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use pomset::engine;
 use pomset::transform::{self, table, Bound};
 
+/// The binary's heap and its count (`pomset::memory`): the rate measured is
+/// the one `pomset` itself runs at, not glibc's malloc's.
+#[global_allocator]
+static ALLOCATOR: pomset::memory::Counting = pomset::memory::Counting;
+
 fn table_of(names: &[String], size: usize) -> usize {
     let inst = transform::bundled_instances(names).expect("bundled schemas");
     let engines: Vec<(String, Box<dyn engine::Engine>)> = ["pwt", "rc11", "ptx", "vulkan", "sc"]

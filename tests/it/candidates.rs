@@ -424,7 +424,6 @@ fn cutting_parts_without_a_candidate_loses_no_state() {
     // decided, on random programs of up to five threads under a few
     // settings that change which candidates exist.
     use crate::gen::{self, Checked};
-    use pomset::engine::pwt::decide;
     use pomset::outcome::Limits;
     use proptest::prelude::*;
     const SETTINGS: [(&str, &str); 5] = [
@@ -445,21 +444,11 @@ fn cutting_parts_without_a_candidate_loses_no_state() {
                 max_states: 20_000,
                 ..Limits::default()
             };
-            let plain = decide::outcomes(
-                &p,
-                &model,
-                Limits {
-                    parts: false,
-                    ..limits
-                },
-            );
-            let cut = decide::outcomes(&p, &model, limits);
-            let (Ok(plain), Ok(cut)) = (plain, cut) else {
-                return Ok(gen::skipped("refused", &t));
+            let plain = |l| Limits { parts: false, ..l };
+            let (plain, cut) = match gen::pwt_plain_and_pruned(&p, &model, limits, plain) {
+                Ok(both) => both,
+                Err(why) => return Ok(gen::skipped(&why, &t)),
             };
-            if let Some(limit) = plain.limit.as_ref().or(cut.limit.as_ref()) {
-                return Ok(gen::skipped(limit, &t));
-            }
             prop_assert_eq!(&plain.states, &cut.states, "states differ for\n{}", text);
             prop_assert_eq!(
                 plain.witnesses,

@@ -178,6 +178,28 @@ pub fn program_under(
     Ok((text, p, model))
 }
 
+/// The pomset engine's outcomes of `p` plainly (`limits` with one pruning
+/// turned off by `plain`) and with the pruning, for the properties that
+/// compare the two; `Err` with why the program is skipped (either run
+/// refused it or stopped at a limit), for `skipped`.
+pub fn pwt_plain_and_pruned(
+    p: &pomset::syntax::core::Program,
+    model: &pomset::model::Model,
+    limits: pomset::outcome::Limits,
+    plain: impl FnOnce(pomset::outcome::Limits) -> pomset::outcome::Limits,
+) -> Result<(pomset::outcome::Outcomes, pomset::outcome::Outcomes), String> {
+    use pomset::engine::pwt::decide;
+    let unpruned = decide::outcomes(p, model, plain(limits));
+    let pruned = decide::outcomes(p, model, limits);
+    let (Ok(unpruned), Ok(pruned)) = (unpruned, pruned) else {
+        return Err("refused".to_string());
+    };
+    match unpruned.limit.as_ref().or(pruned.limit.as_ref()) {
+        Some(limit) => Err(limit.clone()),
+        None => Ok((unpruned, pruned)),
+    }
+}
+
 /// The seed of every property: `PROPTEST_RNG_SEED` when set (any number,
 /// for programs never checked before), else `DEFAULT_SEED`. A fixed
 /// default makes CI check the same programs on every run, so the bound on

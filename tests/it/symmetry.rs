@@ -39,21 +39,14 @@ fn symmetric_search_equals_the_plain_one() {
                 max_states: 20_000,
                 ..Limits::default()
             };
-            let plain = decide::outcomes(
-                &p,
-                &model,
-                Limits {
-                    symmetry: false,
-                    ..limits
-                },
-            );
-            let symmetric = decide::outcomes(&p, &model, limits);
-            let (Ok(plain), Ok(symmetric)) = (plain, symmetric) else {
-                return Ok(gen::skipped("refused", &t));
+            let plain = |l| Limits {
+                symmetry: false,
+                ..l
             };
-            if plain.limit.is_some() || symmetric.limit.is_some() {
-                return Ok(gen::skipped("a limit", &t));
-            }
+            let (plain, symmetric) = match gen::pwt_plain_and_pruned(&p, &model, limits, plain) {
+                Ok(both) => both,
+                Err(why) => return Ok(gen::skipped(&why, &t)),
+            };
             prop_assert_eq!(
                 &plain.states,
                 &symmetric.states,

@@ -426,12 +426,13 @@ fn cutting_parts_without_a_candidate_loses_no_state() {
     use crate::gen::{self, Checked};
     use pomset::outcome::Limits;
     use proptest::prelude::*;
-    const SETTINGS: [(&str, &str); 5] = [
+    const SETTINGS: [(&str, &str); 6] = [
         ("init", "rlx"),
         ("c8b", "strong"),
         ("rfi_acq_weakening", "on"),
         ("acyclic_union", "on"),
         ("orders", "single"),
+        ("final", "observer"),
     ];
     gen::run_property(
         "parts cut",

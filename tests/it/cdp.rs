@@ -29,8 +29,24 @@ pub struct Browser {
 }
 
 impl Browser {
+    /// Chromium started, tried twice: on a loaded two-core machine (the
+    /// suite's other tests beside it) a first start once took more than
+    /// the 30 s it was given to listen. A start that does not listen in
+    /// time is killed before the next.
     pub fn start(binary: &Path) -> Browser {
-        let profile = std::env::temp_dir().join(format!("pomset-cdp-{}", std::process::id()));
+        let mut last = String::new();
+        for attempt in 1..=2 {
+            match Browser::try_start(binary, attempt) {
+                Ok(browser) => return browser,
+                Err(why) => last = why,
+            }
+        }
+        panic!("chromium prints its DevTools address: {last}");
+    }
+
+    fn try_start(binary: &Path, attempt: u32) -> Result<Browser, String> {
+        let profile =
+            std::env::temp_dir().join(format!("pomset-cdp-{}-{attempt}", std::process::id()));
         std::fs::create_dir_all(&profile).expect("a temporary profile");
         let mut child = Command::new(binary)
             .args([
@@ -58,13 +74,18 @@ impl Browser {
                 }
             }
         });
-        let devtools = rx
-            .recv_timeout(Duration::from_secs(30))
-            .expect("chromium prints its DevTools address");
-        Browser {
+        // Owned from here, so that a start that fails is killed (`Drop`).
+        let mut browser = Browser {
             child,
             profile,
-            devtools,
+            devtools: String::new(),
+        };
+        match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(devtools) => {
+                browser.devtools = devtools;
+                Ok(browser)
+            }
+            Err(e) => Err(format!("attempt {attempt}: {e}")),
         }
     }
 

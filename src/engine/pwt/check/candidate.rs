@@ -430,6 +430,10 @@ pub fn some_candidate(search: &mut Search, optional: u64, stop: &dyn Fn() -> boo
     // put back, so that only the steps taken are counted.
     let mut left = None;
     let complete = search.each_rf(RfMode::Total, &mut |s, rf, visit| {
+        // Found: the emptied budget ends the search at its next step.
+        if found {
+            return false;
+        }
         seen = seen.wrapping_add(1);
         if seen.is_multiple_of(256) && stop() {
             left = Some(s.budget);

@@ -958,10 +958,7 @@ impl Product<'_, '_> {
         let (deadline, cancel) = (self.deadline, self.cancel);
         let stop = || interrupted(deadline, cancel).is_some();
         let found = some_candidate(&mut search, optional, &stop);
-        self.steps = self.steps.saturating_sub(budget - search.budget);
-        if self.steps == 0 {
-            out.limit = Some(format!("--max-steps {}", self.steps_given));
-        }
+        self.spend(budget - search.budget, out);
         let cuts = found == Some(false);
         self.part_cuts[i] = (asked + 1, cut + u32::from(cuts));
         !cuts
@@ -1085,6 +1082,15 @@ impl Product<'_, '_> {
         self.account(searched, out)
     }
 
+    /// Takes `used` steps from the budget, naming `--max-steps` once it is
+    /// spent.
+    fn spend(&mut self, used: u64, out: &mut Outcomes) {
+        self.steps = self.steps.saturating_sub(used);
+        if self.steps == 0 {
+            out.limit = Some(format!("--max-steps {}", self.steps_given));
+        }
+    }
+
     /// What `search` does with a search's result: the step budget spent,
     /// and the limit named when the search was cut short.
     fn account(
@@ -1093,10 +1099,7 @@ impl Product<'_, '_> {
         out: &mut Outcomes,
     ) -> Option<Vec<Witness>> {
         let (deadline, cancel, cap) = (self.deadline, self.cancel, self.max_states);
-        self.steps = self.steps.saturating_sub(used.max(1));
-        if self.steps == 0 {
-            out.limit = Some(format!("--max-steps {}", self.steps_given));
-        }
+        self.spend(used.max(1), out);
         match found {
             Ok(w) => Some(w),
             Err(_) if interrupted(deadline, cancel).is_some() => {

@@ -48,6 +48,11 @@ pub struct LimitArgs {
     /// can contain (the book's Performance chapter: parts cut).
     #[arg(long)]
     pub no_part_cut: bool,
+    /// Under the cat models, run the threads in the file's order in the
+    /// search, instead of those whose writes no other thread reads last (the
+    /// book's Performance chapter: readers run last).
+    #[arg(long)]
+    pub no_reorder: bool,
 }
 
 impl LimitArgs {
@@ -68,6 +73,7 @@ impl LimitArgs {
             orbits: false,
             factor: !self.no_factor,
             parts: !self.no_part_cut,
+            reorder: !self.no_reorder,
             listed: None,
         }
     }

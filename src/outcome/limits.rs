@@ -34,6 +34,10 @@ pub struct Limits {
     /// part has no candidate (`Product::part_can_complete`); off only to
     /// check it against the plain search.
     pub parts: bool,
+    /// The cat engine's lazy search runs the threads that feed no other
+    /// last (`axiomatic::schedule`) instead of in the file's order; off
+    /// only to check it against the file's order.
+    pub reorder: bool,
     /// The most states the caller lists (`run`'s text and JSON, unless
     /// `--all-states`): the report then keeps only the states it lists and
     /// counts the rest (`Report::unlisted`), instead of copying every one.
@@ -60,6 +64,7 @@ impl Default for Limits {
             orbits: false,
             factor: true,
             parts: true,
+            reorder: true,
             listed: None,
         }
     }

@@ -16,6 +16,7 @@ mod search;
 
 pub use lower::{Lowering, Mapping};
 pub use picture::pictures;
+pub use search::schedule;
 
 use std::collections::BTreeMap;
 
@@ -553,7 +554,7 @@ pub fn outcomes_with(
             }
         };
     let seen = match lazy {
-        Some(checks) => search::candidates(p, model, (&checks, &classes), &limits, &mut judge)?,
+        Some(checks) => search::scheduled(p, model, (&checks, &classes), &limits, &mut judge)?,
         None => {
             let mut frames = crate::cat::frame::Frames::default();
             candidates(p, &limits, |x, regs| judge(x, regs, 1, &mut frames))?

@@ -30,7 +30,7 @@ use std::hash::{Hash, Hasher};
 
 use crate::outcome::{Outcomes, State};
 use crate::syntax::ast::{RmwOp, UnOp};
-use crate::syntax::core::{Expr, Loc, Program, RegId, Stmt, ThreadId};
+use crate::syntax::core::{Expr, Loc, Program, Reach, RegId, Stmt, ThreadId};
 
 /// Limits on the exploration; reaching one is reported in `Outcomes::limit`.
 #[derive(Clone, Copy, Debug)]
@@ -95,6 +95,7 @@ pub fn outcomes(p: &Program, limits: Limits) -> Result<Outcomes, Unsupported> {
         finals: HashSet::new(),
         limits,
         limit: None,
+        reached: std::cell::Cell::new(false),
     };
     let mut start = Config {
         threads: vec![None; p.threads.len()],
@@ -354,10 +355,22 @@ struct Search<'p, 'm, 'a> {
     finals: HashSet<Config<'a>>,
     limits: Limits,
     limit: Option<String>,
+    /// Whether a run reached a bound's cut. Exact once the search is
+    /// complete: it visits every configuration reachable, and a run that
+    /// goes past the bound at a larger one passes through such a
+    /// configuration here first (every prefix of an SC run is an SC run).
+    reached: std::cell::Cell<bool>,
 }
 
 impl<'a> Search<'_, '_, 'a> {
     fn finish(self, states: BTreeMap<State, usize>) -> Outcomes {
+        let reach = if self.reached.get() {
+            Reach::Reached
+        } else if self.limit.is_some() {
+            Reach::Unknown
+        } else {
+            Reach::Unreached
+        };
         Outcomes {
             witnesses: self.finals.len(),
             states,
@@ -365,7 +378,7 @@ impl<'a> Search<'_, '_, 'a> {
             stats: crate::logic::Stats::default(),
             notes: self
                 .p
-                .bound_note()
+                .bound_note(reach)
                 .into_iter()
                 .chain(self.p.spin_note())
                 .collect(),
@@ -539,7 +552,12 @@ impl<'a> Config<'a> {
                     th.work.pop();
                 }
                 // ✓ = ff: a run that reaches a loop's cut is no execution.
-                Stmt::Diverge => return Ok(false),
+                Stmt::Diverge { bound } => {
+                    if *bound {
+                        search.reached.set(true);
+                    }
+                    return Ok(false);
+                }
                 Stmt::Let { reg, expr } => {
                     th.work.pop();
                     let v = eval(expr, &th.regs).map_err(|r| unassigned(search.p, r))?;

@@ -225,7 +225,7 @@ impl Writer<'_> {
             Stmt::Par { .. } => {
                 return Err("a thread forked inside a thread: herd7's threads are all top-level".to_string())
             }
-            Stmt::Diverge => {
+            Stmt::Diverge { .. } => {
                 return Err("a loop's bound (`diverge`): herd7 unrolls loops its own way; export the test without loops".to_string())
             }
         }

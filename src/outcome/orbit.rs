@@ -395,7 +395,8 @@ impl Renaming {
 fn same_stmt(p: &Program, a: &Stmt, b: &Stmt, m: &mut Renaming) -> bool {
     use Stmt::*;
     match (a, b) {
-        (Skip, Skip) | (Diverge, Diverge) => true,
+        (Skip, Skip) => true,
+        (Diverge { bound: a }, Diverge { bound: b }) => a == b,
         (Let { reg: r1, expr: e1 }, Let { reg: r2, expr: e2 }) => {
             m.pair(p, *r1, *r2) && same_expr(p, e1, e2, m)
         }

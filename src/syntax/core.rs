@@ -181,8 +181,13 @@ pub enum Stmt {
     /// No events and ✓ = ff: this path never terminates, so no complete
     /// pomset and no SC run goes through it. A loop's unrolling ends in
     /// `if (M) { diverge }`, so an execution that needs more iterations than
-    /// the bound is not an execution.
-    Diverge,
+    /// the bound is not an execution. `bound`: the path is cut by a bound
+    /// (a loop's unrolling, or a `diverge` written or imported), so an
+    /// execution may go on past it at a larger bound; not for a spin loop's
+    /// last pass, whose `diverge` is exact (`syntax::spin`).
+    Diverge {
+        bound: bool,
+    },
     /// PAR: `left` runs as the new thread `thread`; `right` continues the current one.
     Par {
         thread: ThreadId,
@@ -320,6 +325,23 @@ impl Condition {
     }
 }
 
+/// What a search found of the cuts a bound makes (`Stmt::Diverge` with
+/// `bound`; the book's "Loops"): loops as a measure, not only a bound.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Reach {
+    /// No execution reaches a cut: an execution that ran a loop more times
+    /// would reach one first, so none does, and a larger bound adds nothing.
+    Unreached,
+    /// An execution reaches a cut (SC, where every prefix of a run is a
+    /// run): at a larger bound it may go on to a state not counted here.
+    Reached,
+    /// Not known: the engine does not look (pwt, the reference), or its
+    /// search could not tell (a part it could not refute; a filter or a
+    /// limit that left parts unbuilt).
+    #[default]
+    Unknown,
+}
+
 /// A checked, desugared litmus test.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Program {
@@ -363,13 +385,22 @@ impl Program {
         self.main.iter().find_map(|(_, s)| s.vulkan_only())
     }
 
-    /// The note every engine adds when a loop's bound cut a path.
-    pub fn bound_note(&self) -> Option<String> {
+    /// The note every engine adds when a loop's bound may cut a path (the
+    /// cut is reachable in the code), with what its search found of it.
+    pub fn bound_note(&self, reach: Reach) -> Option<String> {
         self.unroll.map(|n| {
             let iterations = if n == 1 { "iteration" } else { "iterations" };
-            format!(
-                "bounded by --unroll {n}: executions that need more than {n} {iterations} of a loop are not counted (raise --unroll)"
-            )
+            match reach {
+                Reach::Unknown => format!(
+                    "bounded by --unroll {n}: executions that need more than {n} {iterations} of a loop are not counted (raise --unroll)"
+                ),
+                Reach::Reached => format!(
+                    "bounded by --unroll {n}, and reached: an execution runs a loop to its cut, so one that needs more than {n} {iterations} is not counted (raise --unroll)"
+                ),
+                Reach::Unreached => format!(
+                    "bounded by --unroll {n}, never reached: no execution runs a loop to its cut, so these are the states at every larger bound"
+                ),
+            }
         })
     }
 

@@ -535,7 +535,7 @@ impl CoreView<'_> {
         let kind = match s {
             core::Stmt::Seq(ss) => return ss.iter().flat_map(|s| self.stmts(s)).collect(),
             core::Stmt::Skip => StmtKind::Skip,
-            core::Stmt::Diverge => StmtKind::Diverge,
+            core::Stmt::Diverge { .. } => StmtKind::Diverge,
             core::Stmt::Let { reg, expr } => StmtKind::Assign {
                 lhs: Place::Named(id(self.p.reg_name(*reg))),
                 suffix: Suffix::default(),

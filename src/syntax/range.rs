@@ -193,7 +193,7 @@ impl<'a> Ranges<'a> {
             Stmt::Skip
             | Stmt::Write { .. }
             | Stmt::Fence { .. }
-            | Stmt::Diverge
+            | Stmt::Diverge { .. }
             | Stmt::Barrier { .. } => {}
         }
     }

@@ -161,7 +161,7 @@ struct Walk<'a> {
 impl Walk<'_> {
     fn stmt(&mut self, s: &Stmt) -> Result<(), TooMany> {
         match s {
-            Stmt::Skip | Stmt::Fence { .. } | Stmt::Diverge | Stmt::Barrier { .. } => {}
+            Stmt::Skip | Stmt::Fence { .. } | Stmt::Diverge { .. } | Stmt::Barrier { .. } => {}
             Stmt::Let { reg, expr } => {
                 let v = self.expr(expr)?;
                 self.set_reg(*reg, &v);

@@ -269,7 +269,7 @@ fn accesses(s: &Stmt) -> usize {
         Stmt::If { then, els, .. } => accesses(then) + accesses(els),
         Stmt::Seq(parts) => parts.iter().map(accesses).sum(),
         Stmt::Par { left, right, .. } => accesses(left) + accesses(right),
-        Stmt::Skip | Stmt::Let { .. } | Stmt::Diverge => 0,
+        Stmt::Skip | Stmt::Let { .. } | Stmt::Diverge { .. } => 0,
     }
 }
 

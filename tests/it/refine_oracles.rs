@@ -766,7 +766,9 @@ fn states(text: &str, model: &Model) -> Option<(BTreeSet<pomset::outcome::State>
         log(&format!("run stopped by {l}"));
         return None;
     }
-    let bound = test.program.bound_note();
+    let bound = test
+        .program
+        .bound_note(pomset::syntax::core::Reach::Unknown);
     let complete = if o.notes.iter().any(|n| Some(n) != bound.as_ref()) {
         Complete::Partial
     } else if bound.is_some_and(|b| o.notes.contains(&b)) {

@@ -291,3 +291,97 @@ fn sc_names_the_reduction_in_its_notes() {
         "{unrolled:?}"
     );
 }
+
+/// The states of `text` unrolled `n` times under `engine`, with the bound's
+/// note; `None` at a limit.
+fn bounded(
+    text: &str,
+    engine: &dyn engine::Engine,
+    n: u32,
+) -> Result<Option<(BTreeSet<State>, String)>, TestCaseError> {
+    let opts = check::Options {
+        unroll: Some(n),
+        spin: false,
+    };
+    let p = syntax::parse_with(text, opts)
+        .map_err(|d| TestCaseError::fail(format!("{d:?}")))?
+        .program;
+    let o = engine
+        .outcomes(&p, &Model::default(), Limits::default())
+        .map_err(|m| TestCaseError::fail(format!("{}: {m}\n{text}", engine.name())))?;
+    if o.limit.is_some() {
+        return Ok(None);
+    }
+    let note = o
+        .notes
+        .iter()
+        .find(|n| n.starts_with("bounded by"))
+        .cloned()
+        .unwrap_or_default();
+    Ok(Some((o.states.into_keys().collect(), note)))
+}
+
+/// `program`'s, with some spinning threads counting their passes into a
+/// location (`n`), so that a run past the bound may end in a state of its
+/// own (a spin alone adds none: its last pass is its every run's).
+fn counted() -> impl Strategy<Value = String> {
+    (program(), any::<bool>()).prop_map(|(text, count)| {
+        if !count {
+            return text;
+        }
+        let text = text.replacen("{ r0 := ", "{ n := n + 1; r0 := ", 1);
+        let text = text.replacen("\n\n", "\n\nn := 0; ", 1);
+        text.replacen("\n|| ", " w := n;\n|| ", 1).replacen(
+            "locations { x, y, z }",
+            "locations { x, y, z, w }",
+            1,
+        )
+    })
+}
+
+/// Loops as a measure (the book's "Loops"): where a search says no
+/// execution reaches the bound's cut, unrolling once and twice more adds no
+/// state; under SC, whose search is exact both ways, a bound at which
+/// unrolling once more changes the states is one it says is reached, and
+/// it never leaves the question open without a limit. Both answers occur.
+#[test]
+fn a_bound_said_unreached_is_one_that_more_unrolling_does_not_change() {
+    let engines: Vec<Box<dyn engine::Engine>> = ["sc", "rc11", "ptx"]
+        .iter()
+        .map(|n| engine::named(n).expect("a bundled engine"))
+        .collect();
+    let seen = std::cell::Cell::new([0u32; 2]);
+    gen::run_property("loops as a measure", gen::cases(150), counted(), |text| {
+        for e in &engines {
+            let Some((at1, note)) = bounded(&text, e.as_ref(), 1)? else {
+                return Ok(gen::Checked::Skipped);
+            };
+            let unreached = note.contains("never reached");
+            let reached = note.contains("and reached");
+            let mut count = seen.get();
+            count[usize::from(reached)] += u32::from(unreached || reached);
+            seen.set(count);
+            for n in [2, 3] {
+                let Some((more, _)) = bounded(&text, e.as_ref(), n)? else {
+                    return Ok(gen::Checked::Skipped);
+                };
+                if unreached {
+                    prop_assert_eq!(&at1, &more, "{} says {}\n{}", e.name(), note, text);
+                }
+                if e.name() == "sc" && at1 != more {
+                    prop_assert!(reached, "sc at --unroll 1 says {}\n{}", note, text);
+                }
+            }
+            if e.name() == "sc" {
+                prop_assert!(unreached || reached, "sc says {}\n{}", note, text);
+            }
+        }
+        Ok(gen::Checked::Yes)
+    });
+    let [unreached, reached] = seen.get();
+    eprintln!("loops as a measure: {unreached} bounds unreached, {reached} reached");
+    assert!(
+        unreached > 0 && reached > 0,
+        "unreached {unreached}, reached {reached}"
+    );
+}

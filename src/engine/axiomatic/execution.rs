@@ -213,7 +213,7 @@ impl<'p> Traces<'p> {
         match s {
             Stmt::Skip => out.push(run),
             // A loop's cut path (`--unroll`): not an execution.
-            Stmt::Diverge => {}
+            Stmt::Diverge { .. } => {}
             Stmt::Seq(parts) => self.seq(parts, run, out)?,
             Stmt::Let { reg, expr } => {
                 let mut run = run;

@@ -27,7 +27,7 @@ use crate::cat;
 use crate::outcome::orbit::{Classes, Orbits};
 use crate::outcome::packed::Packed;
 use crate::outcome::{Limits, Outcomes, State};
-use crate::syntax::core::{Program, ThreadId};
+use crate::syntax::core::{Program, Reach, ThreadId};
 
 /// What one enumeration of candidates saw.
 #[derive(Clone, Debug, Default)]
@@ -38,6 +38,9 @@ pub struct Enumerated {
     pub dropped: usize,
     /// The limit that stopped the enumeration, if one did.
     pub limit: Option<String>,
+    /// What the search found of the bound's cuts (the lazy search looks;
+    /// the plain enumeration does not).
+    pub bound: Reach,
 }
 
 /// Visits every candidate execution of `p` (each with the registers' final
@@ -583,7 +586,7 @@ pub fn outcomes_with(
     if let Some(e) = error {
         return Err(e.render());
     }
-    let mut notes: Vec<String> = p.bound_note().into_iter().collect();
+    let mut notes: Vec<String> = p.bound_note(seen.bound).into_iter().collect();
     // With V closed (syntax::values), a dropped run read a value no
     // execution without thin air stores: noted only when V may be left.
     if seen.dropped > 0 && !p.values_left.is_empty() {

@@ -24,7 +24,7 @@ use crate::cat::Model;
 use crate::outcome::orbit::Classes;
 use crate::outcome::Limits;
 use crate::syntax::ast::RmwOp;
-use crate::syntax::core::{Expr, Loc, Program, Stmt};
+use crate::syntax::core::{Expr, Loc, Program, Reach, Stmt};
 
 /// An event of the candidate being built: a cell's initial write, or event
 /// `local` of the trace of thread `pos` (its position in `Program::main`).
@@ -53,6 +53,18 @@ pub(super) fn applies(p: &Program, model: &Model) -> Option<Vec<usize>> {
         return None;
     }
     (!model.prunable.is_empty()).then(|| model.prunable.clone())
+}
+
+/// Whether a statement has a bound's cut (`Stmt::Diverge` with `bound`).
+fn has_cut(s: &Stmt) -> bool {
+    match s {
+        Stmt::Diverge { bound } => *bound,
+        Stmt::Seq(parts) => parts.iter().any(has_cut),
+        Stmt::If { then, els, .. } => has_cut(then) || has_cut(els),
+        Stmt::Vulkan { body, .. } => has_cut(body),
+        Stmt::Par { left, right, .. } => has_cut(left) || has_cut(right),
+        _ => false,
+    }
 }
 
 fn forks(s: &Stmt) -> bool {
@@ -259,6 +271,9 @@ pub(super) fn candidates(
         stop: false,
         error: None,
         visit,
+        cuts: p.main.iter().map(|(_, s)| has_cut(s)).collect(),
+        reached: false,
+        unsure: false,
     };
     if let Some((tid, body)) = p.main.first() {
         let start = s.gen.start(*tid);
@@ -267,6 +282,15 @@ pub(super) fn candidates(
     } else {
         s.leaf();
     }
+    // Every part of a run past the bound passes through a part that ends
+    // at a cut (`at_cut`), and no check refutes it; so with none built,
+    // none filtered out and the search complete, no run reaches a cut.
+    let unreached = !s.reached && !s.unsure && !s.stop && s.seen.limit.is_none();
+    s.seen.bound = if unreached {
+        Reach::Unreached
+    } else {
+        Reach::Unknown
+    };
     match s.error {
         Some(e) => Err(e),
         None => Ok(s.seen),
@@ -381,6 +405,15 @@ struct Search<'a, 'v> {
     stop: bool,
     error: Option<String>,
     visit: &'v mut Visit<'v>,
+    /// Per thread position, whether its code has a bound's cut.
+    cuts: Vec<bool>,
+    /// A part that ends at a cut and that no check refutes was built: an
+    /// execution may go past the bound.
+    reached: bool,
+    /// A filter cut a prefix of a thread with a cut (the last thread's
+    /// `enter`, or one arrangement per class): a part ending at a cut may
+    /// have been left unbuilt.
+    unsure: bool,
 }
 
 impl<'a> Search<'a, '_> {
@@ -404,6 +437,7 @@ impl<'a> Search<'a, '_> {
             };
             match s {
                 Stmt::Seq(parts) => stack.extend(parts.iter().rev()),
+                Stmt::Diverge { bound: true } => return self.at_cut(&run),
                 Stmt::If { cond, then, els } => match self.gen.condition(cond, &mut run) {
                     Ok(c) => stack.push(if c { then } else { els }),
                     Err(e) => return self.fail(e),
@@ -536,6 +570,7 @@ impl<'a> Search<'a, '_> {
                 let last = pos + 1 == self.p.main.len();
                 if let Some(prefixes) = self.admissible.as_ref().filter(|_| last) {
                     if !prefixes.contains(&read_values(&run.trace.events[..=k])) {
+                        self.unsure |= self.cuts[pos];
                         return;
                     }
                 }
@@ -545,6 +580,7 @@ impl<'a> Search<'a, '_> {
                     let now = read_values(&run.trace.events[..=k]);
                     let before = read_values(&self.done[prev].events);
                     if now.as_slice() < &before[..now.len().min(before.len())] {
+                        self.unsure |= self.cuts[pos];
                         return;
                     }
                 }
@@ -667,6 +703,19 @@ impl<'a> Search<'a, '_> {
         !self.stop
     }
 
+    /// `run` has reached a bound's cut, its events placed.
+    /// The part (the threads done and `run`) is the restriction of any
+    /// execution that goes on past the cut at a larger bound, with the
+    /// reads that take a write beyond the cut pending (`sources` offers a
+    /// later write of the thread itself); so if a prunable check refutes
+    /// it, no such execution is consistent.
+    fn at_cut(&mut self, run: &Run) {
+        if self.reached || !self.step() {
+            return;
+        }
+        self.reached = !self.part_refuted(run);
+    }
+
     /// Whether the part built so far (the threads done and `run`) fails a
     /// prunable check; true also when a limit stops the search.
     fn refuted(&mut self, run: &Run) -> bool {
@@ -682,6 +731,14 @@ impl<'a> Search<'a, '_> {
             return false;
         }
         self.tried += 1;
+        let cut = self.part_refuted(run);
+        self.cut += usize::from(cut);
+        cut
+    }
+
+    /// Whether a prunable check fails on the part of the threads done and
+    /// `run` (true also when it is too large to build: the search stops).
+    fn part_refuted(&mut self, run: &Run) -> bool {
         let mut chosen: Vec<&Trace> = self.done.iter().collect();
         chosen.push(&run.trace);
         let Some(mut x) = skeleton(self.p, self.cells, &chosen) else {
@@ -696,9 +753,7 @@ impl<'a> Search<'a, '_> {
             }
         }
         x.co = at.co(&self.co, x.len());
-        let cut = self.model.refutes_framed(x, self.checks, &mut self.frames);
-        self.cut += usize::from(cut);
-        cut
+        self.model.refutes_framed(x, self.checks, &mut self.frames)
     }
 
     /// The candidate of the traces, rf and co chosen (`thread_done` left

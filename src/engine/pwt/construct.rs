@@ -367,7 +367,7 @@ impl<'a> Sem<'a> {
     pub fn stmt(&mut self, s: &Stmt, thread: ThreadId) -> Result<Vec<Frag>, Limit> {
         match s {
             Stmt::Skip => Ok(vec![self.skip()]),
-            Stmt::Diverge => Ok(self.diverge().into_iter().collect()),
+            Stmt::Diverge { .. } => Ok(self.diverge().into_iter().collect()),
             Stmt::Let { reg, expr } => {
                 self.assigned.push(*reg);
                 self.definite.push(*reg);

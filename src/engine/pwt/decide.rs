@@ -25,7 +25,7 @@ use crate::outcome::orbit::{Classes, Orbits};
 use crate::outcome::packed::Packed;
 use crate::outcome::{interrupted, Limits, Outcomes, Settled, State, Unsupported};
 use crate::pomset::{Event, Skeleton};
-use crate::syntax::core::{self, Loc, Program, Stmt, Term};
+use crate::syntax::core::{self, Loc, Program, Reach, Stmt, Term};
 
 pub(super) struct ThreadGroups<'a> {
     pub(super) p: &'a Program,
@@ -166,7 +166,7 @@ fn decide_all<'v>(
     }
     out.stats = sem.l.stats();
     out.notes = outside_v_notes(&sem, p);
-    out.notes.extend(p.bound_note());
+    out.notes.extend(p.bound_note(Reach::Unknown));
     out
 }
 
@@ -215,7 +215,7 @@ fn settle_with(
         stats: sem.l.stats(),
         notes: outside_v_notes(&sem, p)
             .into_iter()
-            .chain(p.bound_note())
+            .chain(p.bound_note(Reach::Unknown))
             .collect(),
     }
 }

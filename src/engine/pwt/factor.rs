@@ -100,8 +100,8 @@ use crate::outcome::factored::{Block, Factored};
 use crate::outcome::{interrupted, Limits, Outcomes, State};
 use crate::pomset::Event;
 use crate::syntax::ast;
-use crate::syntax::core::Program;
 use crate::syntax::core::{Loc, RegId, Stmt};
+use crate::syntax::core::{Program, Reach};
 
 /// A program with each thread that is only `wk`/`rlx` reads of named
 /// locations (distinct registers, two of one label) split into one thread
@@ -271,7 +271,7 @@ pub(super) fn decide_split(p: &Program, model: &Model, limits: Limits) -> Option
     }
     out.stats = sem.l.stats();
     out.notes = decide::outside_v_notes(&sem, q);
-    out.notes.extend(p.bound_note());
+    out.notes.extend(p.bound_note(Reach::Unknown));
     Some(out)
 }
 

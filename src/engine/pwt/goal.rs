@@ -281,7 +281,7 @@ fn count_assignments(
         | Stmt::Write { .. }
         | Stmt::Fence { .. }
         | Stmt::Barrier { .. }
-        | Stmt::Diverge => {}
+        | Stmt::Diverge { .. } => {}
     }
 }
 

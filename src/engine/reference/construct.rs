@@ -168,7 +168,7 @@ impl<'a> Den<'a> {
             ))),
             Stmt::Skip => Ok(vec![self.skip()]),
             // No events, τ^D(ψ) = ψ, ✓ = ff: the path never terminates.
-            Stmt::Diverge => Ok(vec![Pomset::empty(identity(), self.l.ff())]),
+            Stmt::Diverge { .. } => Ok(vec![Pomset::empty(identity(), self.l.ff())]),
             Stmt::Let { reg, expr } => {
                 self.defined.push(*reg);
                 Ok(vec![self.let_(*reg, expr)])

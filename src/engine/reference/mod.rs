@@ -37,7 +37,7 @@ use crate::action::{Groups, Kind, Mode, Scope, ThreadId};
 use crate::logic::{Assignment, FormulaId, Logic, Var};
 use crate::model::{DroppedRead, Final, IfClosure, Init, Merge, Model};
 use crate::outcome::{Outcomes, State, Unsupported};
-use crate::syntax::core::{Expr, Loc, Program, Stmt};
+use crate::syntax::core::{Expr, Loc, Program, Reach, Stmt};
 
 /// Limits on one decision, the limits every engine honours; reaching one
 /// sets `Outcomes::limit`. The reference engine reads `max_pomsets`,
@@ -68,7 +68,7 @@ pub fn outcomes(p: &Program, model: &Model, limits: Limits) -> Result<Outcomes, 
         witnesses: 0,
         limit: None,
         stats: Default::default(),
-        notes: p.bound_note().into_iter().collect(),
+        notes: p.bound_note(Reach::Unknown).into_iter().collect(),
         flags: Vec::new(),
         orbits: None,
         factored: None,

@@ -351,7 +351,7 @@ impl Checker {
             StmtKind::Diverge => {
                 // A written or imported cut: the test is bounded as a loop's is.
                 self.cut = true;
-                out.push(core::Stmt::Diverge);
+                out.push(core::Stmt::Diverge { bound: true });
             }
             StmtKind::Par(branches) => out.push(self.par(env, branches)),
         }
@@ -394,7 +394,12 @@ impl Checker {
         }
         let c = self.expr(env, cond, &mut out);
         if c.constant() != Some(0) {
-            let stmt = self.if_(env, c, |_, _| core::Stmt::Diverge, |_, _| core::Stmt::Skip);
+            let stmt = self.if_(
+                env,
+                c,
+                |_, _| core::Stmt::Diverge { bound: false },
+                |_, _| core::Stmt::Skip,
+            );
             out.push(stmt);
         }
         seq(out)
@@ -418,7 +423,12 @@ impl Checker {
                 return;
             }
             self.cut = true;
-            let stmt = self.if_(env, c, |_, _| core::Stmt::Diverge, |_, _| core::Stmt::Skip);
+            let stmt = self.if_(
+                env,
+                c,
+                |_, _| core::Stmt::Diverge { bound: true },
+                |_, _| core::Stmt::Skip,
+            );
             out.push(stmt);
             return;
         }
@@ -878,7 +888,7 @@ fn renumber_stmt(s: core::Stmt, new_id: &[RegId]) -> core::Stmt {
     };
     let b = |s: Box<Stmt>| Box::new(renumber_stmt(*s, new_id));
     match s {
-        Stmt::Skip | Stmt::Fence { .. } | Stmt::Diverge | Stmt::Barrier { .. } => s,
+        Stmt::Skip | Stmt::Fence { .. } | Stmt::Diverge { .. } | Stmt::Barrier { .. } => s,
         Stmt::Vulkan { vk, at, body } => Stmt::Vulkan {
             vk,
             at,

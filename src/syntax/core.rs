@@ -332,8 +332,9 @@ pub enum Reach {
     /// No execution reaches a cut: an execution that ran a loop more times
     /// would reach one first, so none does, and a larger bound adds nothing.
     Unreached,
-    /// An execution reaches a cut (SC, where every prefix of a run is a
-    /// run): at a larger bound it may go on to a state not counted here.
+    /// A run gets to a cut (SC, where every prefix of a run is a run): at a
+    /// larger bound it may go on to a state not counted here, or spin on
+    /// and never finish.
     Reached,
     /// Not known: the engine does not look (pwt, the reference), or its
     /// search could not tell (a part it could not refute; a filter or a
@@ -395,7 +396,7 @@ impl Program {
                     "bounded by --unroll {n}: executions that need more than {n} {iterations} of a loop are not counted (raise --unroll)"
                 ),
                 Reach::Reached => format!(
-                    "bounded by --unroll {n}, and reached: an execution runs a loop to its cut, so one that needs more than {n} {iterations} is not counted (raise --unroll)"
+                    "bounded by --unroll {n}, and reached: a run gets to a loop's cut, so runs that need more than {n} {iterations} (if any finish) are not counted (raise --unroll)"
                 ),
                 Reach::Unreached => format!(
                     "bounded by --unroll {n}, never reached: no execution runs a loop to its cut, so these are the states at every larger bound"

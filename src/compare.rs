@@ -100,10 +100,21 @@ pub fn rows(p: &Program, model: &Model, columns: &[Column], limits: Limits) -> V
                 .get(i)
                 .map_or_else(String::new, |c| crate::syntax::print::prop(&c.prop, 0)),
             index: i,
-            verdicts: reports.iter().map(|r| verdict(r, i, p.unroll)).collect(),
+            verdicts: reports
+                .iter()
+                .map(|r| verdict(r, i, p.unroll.filter(|_| !unreached(p, r))))
+                .collect(),
             racy: reports.iter().map(racy).collect(),
         })
         .collect()
+}
+
+/// Whether the engine found that no execution reaches the bound's cut
+/// (`core::Reach::Unreached`): its verdicts then hold at every bound.
+fn unreached(p: &crate::syntax::core::Program, r: &Result<Report, String>) -> bool {
+    let note = p.bound_note(crate::syntax::core::Reach::Unreached);
+    r.as_ref()
+        .is_ok_and(|r| note.is_some_and(|n| r.warnings.contains(&n)))
 }
 
 /// Whether a report raised herd7's `data-race` flag.
@@ -113,8 +124,9 @@ fn racy(r: &Result<Report, String>) -> bool {
 }
 
 /// A cell of the table: the observation, or `Unknown` / `Unsupported`.
-/// Under `bound` (a loop's cut path is reachable), `Never` and `Always`
-/// name it: an execution with more iterations may change them. `Sometimes`
+/// Under `bound` (a loop's cut path is reachable, and the engine did not
+/// find it unreached), `Never` and `Always` name it: an execution with
+/// more iterations may change them. `Sometimes`
 /// needs no mark: both of its witnesses are executions at any bound.
 fn verdict(r: &Result<Report, String>, i: usize, bound: Option<u32>) -> String {
     match r {

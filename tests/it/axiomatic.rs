@@ -179,6 +179,27 @@ fn compare_prints_the_table_and_a_mapping_counterexample_fails() {
     assert_eq!(code, Some(1));
 }
 
+/// A bound that the engine found no execution reaches (the book's "Loops
+/// as a measure") is not marked: that `Never` holds at every bound. rc11's
+/// search tells; pwt's does not, so its cell keeps the mark.
+#[test]
+fn compare_leaves_a_bound_never_reached_unmarked() {
+    let dir = std::env::temp_dir().join(format!("pomset-compare-reach-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let path = dir.join("loop-ends.litmus");
+    let text =
+        "litmus LOOP-ENDS\nx := 1;\n|| do { r := x; } while (r = 2); s := r;\nforbid (P1:s = 2)\n";
+    std::fs::write(&path, text).expect("written");
+    let (_, text) = compare_rc11_to_pwt(&[path.as_os_str()]);
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("LOOP-ENDS"))
+        .expect("a row");
+    assert!(row.contains("Never (--unroll 2)  Never"), "{text}");
+    assert!(!row.ends_with("(--unroll 2)"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Under a loop bound that cut a path, `compare` marks `Never` and
 /// `Always` with it, and a bounded `Never` is no mapping counterexample: an
 /// execution with more iterations may reach the outcome.

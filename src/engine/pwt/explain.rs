@@ -265,7 +265,7 @@ fn incomplete_reasons(
     // The bound of a loop this thread has, whose cut paths have ✓ = ff.
     let cut = p
         .unroll
-        .filter(|_| has(body, &|s| matches!(s, Stmt::Diverge { .. })));
+        .filter(|_| has(body, &|s| matches!(s, Stmt::Diverge { bound: true })));
     for f in frags {
         let c = Completed {
             frag: f,

@@ -14,24 +14,22 @@ use gen::Checked;
 use pomset::cat;
 use pomset::engine::axiomatic::outcomes_with;
 use pomset::outcome::{Limits, Outcomes};
+use pomset::syntax::core::{Program, Reach};
 use proptest::test_runner::TestCaseError;
 
-/// What must agree: states with their counts, witnesses, flags, notes.
-fn shown(o: &Outcomes) -> String {
-    // The bound's note up to what the search found of it: the plain
-    // enumeration does not look, and the lazy search's filters depend on the
-    // order (`spin.rs` checks each "never reached" against unrolling).
-    let notes: Vec<&str> = o
+/// What must agree: states with their counts, witnesses, flags, notes. The
+/// bound's note is taken as the note of a search that cannot tell
+/// (`Reach::Unknown`): the plain enumeration does not look, and the lazy
+/// search's filters depend on the order (`spin.rs` checks each "never
+/// reached" against unrolling).
+fn shown(p: &Program, o: &Outcomes) -> String {
+    let found = [Reach::Unreached, Reach::Reached].map(|r| p.bound_note(r));
+    let notes: Vec<String> = o
         .notes
         .iter()
-        .map(|n| match n.strip_prefix("bounded by --unroll ") {
-            Some(rest) => {
-                let digits = rest
-                    .find(|c: char| !c.is_ascii_digit())
-                    .unwrap_or(rest.len());
-                &n[.."bounded by --unroll ".len() + digits]
-            }
-            None => n.as_str(),
+        .map(|n| match found.iter().any(|f| f.as_ref() == Some(n)) {
+            true => p.bound_note(Reach::Unknown).unwrap_or_default(),
+            false => n.clone(),
         })
         .collect();
     format!(
@@ -66,7 +64,7 @@ fn compare(model: &cat::Model, src: &str, max_steps: u64) -> Option<Result<(), S
     if plain.limit.is_some() || lazy.limit.is_some() {
         return None;
     }
-    let (a, b) = (shown(&plain), shown(&lazy));
+    let (a, b) = (shown(p, &plain), shown(p, &lazy));
     Some(if a == b {
         Ok(())
     } else {
@@ -162,7 +160,7 @@ fn threads_run_readers_last_and_in_the_files_order_agree() {
                         .filter(|o| o.limit.is_none())
                 };
                 if let (Some(a), Some(b)) = (run(true), run(false)) {
-                    let (a, b) = (shown(&a), shown(&b));
+                    let (a, b) = (shown(p, &a), shown(p, &b));
                     if a != b {
                         return Err(TestCaseError::fail(format!(
                         "under {}, order {order:?}:\nreaders last:\n{a}\nfile order:\n{b}\n{text}",
@@ -306,7 +304,7 @@ fn iriw_reports_the_same_from_orbits_and_from_states_under_rc11() {
     let plain = outcomes_with(p, &rc11, Limits::default(), false).expect("decides");
     assert_eq!(report(&kept), report(&plain));
     assert_eq!(report(&states), report(&plain));
-    assert_eq!(shown(&states), shown(&plain));
+    assert_eq!(shown(p, &states), shown(p, &plain));
 }
 
 /// Under a model that allows every candidate, an RMW reading its own write
@@ -320,7 +318,7 @@ fn a_read_takes_its_own_rmw_write_once() {
     let p = &t.program;
     let plain = outcomes_with(p, &all, Limits::default(), false).expect("decides");
     let lazy = outcomes_with(p, &all, Limits::default(), true).expect("decides");
-    assert_eq!(shown(&lazy), shown(&plain));
+    assert_eq!(shown(p, &lazy), shown(p, &plain));
 }
 
 /// The bundled examples that parse, each with its path, in order.
@@ -371,7 +369,13 @@ fn shared_and_inlined_subexpressions_agree_on_the_examples() {
             let (Ok(a), Ok(b)) = (shared, inlined) else {
                 continue;
             };
-            assert_eq!(shown(&a), shown(&b), "{} under {}", path.display(), m.name);
+            assert_eq!(
+                shown(&t.program, &a),
+                shown(&t.program, &b),
+                "{} under {}",
+                path.display(),
+                m.name
+            );
             compared += 1;
         }
     }
@@ -493,7 +497,7 @@ fn the_last_thread_takes_only_runs_that_can_complete_a_candidate() {
     assert_eq!(lazy.limit, None);
     let plain = outcomes_with(p, &rc11, limits(u64::MAX), false).expect("decides");
     assert_eq!(plain.limit, None);
-    assert_eq!(shown(&lazy), shown(&plain));
+    assert_eq!(shown(p, &lazy), shown(p, &plain));
     // Mutual exclusion: one thread reads the other's write.
     assert!(!lazy.states.is_empty());
     assert!(lazy.states.keys().all(|s| !pomset::outcome::verdict::holds(

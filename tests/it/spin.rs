@@ -15,6 +15,7 @@ use crate::gen;
 use pomset::engine::{self, Capability};
 use pomset::model::Model;
 use pomset::outcome::{Limits, State};
+use pomset::syntax::core::Reach;
 use pomset::syntax::{self, check};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -115,6 +116,23 @@ fn program() -> impl Strategy<Value = String> {
     })
 }
 
+/// `text` parsed with `opts` and decided under `engine` within `limits`:
+/// the program and its outcomes, or `None` at a limit.
+fn decided(
+    text: &str,
+    engine: &dyn engine::Engine,
+    opts: check::Options,
+    limits: Limits,
+) -> Result<Option<(syntax::core::Program, pomset::outcome::Outcomes)>, TestCaseError> {
+    let p = syntax::parse_with(text, opts)
+        .map_err(|d| TestCaseError::fail(format!("{d:?}")))?
+        .program;
+    let o = engine
+        .outcomes(&p, &Model::default(), limits)
+        .map_err(|m| TestCaseError::fail(format!("{}: {m}\n{text}", engine.name())))?;
+    Ok(o.limit.is_none().then_some((p, o)))
+}
+
 /// The states of `text` under `engine`, or `None` at a limit.
 fn states(
     text: &str,
@@ -126,8 +144,6 @@ fn states(
         unroll: Some(unroll),
         spin,
     };
-    let test = syntax::parse_with(text, opts).map_err(|d| TestCaseError::fail(format!("{d:?}")))?;
-    let p = test.program;
     // The reference engine builds every pomset: a small budget, then skip.
     let limits = Limits {
         max_pomsets: if engine.name() == "pwt:reference" {
@@ -137,17 +153,8 @@ fn states(
         },
         ..Limits::default()
     };
-    let o = engine
-        .outcomes(&p, &Model::default(), limits)
-        .map_err(|m| TestCaseError::fail(format!("{}: {m}\n{text}", engine.name())))?;
-    if o.limit.is_some() {
-        return Ok(None);
-    }
-    Ok(Some((
-        o.states.into_keys().collect(),
-        p.spins,
-        p.unroll.is_some(),
-    )))
+    Ok(decided(text, engine, opts, limits)?
+        .map(|(p, o)| (o.states.into_keys().collect(), p.spins, p.unroll.is_some())))
 }
 
 #[test]
@@ -292,33 +299,27 @@ fn sc_names_the_reduction_in_its_notes() {
     );
 }
 
-/// The states of `text` unrolled `n` times under `engine`, with the bound's
-/// note; `None` at a limit.
+/// The states of `text` unrolled `n` times under `engine`, with what the
+/// engine found of the bound (`Reach`, read off its note); `None` at a
+/// limit.
 fn bounded(
     text: &str,
     engine: &dyn engine::Engine,
     n: u32,
-) -> Result<Option<(BTreeSet<State>, String)>, TestCaseError> {
+) -> Result<Option<(BTreeSet<State>, Reach)>, TestCaseError> {
     let opts = check::Options {
         unroll: Some(n),
         spin: false,
     };
-    let p = syntax::parse_with(text, opts)
-        .map_err(|d| TestCaseError::fail(format!("{d:?}")))?
-        .program;
-    let o = engine
-        .outcomes(&p, &Model::default(), Limits::default())
-        .map_err(|m| TestCaseError::fail(format!("{}: {m}\n{text}", engine.name())))?;
-    if o.limit.is_some() {
-        return Ok(None);
-    }
-    let note = o
-        .notes
-        .iter()
-        .find(|n| n.starts_with("bounded by"))
-        .cloned()
-        .unwrap_or_default();
-    Ok(Some((o.states.into_keys().collect(), note)))
+    Ok(
+        decided(text, engine, opts, Limits::default())?.map(|(p, o)| {
+            let reach = [Reach::Unreached, Reach::Reached]
+                .into_iter()
+                .find(|&r| p.bound_note(r).is_some_and(|b| o.notes.contains(&b)))
+                .unwrap_or(Reach::Unknown);
+            (o.states.into_keys().collect(), reach)
+        }),
+    )
 }
 
 /// `program`'s, with some spinning threads counting their passes into a
@@ -353,11 +354,11 @@ fn a_bound_said_unreached_is_one_that_more_unrolling_does_not_change() {
     let seen = std::cell::Cell::new([0u32; 2]);
     gen::run_property("loops as a measure", gen::cases(150), counted(), |text| {
         for e in &engines {
-            let Some((at1, note)) = bounded(&text, e.as_ref(), 1)? else {
+            let Some((at1, reach)) = bounded(&text, e.as_ref(), 1)? else {
                 return Ok(gen::Checked::Skipped);
             };
-            let unreached = note.contains("never reached");
-            let reached = note.contains("and reached");
+            let unreached = reach == Reach::Unreached;
+            let reached = reach == Reach::Reached;
             let mut count = seen.get();
             count[usize::from(reached)] += u32::from(unreached || reached);
             seen.set(count);
@@ -366,14 +367,14 @@ fn a_bound_said_unreached_is_one_that_more_unrolling_does_not_change() {
                     return Ok(gen::Checked::Skipped);
                 };
                 if unreached {
-                    prop_assert_eq!(&at1, &more, "{} says {}\n{}", e.name(), note, text);
+                    prop_assert_eq!(&at1, &more, "{} says {:?}\n{}", e.name(), reach, text);
                 }
                 if e.name() == "sc" && at1 != more {
-                    prop_assert!(reached, "sc at --unroll 1 says {}\n{}", note, text);
+                    prop_assert!(reached, "sc at --unroll 1 says {:?}\n{}", reach, text);
                 }
             }
             if e.name() == "sc" {
-                prop_assert!(unreached || reached, "sc says {}\n{}", note, text);
+                prop_assert!(unreached || reached, "sc says {:?}\n{}", reach, text);
             }
         }
         Ok(gen::Checked::Yes)

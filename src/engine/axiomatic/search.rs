@@ -310,14 +310,15 @@ pub(super) fn scheduled(
     limits: &Limits,
     visit: &mut Visit<'_>,
 ) -> Result<Enumerated, String> {
-    let order = schedule(p);
-    if !limits.reorder || model.per_scope || order.iter().enumerate().all(|(i, &t)| i == t) {
+    if !limits.reorder || model.per_scope {
         return candidates(p, model, (checks, classes), limits, visit);
     }
-    let q = Program {
-        main: order.iter().map(|&t| p.main[t].clone()).collect(),
-        ..p.clone()
-    };
+    let order = schedule(p);
+    if order.iter().enumerate().all(|(i, &t)| i == t) {
+        return candidates(p, model, (checks, classes), limits, visit);
+    }
+    let mut q = p.clone();
+    q.main = order.iter().map(|&t| p.main[t].clone()).collect();
     let mut at = vec![0; order.len()];
     for (i, &t) in order.iter().enumerate() {
         at[t] = i;

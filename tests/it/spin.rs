@@ -386,3 +386,21 @@ fn a_bound_said_unreached_is_one_that_more_unrolling_does_not_change() {
         "unreached {unreached}, reached {reached}"
     );
 }
+
+/// A pass that reads what the next pass writes, under a model that allows
+/// it (its one check: no read takes a write po-before it). The run past
+/// the bound reads, in the last pass before the cut, the write of the pass
+/// after it, so the cat search must not say the bound is never reached:
+/// while a cut lies ahead, a read may stay pending for any write of its
+/// thread, not only those still ahead of it in the code.
+#[test]
+fn a_read_of_a_write_beyond_the_cut_is_no_bound_never_reached() {
+    let model = pomset::cat::from_text("forward.cat", "\"forward\"\nempty rf & po as no-forward\n")
+        .unwrap_or_else(|e| panic!("{}", e.render()));
+    let e = engine::axiomatic::Cat::new(model);
+    let text = "litmus forward\nlocations { y }\n\nP0: n := 0; do { n := n + 1; y := 1; r := y; } while (r = 1);\n\nexists (n = 2)\n";
+    let (at1, reach) = bounded(text, &e, 1).expect("decided").expect("no limit");
+    let (at2, _) = bounded(text, &e, 2).expect("decided").expect("no limit");
+    assert_ne!(at1, at2, "a second pass adds a state");
+    assert_ne!(reach, Reach::Unreached, "{at1:?}");
+}

@@ -81,6 +81,11 @@ fn forks(s: &Stmt) -> bool {
 /// address) and its value (`None`: not a constant).
 type Written = (Option<usize>, Option<i64>);
 
+/// Whether a write that may be `w` may write `value` to `cell`.
+fn hits((c, v): Written, cell: usize, value: i64) -> bool {
+    c.is_none_or(|c| c == cell) && v.is_none_or(|v| v == value)
+}
+
 /// The writes a statement may make.
 fn writes(s: &Stmt, out: &mut Vec<Written>, cells: &Cells, values: &[i64]) {
     let cell = |loc: &Loc| match loc {
@@ -274,6 +279,7 @@ pub(super) fn candidates(
         cuts: p.main.iter().map(|(_, s)| has_cut(s)).collect(),
         reached: false,
         unsure: false,
+        ahead: Default::default(),
     };
     if let Some((tid, body)) = p.main.first() {
         let start = s.gen.start(*tid);
@@ -415,6 +421,23 @@ struct Search<'a, 'v> {
     /// `enter`, or one arrangement per class): a part ending at a cut may
     /// have been left unbuilt.
     unsure: bool,
+    /// `Search::ahead`'s memo: per statement (by address), the writes it may make
+    /// and whether it has a bound's cut.
+    ahead: std::cell::RefCell<std::collections::HashMap<*const Stmt, Ahead>>,
+}
+
+/// The writes a statement may make, and whether it has a bound's cut.
+type Ahead = (std::rc::Rc<[Written]>, bool);
+
+/// What thread `pos` may still do, its run so far `run`: the run's events
+/// from `next` on (the rest of the statement that made them, not placed
+/// yet) and the statements on `stack`.
+#[derive(Clone, Copy)]
+struct Rest<'r, 'a> {
+    pos: usize,
+    run: &'r Run,
+    next: usize,
+    stack: &'r [&'a Stmt],
 }
 
 impl<'a> Search<'a, '_> {
@@ -440,7 +463,20 @@ impl<'a> Search<'a, '_> {
                 Stmt::Seq(parts) => stack.extend(parts.iter().rev()),
                 Stmt::Diverge { bound: true } => return self.at_cut(&run),
                 Stmt::If { cond, then, els } => match self.gen.condition(cond, &mut run) {
-                    Ok(c) => stack.push(if c { then } else { els }),
+                    Ok(c) => {
+                        stack.push(if c { then } else { els });
+                        // The branch not taken may have held the only
+                        // write a pending read waits for.
+                        let rest = Rest {
+                            pos,
+                            run: &run,
+                            next: run.trace.events.len(),
+                            stack: &stack,
+                        };
+                        if self.orphaned(rest) {
+                            return;
+                        }
+                    }
                     Err(e) => return self.fail(e),
                 },
                 _ => {
@@ -470,11 +506,13 @@ impl<'a> Search<'a, '_> {
 
     fn thread_done(&mut self, pos: usize, run: Run) {
         // A pending read no thread left may write for has no rf.
-        let orphan = self.rf.iter().any(|&(_, s)| match s {
-            Source::Later(cell, value) => !self.may_write(pos + 1, cell, value),
-            Source::Now(_) => false,
-        });
-        if orphan {
+        let done = Rest {
+            pos,
+            run: &run,
+            next: run.trace.events.len(),
+            stack: &[],
+        };
+        if self.orphaned(done) {
             return;
         }
         self.done.push(run.trace);
@@ -585,7 +623,7 @@ impl<'a> Search<'a, '_> {
                         return;
                     }
                 }
-                for source in self.sources(pos, &run, k) {
+                for source in self.sources(pos, &run, k, stack) {
                     self.rf.push((id, source));
                     let later = matches!(source, Source::Later(..));
                     // A pending read adds nothing to check.
@@ -643,7 +681,13 @@ impl<'a> Search<'a, '_> {
             return;
         }
         if let Source::Later(cell, value) = pending {
-            if self.may_write(pos, cell, value) {
+            let after = Rest {
+                pos,
+                run,
+                next: k + 1,
+                stack,
+            };
+            if self.may_come(after, cell, value) {
                 self.adopt(pos, run, (k, stack), rest, w, changed);
             }
         }
@@ -651,14 +695,13 @@ impl<'a> Search<'a, '_> {
 
     /// Whether thread `pos` or a later one may write `value` to `cell`.
     fn may_write(&self, pos: usize, cell: usize, value: i64) -> bool {
-        self.writable.get(pos).is_some_and(|ws| {
-            ws.iter()
-                .any(|&(c, v)| c.is_none_or(|c| c == cell) && v.is_none_or(|v| v == value))
-        })
+        self.writable
+            .get(pos)
+            .is_some_and(|ws| ws.iter().any(|&w| hits(w, cell, value)))
     }
 
     /// Where read `k` of `run` (thread `pos`) may take its value from.
-    fn sources(&self, pos: usize, run: &Run, k: usize) -> Vec<Source> {
+    fn sources(&self, pos: usize, run: &Run, k: usize, stack: &[&Stmt]) -> Vec<Source> {
         let r = run.trace.events[k];
         let matching = |t: &Trace| -> Vec<usize> {
             (0..t.events.len())
@@ -683,10 +726,68 @@ impl<'a> Search<'a, '_> {
                 .filter(|&l| l < k)
                 .map(|l| Source::Now(Id::Ev(pos, l))),
         );
-        if self.may_write(pos, r.cell, r.value) {
+        let after = Rest {
+            pos,
+            run,
+            next: k + 1,
+            stack,
+        };
+        if self.may_come(after, r.cell, r.value) {
             out.push(Source::Later(r.cell, r.value));
         }
         out
+    }
+
+    /// Whether a write of `value` to `cell` may come after the part built
+    /// so far. Every completion of the part runs thread `rest.pos` on
+    /// through `rest` (an unrolled loop's passes are statements there,
+    /// ending in a `diverge` no completion passes) and the later threads
+    /// from their start, so a write none of them may make is in no
+    /// completion. While a run may still reach a bound's cut (one is in
+    /// `rest`) and none has been found to (`reached`), the whole thread's
+    /// writes count instead: a part at a cut must keep pending the reads
+    /// of writes beyond it (`at_cut`), which are the loop's own.
+    fn may_come(&self, rest: Rest<'_, '_>, cell: usize, value: i64) -> bool {
+        if self.may_write(rest.pos + 1, cell, value) {
+            return true;
+        }
+        let events = rest.run.trace.events.get(rest.next..).unwrap_or(&[]);
+        if events
+            .iter()
+            .any(|e| e.kind == Kind::Write && e.cell == cell && e.value == value)
+        {
+            return true;
+        }
+        let mut cut = false;
+        for &s in rest.stack {
+            let (written, has) = self.ahead(s);
+            if written.iter().any(|&w| hits(w, cell, value)) {
+                return true;
+            }
+            cut |= has;
+        }
+        cut && !self.reached && self.may_write(rest.pos, cell, value)
+    }
+
+    /// Whether a read left pending has no write that may still come.
+    fn orphaned(&self, rest: Rest<'_, '_>) -> bool {
+        self.rf.iter().any(|&(_, s)| match s {
+            Source::Later(cell, value) => !self.may_come(rest, cell, value),
+            Source::Now(_) => false,
+        })
+    }
+
+    /// The writes `s` may make and whether it has a bound's cut (memoised).
+    fn ahead(&self, s: &Stmt) -> Ahead {
+        let key: *const Stmt = s;
+        if let Some(a) = self.ahead.borrow().get(&key) {
+            return a.clone();
+        }
+        let mut written = Vec::new();
+        writes(s, &mut written, self.cells, &self.p.values);
+        let a: Ahead = (written.into(), has_cut(s));
+        self.ahead.borrow_mut().insert(key, a.clone());
+        a
     }
 
     /// Counts a node against --max-steps and the clock; false to stop.

@@ -189,3 +189,208 @@ fn uses(model: &Model, hit: &dyn Fn(&Ir) -> bool) -> bool {
         Step::With { set, order, .. } => any(set) || any(order),
     })
 }
+
+/// Whether every candidate in which a read takes its value from a write of
+/// its own thread that comes after it in program order fails one of
+/// `checks` (prunable ones): the lazy search then leaves no read pending
+/// for such a write (`engine::axiomatic::search`, `Search::may_feed`).
+///
+/// Such a read `r` and write `w` are a pair `(w, r)` in rf, and `(r, w)`
+/// in po and po-loc; both pairs are on one location, in one thread, of
+/// distinct memory events, the first from a write (not an initial one) to
+/// a read. `covers` proves, from the expression's syntax alone, that an
+/// expression holds such a pair on every candidate that has it. An
+/// `acyclic` check whose expression holds both pairs has the 2-cycle
+/// `w r w`; an `empty` one that holds the first is not empty; an
+/// `irreflexive` one of `a ; b` where `a` holds one pair and `b` the other
+/// relates `w` (or `r`) to itself. Anything
+/// `covers` cannot tell (modes, scopes, dependencies, `domain`, `let rec`,
+/// a `with`'s order) counts as not holding it, so the answer errs only
+/// towards false: then reads wait for such writes as for any other.
+pub fn refutes_own_later_rf(model: &Model, checks: &[usize]) -> bool {
+    use super::parse::CheckKind;
+    checks.iter().any(|&i| match model.steps.get(i) {
+        Some(Step::Check(c)) if !c.flag && !c.negated => match c.kind {
+            CheckKind::Acyclic => {
+                covers(model, &c.ir, Pair::Rf, 0) && covers(model, &c.ir, Pair::Po, 0)
+            }
+            CheckKind::Empty => covers(model, &c.ir, Pair::Rf, 0),
+            CheckKind::Irreflexive => round_trip(model, &c.ir, 0),
+        },
+        _ => false,
+    })
+}
+
+/// Whether `ir` relates the pair's write or read to itself: a sequence
+/// of one that holds a pair and one that holds its inverse.
+fn round_trip(model: &Model, ir: &Ir, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    match ir {
+        Ir::Seq(a, b) => [Pair::Rf, Pair::Po]
+            .into_iter()
+            .any(|p| covers(model, a, p, depth + 1) && covers(model, b, p.inverse(), depth + 1)),
+        Ir::Union(a, b) => round_trip(model, a, depth + 1) || round_trip(model, b, depth + 1),
+        Ir::Slot(s) => let_body(model, *s).is_some_and(|body| round_trip(model, body, depth + 1)),
+        _ => false,
+    }
+}
+
+/// The two pairs of `refutes_own_later_rf`: `Rf` is `(w, r)`, `Po` is
+/// `(r, w)` (each the other's inverse).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pair {
+    Rf,
+    Po,
+}
+
+impl Pair {
+    fn inverse(self) -> Pair {
+        match self {
+            Pair::Rf => Pair::Po,
+            Pair::Po => Pair::Rf,
+        }
+    }
+
+    /// Whether the pair's first event is the write (else the read).
+    fn from_write(self) -> bool {
+        self == Pair::Rf
+    }
+}
+
+/// How deep `covers` follows `let`s (a model's are far shallower; deeper
+/// counts as not holding).
+const MAX_DEPTH: usize = 64;
+
+/// Whether `ir` holds `pair` on every candidate that has the pair.
+fn covers(model: &Model, ir: &Ir, pair: Pair, depth: usize) -> bool {
+    use Builtin as B;
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    let of = |e: &Ir, p: Pair| covers(model, e, p, depth + 1);
+    match ir {
+        Ir::Builtin(b) => match pair {
+            Pair::Rf => matches!(b, B::Rf | B::Rfi | B::Loc | B::Int),
+            Pair::Po => matches!(b, B::Po | B::PoLoc | B::Loc | B::Int),
+        },
+        Ir::Slot(s) => match let_body(model, *s) {
+            Some(body) => of(body, pair),
+            None => false,
+        },
+        Ir::Union(a, b) => of(a, pair) || of(b, pair),
+        Ir::Inter(a, b) => of(a, pair) && of(b, pair),
+        Ir::Diff(a, b) => of(a, pair) && misses(model, b, pair, depth + 1),
+        Ir::Inverse(a) => of(a, pair.inverse()),
+        Ir::Plus(a) | Ir::Star(a) | Ir::Opt(a) => of(a, pair),
+        Ir::Product(a, b) => {
+            has(model, a, pair.from_write(), depth + 1)
+                && has(model, b, !pair.from_write(), depth + 1)
+        }
+        // `[S] ; e` and `e ; [S]` (and `r* ; e`, `e ; r?`): the identity
+        // on the pair's end, then the pair.
+        Ir::Seq(a, b) => {
+            (identity(model, a, pair.from_write(), depth + 1) && of(b, pair))
+                || (of(a, pair) && identity(model, b, !pair.from_write(), depth + 1))
+        }
+        Ir::Complement(a) => misses(model, a, pair, depth + 1),
+        _ => false,
+    }
+}
+
+/// Whether `ir` holds the pair on no candidate that has it.
+fn misses(model: &Model, ir: &Ir, pair: Pair, depth: usize) -> bool {
+    use Builtin as B;
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    let of = |e: &Ir| misses(model, e, pair, depth + 1);
+    match ir {
+        // Distinct events of one thread, neither an initial write: not in
+        // the identity nor in anything external; co relates writes only,
+        // and a write is never the source of fr.
+        Ir::Builtin(b) => {
+            matches!(
+                b,
+                B::Id | B::Ext | B::Rfe | B::Coe | B::Fre | B::Co | B::Coi
+            ) || (pair == Pair::Rf && matches!(b, B::Po | B::PoLoc | B::Fr | B::Fri))
+        }
+        Ir::Empty(_) | Ir::Bracket(_) => true,
+        Ir::Slot(s) => let_body(model, *s).is_some_and(|body| of(body)),
+        Ir::Union(a, b) => of(a) && of(b),
+        Ir::Inter(a, b) => of(a) || of(b),
+        Ir::Diff(a, _) => of(a),
+        Ir::Inverse(a) => misses(model, a, pair.inverse(), depth + 1),
+        Ir::Product(a, b) => {
+            lacks(model, a, pair.from_write(), depth + 1)
+                || lacks(model, b, !pair.from_write(), depth + 1)
+        }
+        _ => false,
+    }
+}
+
+/// Whether the set `ir` has the pair's write (`write`) or read event.
+fn has(model: &Model, ir: &Ir, write: bool, depth: usize) -> bool {
+    use Builtin as B;
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    match ir {
+        Ir::Builtin(b) => {
+            matches!(b, B::All | B::M) || (write && *b == B::W) || (!write && *b == B::R)
+        }
+        Ir::Slot(s) => let_body(model, *s).is_some_and(|body| has(model, body, write, depth + 1)),
+        Ir::Union(a, b) => has(model, a, write, depth + 1) || has(model, b, write, depth + 1),
+        Ir::Inter(a, b) => has(model, a, write, depth + 1) && has(model, b, write, depth + 1),
+        Ir::Diff(a, b) => has(model, a, write, depth + 1) && lacks(model, b, write, depth + 1),
+        _ => false,
+    }
+}
+
+/// Whether the set `ir` lacks the pair's write (`write`) or read event.
+fn lacks(model: &Model, ir: &Ir, write: bool, depth: usize) -> bool {
+    use Builtin as B;
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    match ir {
+        Ir::Builtin(b) => {
+            matches!(b, B::IW | B::F) || (write && *b == B::R) || (!write && *b == B::W)
+        }
+        Ir::Empty(_) => true,
+        Ir::Slot(s) => let_body(model, *s).is_some_and(|body| lacks(model, body, write, depth + 1)),
+        Ir::Union(a, b) => lacks(model, a, write, depth + 1) && lacks(model, b, write, depth + 1),
+        Ir::Inter(a, b) => lacks(model, a, write, depth + 1) || lacks(model, b, write, depth + 1),
+        Ir::Diff(a, b) => lacks(model, a, write, depth + 1) || has(model, b, write, depth + 1),
+        _ => false,
+    }
+}
+
+/// Whether the relation `ir` holds the identity pair on the pair's write
+/// (`write`) or read event.
+fn identity(model: &Model, ir: &Ir, write: bool, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    match ir {
+        Ir::Builtin(Builtin::Id) | Ir::Star(_) | Ir::Opt(_) => true,
+        Ir::Bracket(s) => has(model, s, write, depth + 1),
+        Ir::Slot(s) => {
+            let_body(model, *s).is_some_and(|body| identity(model, body, write, depth + 1))
+        }
+        Ir::Union(a, b) => {
+            identity(model, a, write, depth + 1) || identity(model, b, write, depth + 1)
+        }
+        _ => false,
+    }
+}
+
+/// The body of the plain `let` that defines slot `s` (not a `let rec`'s
+/// or a `with`'s).
+fn let_body(model: &Model, s: usize) -> Option<&Ir> {
+    match model.defined_by.get(s).and_then(|&i| model.steps.get(i)) {
+        Some(Step::Let(_, body)) => Some(body),
+        _ => None,
+    }
+}

@@ -555,3 +555,57 @@ fn the_last_threads_filter_agrees_with_the_plain_enumeration() {
         },
     );
 }
+
+/// Which models refute a read of a write of its own thread po-after it
+/// (`cat::monotone::refutes_own_later_rf`), from the syntax of their
+/// prunable checks: every bundled model whose checks name rf and po-loc
+/// in one acyclic union or po and rf in one irreflexive sequence (not the
+/// Vulkan models, whose locations are references and availability chains,
+/// beyond this syntax), and none where such a read may be consistent or
+/// where the proof would need more than the syntax (a difference by a
+/// relation that may hold the pair, a mode, an inverse turned the wrong
+/// way).
+#[test]
+fn a_read_waits_for_no_later_write_of_its_own_thread_where_the_checks_refute_it() {
+    let says = |m: &cat::Model| cat::monotone::refutes_own_later_rf(m, &m.prunable);
+    let bundled: Vec<(&str, bool)> = cat::BUNDLED
+        .iter()
+        .map(|(name, _)| (*name, says(&cat::load(name).expect("bundled"))))
+        .collect();
+    assert_eq!(
+        bundled,
+        vec![
+            ("rc11", true),
+            ("ptx", true),
+            ("hrf-direct", true),
+            ("hrf-indirect", true),
+            ("vulkan", false),
+            ("vulkan-2021", false),
+            ("sc-axiomatic", true),
+        ]
+    );
+    let cases = [
+        ("acyclic po-loc | rf", true),
+        ("acyclic (po & loc) | rf^-1^-1", true),
+        ("acyclic ([R] ; po-loc) | (rf ; [R])", true),
+        ("empty rf & (po^-1)", true),
+        ("acyclic (rf \\ id) | po", true),
+        ("acyclic po-loc | rfe", false),
+        ("acyclic po-loc | (rf \\ rfi)", false),
+        ("acyclic po-loc | (rf \\ po^-1)", false),
+        ("acyclic po-loc | rf^-1", false),
+        ("acyclic (rf & (ACQ * _)) | po", false),
+        ("acyclic rf", false),
+        ("irreflexive rf ; po", true),
+        ("irreflexive po ; (rf | co | fr)", true),
+        ("irreflexive po ; rf ; po", false),
+        ("irreflexive rf ; rf", false),
+        ("empty rf & po", false),
+        ("acyclic po as po", false),
+    ];
+    for (check, refutes) in cases {
+        let m = cat::from_text("t.cat", &format!("\"t\"\n{check}\n"))
+            .unwrap_or_else(|e| panic!("{check}: {}", e.render()));
+        assert_eq!(says(&m), refutes, "{check}");
+    }
+}

@@ -280,6 +280,7 @@ pub(super) fn candidates(
         reached: false,
         unsure: false,
         ahead: Default::default(),
+        own_later: crate::cat::monotone::refutes_own_later_rf(model, checks),
     };
     if let Some((tid, body)) = p.main.first() {
         let start = s.gen.start(*tid);
@@ -424,6 +425,10 @@ struct Search<'a, 'v> {
     /// `Search::ahead`'s memo: per statement (by address), the writes it may make
     /// and whether it has a bound's cut.
     ahead: std::cell::RefCell<std::collections::HashMap<*const Stmt, Ahead>>,
+    /// The checks refute every candidate in which a read takes a write of
+    /// its own thread po-after it (`cat::monotone::refutes_own_later_rf`):
+    /// a read then waits only for the later threads' writes.
+    own_later: bool,
 }
 
 /// The writes a statement may make, and whether it has a bound's cut.
@@ -673,12 +678,16 @@ impl<'a> Search<'a, '_> {
             }
             return;
         };
-        let pending = self.rf[j].1;
-        self.rf[j].1 = Source::Now(w);
-        self.adopt(pos, run, (k, stack), rest, w, true);
-        self.rf[j].1 = pending;
-        if self.stop {
-            return;
+        let (read, pending) = self.rf[j];
+        // A read of this thread is before `w`: with `own_later`, taking
+        // it is refuted (and the read waits for no write of this thread).
+        if !(self.own_later && self.same_thread(read, pos)) {
+            self.rf[j].1 = Source::Now(w);
+            self.adopt(pos, run, (k, stack), rest, w, true);
+            self.rf[j].1 = pending;
+            if self.stop {
+                return;
+            }
         }
         if let Source::Later(cell, value) = pending {
             let after = Rest {
@@ -687,7 +696,7 @@ impl<'a> Search<'a, '_> {
                 next: k + 1,
                 stack,
             };
-            if self.may_come(after, cell, value) {
+            if self.may_feed(read, after, cell, value) {
                 self.adopt(pos, run, (k, stack), rest, w, changed);
             }
         }
@@ -732,7 +741,7 @@ impl<'a> Search<'a, '_> {
             next: k + 1,
             stack,
         };
-        if self.may_come(after, r.cell, r.value) {
+        if self.may_feed(Id::Ev(pos, k), after, r.cell, r.value) {
             out.push(Source::Later(r.cell, r.value));
         }
         out
@@ -771,10 +780,26 @@ impl<'a> Search<'a, '_> {
 
     /// Whether a read left pending has no write that may still come.
     fn orphaned(&self, rest: Rest<'_, '_>) -> bool {
-        self.rf.iter().any(|&(_, s)| match s {
-            Source::Later(cell, value) => !self.may_come(rest, cell, value),
+        self.rf.iter().any(|&(read, s)| match s {
+            Source::Later(cell, value) => !self.may_feed(read, rest, cell, value),
             Source::Now(_) => false,
         })
+    }
+
+    /// Whether event `id` is of thread `pos`.
+    fn same_thread(&self, id: Id, pos: usize) -> bool {
+        matches!(id, Id::Ev(p, _) if p == pos)
+    }
+
+    /// Whether a write of `value` to `cell` may still come that `read`
+    /// may take: with `own_later`, a read of the running thread takes none
+    /// of its thread's (all are after it), so only the later threads'.
+    fn may_feed(&self, read: Id, rest: Rest<'_, '_>, cell: usize, value: i64) -> bool {
+        if self.own_later && self.same_thread(read, rest.pos) {
+            self.may_write(rest.pos + 1, cell, value)
+        } else {
+            self.may_come(rest, cell, value)
+        }
     }
 
     /// The writes `s` may make and whether it has a bound's cut (memoised).

@@ -254,7 +254,7 @@ impl Pair {
     }
 
     /// Whether the pair's first event is the write (else the read).
-    fn from_write(self) -> bool {
+    fn starts_at_write(self) -> bool {
         self == Pair::Rf
     }
 }
@@ -285,14 +285,14 @@ fn covers(model: &Model, ir: &Ir, pair: Pair, depth: usize) -> bool {
         Ir::Inverse(a) => of(a, pair.inverse()),
         Ir::Plus(a) | Ir::Star(a) | Ir::Opt(a) => of(a, pair),
         Ir::Product(a, b) => {
-            has(model, a, pair.from_write(), depth + 1)
-                && has(model, b, !pair.from_write(), depth + 1)
+            has(model, a, pair.starts_at_write(), depth + 1)
+                && has(model, b, !pair.starts_at_write(), depth + 1)
         }
         // `[S] ; e` and `e ; [S]` (and `r* ; e`, `e ; r?`): the identity
         // on the pair's end, then the pair.
         Ir::Seq(a, b) => {
-            (identity(model, a, pair.from_write(), depth + 1) && of(b, pair))
-                || (of(a, pair) && identity(model, b, !pair.from_write(), depth + 1))
+            (identity(model, a, pair.starts_at_write(), depth + 1) && of(b, pair))
+                || (of(a, pair) && identity(model, b, !pair.starts_at_write(), depth + 1))
         }
         Ir::Complement(a) => misses(model, a, pair, depth + 1),
         _ => false,
@@ -317,14 +317,14 @@ fn misses(model: &Model, ir: &Ir, pair: Pair, depth: usize) -> bool {
             ) || (pair == Pair::Rf && matches!(b, B::Po | B::PoLoc | B::Fr | B::Fri))
         }
         Ir::Empty(_) | Ir::Bracket(_) => true,
-        Ir::Slot(s) => let_body(model, *s).is_some_and(|body| of(body)),
+        Ir::Slot(s) => let_body(model, *s).is_some_and(of),
         Ir::Union(a, b) => of(a) && of(b),
         Ir::Inter(a, b) => of(a) || of(b),
         Ir::Diff(a, _) => of(a),
         Ir::Inverse(a) => misses(model, a, pair.inverse(), depth + 1),
         Ir::Product(a, b) => {
-            lacks(model, a, pair.from_write(), depth + 1)
-                || lacks(model, b, !pair.from_write(), depth + 1)
+            lacks(model, a, pair.starts_at_write(), depth + 1)
+                || lacks(model, b, !pair.starts_at_write(), depth + 1)
         }
         _ => false,
     }

@@ -93,6 +93,7 @@ fn spin(c: &mut Criterion) {
             let opts = pomset::import::Options {
                 unroll: Some(unroll),
                 spin,
+                ..Default::default()
             };
             let t = pomset::import::load(rel, &src, opts).expect("loads");
             group.bench_function(format!("{name} {label}"), |b| {

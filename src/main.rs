@@ -24,6 +24,7 @@ fn main() -> ExitCode {
             color: pomset::cli::Color::Auto,
             unroll: None,
             no_spin_reduction: false,
+            copy_after_loops: false,
             command: pomset::cli::Command::Repl(pomset::cli::ReplArgs { script: None }),
         });
     }

@@ -80,6 +80,12 @@ pub struct Cli {
     /// is exact there and needs no bound; every other model unrolls.
     #[arg(long, global = true)]
     pub no_spin_reduction: bool,
+    /// Unroll a loop of PTX or Vulkan jumps by following every path, the
+    /// code after it copied into each exit, as herd7 and Dat3M do. By
+    /// default that code comes once, after the loop: the same paths, so
+    /// only the pomset semantics' counts differ (the book's "Loops of jumps").
+    #[arg(long, global = true)]
+    pub copy_after_loops: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -176,6 +182,7 @@ pub fn run(cli: Cli) -> ExitCode {
         import: crate::import::Options {
             unroll: cli.unroll,
             spin: false,
+            copy_after_loops: cli.copy_after_loops,
         },
         spin_reduction: !cli.no_spin_reduction,
     };

@@ -31,10 +31,16 @@ pub const MAX_UNROLLED: usize = 20_000;
 /// shapes are recognised, each a label, straight-line code S, and a jump
 /// back: `L: S; if (M) goto L` and `L: S; if (!M) goto OUT; goto L` with OUT
 /// further down. Any other loop is unrolled as before.
+///
+/// A loop of those shapes that no later jump comes back to is unrolled
+/// where it stands, the code after it written once after it (`loop_at`),
+/// unless `copy` (`--copy-after-loops`) asks for the code after it copied
+/// into each exit, as following the paths does.
 pub fn unroll(
     items: &[Item],
     bound: u32,
     spin: Option<&dyn Fn(&str) -> bool>,
+    copy: bool,
 ) -> Result<Vec<Stmt>, Diagnostic> {
     for it in items {
         if let Item::Branch(_, l, span) | Item::Goto(l, span) = it {
@@ -50,6 +56,7 @@ pub fn unroll(
         bound,
         size: 0,
         spin,
+        joined: !copy,
     };
     u.from(0, &mut vec![0; items.len()])
 }
@@ -65,6 +72,8 @@ struct Unroller<'a> {
     bound: u32,
     size: usize,
     spin: Option<&'a dyn Fn(&str) -> bool>,
+    /// Write loops as loops, the code after them once (`loop_at`).
+    joined: bool,
 }
 
 impl Unroller<'_> {
@@ -84,7 +93,13 @@ impl Unroller<'_> {
                         out.push(stmt);
                         pc = next;
                     }
-                    None => pc += 1,
+                    None => match self.joined.then(|| self.loop_at(pc)).flatten() {
+                        Some((stmts, next)) => {
+                            out.extend(stmts);
+                            pc = next;
+                        }
+                        None => pc += 1,
+                    },
                 },
                 Item::Goto(l, span) => {
                     out.extend(self.jump(pc, l, *span, taken)?);
@@ -127,6 +142,72 @@ impl Unroller<'_> {
             taken[target] += 1;
         }
         self.from(target, taken)
+    }
+
+    /// The loop that starts at the label at `pc`, in one of `spin_at`'s two
+    /// shapes, unrolled where it stands, with where control goes after it;
+    /// `None` for any other code, or when a jump after the loop may come
+    /// back to it or before it.
+    ///
+    /// Its passes are those the paths take: the first, then one per
+    /// backward jump, `bound` of them, and `diverge` for the one after.
+    /// Following the paths copies the code after the loop into each exit
+    /// (one copy per pass); here it comes once, after the loop. The paths
+    /// are the same: a path reaches the label only by falling or jumping
+    /// to it from before (no later jump comes back), so with no backward
+    /// jump to it taken yet, and leaves the loop at the same place.
+    fn loop_at(&self, pc: usize) -> Option<(Vec<Stmt>, usize)> {
+        let Item::Label(_, span) = self.items.get(pc)? else {
+            return None;
+        };
+        let mut body = Vec::new();
+        let mut g = pc + 1;
+        while let Some(Item::Stmt(s)) = self.items.get(g) {
+            body.push(s.clone());
+            g += 1;
+        }
+        // The branch's condition, whether it stays in the loop when true,
+        // the last item of the loop and where it goes on.
+        let (cond, stays, last, next) = match (self.items.get(g)?, self.items.get(g + 1)) {
+            (Item::Branch(c, l, _), _) if label_at(self.items, l) == Some(pc) => {
+                (c.clone(), true, g, g + 1)
+            }
+            (Item::Branch(c, out, _), Some(Item::Goto(l, _)))
+                if label_at(self.items, l) == Some(pc)
+                    && label_at(self.items, out).is_some_and(|o| o > g + 1) =>
+            {
+                (c.clone(), false, g + 1, label_at(self.items, out)?)
+            }
+            _ => return None,
+        };
+        let back = self.items[last + 1..].iter().any(|it| {
+            matches!(it, Item::Branch(_, l, _) | Item::Goto(l, _)
+                if label_at(self.items, l).is_some_and(|t| t <= last))
+        });
+        if back {
+            return None;
+        }
+        let mut pass = vec![Stmt {
+            kind: StmtKind::Diverge,
+            span: *span,
+        }];
+        for _ in 0..=self.bound {
+            let (then, els) = match stays {
+                true => (pass, None),
+                false => (Vec::new(), Some(pass)),
+            };
+            let mut stmts = body.clone();
+            stmts.push(Stmt {
+                kind: StmtKind::If {
+                    cond: cond.clone(),
+                    then,
+                    els,
+                },
+                span: *span,
+            });
+            pass = stmts;
+        }
+        Some((pass, next))
     }
 
     /// The spin loop that starts at the label at `pc`, as `do { S } while

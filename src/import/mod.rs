@@ -62,6 +62,10 @@ pub struct Options {
     /// command only when every engine it runs declares
     /// `engine::Capability::SpinReduction` and `--no-spin-reduction` is off.
     pub spin: bool,
+    /// `--copy-after-loops`: unroll a loop of jumps by following every
+    /// path, the code after it copied into each exit, as herd7 and Dat3M
+    /// do; by default it is written once, after the loop (`cfg::unroll`).
+    pub copy_after_loops: bool,
 }
 
 impl Options {
@@ -101,9 +105,18 @@ pub fn to_ast(
     match format {
         Format::Pomset => syntax::parse_file(src).map_err(Diagnostics::from),
         Format::HerdC => herd_c::read(src),
-        Format::Ptx => ptx::read(src, unroll.unwrap_or(check::DEFAULT_UNROLL), opts.spin),
+        Format::Ptx => ptx::read(
+            src,
+            unroll.unwrap_or(check::DEFAULT_UNROLL),
+            opts.spin,
+            opts.copy_after_loops,
+        ),
         Format::Lit => lit::read(src, name),
-        Format::Vulkan => vulkan::read(src, unroll.unwrap_or(check::DEFAULT_UNROLL)),
+        Format::Vulkan => vulkan::read(
+            src,
+            unroll.unwrap_or(check::DEFAULT_UNROLL),
+            opts.copy_after_loops,
+        ),
     }
 }
 

@@ -26,8 +26,9 @@ const SPELLING: Spelling = Spelling {
 const PROXY: &str = "PTX proxies (texture, surface, constant memory and their fences) give one location several views; pomset has one view of memory";
 
 /// Reads a PTX litmus test; `bound` is how often a backward jump may be
-/// taken, and `spin` writes spin loops as loops (`cfg::unroll`).
-pub fn read(src: &str, bound: u32, spin: bool) -> Result<ast::File, Diagnostics> {
+/// taken, `spin` writes spin loops as loops, and `copy` copies the code
+/// after a loop into each of its exits (`cfg::unroll`).
+pub fn read(src: &str, bound: u32, spin: bool, copy: bool) -> Result<ast::File, Diagnostics> {
     let (name, name_end) = header_name(src);
     let Some(brace) = src[name_end..].find('{').map(|i| i + name_end) else {
         return fail(Diagnostic::error(
@@ -53,7 +54,7 @@ pub fn read(src: &str, bound: u32, spin: bool) -> Result<ast::File, Diagnostics>
         let mut body = register_inits(&r.reg_init, tname, *span);
         let is_location = |n: &str| r.locations.contains_key(n);
         let spin = spin.then_some(&is_location as &dyn Fn(&str) -> bool);
-        body.extend(cfg::unroll(&items, bound, spin)?);
+        body.extend(cfg::unroll(&items, bound, spin, copy)?);
         if body.is_empty() {
             body.push(make::stmt(ast::StmtKind::Skip, *span));
         }

@@ -27,8 +27,9 @@ const SPELLING: Spelling = Spelling {
     ident_extra: "",
 };
 
-/// Reads a Vulkan litmus test; `bound` is how often a backward jump may be taken.
-pub fn read(src: &str, bound: u32) -> Result<ast::File, Diagnostics> {
+/// Reads a Vulkan litmus test; `bound` is how often a backward jump may be
+/// taken, and `copy` copies the code after a loop into each exit (`cfg::unroll`).
+pub fn read(src: &str, bound: u32, copy: bool) -> Result<ast::File, Diagnostics> {
     let (name, name_end) = header_name(src);
     let Some(brace) = src[name_end..].find('{').map(|i| i + name_end) else {
         return fail(Diagnostic::error(
@@ -62,7 +63,7 @@ pub fn read(src: &str, bound: u32) -> Result<ast::File, Diagnostics> {
         let mut body = register_inits(&r.reg_init, tname, *span);
         // Only the Vulkan model runs these tests, and the spin reduction
         // is not argued for cat models: loops are unrolled.
-        body.extend(cfg::unroll(&items, bound, None)?);
+        body.extend(cfg::unroll(&items, bound, None, copy)?);
         if body.is_empty() {
             body.push(make::stmt(ast::StmtKind::Skip, *span));
         }

@@ -133,6 +133,7 @@ pub fn load(input: &TestInput) -> Result<Loaded, Problem> {
     let import = crate::import::Options {
         unroll: input.unroll,
         spin: false,
+        copy_after_loops: false,
     };
     let test = parse_test(name, &input.source, input.condition.as_deref(), import)
         .map_err(|f| f.problem())?;

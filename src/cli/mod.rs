@@ -81,9 +81,10 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub no_spin_reduction: bool,
     /// Unroll a loop of PTX or Vulkan jumps by following every path, the
-    /// code after it copied into each exit, as herd7 and Dat3M do. By
-    /// default that code comes once, after the loop: the same paths, so
-    /// only the pomset semantics' counts differ (the book's "Loops of jumps").
+    /// code after it copied into each exit and the next pass into each path
+    /// that goes round again, as herd7 and Dat3M do. By default each comes
+    /// once: the same paths, so only the pomset semantics' counts differ
+    /// (the book's "Loops of jumps").
     #[arg(long, global = true)]
     pub copy_after_loops: bool,
     #[command(subcommand)]

@@ -6,7 +6,7 @@
 //! becomes `diverge`: ✓ = ff there, so a path that needs more iterations is
 //! not an execution, exactly as `while` unrolls.
 
-use crate::syntax::ast::{BinOp, Expr, ExprKind, Stmt, StmtKind, UnOp};
+use crate::syntax::ast::{BinOp, Expr, ExprKind, Place, Stmt, StmtKind, UnOp};
 use crate::syntax::{spin, Diagnostic, Span};
 
 /// One line of straight-line code with jumps.
@@ -25,21 +25,25 @@ pub const MAX_UNROLLED: usize = 20_000;
 /// Unrolls `items` into statements. Errors name an unknown label, or code
 /// whose unrolling would exceed `MAX_UNROLLED` statements.
 ///
-/// With `spin` (which tells a location's name from a register's), a loop
-/// whose region is a spin (`syntax::spin`) is not unrolled here but written
+/// `is_location` tells a location's name from a register's. With `spin`, a
+/// loop whose region is a spin (`syntax::spin`) is not unrolled here but written
 /// as `do { S } while (M)`, for the checker to decide as its last pass. Two
 /// shapes are recognised, each a label, straight-line code S, and a jump
 /// back: `L: S; if (M) goto L` and `L: S; if (!M) goto OUT; goto L` with OUT
 /// further down. Any other loop is unrolled as before.
 ///
 /// A loop of those shapes that no later jump comes back to is unrolled
-/// where it stands, the code after it written once after it (`loop_at`),
-/// unless `copy` (`--copy-after-loops`) asks for the code after it copied
-/// into each exit, as following the paths does.
+/// where it stands, the code after it written once after it (`loop_at`);
+/// so is a loop whose passes branch, each pass written once with the next
+/// under the condition that it goes round again (`region_at`). Unless
+/// `copy` (`--copy-after-loops`) asks for the code after a loop copied into
+/// each exit, and the next pass into each path that goes round again, as
+/// following the paths does.
 pub fn unroll(
     items: &[Item],
     bound: u32,
-    spin: Option<&dyn Fn(&str) -> bool>,
+    is_location: &dyn Fn(&str) -> bool,
+    spin: bool,
     copy: bool,
 ) -> Result<Vec<Stmt>, Diagnostic> {
     for it in items {
@@ -55,6 +59,7 @@ pub fn unroll(
         items,
         bound,
         size: 0,
+        is_location,
         spin,
         joined: !copy,
     };
@@ -79,12 +84,30 @@ struct Shape {
     next: usize,
 }
 
+/// A walk through one pass of `Unroller::region_at`'s loop.
+struct Pass {
+    /// The loop's label and its last jump back.
+    head: usize,
+    last: usize,
+    /// The branch conditions taken on the path walked, and whether each held.
+    tested: Vec<(Expr, bool)>,
+    /// Those of each path that goes round again.
+    again: Vec<Vec<(Expr, bool)>>,
+    /// How many paths leave the loop.
+    out: usize,
+    /// Items the pass may still visit.
+    budget: usize,
+}
+
 struct Unroller<'a> {
     items: &'a [Item],
     bound: u32,
     size: usize,
-    spin: Option<&'a dyn Fn(&str) -> bool>,
-    /// Write loops as loops, the code after them once (`loop_at`).
+    is_location: &'a dyn Fn(&str) -> bool,
+    /// Write spin loops as `do { S } while (M)` (`spin_at`).
+    spin: bool,
+    /// Write loops as loops, the code after them once (`loop_at`,
+    /// `region_at`).
     joined: bool,
 }
 
@@ -105,7 +128,11 @@ impl Unroller<'_> {
                         out.push(stmt);
                         pc = next;
                     }
-                    None => match self.joined.then(|| self.loop_at(pc)).flatten() {
+                    None => match self
+                        .joined
+                        .then(|| self.loop_at(pc).or_else(|| self.region_at(pc)))
+                        .flatten()
+                    {
                         Some((stmts, next)) => {
                             out.extend(stmts);
                             pc = next;
@@ -245,11 +272,178 @@ impl Unroller<'_> {
         Some((pass, next))
     }
 
+    /// The loop that starts at the label at `pc` when its passes branch
+    /// (`L: ... bne r1, 0, M; goto L; M: ... bne r2, 1, OUT; goto L`), unrolled
+    /// where it stands: each pass written once, with the rest of the loop
+    /// under the condition that the pass goes round again; and where control
+    /// goes after it. `None` unless the region from `L` to its last jump
+    /// back is entered only at `L` and left only for one place (`OUT`, or
+    /// the item after it) that no later jump comes back from, jumps inside
+    /// it go forward or back to `L`, and its branches test registers only.
+    ///
+    /// Following the paths copies the next pass into each path that goes
+    /// round again, so a pass with two such paths doubles the code at each
+    /// pass. Here one copy follows, under the disjunction of those paths'
+    /// conditions: each path's conjunction of the branch conditions it took.
+    /// That disjunction, evaluated after the pass, holds exactly when the
+    /// pass took a path that goes round again, provided no register a
+    /// branch tests is set after the test on that path (checked, else
+    /// `None`): then the path taken keeps its conditions true, and every
+    /// other path has a condition that the path taken falsified at the
+    /// branch where they part. So the paths, and with them the executions
+    /// of SC and of every cat model, are the same as following them.
+    fn region_at(&self, pc: usize) -> Option<(Vec<Stmt>, usize)> {
+        let &Item::Label(_, span) = self.items.get(pc)? else {
+            return None;
+        };
+        let target = |it: &Item| match it {
+            Item::Branch(_, l, _) | Item::Goto(l, _) => label_at(self.items, l),
+            _ => None,
+        };
+        let last = (pc + 1..self.items.len())
+            .filter(|&j| target(&self.items[j]) == Some(pc))
+            .max()?;
+        // Every way out of the region goes to one place.
+        let mut exits: Vec<usize> = self.items[pc + 1..=last]
+            .iter()
+            .filter_map(target)
+            .filter(|&t| t > last)
+            .collect();
+        if let Item::Branch(..) = self.items[last] {
+            exits.push(last + 1);
+        }
+        let next = *exits.first()?;
+        if exits.iter().any(|&t| t != next) {
+            return None;
+        }
+        for (j, it) in self.items.iter().enumerate() {
+            let Some(t) = target(it) else { continue };
+            let ok = if (pc..=last).contains(&j) {
+                // Forward inside, back to the head, or out.
+                t == pc || t > j
+            } else {
+                // Past the loop; or, from before it, to its label or
+                // before: never into the middle, never back once left.
+                t > last || (j < pc && t <= pc)
+            };
+            if !ok {
+                return None;
+            }
+        }
+        let mut walk = Pass {
+            head: pc,
+            last,
+            tested: Vec::new(),
+            again: Vec::new(),
+            out: 0,
+            budget: MAX_UNROLLED,
+        };
+        let body = self.pass(pc + 1, &mut walk)?;
+        // A pass must be able both to go round again and to leave, each
+        // under a condition; otherwise the paths are followed.
+        if walk.out == 0 || walk.again.is_empty() || walk.again.iter().any(Vec::is_empty) {
+            return None;
+        }
+        let literal =
+            |(c, holds): &(Expr, bool)| if *holds { c.clone() } else { negate(c.clone()) };
+        let binary = |op, a: Expr, b: Expr| Expr {
+            kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
+            span,
+        };
+        let conjunction = |path: &Vec<(Expr, bool)>| {
+            path.iter()
+                .map(literal)
+                .reduce(|a, b| binary(BinOp::And, a, b))
+        };
+        let again = walk
+            .again
+            .iter()
+            .filter_map(conjunction)
+            .reduce(|a, b| binary(BinOp::Or, a, b))?;
+        let mut rest = vec![Stmt {
+            kind: StmtKind::Diverge,
+            span,
+        }];
+        for _ in 0..=self.bound {
+            let mut stmts = body.clone();
+            stmts.push(Stmt {
+                kind: StmtKind::If {
+                    cond: again.clone(),
+                    then: rest,
+                    els: None,
+                },
+                span,
+            });
+            rest = stmts;
+        }
+        Some((rest, next))
+    }
+
+    /// One pass of `region_at`'s loop from item `j`, every path followed
+    /// (a join inside the pass is copied) to its end: back to the head
+    /// (its conditions added to `walk.again`) or out of the region. `None`
+    /// when a branch reads memory, a register a branch on the path tested
+    /// is set after it, or the pass grows past `MAX_UNROLLED`.
+    fn pass(&self, mut j: usize, walk: &mut Pass) -> Option<Vec<Stmt>> {
+        let mut out = Vec::new();
+        loop {
+            walk.budget = walk.budget.checked_sub(1)?;
+            if j == walk.head {
+                walk.again.push(walk.tested.clone());
+                return Some(out);
+            }
+            if j > walk.last {
+                walk.out += 1;
+                return Some(out);
+            }
+            match &self.items[j] {
+                Item::Stmt(s) => {
+                    let mut clash = false;
+                    assigned(s, self.is_location, &mut |r| {
+                        clash |= walk.tested.iter().any(|(c, _)| mentions(c, r));
+                    });
+                    if clash {
+                        return None;
+                    }
+                    out.push(s.clone());
+                    j += 1;
+                }
+                Item::Label(..) => j += 1,
+                Item::Goto(l, _) => j = label_at(self.items, l)?,
+                Item::Branch(cond, l, span) => {
+                    if !spin::registers_only(cond, self.is_location) {
+                        return None;
+                    }
+                    let to = label_at(self.items, l)?;
+                    walk.tested.push((cond.clone(), true));
+                    let then = self.pass(to, walk)?;
+                    walk.tested.last_mut()?.1 = false;
+                    let els = self.pass(j + 1, walk)?;
+                    walk.tested.pop();
+                    if !(then.is_empty() && els.is_empty()) {
+                        out.push(Stmt {
+                            kind: StmtKind::If {
+                                cond: cond.clone(),
+                                then,
+                                els: (!els.is_empty()).then_some(els),
+                            },
+                            span: *span,
+                        });
+                    }
+                    return Some(out);
+                }
+            }
+        }
+    }
+
     /// The spin loop that starts at the label at `pc`, as `do { S } while
     /// (M)`, and where control goes after it; `None` when spins are not
     /// asked for or the region is not one.
     fn spin_at(&self, pc: usize) -> Option<(Stmt, usize)> {
-        let is_location = self.spin?;
+        if !self.spin {
+            return None;
+        }
+        let is_location = self.is_location;
         let Shape {
             span,
             body,
@@ -310,6 +504,47 @@ fn negate(e: Expr) -> Expr {
         kind => ExprKind::Unary(UnOp::Not, Box::new(Expr { kind, span })),
     };
     Expr { kind, span }
+}
+
+/// Calls `f` on every register `s` may set.
+fn assigned(s: &Stmt, is_location: &dyn Fn(&str) -> bool, f: &mut dyn FnMut(&str)) {
+    match &s.kind {
+        StmtKind::Assign {
+            lhs: Place::Named(n),
+            ..
+        } if !is_location(n.as_str()) => f(n.as_str()),
+        StmtKind::Rmw {
+            target: Some(n), ..
+        } => f(n.as_str()),
+        StmtKind::If { then, els, .. } => {
+            for s in then.iter().chain(els.iter().flatten()) {
+                assigned(s, is_location, f);
+            }
+        }
+        StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => {
+            for s in body {
+                assigned(s, is_location, f);
+            }
+        }
+        StmtKind::Par(threads) => {
+            for t in threads {
+                for s in &t.body {
+                    assigned(s, is_location, f);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether `e` names `reg`.
+fn mentions(e: &Expr, reg: &str) -> bool {
+    match &e.kind {
+        ExprKind::Name(n, _) => n.as_str() == reg,
+        ExprKind::Deref(a, _) | ExprKind::Unary(_, a) => mentions(a, reg),
+        ExprKind::Binary(_, a, b) => mentions(a, reg) || mentions(b, reg),
+        ExprKind::Int(_) | ExprKind::AddrOf(_) => false,
+    }
 }
 
 fn item_span(it: &Item) -> Span {

@@ -63,8 +63,9 @@ pub struct Options {
     /// `engine::Capability::SpinReduction` and `--no-spin-reduction` is off.
     pub spin: bool,
     /// `--copy-after-loops`: unroll a loop of jumps by following every
-    /// path, the code after it copied into each exit, as herd7 and Dat3M
-    /// do; by default it is written once, after the loop (`cfg::unroll`).
+    /// path, the code after it copied into each exit and the next pass into
+    /// each path that goes round again, as herd7 and Dat3M do; by default
+    /// each is written once (`cfg::unroll`).
     pub copy_after_loops: bool,
 }
 

@@ -53,8 +53,7 @@ pub fn read(src: &str, bound: u32, spin: bool, copy: bool) -> Result<ast::File, 
             .concat();
         let mut body = register_inits(&r.reg_init, tname, *span);
         let is_location = |n: &str| r.locations.contains_key(n);
-        let spin = spin.then_some(&is_location as &dyn Fn(&str) -> bool);
-        body.extend(cfg::unroll(&items, bound, spin, copy)?);
+        body.extend(cfg::unroll(&items, bound, &is_location, spin, copy)?);
         if body.is_empty() {
             body.push(make::stmt(ast::StmtKind::Skip, *span));
         }

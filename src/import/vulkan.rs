@@ -63,7 +63,8 @@ pub fn read(src: &str, bound: u32, copy: bool) -> Result<ast::File, Diagnostics>
         let mut body = register_inits(&r.reg_init, tname, *span);
         // Only the Vulkan model runs these tests, and the spin reduction
         // is not argued for cat models: loops are unrolled.
-        body.extend(cfg::unroll(&items, bound, None, copy)?);
+        let is_location = |n: &str| r.locations.contains_key(n);
+        body.extend(cfg::unroll(&items, bound, &is_location, false, copy)?);
         if body.is_empty() {
             body.push(make::stmt(ast::StmtKind::Skip, *span));
         }

@@ -84,6 +84,19 @@ fn reads_only(e: &Expr, is_location: &dyn Fn(&str) -> bool) -> bool {
     }
 }
 
+/// Whether `e` only reads registers: evaluating it again reads no memory.
+pub fn registers_only(e: &Expr, is_location: &dyn Fn(&str) -> bool) -> bool {
+    match &e.kind {
+        ExprKind::Int(_) => true,
+        ExprKind::Name(n, suffix) => suffix.is_empty() && !is_location(n.as_str()),
+        ExprKind::Deref(..) | ExprKind::AddrOf(_) => false,
+        ExprKind::Unary(_, a) => registers_only(a, is_location),
+        ExprKind::Binary(_, a, b) => {
+            registers_only(a, is_location) && registers_only(b, is_location)
+        }
+    }
+}
+
 fn plain(suffix: &Suffix) -> bool {
     suffix.quals.is_empty()
 }

@@ -49,6 +49,12 @@ sample!(
     "tests/foreign/ptx/mp-rmw.litmus"
 );
 sample!(ptx_spin_loop_with_jumps, "tests/foreign/ptx/spin.litmus");
+// A loop whose pass branches, two of its paths going round again: each
+// pass written once, the next under their disjunction (`region_at`).
+sample!(
+    ptx_lock_loop_with_branching_passes,
+    "tests/foreign/ptx/ttas.litmus"
+);
 // Every register the init block sets is kept, not only those read before
 // the text assigns them: a jump may skip the assignment.
 sample!(

@@ -407,8 +407,9 @@ fn a_read_of_a_write_beyond_the_cut_is_no_bound_never_reached() {
 }
 
 /// One line of a generated PTX thread: an instruction, or a loop of one
-/// of the two shapes the reader writes as a loop, or (`outer`) the whole
-/// thread run again by a jump back to its start.
+/// of the two shapes the reader writes as a loop, or a loop whose pass
+/// branches (`Branchy`), or (`outer`) the whole thread run again by a jump
+/// back to its start.
 #[derive(Clone, Debug)]
 enum Jumpy {
     Op(u8, u8, u8),
@@ -416,6 +417,17 @@ enum Jumpy {
         body: Vec<(u8, u8, u8)>,
         exit_below: bool,
         until: u8,
+    },
+    /// `L: first; bne ra, a, M; goto J; M: second; bne rb, b, O; goto J;
+    /// J: goto L; O:`, CADP's exchange loops: two paths go round again.
+    /// With `direct`, they jump to L themselves. When `second` sets the
+    /// register the first branch tests, the pass cannot be written once
+    /// (`cfg::Unroller::region_at`) and its paths are followed.
+    Branchy {
+        first: (u8, u8, u8),
+        second: (u8, u8, u8),
+        again: (u8, u8),
+        direct: bool,
     },
 }
 
@@ -455,6 +467,31 @@ fn ptx_thread(t: usize, items: &[Jumpy], outer: bool) -> Vec<String> {
                     lines.push(format!("beq r{reg}, {until}, L{t}{i}"));
                 }
             }
+            Jumpy::Branchy {
+                first,
+                second,
+                again: (a, b),
+                direct,
+            } => {
+                // Each branch tests the register its instruction set, or r0.
+                let reg = |op: &(u8, u8, u8)| if op.0.is_multiple_of(4) { 0 } else { op.1 };
+                let back = if *direct {
+                    format!("goto L{t}{i}")
+                } else {
+                    format!("goto J{t}{i}")
+                };
+                lines.push(format!("L{t}{i}:"));
+                lines.push(ptx_op(*first));
+                lines.push(format!("bne r{}, {a}, M{t}{i}", reg(first)));
+                lines.push(back.clone());
+                lines.push(format!("M{t}{i}:"));
+                lines.push(ptx_op(*second));
+                lines.push(format!("bne r{}, {b}, O{t}{i}", reg(second)));
+                lines.push(back);
+                lines.push(format!("J{t}{i}:"));
+                lines.push(format!("goto L{t}{i}"));
+                lines.push(format!("O{t}{i}:"));
+            }
         }
     }
     if outer {
@@ -467,12 +504,20 @@ fn ptx_thread(t: usize, items: &[Jumpy], outer: bool) -> Vec<String> {
 fn jumpy() -> impl Strategy<Value = Jumpy> {
     let op = (0u8..4, 0u8..2, 0u8..2);
     prop_oneof![
-        op.clone().prop_map(|(k, r, v)| Jumpy::Op(k, r, v)),
-        (prop::collection::vec(op, 1..=2), any::<bool>(), 0u8..2).prop_map(
+        3 => op.clone().prop_map(|(k, r, v)| Jumpy::Op(k, r, v)),
+        3 => (prop::collection::vec(op.clone(), 1..=2), any::<bool>(), 0u8..2).prop_map(
             |(body, exit_below, until)| Jumpy::Loop {
                 body,
                 exit_below,
                 until
+            }
+        ),
+        2 => (op.clone(), op, (0u8..2, 0u8..2), any::<bool>()).prop_map(
+            |(first, second, again, direct)| Jumpy::Branchy {
+                first,
+                second,
+                again,
+                direct
             }
         ),
     ]
@@ -505,8 +550,10 @@ fn ptx_program() -> impl Strategy<Value = String> {
 }
 
 /// A loop of jumps is written once, with the code after it once after it
-/// (the default), or with that code copied into each exit
-/// (`--copy-after-loops`, following the paths as herd7 does). The paths
+/// and each pass once, the next under the condition that it goes round
+/// again (the default), or with that code copied into each exit and the
+/// next pass into each path that goes round again (`--copy-after-loops`,
+/// following the paths as herd7 does). The paths
 /// are the same, so sc and the cat models give the same states with the
 /// same counts; the pomset semantics gives the same states (its counts
 /// differ: an `if` built from two copies of the code after the loop has
@@ -515,7 +562,7 @@ fn ptx_program() -> impl Strategy<Value = String> {
 /// otherwise (a loop at a thread's end has no code after it to copy), so
 /// the property is not met by the two readings never differing, and pwt
 /// decides at least one in three within its budget (the copies cost it
-/// the most).
+/// the most), some with a loop whose pass branches.
 #[test]
 fn loops_of_jumps_written_once_or_copied_into_each_exit_agree() {
     let engines: Vec<Box<dyn engine::Engine>> = ["sc", "rc11", "ptx", "pwt"]
@@ -524,6 +571,7 @@ fn loops_of_jumps_written_once_or_copied_into_each_exit_agree() {
         .collect();
     let differ = std::cell::Cell::new((0u32, 0u32));
     let pwt = std::cell::Cell::new(0u32);
+    let branchy = std::cell::Cell::new(0u32);
     gen::run_property("loops of jumps", gen::cases(40), ptx_program(), |text| {
         let load = |copy| {
             let opts = pomset::import::Options {
@@ -555,6 +603,10 @@ fn loops_of_jumps_written_once_or_copied_into_each_exit_agree() {
             }
             if e.name() == "pwt" {
                 pwt.set(pwt.get() + 1);
+                // Labels `M00:` and the like come from branching passes only.
+                if text.contains("M0") || text.contains("M1") {
+                    branchy.set(branchy.get() + 1);
+                }
                 let keys = |o: &pomset::outcome::Outcomes| -> BTreeSet<State> {
                     o.states.keys().cloned().collect()
                 };
@@ -568,8 +620,74 @@ fn loops_of_jumps_written_once_or_copied_into_each_exit_agree() {
     let (n, d) = differ.get();
     assert!(5 * d >= n, "only {d} of {n} programs read otherwise");
     eprintln!(
-        "loops of jumps: {d} of {n} read otherwise, {} decided by pwt",
-        pwt.get()
+        "loops of jumps: {d} of {n} read otherwise, {} decided by pwt, {} of them with a pass that branches",
+        pwt.get(),
+        branchy.get()
     );
     assert!(3 * pwt.get() >= n, "pwt decided only {} of {n}", pwt.get());
+    assert!(branchy.get() > 0, "pwt decided no loop whose pass branches");
+}
+
+/// The two readings of one PTX text (`--copy-after-loops` or not).
+fn read_both(text: &str) -> (pomset::syntax::Litmus, pomset::syntax::Litmus) {
+    let load = |copy| {
+        let opts = pomset::import::Options {
+            copy_after_loops: copy,
+            ..Default::default()
+        };
+        pomset::import::load("pass.litmus", text, opts).unwrap_or_else(|d| panic!("{d:?}"))
+    };
+    (load(false), load(true))
+}
+
+/// A pass that reads `x` into r0, branches on it, reads `x` into r0 again
+/// and branches on that: evaluated after the pass, the first branch's
+/// condition would test the second read, so the pass cannot be written
+/// once under a condition (`cfg::Unroller::region_at`). Its paths are
+/// followed, as with `--copy-after-loops`, and the run that reads 0 then 1
+/// leaves the loop with r0 = 1.
+#[test]
+fn a_pass_that_sets_a_register_its_branch_tested_is_followed_by_its_paths() {
+    let text = "PTX CLASH\n{\nx=0;\nP0:r0=0;\n}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n \
+        L: | st.relaxed.gpu x, 1 ;\n ld.relaxed.gpu r0, x | ;\n bne r0, 1, M | ;\n goto L | ;\n \
+        M: | ;\n ld.relaxed.gpu r0, x | ;\n bne r0, 0, O | ;\n goto L | ;\n O: | ;\n\
+        exists (P0:r0 == 1)\n";
+    let (once, copied) = read_both(text);
+    assert_eq!(once.program.main, copied.program.main);
+    let sc = engine::named("sc").expect("bundled");
+    let o = sc
+        .outcomes(&once.program, &Model::default(), Limits::default())
+        .expect("decided");
+    let left_with_1 = o
+        .states
+        .keys()
+        .any(|s| s.regs.contains(&("P0:r0".to_string(), Some(1))));
+    assert!(left_with_1, "{:?}", o.states);
+}
+
+/// CADP's exchange loops: each pass branches, and two of its paths go round
+/// again. Written once per pass, the thread grows by one pass per
+/// iteration, where following the paths doubles it; SC and PTX give the
+/// same states with the same counts either way.
+#[test]
+fn a_pass_with_two_paths_round_again_is_written_once() {
+    let text = "PTX XCHG\n{\nm=0;\nP0:r1=0;\nP0:r2=0;\n}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n \
+        L: | atom.relaxed.gpu.exch r0, m, 1 ;\n atom.relaxed.gpu.exch r1, m, 1 | ;\n \
+        bne r1, 0, M | ;\n goto J | ;\n M: | ;\n atom.relaxed.gpu.exch r2, m, 0 | ;\n \
+        bne r2, 0, O | ;\n goto J | ;\n J: | ;\n goto L | ;\n O: | ;\nexists (P0:r2 == 1)\n";
+    let (once, copied) = read_both(text);
+    // Where the bound cuts: once, or once per path (two ways round, three
+    // passes at the default bound).
+    let cuts =
+        |t: &pomset::syntax::Litmus| format!("{:?}", t.program.main).matches("Diverge").count();
+    assert_eq!((cuts(&once), cuts(&copied)), (1, 8));
+    for name in ["sc", "ptx"] {
+        let e = engine::named(name).expect("bundled");
+        let decide = |t: &pomset::syntax::Litmus| {
+            e.outcomes(&t.program, &Model::default(), Limits::default())
+                .expect("decided")
+                .states
+        };
+        assert_eq!(decide(&once), decide(&copied), "{name}");
+    }
 }

@@ -80,11 +80,11 @@ pub struct Cli {
     /// is exact there and needs no bound; every other model unrolls.
     #[arg(long, global = true)]
     pub no_spin_reduction: bool,
-    /// Unroll a loop of PTX or Vulkan jumps by following every path, the
-    /// code after it copied into each exit and the next pass into each path
-    /// that goes round again, as herd7 and Dat3M do. By default each comes
-    /// once: the same paths, so only the pomset semantics' counts differ
-    /// (the book's "Loops of jumps").
+    /// Unroll PTX or Vulkan jumps by following every path, the code after
+    /// a loop copied into each exit, the next pass into each path that goes
+    /// round again, and the code after a branch into both sides, as herd7
+    /// and Dat3M do. By default each comes once: the same paths, so only the
+    /// pomset semantics' counts differ (the book's "Loops of jumps").
     #[arg(long, global = true)]
     pub copy_after_loops: bool,
     #[command(subcommand)]

@@ -38,7 +38,9 @@ pub const MAX_UNROLLED: usize = 20_000;
 /// under the condition that it goes round again (`region_at`). Unless
 /// `copy` (`--copy-after-loops`) asks for the code after a loop copied into
 /// each exit, and the next pass into each path that goes round again, as
-/// following the paths does.
+/// following the paths does. Likewise a forward branch whose sides meet
+/// again is an `if` of the two sides, the code from where they meet once
+/// after it (`join_at`), unless `copy`.
 pub fn unroll(
     items: &[Item],
     bound: u32,
@@ -145,6 +147,21 @@ impl Unroller<'_> {
                     return Ok(out);
                 }
                 Item::Branch(cond, l, span) => {
+                    if let Some((then, els, join)) = self.joined.then(|| self.join_at(pc)).flatten()
+                    {
+                        if !(then.is_empty() && els.is_empty()) {
+                            out.push(Stmt {
+                                kind: StmtKind::If {
+                                    cond: cond.clone(),
+                                    then,
+                                    els: (!els.is_empty()).then_some(els),
+                                },
+                                span: *span,
+                            });
+                        }
+                        pc = join;
+                        continue;
+                    }
                     let then = self.jump(pc, l, *span, &mut taken.clone())?;
                     let els = self.from(pc + 1, &mut taken.clone())?;
                     out.push(Stmt {
@@ -434,6 +451,66 @@ impl Unroller<'_> {
                 }
             }
         }
+    }
+
+    /// The forward branch at `pc` written as an `if` whose two sides meet
+    /// again: each side up to the first item `J` that every path of both
+    /// reaches, and `J`. Following the paths copies the code from `J` on
+    /// into each side; here it comes once, after the `if`. `None` unless
+    /// both sides reach `J` by statements and forward jumps alone, none
+    /// past it: then no backward jump is taken before `J`, so both arrive
+    /// with the same count of backward jumps taken, and the paths from `J`
+    /// are the same. A loop whose label lies between `pc` and `J` is passed
+    /// by one side only, and the other enters it at `J` or jumps past it,
+    /// so no shape the reader writes as a loop is lost (`shape_at` needs
+    /// straight-line code after the label, `region_at` no entry inside).
+    fn join_at(&self, pc: usize) -> Option<(Vec<Stmt>, Vec<Stmt>, usize)> {
+        let Item::Branch(_, l, _) = &self.items[pc] else {
+            return None;
+        };
+        let to = label_at(self.items, l).filter(|&t| t > pc)?;
+        (to..self.items.len()).find_map(|join| {
+            let mut budget = MAX_UNROLLED;
+            let then = self.side(to, join, &mut budget)?;
+            let els = self.side(pc + 1, join, &mut budget)?;
+            Some((then, els, join))
+        })
+    }
+
+    /// The code from `j` up to `join`, every path followed; `None` when a
+    /// path jumps backward or past `join`, or ends first.
+    fn side(&self, mut j: usize, join: usize, budget: &mut usize) -> Option<Vec<Stmt>> {
+        let mut out = Vec::new();
+        while j != join {
+            *budget = budget.checked_sub(1)?;
+            match self.items.get(j)? {
+                Item::Stmt(s) => {
+                    out.push(s.clone());
+                    j += 1;
+                }
+                Item::Label(..) => j += 1,
+                Item::Goto(l, _) => {
+                    j = label_at(self.items, l).filter(|&t| t > j && t <= join)?;
+                }
+                Item::Branch(cond, l, span) => {
+                    let to = label_at(self.items, l).filter(|&t| t > j && t <= join)?;
+                    let then = self.side(to, join, budget)?;
+                    let els = self.side(j + 1, join, budget)?;
+                    if !(then.is_empty() && els.is_empty()) {
+                        out.push(Stmt {
+                            kind: StmtKind::If {
+                                cond: cond.clone(),
+                                then,
+                                els: (!els.is_empty()).then_some(els),
+                            },
+                            span: *span,
+                        });
+                    }
+                    return Some(out);
+                }
+            }
+        }
+        Some(out)
     }
 
     /// The spin loop that starts at the label at `pc`, as `do { S } while

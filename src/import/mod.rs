@@ -62,10 +62,10 @@ pub struct Options {
     /// command only when every engine it runs declares
     /// `engine::Capability::SpinReduction` and `--no-spin-reduction` is off.
     pub spin: bool,
-    /// `--copy-after-loops`: unroll a loop of jumps by following every
-    /// path, the code after it copied into each exit and the next pass into
-    /// each path that goes round again, as herd7 and Dat3M do; by default
-    /// each is written once (`cfg::unroll`).
+    /// `--copy-after-loops`: unroll jumps by following every path, the code
+    /// after a loop copied into each exit, the next pass into each path that
+    /// goes round again, and the code after a branch into both sides, as
+    /// herd7 and Dat3M do; by default each is written once (`cfg::unroll`).
     pub copy_after_loops: bool,
 }
 

@@ -149,29 +149,13 @@ impl Unroller<'_> {
                 Item::Branch(cond, l, span) => {
                     if let Some((then, els, join)) = self.joined.then(|| self.join_at(pc)).flatten()
                     {
-                        if !(then.is_empty() && els.is_empty()) {
-                            out.push(Stmt {
-                                kind: StmtKind::If {
-                                    cond: cond.clone(),
-                                    then,
-                                    els: (!els.is_empty()).then_some(els),
-                                },
-                                span: *span,
-                            });
-                        }
+                        out.extend(self.branch(cond, then, els, *span));
                         pc = join;
                         continue;
                     }
                     let then = self.jump(pc, l, *span, &mut taken.clone())?;
                     let els = self.from(pc + 1, &mut taken.clone())?;
-                    out.push(Stmt {
-                        kind: StmtKind::If {
-                            cond: cond.clone(),
-                            then,
-                            els: (!els.is_empty()).then_some(els),
-                        },
-                        span: *span,
-                    });
+                    out.push(if_stmt(cond, then, els, *span));
                     return Ok(out);
                 }
             }
@@ -437,16 +421,7 @@ impl Unroller<'_> {
                     walk.tested.last_mut()?.1 = false;
                     let els = self.pass(j + 1, walk)?;
                     walk.tested.pop();
-                    if !(then.is_empty() && els.is_empty()) {
-                        out.push(Stmt {
-                            kind: StmtKind::If {
-                                cond: cond.clone(),
-                                then,
-                                els: (!els.is_empty()).then_some(els),
-                            },
-                            span: *span,
-                        });
-                    }
+                    out.extend(self.branch(cond, then, els, *span));
                     return Some(out);
                 }
             }
@@ -496,21 +471,20 @@ impl Unroller<'_> {
                     let to = label_at(self.items, l).filter(|&t| t > j && t <= join)?;
                     let then = self.side(to, join, budget)?;
                     let els = self.side(j + 1, join, budget)?;
-                    if !(then.is_empty() && els.is_empty()) {
-                        out.push(Stmt {
-                            kind: StmtKind::If {
-                                cond: cond.clone(),
-                                then,
-                                els: (!els.is_empty()).then_some(els),
-                            },
-                            span: *span,
-                        });
-                    }
+                    out.extend(self.branch(cond, then, els, *span));
                     return Some(out);
                 }
             }
         }
         Some(out)
+    }
+
+    /// `if_stmt`, or nothing when both sides are empty and the condition
+    /// reads registers only: such a branch does nothing.
+    fn branch(&self, cond: &Expr, then: Vec<Stmt>, els: Vec<Stmt>, span: Span) -> Option<Stmt> {
+        let nothing =
+            then.is_empty() && els.is_empty() && spin::registers_only(cond, self.is_location);
+        (!nothing).then(|| if_stmt(cond, then, els, span))
     }
 
     /// The spin loop that starts at the label at `pc`, as `do { S } while
@@ -581,6 +555,18 @@ fn negate(e: Expr) -> Expr {
         kind => ExprKind::Unary(UnOp::Not, Box::new(Expr { kind, span })),
     };
     Expr { kind, span }
+}
+
+/// `if (cond) { then } else { els }`, without the `else` when it is empty.
+fn if_stmt(cond: &Expr, then: Vec<Stmt>, els: Vec<Stmt>, span: Span) -> Stmt {
+    Stmt {
+        kind: StmtKind::If {
+            cond: cond.clone(),
+            then,
+            els: (!els.is_empty()).then_some(els),
+        },
+        span,
+    }
 }
 
 /// Calls `f` on every register `s` may set.

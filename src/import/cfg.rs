@@ -35,12 +35,13 @@ pub const MAX_UNROLLED: usize = 20_000;
 /// A loop of those shapes that no later jump comes back to is unrolled
 /// where it stands, the code after it written once after it (`loop_at`);
 /// so is a loop whose passes branch, each pass written once with the next
-/// under the condition that it goes round again (`region_at`). Unless
-/// `copy` (`--copy-after-loops`) asks for the code after a loop copied into
-/// each exit, and the next pass into each path that goes round again, as
-/// following the paths does. Likewise a forward branch whose sides meet
-/// again is an `if` of the two sides, the code from where they meet once
-/// after it (`join_at`), unless `copy`.
+/// under the condition that it goes round again (`region_at`); and a
+/// forward branch whose sides meet again is an `if` of the two sides, the
+/// code from where they meet once after it (`join_at`). `copy`
+/// (`--copy-after-loops`) asks instead for each of those copied, as
+/// following the paths does: the code after a loop into each exit, the
+/// next pass into each path that goes round again, the code after a branch
+/// into both sides.
 pub fn unroll(
     items: &[Item],
     bound: u32,
@@ -108,8 +109,8 @@ struct Unroller<'a> {
     is_location: &'a dyn Fn(&str) -> bool,
     /// Write spin loops as `do { S } while (M)` (`spin_at`).
     spin: bool,
-    /// Write loops as loops, the code after them once (`loop_at`,
-    /// `region_at`).
+    /// Write loops as loops and the code after them once (`loop_at`,
+    /// `region_at`), and the code after a branch once (`join_at`).
     joined: bool,
 }
 

@@ -251,16 +251,23 @@ impl Unroller<'_> {
         if back {
             return None;
         }
-        let mut pass = vec![Stmt {
+        Some((self.passes(&body, &cond, stays, span), next))
+    }
+
+    /// A loop's passes as the paths take them: `body`, then `if (cond)` (or,
+    /// unless `stays`, its `else`) the next pass, `bound + 1` of them, and
+    /// `diverge` where the one after would begin.
+    fn passes(&self, body: &[Stmt], cond: &Expr, stays: bool, span: Span) -> Vec<Stmt> {
+        let mut rest = vec![Stmt {
             kind: StmtKind::Diverge,
             span,
         }];
         for _ in 0..=self.bound {
             let (then, els) = match stays {
-                true => (pass, None),
-                false => (Vec::new(), Some(pass)),
+                true => (rest, None),
+                false => (Vec::new(), Some(rest)),
             };
-            let mut stmts = body.clone();
+            let mut stmts = body.to_vec();
             stmts.push(Stmt {
                 kind: StmtKind::If {
                     cond: cond.clone(),
@@ -269,9 +276,9 @@ impl Unroller<'_> {
                 },
                 span,
             });
-            pass = stmts;
+            rest = stmts;
         }
-        Some((pass, next))
+        rest
     }
 
     /// The loop that starts at the label at `pc` when its passes branch
@@ -362,23 +369,7 @@ impl Unroller<'_> {
             .iter()
             .filter_map(conjunction)
             .reduce(|a, b| binary(BinOp::Or, a, b))?;
-        let mut rest = vec![Stmt {
-            kind: StmtKind::Diverge,
-            span,
-        }];
-        for _ in 0..=self.bound {
-            let mut stmts = body.clone();
-            stmts.push(Stmt {
-                kind: StmtKind::If {
-                    cond: again.clone(),
-                    then: rest,
-                    els: None,
-                },
-                span,
-            });
-            rest = stmts;
-        }
-        Some((rest, next))
+        Some((self.passes(&body, &again, true, span), next))
     }
 
     /// One pass of `region_at`'s loop from item `j`, every path followed
@@ -402,7 +393,9 @@ impl Unroller<'_> {
                 Item::Stmt(s) => {
                     let mut clash = false;
                     assigned(s, self.is_location, &mut |r| {
-                        clash |= walk.tested.iter().any(|(c, _)| mentions(c, r));
+                        for (c, _) in &walk.tested {
+                            spin::registers(c, self.is_location, &mut |t| clash |= t == r);
+                        }
                     });
                     if clash {
                         return None;
@@ -598,16 +591,6 @@ fn assigned(s: &Stmt, is_location: &dyn Fn(&str) -> bool, f: &mut dyn FnMut(&str
             }
         }
         _ => {}
-    }
-}
-
-/// Whether `e` names `reg`.
-fn mentions(e: &Expr, reg: &str) -> bool {
-    match &e.kind {
-        ExprKind::Name(n, _) => n.as_str() == reg,
-        ExprKind::Deref(a, _) | ExprKind::Unary(_, a) => mentions(a, reg),
-        ExprKind::Binary(_, a, b) => mentions(a, reg) || mentions(b, reg),
-        ExprKind::Int(_) | ExprKind::AddrOf(_) => false,
     }
 }
 

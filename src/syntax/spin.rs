@@ -102,7 +102,7 @@ fn plain(suffix: &Suffix) -> bool {
 }
 
 /// Calls `f` on every register `e` reads.
-fn registers<'e>(e: &'e Expr, is_location: &dyn Fn(&str) -> bool, f: &mut dyn FnMut(&'e str)) {
+pub fn registers<'e>(e: &'e Expr, is_location: &dyn Fn(&str) -> bool, f: &mut dyn FnMut(&'e str)) {
     match &e.kind {
         ExprKind::Int(_) | ExprKind::AddrOf(_) => {}
         ExprKind::Name(n, _) => {

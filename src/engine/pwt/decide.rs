@@ -181,11 +181,27 @@ pub fn settle(
     goal: Goal,
 ) -> Result<Settled, Unsupported> {
     refused_program(p, model)?;
-    let tried = settle_with(p, model, limits, goal, goal::first_try(p, &goal));
-    if tried.found.is_some() {
+    // No state meets a goal that no values of the registers and locations
+    // can meet (`exists (0 = 0)` never fails): nothing to search for.
+    // `possible` over-approximates, so an unreachable goal is truly one.
+    if !goal.reachable(&|_| goal::Known::Free) {
+        return Ok(Settled {
+            found: None,
+            witnesses: 0,
+            limit: None,
+            stats: Default::default(),
+            notes: p.bound_note(Reach::Unknown).into_iter().collect(),
+        });
+    }
+    let first = goal::first_try(p, &goal);
+    let exact = goal::pinned(p, &goal);
+    // The exact search repeats the first try when the try pinned nothing more.
+    let repeats = first == exact;
+    let tried = settle_with(p, model, limits, goal, first);
+    if tried.found.is_some() || repeats {
         return Ok(tried);
     }
-    let mut exact = settle_with(p, model, limits, goal, goal::pinned(p, &goal));
+    let mut exact = settle_with(p, model, limits, goal, exact);
     exact.witnesses += tried.witnesses;
     exact.stats = exact.stats.plus(tried.stats);
     Ok(exact)

@@ -228,6 +228,23 @@ impl Stmt {
         }
     }
 
+    /// Whether some access in this statement goes to a computed address
+    /// (`[L]`, §1.5).
+    pub fn computes_an_address(&self) -> bool {
+        match self {
+            Stmt::Read { loc, .. } | Stmt::Write { loc, .. } | Stmt::Rmw { loc, .. } => {
+                matches!(loc, Loc::Computed(_))
+            }
+            Stmt::If { then, els, .. } => then.computes_an_address() || els.computes_an_address(),
+            Stmt::Seq(parts) => parts.iter().any(Stmt::computes_an_address),
+            Stmt::Par { left, right, .. } => {
+                left.computes_an_address() || right.computes_an_address()
+            }
+            Stmt::Vulkan { body, .. } => body.computes_an_address(),
+            _ => false,
+        }
+    }
+
     /// The registers a LET assigns anywhere in this statement. Their values
     /// may leave V (`r := 1 + 1` with V = {0, 1}), unlike those of registers
     /// that only reads assign.

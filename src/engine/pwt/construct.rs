@@ -198,6 +198,11 @@ pub struct Sem<'a> {
     /// Registers that are functions into V of other registers
     /// (`if_closure::derived`), with the registers they are functions of.
     pub(super) derived: Vec<(core::RegId, Vec<core::RegId>)>,
+    /// The initial writes' τ, when what `denote` builds are whole threads
+    /// that are completed under it (`decide::thread_variants`): the body's
+    /// SEQ then skips the pairs whose ✓ no coalescing makes a tautology
+    /// (`settles`).
+    pub completing: Option<Tau>,
 }
 
 /// How many steps of a construct's inner loop go between two looks at the
@@ -261,6 +266,7 @@ impl<'a> Sem<'a> {
             assigned: Vec::new(),
             definite: Vec::new(),
             derived: Vec::new(),
+            completing: None,
         };
         if model.if_closure != IfClosure::Off {
             sem.derived = if_closure::derived(program);
@@ -360,7 +366,24 @@ impl<'a> Sem<'a> {
     pub fn denote(&mut self, s: &Stmt, thread: ThreadId) -> Result<Vec<Frag>, Limit> {
         self.assigned.clear();
         self.definite.clear();
-        self.stmt(s, thread)
+        let settled = self.completing.filter(|_| {
+            self.complete_only
+                && self.model.if_closure == IfClosure::Off
+                && !s.computes_an_address()
+        });
+        match (s, settled) {
+            // The thread's own SEQ, outside every IF: what it builds is
+            // completed under `init` with nothing but later SEQs around it.
+            (Stmt::Seq(parts), Some(init)) => {
+                let mut acc = vec![self.skip()];
+                for p in parts {
+                    let next = self.stmt(p, thread)?;
+                    acc = self.seq_settling(&acc, &next, Some(init))?;
+                }
+                Ok(acc)
+            }
+            _ => self.stmt(s, thread),
+        }
     }
 
     /// ⟦S⟧_α.
@@ -831,9 +854,28 @@ impl<'a> Sem<'a> {
 
     /// SEQ (s1-s9) over all pairs, with every coalescing of equal labels.
     pub fn seq(&mut self, left: &[Frag], right: &[Frag]) -> Result<Vec<Frag>, Limit> {
+        self.seq_settling(left, right, None)
+    }
+
+    /// SEQ; with `init`, a thread's top-level SEQ whose fragments are
+    /// completed under the initial writes' τ `init`, a pair whose ✓ is not
+    /// a tautology after `init` is skipped before any coalescing of it is
+    /// built (`settles`).
+    fn seq_settling(
+        &mut self,
+        left: &[Frag],
+        right: &[Frag],
+        init: Option<Tau>,
+    ) -> Result<Vec<Frag>, Limit> {
         let mut out = Vec::new();
         for a in left {
             for b in right {
+                if let Some(init) = init {
+                    if !self.settles(a, b, init) {
+                        self.tick()?;
+                        continue;
+                    }
+                }
                 let model = self.model;
                 let pairs = |x: &Action, y: &Action| {
                     joined(model, x, y).is_some() || merge(model, x, y).is_some()
@@ -866,6 +908,41 @@ impl<'a> Sem<'a> {
             }
         }
         self.limit(out)
+    }
+
+    /// Whether the SEQ of `a` then `b` can have a ✓ that is a tautology
+    /// after the initial writes' τ `init`, as `decide::complete` asks of a
+    /// whole thread (c5). Asked only of a thread's top-level SEQ, with
+    /// `if_closure = off` and named locations (`denote`); exact there:
+    ///
+    /// 1. Every coalescing of the pair has the same ✓, ✓a ∧ τa(✓b) (s4),
+    ///    and `complete` asks of its finished form, the renaming of the
+    ///    coalesced reads' symbols (`Frag::renaming`) applied after `init`.
+    /// 2. *The renaming does not change whether it is a tautology.* A
+    ///    read's symbol s_e enters ✓ only through its transformer, and in
+    ///    ✓ always with every read in ↓ (s4 applies τa with all of them):
+    ///    (s_e = v) ⇒ ψ[s_e/r], where v is e's value (a named location's
+    ///    guard is tt). So s_e occurs only in that hypothesis or under it,
+    ///    where it may be read as v, and the hypothesis stands left of an
+    ///    implication: ✓ is antitone in it, the rest of ✓ free of s_e, and
+    ///    ✓ is a tautology iff it is one with every hypothesis true. The
+    ///    renaming maps each s_e to e's own value (a read merged into a
+    ///    write of that value) or to the symbol of a read of equal label,
+    ///    hence equal value (coalesced, `joined`): every hypothesis stays
+    ///    true or becomes another read's, so the question is unchanged.
+    ///    The symbol of a dropped read (R4c) is no event's, so no renaming
+    ///    touches it.
+    /// 3. *Later SEQs cannot help.* The thread's ✓ is this ✓ ∧ τ(later ✓)
+    ///    (s4 again), transformers are monotone, and later coalescings
+    ///    rename only later reads' symbols, which this ✓ does not mention.
+    ///
+    /// `tests/it/differential.rs` holds the thread's pomsets to the
+    /// reference engine's.
+    fn settles(&mut self, a: &Frag, b: &Frag, init: Tau) -> bool {
+        let after = self.trees.apply(&mut self.l, a.tau, u64::MAX, b.check);
+        let check = self.l.and(a.check, after);
+        let check = self.trees.apply(&mut self.l, init, 0, check);
+        self.l.tautology(check)
     }
 
     /// SEQ of one pair; `pairing` lists (left event, right event) that

@@ -385,23 +385,10 @@ pub(super) fn thread_variants(
     init_tau: Tau,
 ) -> Result<Vec<Vec<Completed>>, Limit> {
     let mut per_thread: Vec<Vec<Completed>> = Vec::new();
-    for (tid, body) in &p.main {
-        // The fragments are taken from the back, their list shrunk as it
-        // empties, and each completed in place of it: a reader's thousands
-        // of fragments (CoRR-5: 44 683) are never held twice over.
-        let mut frags = sem.denote(body, *tid)?;
-        frags.shrink_to_fit();
-        let mut done = Vec::with_capacity(frags.len());
-        while let Some(f) = frags.pop() {
-            sem.interrupted()?;
-            done.extend(complete(sem, f, init_tau).into_iter().rev());
-            if frags.len() < frags.capacity() / 2 {
-                frags.shrink_to_fit();
-            }
-        }
-        done.reverse();
-        per_thread.push(done);
-    }
+    sem.completing = Some(init_tau);
+    let built = build_threads(sem, p, init_tau, &mut per_thread);
+    sem.completing = None;
+    built?;
     // Values each thread may write, for pruning reads without a source (c2a, c2b).
     let writable = later_writes(init_events, &per_thread).swap_remove(0);
     for (k, variants) in per_thread.iter_mut().enumerate() {
@@ -443,6 +430,35 @@ pub(super) fn thread_variants(
         variants.shrink_to_fit();
     }
     Ok(per_thread)
+}
+
+/// Each thread's fragments, completed (`complete`), into `per_thread`;
+/// `sem.completing` is set, so a thread's top-level SEQ skips the pairs no
+/// completion keeps (`Sem::settles`).
+fn build_threads(
+    sem: &mut Sem,
+    p: &Program,
+    init_tau: Tau,
+    per_thread: &mut Vec<Vec<Completed>>,
+) -> Result<(), Limit> {
+    for (tid, body) in &p.main {
+        // The fragments are taken from the back, their list shrunk as it
+        // empties, and each completed in place of it: a reader's thousands
+        // of fragments (CoRR-5: 44 683) are never held twice over.
+        let mut frags = sem.denote(body, *tid)?;
+        frags.shrink_to_fit();
+        let mut done = Vec::with_capacity(frags.len());
+        while let Some(f) = frags.pop() {
+            sem.interrupted()?;
+            done.extend(complete(sem, f, init_tau).into_iter().rev());
+            if frags.len() < frags.capacity() / 2 {
+                frags.shrink_to_fit();
+            }
+        }
+        done.reverse();
+        per_thread.push(done);
+    }
+    Ok(())
 }
 
 /// Whether each class's threads have variants that correspond index by
@@ -1528,7 +1544,8 @@ pub(super) fn final_registers(
         .filter(|e| e.label.kind == Kind::Read)
         .map(|e| (e.id, e.label.value))
         .collect();
-    let theta = sem.l.theta(&reads);
+    // θ_λ, asked for only where running forward cannot tell.
+    let mut theta = None;
     // θ_λ as an assignment, to evaluate the terms a probe proposes.
     let env = reads
         .iter()
@@ -1544,6 +1561,9 @@ pub(super) fn final_registers(
     taus.extend(c.frag.forks.iter().copied());
     let mut out = Vec::new();
     for (thread, tau) in taus {
+        let mut known = crate::logic::FxMap::default();
+        let read = |e: u32| read_by(&c.frag, e);
+        let ran = sem.trees.forward(&sem.l, tau, &read, &mut known).is_some();
         for r in sem.regs_of(thread) {
             let info = &p.regs[r as usize];
             if info.fresh {
@@ -1552,12 +1572,38 @@ pub(super) fn final_registers(
             let name = format!("{}:{}", p.thread_name(thread), info.name);
             let value = match read_value(sem, p, c, r) {
                 Some(v) => v,
-                None => register_value(sem, c, init, tau, r, theta, &env, &fallback),
+                None => match known.get(&r).filter(|_| ran) {
+                    Some(&v) => Some(v),
+                    None => {
+                        let theta = *theta.get_or_insert_with(|| sem.l.theta(&reads));
+                        register_value(sem, c, init, tau, r, theta, &env, &fallback)
+                    }
+                },
             };
             out.push((name, value));
         }
     }
     out
+}
+
+/// The value read event `e` has under θ_λ after the renaming of coalesced
+/// reads (`Frag::renaming`): its own, that of the read it was coalesced
+/// into, or that of the write it was merged into. `None` (the logic then
+/// decides) where the renaming would leave a symbol θ_λ does not fix: a
+/// read coalesced into one that was merged away.
+fn read_by(f: &Frag, e: u32) -> Option<i64> {
+    let merged = |id: u32| f.merged.iter().find(|(b, _)| *b == id).map(|&(_, v)| v);
+    if let Some(v) = merged(e) {
+        return Some(v);
+    }
+    let root = f.alias_root(e);
+    if root != e && merged(root).is_some() {
+        return None;
+    }
+    f.events
+        .iter()
+        .find(|x| x.id == root && x.label.kind == Kind::Read)
+        .map(|x| x.label.value)
 }
 
 /// The final value of a register that a single READ outside every IF

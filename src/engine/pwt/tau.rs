@@ -4,7 +4,7 @@
 //! read events, and results are memoised per (node, D ∩ reads below it, ψ).
 
 use super::expr::{self, Cases};
-use crate::logic::{Addr, FormulaId, FxMap, Logic, Var};
+use crate::logic::{Addr, FormulaId, FxMap, Logic, Valuation, Var};
 
 /// A transformer, by its index in the arena.
 pub type Tau = u32;
@@ -57,6 +57,40 @@ pub enum KappaNode {
     Guard(FormulaId, Kappa),
     /// An event on both sides of SEQ (s3c) or IF (I3c).
     Or(Kappa, Kappa),
+}
+
+/// The registers known so far, as a valuation that notes when an unknown
+/// symbol is looked up (`Trees::forward`): evaluation short-circuits, so a
+/// result reached without one holds whatever the unknown symbols are.
+struct Known<'a> {
+    regs: &'a FxMap<u32, i64>,
+    missing: std::cell::Cell<bool>,
+}
+
+impl<'a> Known<'a> {
+    fn new(regs: &'a FxMap<u32, i64>) -> Known<'a> {
+        Known {
+            regs,
+            missing: std::cell::Cell::new(false),
+        }
+    }
+}
+
+impl Valuation for Known<'_> {
+    fn value(&self, v: Var) -> i64 {
+        match v {
+            Var::Reg(r) if self.regs.contains_key(&r) => self.regs[&r],
+            _ => {
+                self.missing.set(true);
+                0
+            }
+        }
+    }
+
+    fn quiescent(&self, _: Addr) -> bool {
+        self.missing.set(true);
+        false
+    }
 }
 
 /// The arenas and the memo table for one litmus test.
@@ -185,6 +219,69 @@ impl Trees {
                 l.or(fa, fb)
             }
         }
+    }
+
+    /// The registers after transformer `t`, run forward from `regs` (each
+    /// known register's value; one left out is not known): LET sets its
+    /// register, a READ with an event sets its register to what `read` says
+    /// the event reads (checked against the value the READ was built with),
+    /// a READ without one (R4c) leaves its register unknown, and IF takes
+    /// the branch its condition picks. `None` where this cannot tell without
+    /// the logic: a condition or value that needs an unknown register or
+    /// memory, a computed address's guard, an event `read` cannot resolve.
+    ///
+    /// Where it answers, it is exact for every transformer with all reads
+    /// in D: τ(ψ) is then ψ with the registers replaced by their values at
+    /// the end of the one path the values pick (s4 composes, I4 splits on
+    /// φ over the registers before the IF, R4a/R4b under θ_λ replace r by
+    /// the event's value, LET by M's), so θ_λ ⊨ τ(r = v) for that value
+    /// and for no other (`decide::final_registers`).
+    pub(super) fn forward(
+        &self,
+        l: &Logic,
+        t: Tau,
+        read: &dyn Fn(u32) -> Option<i64>,
+        regs: &mut FxMap<u32, i64>,
+    ) -> Option<()> {
+        match &self.taus[t as usize].0 {
+            TauNode::Id | TauNode::Write { .. } => {}
+            TauNode::Let { reg, value } => {
+                let env = Known::new(regs);
+                let found = value
+                    .iter()
+                    .find(|&&(c, _)| l.eval(c, &env))
+                    .map(|&(_, m)| l.eval_term(m, &env));
+                let found = found.filter(|_| !env.missing.get())?;
+                regs.insert(*reg, found);
+            }
+            TauNode::Read {
+                event,
+                reg,
+                value,
+                guard,
+                ..
+            } => {
+                let seen = read(*event).filter(|v| v == value && *guard == l.tt())?;
+                regs.insert(*reg, seen);
+            }
+            TauNode::ReadAbsent { reg, .. } => {
+                regs.remove(reg);
+            }
+            TauNode::Seq(a, b) => {
+                self.forward(l, *a, read, regs)?;
+                self.forward(l, *b, read, regs)?;
+            }
+            TauNode::If(phi, a, b) => {
+                let env = Known::new(regs);
+                let holds = l.eval(*phi, &env);
+                if env.missing.get() {
+                    return None;
+                }
+                self.forward(l, if holds { *a } else { *b }, read, regs)?;
+            }
+            TauNode::Guarded(_) => return None,
+        }
+        Some(())
     }
 
     /// The reads without an event below a transformer (R4c), as (fresh symbol,

@@ -108,5 +108,32 @@ fn spin(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, semantics, spin);
+/// Issue 41: loops the pomset semantics unrolls (no spin reduction under
+/// pwt), where building each thread's pomsets is the cost: an exchange loop
+/// whose pass branches, a polling loop of three reads, and the PTX
+/// test-and-test-and-set lock of `tests/foreign`, all at `--unroll 2`.
+fn pwt_loops(c: &mut Criterion) {
+    let mut group = c.benchmark_group("pwt_loops");
+    group.sample_size(10);
+    let pass = "litmus XCHG-PASS\ninit { m = 0 }\n\n\
+        do { r := EXCHG(m, 1); if (r != 1) { s := EXCHG(m, 1); } } while (r != 1 && s = 0);\n\
+        || do { t := EXCHG(m, 0); } while (t = 1);\n\nexists (r = 1)\n";
+    let poll = "litmus POLL-THREE\ninit { f = 0 }\n\n\
+        do { a := f; if (a != 1) { b := f; if (b != 1) { c := f; } } } while (a != 1 && b != 1 && c = 0);\n\
+        || f := 1;\n\nexists (a = 1)\n";
+    let rel = "tests/foreign/ptx/ttas.litmus";
+    let src =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)).expect("readable");
+    let ttas = pomset::import::load(rel, &src, Default::default()).expect("loads");
+    for (name, t) in [
+        ("exchange pass", syntax::parse(pass).expect("parses")),
+        ("poll three", syntax::parse(poll).expect("parses")),
+        ("ptx ttas", ttas),
+    ] {
+        group.bench_function(name, |b| b.iter(|| std::hint::black_box(decide(&t))));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, semantics, spin, pwt_loops);
 criterion_main!(benches);

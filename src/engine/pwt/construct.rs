@@ -939,10 +939,16 @@ impl<'a> Sem<'a> {
     /// `tests/it/differential.rs` holds the thread's pomsets to the
     /// reference engine's.
     fn settles(&mut self, a: &Frag, b: &Frag, init: Tau) -> bool {
-        let after = self.trees.apply(&mut self.l, a.tau, u64::MAX, b.check);
-        let check = self.l.and(a.check, after);
+        let check = self.seq_check(a, b);
         let check = self.trees.apply(&mut self.l, init, 0, check);
         self.l.tautology(check)
+    }
+
+    /// SEQ's ✓ (s4): ✓a ∧ τa(✓b), with every read in D. One formula for
+    /// every coalescing of the pair, which `settles` relies on.
+    fn seq_check(&mut self, a: &Frag, b: &Frag) -> FormulaId {
+        let after = self.trees.apply(&mut self.l, a.tau, u64::MAX, b.check);
+        self.l.and(a.check, after)
     }
 
     /// SEQ of one pair; `pairing` lists (left event, right event) that
@@ -955,10 +961,8 @@ impl<'a> Sem<'a> {
         pairing: &[(u32, u32)],
         extra: &[(u32, u32)],
     ) -> Vec<Frag> {
-        let all = u64::MAX;
         let tau = self.trees.tau(TauNode::Seq(a.tau, b.tau));
-        let check2 = self.trees.apply(&mut self.l, a.tau, all, b.check);
-        let check = self.l.and(a.check, check2);
+        let check = self.seq_check(a, b);
         let mut f = Frag {
             events: a.events.clone(),
             po: [a.po.clone(), b.po.clone()].concat(),

@@ -880,6 +880,9 @@ const PART_MIN_CUT_RATIO: u32 = 8;
 /// How many complete combinations `Product::flush` decides at once.
 const BATCH: usize = 64;
 
+/// Fewer combinations than this `Product::flush` decides on its own thread.
+const PAR_MIN: usize = 8;
+
 impl Product<'_, '_> {
     /// `writes`: what the threads chosen so far write.
     fn run(
@@ -1187,10 +1190,13 @@ impl Product<'_, '_> {
         let budget = self.steps.min(1_000_000);
         let leaves = self.leaves();
         let (p, labelled) = (self.groups.p, labelled(sem));
-        let decided: Vec<Decided> = batch
-            .par_iter()
-            .map(|choice| leaves.decide(&labelled, p, choice, budget))
-            .collect();
+        let decide = |choice: &Vec<usize>| leaves.decide(&labelled, p, choice, budget);
+        // A handful is decided here: handing it to the pool costs more
+        // than it saves (a sweep's programs mostly have a few combinations).
+        let decided: Vec<Decided> = match batch.len() < PAR_MIN {
+            true => batch.iter().map(decide).collect(),
+            false => batch.par_iter().map(decide).collect(),
+        };
         for (choice, (searched, memories)) in batch.iter().zip(decided) {
             if out.limit.is_some() {
                 return;

@@ -30,6 +30,7 @@ pub fn is_normal<'a>(space: &Space, threads: impl Iterator<Item = &'a [Op]>) -> 
 }
 
 /// Renaming by first occurrence, as the accesses are met.
+#[derive(Clone)]
 struct Renaming {
     values: bool,
     /// The new name of each location; `NONE` before it is met.
@@ -97,7 +98,14 @@ pub fn canonical(space: &Space, s: &Shape) -> Shape {
     best
 }
 
-/// Whether `s` is its own canonical form (stops at the first smaller one).
+/// Whether `s` is its own canonical form: no thread permutation of it
+/// normalises to a smaller shape. The same question as `canonical(s) == s`,
+/// asked without building a shape: `Shape`'s order is lexicographic over
+/// the threads, so a permutation's first `k` threads, renamed by first
+/// occurrence, already decide it against `s` unless they equal `s`'s first
+/// `k`; only those prefixes are extended (one renaming per prefix), and a
+/// smaller one ends the search. The enumeration asks this of every program
+/// of the space, whichever shard it keeps.
 pub fn is_canonical(space: &Space, s: &Shape) -> bool {
     if !is_normal(space, s.threads.iter().map(Vec::as_slice)) {
         return false;
@@ -105,15 +113,36 @@ pub fn is_canonical(space: &Space, s: &Shape) -> bool {
     if !space.threads_are_interchangeable() {
         return true;
     }
-    let mut least = true;
-    for_each_permutation(s.threads.len(), &mut |perm| {
-        let p = Shape {
-            threads: perm.iter().map(|&i| s.threads[i].clone()).collect(),
-        };
-        least = normalise(space, &p) >= *s;
-        least
-    });
-    least
+    !smaller_from(space, s, 0, 0, &Renaming::new(space))
+}
+
+/// Whether some arrangement of the threads not in `used` (a mask) as
+/// `s`'s threads `level..`, renamed on from `r`, is less than `s`'s.
+fn smaller_from(space: &Space, s: &Shape, level: usize, used: u64, r: &Renaming) -> bool {
+    if level == s.threads.len() {
+        return false;
+    }
+    let ours = &s.threads[level];
+    for (i, theirs) in s.threads.iter().enumerate() {
+        if used >> i & 1 == 1 {
+            continue;
+        }
+        let mut next = r.clone();
+        let renamed = theirs.iter().map(|op| {
+            let (loc, val) = next.rename(op);
+            Op { loc, val, ..*op }
+        });
+        match renamed.cmp(ours.iter().copied()) {
+            std::cmp::Ordering::Less => return true,
+            std::cmp::Ordering::Greater => {}
+            std::cmp::Ordering::Equal => {
+                if smaller_from(space, s, level + 1, used | 1 << i, &next) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
 }
 
 /// Calls `f` on each permutation of `0..n` until it returns false.
@@ -148,6 +177,71 @@ mod tests {
         Space {
             bound: Bound::default(),
             vocabulary: Vocabulary::default(),
+        }
+    }
+
+    /// `is_canonical` (pruned, allocation-free) answers as the definition
+    /// does (`canonical(s) == s`) on every arrangement of two or three of a
+    /// space's threads, normalised or not, with values as names (FADD
+    /// absent) and as numbers (FADD present), and with fences.
+    #[test]
+    fn is_canonical_is_canonical_form_equality() {
+        use crate::distinguish::enumerate::threads;
+        use crate::distinguish::shape::Kind;
+        use crate::syntax::ast::Mode;
+        let spaces = [
+            space(),
+            Space {
+                bound: Bound {
+                    values: 3,
+                    ..Bound::default()
+                },
+                vocabulary: Vocabulary {
+                    modes: vec![Mode::Rlx, Mode::Acq, Mode::Rel],
+                    fences: true,
+                    rmws: vec![Kind::Exchg],
+                    ..Vocabulary::default()
+                },
+            },
+            Space {
+                bound: Bound {
+                    values: 3,
+                    ..Bound::default()
+                },
+                vocabulary: Vocabulary {
+                    rmws: vec![Kind::Fadd],
+                    ..Vocabulary::default()
+                },
+            },
+        ];
+        for space in &spaces {
+            let ts = threads(space);
+            // Every thread in the pairs, a stride of them in the triples.
+            let stride = ts.len() / 12 + 1;
+            let (mut seen, mut canonical_ones) = (0, 0);
+            let mut check = |shape: Shape| {
+                let expected = canonical(space, &shape) == shape;
+                assert_eq!(is_canonical(space, &shape), expected, "{shape:?}");
+                seen += 1;
+                canonical_ones += usize::from(expected);
+            };
+            for a in &ts {
+                for b in &ts {
+                    check(Shape {
+                        threads: vec![a.clone(), b.clone()],
+                    });
+                }
+            }
+            for a in ts.iter().step_by(stride) {
+                for b in ts.iter().step_by(stride) {
+                    for c in ts.iter().step_by(stride) {
+                        check(Shape {
+                            threads: vec![a.clone(), b.clone(), c.clone()],
+                        });
+                    }
+                }
+            }
+            assert!(canonical_ones > 0 && canonical_ones < seen);
         }
     }
 

@@ -131,6 +131,9 @@ pub struct Model {
     /// By slot: whether its value is a function of the candidate's frame
     /// (`cat::frame::fixed`).
     pub fixed: Vec<bool>,
+    /// Whether the `with`'s set and order are functions of the frame
+    /// (`cat::frame::with_fixed`): then its choices are too.
+    pub with_fixed: bool,
 }
 
 /// What a name stands for while compiling.
@@ -251,9 +254,11 @@ pub fn compile(main: Source) -> Result<Model, LoadError> {
         prunable: Vec::new(),
         per_scope: false,
         fixed: Vec::new(),
+        with_fixed: false,
     };
     super::share::share(&mut model);
     model.fixed = super::frame::fixed(&model);
+    model.with_fixed = super::frame::with_fixed(&model);
     model.prunable = super::monotone::prunable(&model);
     model.per_scope = super::monotone::uses_per_scope(&model);
     Ok(model)

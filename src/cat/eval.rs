@@ -9,6 +9,9 @@ use crate::engine::axiomatic::execution::{Execution, Kind};
 use crate::engine::axiomatic::relation::{full, Rel};
 use crate::syntax::diagnostic::Diagnostic;
 
+/// The values of a model's `with` on one execution (`Model::choices`).
+type Choices = Result<Vec<Option<Rel>>, CatError>;
+
 /// Why a check fails (or a flag is raised), as evidence in the execution.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Witness {
@@ -284,26 +287,44 @@ impl Model {
                 return j;
             }
         }
-        self.under_choices_framed(x, frames, |seed, spare, done| {
-            self.for_some_choice_seeded(x, seed, spare, |ctx| self.judge_in(ctx), done)
+        self.under_choices_framed(x, frames, |choices, seed, spare, done| {
+            self.for_some_choice_seeded(x, choices, seed, spare, |ctx| self.judge_in(ctx), done)
         })
     }
 
     /// `f` (a pass over the `with`'s choices) with `x`'s frame from
-    /// `frames`: its fixed slots as the seed, spare slots, and a `done` that
-    /// takes each context's slots. A `with`'s slot is never fixed, nor is
-    /// what reads it: the fixed slots are the same under every choice, and
-    /// are kept from the first.
+    /// `frames`: the choices, its fixed slots as the seed, spare slots, and
+    /// a `done` that takes each context's slots. A `with`'s slot is never
+    /// fixed, nor is what reads it: the fixed slots are the same under
+    /// every choice, and are kept from the first. The choices themselves
+    /// are the frame's when the `with` is `with_fixed`, and are then
+    /// computed once per frame.
     fn under_choices_framed<T>(
         &self,
         x: &Execution,
         frames: &mut super::frame::Frames,
-        f: impl FnOnce(&[Option<Value>], Vec<Option<Value>>, &mut dyn FnMut(Vec<Option<Value>>)) -> T,
+        f: impl FnOnce(
+            Choices,
+            &[Option<Value>],
+            Vec<Option<Value>>,
+            &mut dyn FnMut(Vec<Option<Value>>),
+        ) -> T,
     ) -> T {
         let spare = frames.spare();
-        let (i, seed) = frames.find(x);
+        let (i, _) = frames.find(x);
+        let choices = match frames.choices(i) {
+            Some(kept) => Ok(kept.to_vec()),
+            None => {
+                let choices = self.choices(x);
+                if let (true, Ok(c)) = (self.with_fixed, &choices) {
+                    frames.keep_choices(i, c);
+                }
+                choices
+            }
+        };
+        let seed = frames.seed(i);
         let mut computed = None;
-        let out = f(seed, spare, &mut |slots| {
+        let out = f(choices, seed, spare, &mut |slots| {
             computed.get_or_insert(slots);
         });
         if let Some(mut slots) = computed {
@@ -325,8 +346,8 @@ impl Model {
         if self.with_step().is_some() {
             // Judged under each choice. No `last` is kept: a judgement
             // recomputes the `with`'s slot and what reads it.
-            return self.under_choices_framed(&x, frames, |seed, spare, done| {
-                self.refutes_every_choice(&x, checks, seed, spare, done)
+            return self.under_choices_framed(&x, frames, |choices, seed, spare, done| {
+                self.refutes_every_choice(&x, checks, choices, seed, spare, done)
             });
         }
         let spare = frames.spare();
@@ -349,7 +370,7 @@ impl Model {
     /// each of its completions. An error (a `let rec` that does not
     /// converge on the part, too many choices) refutes nothing.
     pub fn refutes(&self, x: &Execution, checks: &[usize]) -> bool {
-        self.refutes_every_choice(x, checks, &[], Vec::new(), |_| {})
+        self.refutes_every_choice(x, checks, self.choices(x), &[], Vec::new(), |_| {})
     }
 
     /// `refutes`, each context reading the frame's fixed slots from `seed`,
@@ -361,11 +382,12 @@ impl Model {
         &self,
         x: &Execution,
         checks: &[usize],
+        choices: Choices,
         seed: &[Option<Value>],
         mut spare: Vec<Option<Value>>,
         mut done: impl FnMut(Vec<Option<Value>>),
     ) -> bool {
-        let choices = match self.choices(x) {
+        let choices = match choices {
             Ok(c) if !c.is_empty() => c,
             _ => return false,
         };
@@ -552,7 +574,7 @@ impl Model {
         x: &Execution,
         f: impl Fn(&mut Ctx) -> Result<Judgement, CatError>,
     ) -> Result<Judgement, CatError> {
-        self.for_some_choice_seeded(x, &[], Vec::new(), f, |_| {})
+        self.for_some_choice_seeded(x, self.choices(x), &[], Vec::new(), f, |_| {})
     }
 
     /// `for_some_choice`, each context reading the frame's fixed slots
@@ -561,6 +583,7 @@ impl Model {
     fn for_some_choice_seeded(
         &self,
         x: &Execution,
+        choices: Choices,
         seed: &[Option<Value>],
         mut spare: Vec<Option<Value>>,
         f: impl Fn(&mut Ctx) -> Result<Judgement, CatError>,
@@ -569,7 +592,7 @@ impl Model {
         let flags = self.flag_names().count();
         let mut first = None;
         let mut found: Option<Judgement> = None;
-        for choice in self.choices(x)? {
+        for choice in choices? {
             // Every flag raised: no later choice adds one.
             if found.as_ref().is_some_and(|k| k.flags.len() >= flags) {
                 break;

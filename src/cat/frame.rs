@@ -14,7 +14,10 @@
 //! frame, and the evaluator may take it from an earlier candidate with an
 //! equal frame instead of computing it again: exact, not an approximation.
 //! A `let rec`'s slots and a `with`'s are never fixed (a recursion's value
-//! changes while it is iterated; a choice is made per candidate).
+//! changes while it is iterated; a choice is made per candidate). The
+//! choices themselves, the linearisations a `with` ranges over, are a
+//! function of the frame when its set and order read only fixed builtins
+//! and slots (`with_fixed`), and are kept with the frame's slots.
 //!
 //! `Frames` keeps the fixed slots' values of the last few frames met,
 //! found by a hash of the frame and confirmed by comparing it whole.
@@ -50,6 +53,21 @@ pub fn fixed(model: &Model) -> Vec<bool> {
             return fixed;
         }
     }
+}
+
+/// Whether the model's `with` (if any) orders a set by a relation that
+/// both read only fixed builtins and fixed slots: then its choices (the
+/// linearisations) are a function of the frame too, and `Frames` keeps
+/// them with the frame's slots. PTX's `linearisations(FSC, [FSC] ; po ;
+/// [FSC])` is one: its fences and their program order are the frame's.
+pub fn with_fixed(model: &Model) -> bool {
+    let fixed = &model.fixed;
+    model.steps.iter().any(|s| match s {
+        Step::With { set, order, .. } => {
+            reads_only_fixed(set, fixed) && reads_only_fixed(order, fixed)
+        }
+        _ => false,
+    })
 }
 
 /// Whether every leaf of `ir` is a fixed builtin, a fixed slot or empty.
@@ -99,6 +117,9 @@ struct Entry {
     frame: Execution,
     /// By slot: the fixed slots' values computed so far on this frame.
     slots: Vec<Option<Value>>,
+    /// The `with`'s choices on this frame, once computed (only when
+    /// `Model::with_fixed`).
+    choices: Option<Vec<Option<Rel>>>,
 }
 
 impl Frames {
@@ -118,6 +139,7 @@ impl Frames {
             hash,
             frame: x.clone(),
             slots: Vec::new(),
+            choices: None,
         };
         let i = if self.entries.len() < KEPT {
             self.entries.push(entry);
@@ -129,6 +151,24 @@ impl Frames {
             i
         };
         (i, &self.entries[i].slots)
+    }
+
+    /// The fixed slots' values kept for entry `i` (from `find`).
+    pub(super) fn seed(&self, i: usize) -> &[Option<Value>] {
+        self.entries.get(i).map_or(&[], |e| &e.slots)
+    }
+
+    /// The `with`'s choices kept for entry `i`, if computed.
+    pub(super) fn choices(&self, i: usize) -> Option<&[Option<Rel>]> {
+        self.entries.get(i)?.choices.as_deref()
+    }
+
+    /// Keeps the `with`'s choices for entry `i` (a model whose `with` is
+    /// `with_fixed` only: they are the same on every execution there).
+    pub(super) fn keep_choices(&mut self, i: usize, choices: &[Option<Rel>]) {
+        if let Some(e) = self.entries.get_mut(i) {
+            e.choices = Some(choices.to_vec());
+        }
     }
 
     /// The slots an earlier evaluation gave back, for the next to reuse.

@@ -113,12 +113,12 @@ pub fn is_canonical(space: &Space, s: &Shape) -> bool {
     if !space.threads_are_interchangeable() {
         return true;
     }
-    !smaller_from(space, s, 0, 0, &Renaming::new(space))
+    !smaller_from(s, 0, 0, &Renaming::new(space))
 }
 
 /// Whether some arrangement of the threads not in `used` (a mask) as
 /// `s`'s threads `level..`, renamed on from `r`, is less than `s`'s.
-fn smaller_from(space: &Space, s: &Shape, level: usize, used: u64, r: &Renaming) -> bool {
+fn smaller_from(s: &Shape, level: usize, used: u64, r: &Renaming) -> bool {
     if level == s.threads.len() {
         return false;
     }
@@ -136,7 +136,7 @@ fn smaller_from(space: &Space, s: &Shape, level: usize, used: u64, r: &Renaming)
             std::cmp::Ordering::Less => return true,
             std::cmp::Ordering::Greater => {}
             std::cmp::Ordering::Equal => {
-                if smaller_from(space, s, level + 1, used | 1 << i, &next) {
+                if smaller_from(s, level + 1, used | 1 << i, &next) {
                     return true;
                 }
             }

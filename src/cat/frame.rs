@@ -327,4 +327,27 @@ mod tests {
         assert_eq!(get("g"), Some(false));
         assert_eq!(get("h"), Some(false));
     }
+
+    /// A `with` over the frame's fences and po has the frame's choices;
+    /// one whose order reads co (directly or through a `let`), or whose
+    /// set is made from rf, does not; PTX's is the first kind.
+    #[test]
+    fn with_fixed_is_a_with_over_the_frame() {
+        let with = |set: &str, order: &str| {
+            let text = format!(
+                "T\nlet a = [F] ; po ; [F]\nlet b = co | a\nwith s from linearisations({set}, {order})\nacyclic s | po as x\n"
+            );
+            let m = crate::cat::from_text("t.cat", &text).expect("compiles");
+            with_fixed(&m)
+        };
+        assert!(with("F", "a"));
+        assert!(with("F", "[F] ; po ; [F]"));
+        assert!(!with("F", "b"));
+        assert!(!with("W", "co"));
+        assert!(!with("domain(rf)", "a"));
+        let no_with = crate::cat::from_text("t.cat", "T\nacyclic po as x\n").expect("compiles");
+        assert!(!with_fixed(&no_with));
+        let ptx = crate::cat::load("ptx").expect("bundled");
+        assert!(with_fixed(&ptx) && ptx.with_fixed);
+    }
 }

@@ -83,7 +83,7 @@ fn distinguish(c: &mut Criterion) {
                     &pair,
                     Shard::WHOLE,
                     &Default::default(),
-                    &mut |_| n += 1,
+                    &mut |_, _| n += 1,
                 );
                 n
             })

@@ -6,11 +6,12 @@ use std::collections::{BTreeMap, HashSet};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
 
-use super::sweep::{open_jsonl, resume_command, save, Progress, CANCEL};
+use super::sweep::{open_jsonl, resume_command, save, Class, Progress, CANCEL};
 
 use crate::distinguish::count;
-use crate::distinguish::shape::{Bound, Space, Vocabulary};
+use crate::distinguish::shape::{Bound, Shape, Space, Vocabulary};
 use crate::distinguish::shard::{self, Header, Merged, Record};
 use crate::distinguish::{Pair, Shard};
 
@@ -170,15 +171,31 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
     let spent = AtomicBool::new(false);
     let mut failed = None;
     let mut complete = true;
+    // The shard's programs still to decide, by class, for the estimate
+    // (`Progress::by_class`).
+    let todo: Mutex<Option<BTreeMap<Class, u64>>> = Mutex::new(None);
     std::thread::scope(|scope| {
-        if show && total.is_none() {
-            // Too many symmetries to count by formula: count by listing.
+        if show {
+            // Listed beside the sweep: by class for the estimate, and the
+            // total too when there are too many symmetries to count it by
+            // formula.
             scope.spawn(|| {
-                let n = shard
-                    .programs(&space)
-                    .take_while(|_| !over.load(Ordering::Relaxed))
-                    .count();
-                counted.store(n as u64, Ordering::Relaxed);
+                let (mut by, mut n) = (BTreeMap::new(), 0u64);
+                for shape in shard.programs(&space) {
+                    if over.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    n += 1;
+                    if done.is_empty() || !done.contains(&shape.body()) {
+                        *by.entry(class(&shape)).or_insert(0u64) += 1;
+                    }
+                }
+                if total.is_none() {
+                    counted.store(n, Ordering::Relaxed);
+                }
+                if let Ok(mut kept) = todo.lock() {
+                    *kept = Some(by);
+                }
             });
         }
         if let Some(secs) = a.budget {
@@ -190,8 +207,8 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
             }
             scope.spawn(move || watch_budget(secs, over, spent));
         }
-        let mut bar = Progress::new(show, &counted, "programs", done.len());
-        complete = crate::distinguish::sweep(&space, &pair, shard, &done, &mut |r| {
+        let mut bar = Progress::new(show, &counted, "programs", done.len()).by_class(&todo);
+        complete = crate::distinguish::sweep(&space, &pair, shard, &done, &mut |shape, r| {
             if let Some(f) = &mut sink {
                 // One write per record (`writeln!` makes two): a record is
                 // never split across writes, and half the system calls.
@@ -201,7 +218,7 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
                     failed.get_or_insert(e.to_string());
                 }
             }
-            bar.step();
+            bar.step_class(class(shape));
             records.insert(r.id.clone(), r);
         });
         over.store(true, Ordering::Relaxed);
@@ -242,6 +259,19 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
         file.display()
     );
     Ok(a.partial)
+}
+
+/// A program's class for the estimate (`Progress::by_class`): its threads,
+/// accesses and read-modify-writes, what a decision's cost grows with.
+fn class(shape: &Shape) -> Class {
+    let threads = shape.threads.len() as u32;
+    let rmws = shape
+        .threads
+        .iter()
+        .flatten()
+        .filter(|op| op.kind.is_rmw())
+        .count() as u32;
+    threads << 16 | rmws << 8 | shape.size() as u32
 }
 
 /// A sweep's own records, as a merge of one complete file.

@@ -347,7 +347,7 @@ pub fn sweep(
     pair: &Pair,
     shard: Shard,
     done: &std::collections::HashSet<String>,
-    each: &mut dyn FnMut(Record),
+    each: &mut dyn FnMut(&Shape, Record),
 ) -> bool {
     let cancelled = || pair.stopped().is_some();
     for shape in shard.programs(space) {
@@ -361,7 +361,7 @@ pub fn sweep(
         if cancelled() {
             return false;
         }
-        each(r);
+        each(&shape, r);
     }
     true
 }

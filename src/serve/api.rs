@@ -644,7 +644,8 @@ pub fn distinguish(req: &Request, sweeps: &crate::serve::sweeps::Sweeps) -> Resu
     };
     let done: std::collections::HashSet<String> = sweep.merged.records.keys().cloned().collect();
     let mut records = Vec::new();
-    let through = crate::distinguish::sweep(&space, &pair, part, &done, &mut |r| records.push(r));
+    let through =
+        crate::distinguish::sweep(&space, &pair, part, &done, &mut |_, r| records.push(r));
     let decided = records.len();
     let stopped = match through {
         true => None,

@@ -29,7 +29,7 @@ fn tiny() -> Space {
 fn run(space: &Space, a: &str, b: &str) -> (Pair, Merged) {
     let pair = Pair::named(a, b).expect("bundled models");
     let mut records = Vec::new();
-    sweep(space, &pair, Shard::WHOLE, &HashSet::new(), &mut |r| {
+    sweep(space, &pair, Shard::WHOLE, &HashSet::new(), &mut |_, r| {
         records.push(r)
     });
     let merged = Merged {
@@ -603,6 +603,40 @@ fn scratch(name: &str) -> std::path::PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a scratch directory");
     dir
+}
+
+/// With `--progress`, the first line already has the shard's total
+/// (counted, not listed) and the last says how many were decided; the
+/// summary on standard output is the same as without it.
+#[test]
+fn progress_shows_the_total_from_the_first_line() {
+    let dir = scratch("progress");
+    let args = [
+        "distinguish",
+        "--models",
+        "sc,rc11",
+        "--threads",
+        "3",
+        "--total",
+        "4",
+    ];
+    let (ok, plain, err) = pomset(&dir, &args);
+    assert!(ok, "{err}");
+    let (ok, shown, err) = pomset(&dir, &[&args[..], &["--progress"]].concat());
+    assert!(ok, "{err}");
+    assert_eq!(plain, shown);
+    let n = plain
+        .lines()
+        .find(|l| l.contains(" programs: "))
+        .and_then(|l| l.split_whitespace().next())
+        .expect("a summary line");
+    assert!(n.parse::<u64>().is_ok_and(|n| n > 100), "{plain}");
+    let first = err.split('\r').find(|l| !l.trim().is_empty()).unwrap_or("");
+    assert!(first.starts_with(&format!("0/{n} programs")), "{first}");
+    assert!(
+        err.contains(&format!("{n} programs, {n} decided in")),
+        "{err}"
+    );
 }
 
 #[test]

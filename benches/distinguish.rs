@@ -8,7 +8,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use pomset::distinguish::enumerate::programs;
-use pomset::distinguish::shape::{Bound, Kind, Space, Vocabulary};
+use pomset::distinguish::shape::{Bound, Space, Vocabulary};
 use pomset::distinguish::{sweep, Decision, Pair, Shard};
 use pomset::outcome::Limits;
 use pomset::syntax::ast::Mode;
@@ -99,20 +99,7 @@ fn distinguish(c: &mut Criterion) {
 /// does), so criterion's rate is the sweep's on this bound, without the
 /// enumeration a shard repeats.
 fn c58_space(c: &mut Criterion) {
-    let space = Space {
-        bound: Bound {
-            threads: 3,
-            per_thread: 2,
-            total: 6,
-            locations: 2,
-            values: 3,
-        },
-        vocabulary: Vocabulary {
-            modes: vec![Mode::Rlx, Mode::Acq, Mode::Rel],
-            rmws: vec![Kind::Fadd],
-            ..Vocabulary::default()
-        },
-    };
+    let space = Space::c59_bound();
     let sample: Vec<_> = programs(&space).step_by(100_003).collect();
     let pair = Pair::mapping("pwt:ptx").expect("the bundled mapping");
     let mut group = c.benchmark_group("c58_space");

@@ -189,6 +189,28 @@ pub struct Space {
 }
 
 impl Space {
+    /// The bound that holds the release-sequence shape of C59: three
+    /// threads of at most two accesses over two locations, values 0 to 2,
+    /// rlx, acq and rel, and FADD (`--threads 3 --per-thread 2 --values 3
+    /// --modes rlx,acq,rel --rmws fadd`; the book's "What the search finds
+    /// for the seeds").
+    pub fn c59_bound() -> Space {
+        Space {
+            bound: Bound {
+                threads: 3,
+                per_thread: 2,
+                total: 6,
+                locations: 2,
+                values: 3,
+            },
+            vocabulary: Vocabulary {
+                modes: vec![Mode::Rlx, Mode::Acq, Mode::Rel],
+                rmws: vec![Kind::Fadd],
+                ..Vocabulary::default()
+            },
+        }
+    }
+
     /// Refuses a bound the programs cannot be written in.
     pub fn check(&self) -> Result<(), String> {
         let b = &self.bound;

@@ -756,20 +756,7 @@ fn the_pwt_ptx_mapping_tells_apart_the_release_sequence_shape_of_c59() {
     // C59 in the sweep's vocabulary (its x := 3 becomes x := 2): the RMW's
     // release does not carry P0's release to P1's later relaxed write
     // under PTX, and does under the pomset semantics (c7a = closure).
-    let space = Space {
-        bound: Bound {
-            threads: 3,
-            per_thread: 2,
-            total: 6,
-            locations: 2,
-            values: 3,
-        },
-        vocabulary: Vocabulary {
-            modes: vec![Mode::Rlx, Mode::Acq, Mode::Rel],
-            rmws: vec![Kind::Fadd],
-            ..Vocabulary::default()
-        },
-    };
+    let space = Space::c59_bound();
     let shape = canonical(
         &space,
         &shape_of(

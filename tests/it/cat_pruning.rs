@@ -120,33 +120,6 @@ fn pruned_and_plain_enumerations_agree_on_random_programs() {
     });
 }
 
-/// Threads that feed one another run by their lean (plain reads less plain
-/// writes), fewest first, the file's order kept among equals; a reader
-/// runs last. (That every order has the file order's states is the
-/// property below.)
-#[test]
-fn threads_that_feed_one_another_run_by_lean() {
-    let program = |threads: &[&str]| {
-        let text = format!("litmus L\n{}\nexists (0:r1 = 0)\n", threads.join("\n|| "));
-        pomset::syntax::parse(&text).expect("parses").program
-    };
-    let (a, b, c) = (
-        "x := 1; r1 := FADD(x, 1);",
-        "r0 := FADD(x, 1); r1 := x;",
-        "r0 := FADD.acq.rlx(x, 1); r1 := FADD(x, 2);",
-    );
-    let order = |t: &[&str]| pomset::engine::axiomatic::schedule(&program(t));
-    // Leans: a -1, b +1, c 0.
-    assert_eq!(order(&[b, c, a]), vec![2, 1, 0]);
-    assert_eq!(order(&[a, b, c]), vec![0, 2, 1]);
-    // Exchanges alone lean alike: the file's order.
-    let x = "r0 := EXCHG(x, 1); r1 := EXCHG(x, 2);";
-    let y = "r0 := EXCHG(x, 2); r1 := EXCHG(x, 1);";
-    assert_eq!(order(&[x, y]), vec![0, 1]);
-    // A reader (feeds no one) runs last whatever its lean.
-    assert_eq!(order(&["r0 := y; r1 := x;", b, a]), vec![2, 1, 0]);
-}
-
 /// The threads run readers last (`axiomatic::schedule`) and in the file's
 /// order: the same states, counts and flags under every model, with
 /// interchangeable threads (a copied thread) among them. At least one

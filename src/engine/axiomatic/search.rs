@@ -155,22 +155,14 @@ fn reads(s: &Stmt, out: &mut Vec<Option<usize>>, cells: &Cells) {
 /// last writer has run; placed after them it takes a source at once or is
 /// cut. A reader run last waits for no one, and no one waits for it. (C58's
 /// shape with its reader first: 18 846 parts for 30 candidates under PTX;
-/// with it last, 413.) Threads that feed one another run by their *lean*,
-/// plain reads less plain writes in their text (a read-modify-write is
-/// both, so neither), fewest first, and in the file's order when equal:
-/// the same argument, for threads that both read and write (three FADD
-/// threads with a plain write in one and a plain read in another took
-/// from 0.01 to 1.4 s under PTX by the order they were written in, and
-/// take 0.03 s in every order so). A greedy order by fewest reads of what
-/// others write made Dat3M's exchange loops slower (a thread's own writes
-/// feed its later reads, and the last thread's filter, `enter`, works best
-/// on the largest); their threads, of exchanges, lean alike and keep the
-/// file's order.
+/// with it last, 413.) Threads that feed one another keep the file's order:
+/// a greedy order by fewest reads of what others write made Dat3M's
+/// exchange loops slower (a thread's own writes feed its later reads, and
+/// the last thread's filter, `enter`, works best on the largest).
 ///
 /// Every order reaches the same candidates, each once (the module's
 /// argument does not depend on the order). Interchangeable threads are
-/// readers alike or feeders alike and lean alike (their text is the same
-/// up to names), so they keep their relative order.
+/// readers alike or feeders alike, so they keep their relative order.
 pub fn schedule(p: &Program) -> Vec<usize> {
     let cells = Cells::new(p);
     let threads: Vec<(Vec<Option<usize>>, Vec<Written>)> = p
@@ -192,23 +184,8 @@ pub fn schedule(p: &Program) -> Vec<usize> {
     };
     let (mut order, readers): (Vec<usize>, Vec<usize>) =
         (0..threads.len()).partition(|&t| feeds(t));
-    let lean: Vec<i64> = p.main.iter().map(|(_, body)| lean(body)).collect();
-    order.sort_by_key(|&t| lean[t]);
     order.extend(readers);
     order
-}
-
-/// A thread's plain reads less its plain writes (a read-modify-write is
-/// both, so neither), counted in its text.
-fn lean(s: &Stmt) -> i64 {
-    match s {
-        Stmt::Read { .. } => 1,
-        Stmt::Write { .. } => -1,
-        Stmt::Seq(parts) => parts.iter().map(lean).sum(),
-        Stmt::If { then, els, .. } => lean(then) + lean(els),
-        Stmt::Vulkan { body, .. } => lean(body),
-        _ => 0,
-    }
 }
 
 /// The classes of interchangeable threads the search may keep one

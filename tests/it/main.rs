@@ -33,6 +33,7 @@ mod interrupt;
 mod invariance;
 mod json_schema;
 mod layering;
+mod limits_named;
 mod logic_laws;
 mod logic_props;
 mod models;

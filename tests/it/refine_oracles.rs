@@ -8,7 +8,9 @@
 //!   fragment's locations) shows an outcome for the target that the source
 //!   lacks, by the ordinary `run`; when it prints a distinguishing test,
 //!   that test distinguishes them;
-//! - transitivity: A → B and B → C sound make A → C sound.
+//! - transitivity: A → B and B → C sound make A → C sound;
+//! - no verdict from a limit: judged again under a deadline that falls
+//!   inside the first judgement, a rewrite is judged the same or Unknown.
 //!
 //! The fragments come from a small grammar (`fragment`, issue 38): reads,
 //! writes, fences, FADD and register increments, `if (R = v)` with
@@ -652,7 +654,11 @@ fn settings() -> Vec<Model> {
 /// some option values) take minutes; such a case is stopped by the limit,
 /// which is no verdict, and logged as skipped.
 fn limits() -> Limits {
-    let secs = 2.0;
+    limits_within(2.0)
+}
+
+/// `limits`, with a deadline `secs` from now.
+fn limits_within(secs: f64) -> Limits {
     let deadline = Some((
         std::time::Instant::now() + std::time::Duration::from_secs_f64(secs),
         secs,
@@ -676,6 +682,11 @@ fn limits() -> Limits {
 /// `refine` on two fragments; None when the pair does not parse (a rewrite
 /// can move a register's use above its assignment) or the model is refused.
 fn judge(from: &[S], to: &[S], model: &Model) -> Option<RefineReport> {
+    judge_within(from, to, model, limits())
+}
+
+/// `judge` within `limits`.
+fn judge_within(from: &[S], to: &[S], model: &Model, limits: Limits) -> Option<RefineReport> {
     // The same V as the programs the contexts build, so both speak of one V.
     let text = format!(
         "refine R\nvalues {{0, 1, 2, 3}}\nsource {{ {} }}\ntarget {{ {} }}\n",
@@ -683,7 +694,7 @@ fn judge(from: &[S], to: &[S], model: &Model) -> Option<RefineReport> {
         print(to)
     );
     let q = parse_refinement(&text).ok()?;
-    refine(&q, model, limits()).ok()
+    refine(&q, model, limits).ok()
 }
 
 /// One context thread: one or two accesses to the fragment's locations.
@@ -838,7 +849,7 @@ fn model_of(k: usize) -> Model {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 24,
+        cases: crate::gen::cases(24),
         failure_persistence: None,
         ..ProptestConfig::default()
     })]
@@ -924,6 +935,42 @@ proptest! {
                 }
                 _ => log("context distinguishing test skipped (limit)"),
             }
+        }
+    }
+
+    /// No verdict from a limit: a rewrite judged again under a deadline
+    /// that falls inside the first judgement (a fraction of its time) is
+    /// judged the same or Unknown. A load on the machine does no more than
+    /// move the deadline, so this is the check that a loaded CI cannot turn
+    /// into a wrong verdict.
+    #[test]
+    fn a_deadline_gives_the_same_verdict_or_unknown((f, g) in rewritten(), k in any::<usize>()) {
+        let model = model_of(k);
+        let start = std::time::Instant::now();
+        let Some(whole) = judge_within(&f, &g, &model, limits_within(10.0)) else {
+            return Ok(());
+        };
+        let took = start.elapsed().as_secs_f64();
+        if whole.verdict() == Verdict::Unknown {
+            log("deadline skipped (unknown without it)");
+            return Ok(());
+        }
+        log("deadline checked");
+        for fraction in [0.05, 0.3, 0.7, 0.95] {
+            let Some(cut) = judge_within(&f, &g, &model, limits_within(took * fraction)) else {
+                continue;
+            };
+            prop_assert!(
+                cut.verdict() == Verdict::Unknown || cut.verdict() == whole.verdict(),
+                "{} → {} under {model:?}: {} within {:.4} s, {} without a deadline:\n{}\n{}",
+                print(&f),
+                print(&g),
+                cut.verdict().as_str(),
+                took * fraction,
+                whole.verdict().as_str(),
+                cut.text(),
+                whole.text()
+            );
         }
     }
 

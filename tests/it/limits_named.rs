@@ -1,0 +1,160 @@
+//! No answer from a limit: every engine, stopped by any of its limits
+//! (`--timeout` at any point of the search, `--max-steps`, `--max-pomsets`,
+//! `--max-states`), either names the limit in its outcomes or gives the
+//! whole answer, and every state it gives is one of the whole answer's.
+//!
+//! The rest of the tool leans on both halves. `run` turns a named limit into
+//! Unknown; the context search of `refine`, `transformations` and
+//! `distinguish` takes a run without a named limit as all of its states
+//! (a source missing a state makes a counterexample), and keeps a stopped
+//! target's states as real executions. A phase that stopped and said
+//! nothing would turn a deadline under load into a wrong verdict.
+//!
+//! Each random program (`gen::test`) is decided once within generous
+//! limits, then again under each restriction: deadlines at fractions of the
+//! time the whole run took (so they fall inside its phases, wherever the
+//! clock is read) and small step, pomset and state budgets. The deadlines
+//! make which phase is cut depend on the machine, never what is asserted.
+//! `PROPTEST_CASES=N` for a long run (default `CI_SHARE`);
+//! `PROPTEST_RNG_SEED=N` for programs CI has not seen.
+
+use crate::gen::{self, cases, Checked};
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use pomset::engine::{self, Engine};
+use pomset::model::Model;
+use pomset::outcome::{Limits, Outcomes, State};
+use pomset::syntax;
+use proptest::test_runner::TestCaseError;
+
+/// The programs CI decides (the fixed seed, `gen::DEFAULT_SEED`): each under
+/// every model and seventeen restrictions, about a minute of a debug build
+/// at 40.
+const CI_SHARE: u32 = 16;
+
+/// The engines asked: the native ones and every bundled cat model.
+fn engines() -> Vec<(&'static str, Box<dyn Engine>)> {
+    engine::names()
+        .into_iter()
+        .filter_map(|n| engine::named(n).ok().map(|e| (n, e)))
+        .collect()
+}
+
+/// The restrictions tried after a whole run that took `took`.
+fn restrictions(took: Duration) -> Vec<(String, Limits)> {
+    let mut out = Vec::new();
+    for f in [0.02, 0.1, 0.3, 0.6, 0.9] {
+        let secs = (took.as_secs_f64() * f).max(1e-6);
+        out.push((
+            format!("--timeout {secs:.6} ({f} of the whole run)"),
+            Limits {
+                deadline: Some((Instant::now() + Duration::from_secs_f64(secs), secs)),
+                ..Limits::default()
+            },
+        ));
+    }
+    for n in [1, 4, 30, 300, 3000] {
+        out.push((
+            format!("--max-steps {n}"),
+            Limits {
+                max_steps: n,
+                ..Limits::default()
+            },
+        ));
+    }
+    for n in [1, 3, 10, 40] {
+        out.push((
+            format!("--max-pomsets {n}"),
+            Limits {
+                max_pomsets: n,
+                ..Limits::default()
+            },
+        ));
+    }
+    for n in [1, 2, 5] {
+        out.push((
+            format!("--max-states {n}"),
+            Limits {
+                max_states: n,
+                ..Limits::default()
+            },
+        ));
+    }
+    out
+}
+
+fn states(o: &Outcomes) -> BTreeSet<&State> {
+    o.states.keys().collect()
+}
+
+/// One program under one engine: the whole run, then each restriction.
+fn named_or_whole(
+    text: &str,
+    p: &syntax::core::Program,
+    name: &str,
+    engine: &dyn Engine,
+) -> Result<Checked, TestCaseError> {
+    let model = Model::default();
+    let generous = Limits {
+        deadline: Some((Instant::now() + Duration::from_secs(20), 20.0)),
+        ..Limits::default()
+    };
+    let start = Instant::now();
+    let whole = match engine.outcomes(p, &model, generous) {
+        Ok(o) if o.limit.is_none() => o,
+        // Refused (a construct the model lacks) or too big: nothing to compare.
+        _ => return Ok(Checked::Skipped),
+    };
+    let took = start.elapsed();
+    let all = states(&whole);
+    for (what, limits) in restrictions(took) {
+        let Ok(cut) = engine.outcomes(p, &model, limits) else {
+            return Err(TestCaseError::fail(format!(
+                "{name} refused under {what} what it decided without it:\n{text}"
+            )));
+        };
+        let got = states(&cut);
+        let foreign: Vec<_> = got.difference(&all).collect();
+        if !foreign.is_empty() {
+            return Err(TestCaseError::fail(format!(
+                "{name} under {what} gave a state the whole run lacks ({foreign:?}):\n{text}"
+            )));
+        }
+        if cut.limit.is_none() && got != all {
+            let missing: Vec<_> = all.difference(&got).collect();
+            return Err(TestCaseError::fail(format!(
+                "{name} under {what} named no limit yet lacks {} state(s), e.g. {:?}:\n{text}",
+                missing.len(),
+                missing.first()
+            )));
+        }
+        let flags = |o: &Outcomes| o.flags.iter().map(|f| f.0.clone()).collect::<BTreeSet<_>>();
+        if cut.limit.is_none() && flags(&cut) != flags(&whole) {
+            return Err(TestCaseError::fail(format!(
+                "{name} under {what} named no limit yet raised other flags ({:?}, not {:?}):\n{text}",
+                cut.flags, whole.flags
+            )));
+        }
+    }
+    Ok(Checked::Yes)
+}
+
+#[test]
+fn every_limit_is_named_or_the_answer_is_whole() {
+    let engines = engines();
+    let (checked, _) = gen::try_property(cases(CI_SHARE), gen::test(), |t| {
+        let text = t.text();
+        let p = syntax::parse(&text)
+            .map_err(|d| TestCaseError::fail(d.render("gen", &text)))?
+            .program;
+        let mut any = false;
+        for (name, e) in &engines {
+            any |= named_or_whole(&text, &p, name, e.as_ref())? == Checked::Yes;
+        }
+        Ok(if any { Checked::Yes } else { Checked::Skipped })
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(checked > 0, "no program was decided whole by any engine");
+}

@@ -240,7 +240,12 @@ impl Report {
                 && fails.found.is_none()
                 && holds.limit.is_none()
                 && fails.limit.is_none();
-            let proves_absence = p.values_left.is_empty() && !vacuous;
+            // A search that found nothing proves absence only beside a state
+            // found by the other: with neither found and one cut by a limit,
+            // the test may have no state at all, which is Unknown uncut too
+            // (so a limit would have made a verdict).
+            let some_state = holds.found.is_some() || fails.found.is_some();
+            let proves_absence = p.values_left.is_empty() && some_state;
             let answer = |s: &Settled| match (&s.found, &s.limit) {
                 (Some(_), _) => Some(true),
                 (None, None) if proves_absence => Some(false),

@@ -1,7 +1,9 @@
 //! No answer from a limit: every engine, stopped by any of its limits
 //! (`--timeout` at any point of the search, `--max-steps`, `--max-pomsets`,
 //! `--max-states`), either names the limit in its outcomes or gives the
-//! whole answer, and every state it gives is one of the whole answer's.
+//! whole answer, and every state it gives is one of the whole answer's;
+//! and `run --verdict-only`, so cut, judges each condition as the whole
+//! run does, or Unknown.
 //!
 //! The rest of the tool leans on both halves. `run` turns a named limit into
 //! Unknown; the context search of `refine`, `transformations` and
@@ -23,15 +25,16 @@ use crate::gen::{self, cases, Checked};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use pomset::engine::{self, Engine};
+use pomset::engine::{self, Capability, Engine};
 use pomset::model::Model;
 use pomset::outcome::{Limits, Outcomes, State};
+use pomset::report::Report;
 use pomset::syntax;
 use proptest::test_runner::TestCaseError;
 
 /// The programs CI decides (the fixed seed, `gen::DEFAULT_SEED`): each under
-/// every model and seventeen restrictions, about a minute of a debug build
-/// at 40.
+/// every model and seventeen restrictions, with and without
+/// `--verdict-only`: about 50 s of a debug build.
 const CI_SHARE: u32 = 16;
 
 /// The engines asked: the native ones and every bundled cat model.
@@ -141,6 +144,53 @@ fn named_or_whole(
     Ok(Checked::Yes)
 }
 
+/// Each condition's verdict as `run --verdict-only` reports it: herd7's
+/// Ok/No and the observation, `None` where the report has none (Unknown).
+fn verdicts(r: &Report) -> Vec<(Option<bool>, Option<&'static str>)> {
+    r.conditions.iter().map(|c| (c.ok, c.observation)).collect()
+}
+
+/// `run --verdict-only` (the condition-directed searches) under each
+/// restriction: each condition's Ok/No and observation are the whole
+/// run's, or unknown.
+fn verdict_only_same_or_unknown(
+    text: &str,
+    p: &syntax::core::Program,
+    name: &str,
+    engine: &dyn Engine,
+) -> Result<Checked, TestCaseError> {
+    if !engine.can(Capability::VerdictOnly) || p.conditions.is_empty() {
+        return Ok(Checked::Skipped);
+    }
+    let model = Model::default();
+    let generous = Limits {
+        deadline: Some((Instant::now() + Duration::from_secs(20), 20.0)),
+        ..Limits::default()
+    };
+    let start = Instant::now();
+    let whole = engine.verdicts(p, &model, generous);
+    if whole.limit.is_some() || whole.unsupported.is_some() {
+        return Ok(Checked::Skipped);
+    }
+    let took = start.elapsed();
+    let want = verdicts(&whole);
+    for (what, limits) in restrictions(took) {
+        let cut = engine.verdicts(p, &model, limits);
+        for (i, (got, want)) in verdicts(&cut).iter().zip(&want).enumerate() {
+            // Either half may be unknown alone (Never found, Ok/No not).
+            let differs = got.0.is_some_and(|ok| Some(ok) != want.0)
+                || got.1.is_some_and(|obs| Some(obs) != want.1);
+            if differs {
+                return Err(TestCaseError::fail(format!(
+                    "{name} --verdict-only under {what}: condition {i} judged {got:?}, {want:?} without it (limit named: {:?}):\n{text}",
+                    cut.limit
+                )));
+            }
+        }
+    }
+    Ok(Checked::Yes)
+}
+
 #[test]
 fn every_limit_is_named_or_the_answer_is_whole() {
     let engines = engines();
@@ -152,6 +202,7 @@ fn every_limit_is_named_or_the_answer_is_whole() {
         let mut any = false;
         for (name, e) in &engines {
             any |= named_or_whole(&text, &p, name, e.as_ref())? == Checked::Yes;
+            verdict_only_same_or_unknown(&text, &p, name, e.as_ref())?;
         }
         Ok(if any { Checked::Yes } else { Checked::Skipped })
     })

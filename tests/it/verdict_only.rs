@@ -208,3 +208,37 @@ fn a_goal_no_state_can_meet_is_not_searched() {
         assert_eq!(compare(&p, &model), Ok(Some(1)), "{cond}");
     }
 }
+
+/// Found by `limits_named.rs`: when no state makes a `forall`'s condition
+/// true and the search for a state that fails it was cut by a limit, the
+/// report counted that search's zero states and said Ok (every state
+/// satisfies it) beside "verdicts are unknown". Nor is Never known: with
+/// no state found by either search, the test may have none, and a test
+/// without states is Unknown (issue 27 §1). Uncut, it is No and Never.
+#[test]
+fn a_forall_whose_failing_search_was_cut_is_neither_ok_nor_no() {
+    let text = "litmus F\nlocations { x }\n\nr := x;\n\nforall (P0:r = 1)\n";
+    let p = syntax::parse(text).expect("parses").program;
+    let model = Model::default();
+    let judged = |limits: Limits| {
+        let settled = decide::settle_conditions(&p, &model, limits).expect("decided");
+        let r = pomset::report::Report::settled(&p, &model, &settled, std::time::Duration::ZERO);
+        let c = &r.conditions[0];
+        (c.ok, c.observation, r.limit.is_some())
+    };
+    assert_eq!(
+        judged(Limits::default()),
+        (Some(false), Some("Never"), false)
+    );
+    for max_steps in 1..=3 {
+        let limits = Limits {
+            max_steps,
+            ..Limits::default()
+        };
+        assert_eq!(
+            judged(limits),
+            (None, None, true),
+            "--max-steps {max_steps}"
+        );
+    }
+}

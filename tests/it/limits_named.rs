@@ -2,8 +2,9 @@
 //! (`--timeout` at any point of the search, `--max-steps`, `--max-pomsets`,
 //! `--max-states`), either names the limit in its outcomes or gives the
 //! whole answer, and every state it gives is one of the whole answer's;
-//! and `run --verdict-only`, so cut, judges each condition as the whole
-//! run does, or Unknown.
+//! `run --verdict-only`, so cut, judges each condition as the whole run
+//! does, or Unknown; and `explain`, so cut, says a condition is reachable
+//! or forbidden as the whole walk does, or that it was stopped.
 //!
 //! The rest of the tool leans on both halves. `run` turns a named limit into
 //! Unknown; the context search of `refine`, `transformations` and
@@ -25,6 +26,7 @@ use crate::gen::{self, cases, Checked};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
+use pomset::engine::pwt::explain::{explain_within, Explanation};
 use pomset::engine::{self, Capability, Engine};
 use pomset::model::Model;
 use pomset::outcome::{Limits, Outcomes, State};
@@ -88,6 +90,14 @@ fn restrictions(took: Duration) -> Vec<(String, Limits)> {
     out
 }
 
+/// The limits of a whole run: the defaults, and 20 s in case one runs away.
+fn generous() -> Limits {
+    Limits {
+        deadline: Some((Instant::now() + Duration::from_secs(20), 20.0)),
+        ..Limits::default()
+    }
+}
+
 fn states(o: &Outcomes) -> BTreeSet<&State> {
     o.states.keys().collect()
 }
@@ -100,12 +110,8 @@ fn named_or_whole(
     engine: &dyn Engine,
 ) -> Result<Checked, TestCaseError> {
     let model = Model::default();
-    let generous = Limits {
-        deadline: Some((Instant::now() + Duration::from_secs(20), 20.0)),
-        ..Limits::default()
-    };
     let start = Instant::now();
-    let whole = match engine.outcomes(p, &model, generous) {
+    let whole = match engine.outcomes(p, &model, generous()) {
         Ok(o) if o.limit.is_none() => o,
         // Refused (a construct the model lacks) or too big: nothing to compare.
         _ => return Ok(Checked::Skipped),
@@ -163,12 +169,8 @@ fn verdict_only_same_or_unknown(
         return Ok(Checked::Skipped);
     }
     let model = Model::default();
-    let generous = Limits {
-        deadline: Some((Instant::now() + Duration::from_secs(20), 20.0)),
-        ..Limits::default()
-    };
     let start = Instant::now();
-    let whole = engine.verdicts(p, &model, generous);
+    let whole = engine.verdicts(p, &model, generous());
     if whole.limit.is_some() || whole.unsupported.is_some() {
         return Ok(Checked::Skipped);
     }
@@ -191,6 +193,44 @@ fn verdict_only_same_or_unknown(
     Ok(Checked::Yes)
 }
 
+/// Whether an explanation says it was stopped: the "Unknown: Limit
+/// reached" line, or a reason cut by a search's own limit.
+fn explanation_stopped(e: &Explanation) -> bool {
+    e.lines
+        .iter()
+        .any(|l| l.starts_with("Unknown") || l.contains("search limit"))
+}
+
+/// `explain` (pwt's) under each restriction: it says whether each
+/// condition's proposition is reachable as the whole walk does, or that it
+/// was stopped.
+fn explain_same_or_stopped(text: &str, p: &syntax::core::Program) -> Result<(), TestCaseError> {
+    let model = Model::default();
+    for c in &p.conditions {
+        let start = Instant::now();
+        let Ok(whole) = explain_within(p, &model, &c.prop, &generous()) else {
+            return Ok(());
+        };
+        if explanation_stopped(&whole) {
+            continue;
+        }
+        for (what, limits) in restrictions(start.elapsed()) {
+            let Ok(cut) = explain_within(p, &model, &c.prop, &limits) else {
+                continue;
+            };
+            if !explanation_stopped(&cut) && cut.reachable != whole.reachable {
+                return Err(TestCaseError::fail(format!(
+                    "explain under {what} says reachable = {}, {} without it, and names no limit:\n{}\n{text}",
+                    cut.reachable,
+                    whole.reachable,
+                    cut.lines.join("\n")
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 #[test]
 fn every_limit_is_named_or_the_answer_is_whole() {
     let engines = engines();
@@ -199,6 +239,7 @@ fn every_limit_is_named_or_the_answer_is_whole() {
         let p = syntax::parse(&text)
             .map_err(|d| TestCaseError::fail(d.render("gen", &text)))?
             .program;
+        explain_same_or_stopped(&text, &p)?;
         let mut any = false;
         for (name, e) in &engines {
             any |= named_or_whole(&text, &p, name, e.as_ref())? == Checked::Yes;
@@ -208,4 +249,36 @@ fn every_limit_is_named_or_the_answer_is_whole() {
     })
     .unwrap_or_else(|e| panic!("{e}"));
     assert!(checked > 0, "no program was decided whole by any engine");
+}
+
+/// Found by `every_limit_is_named_or_the_answer_is_whole`: an rf search
+/// capped by `--max-states` skips the rf it is at, and when that was the
+/// last one the search ended as if complete. With one state allowed, the
+/// pomset engine kept three of nine complete pomsets, named no limit and
+/// said `Always` where the condition holds only sometimes.
+#[test]
+fn an_rf_search_capped_at_its_last_rf_names_the_cap() {
+    let text = "litmus CAP\nlocations { x; y; z }\n\n\
+        x.wk.cta := 0;\n|| ( FADD.cta(x, 1); || skip; )\n|| FADD.cta(y, 1);\n\
+        || if (y.rlx + 0) { skip; } else { skip; }\n\nexists ([x] = 0)\n";
+    let p = syntax::parse(text).expect("parses").program;
+    let pwt = engine::named("pwt").expect("pwt");
+    let whole = pwt
+        .outcomes(&p, &Model::default(), Limits::default())
+        .expect("decided");
+    assert_eq!((whole.states.len(), whole.limit), (2, None));
+    for max_states in 1..=2 {
+        let limits = Limits {
+            max_states,
+            ..Limits::default()
+        };
+        let cut = pwt
+            .outcomes(&p, &Model::default(), limits)
+            .expect("decided");
+        assert!(
+            cut.limit.is_some() || cut.states == whole.states,
+            "--max-states {max_states}: {:?} and no limit named",
+            cut.states
+        );
+    }
 }

@@ -394,9 +394,16 @@ pub fn candidates_each(
     let budget = search.budget;
     let mut found = Vec::new();
     let mut seen = 0u32;
+    // Whether the cap or `stop` ended the search. The emptied budget ends
+    // it at its next step, but a whole rf's answer is not asked for (it
+    // ends the search anyway), so the rf skipped here may be the last one:
+    // then no step is left to see the empty budget, and only this flag
+    // says that it was skipped.
+    let mut cut = false;
     let complete = search.each_rf(mode, &mut |s, rf, visit| {
         seen = seen.wrapping_add(1);
         if found.len() >= cap || (seen.is_multiple_of(256) && stop()) {
+            cut = true;
             s.budget = 0;
             return false;
         }
@@ -412,6 +419,7 @@ pub fn candidates_each(
         }
         true
     });
+    let complete = complete && !cut;
     let used = budget.saturating_sub(search.budget);
     let capped = found.len() >= cap && !complete;
     (if complete { Ok(found) } else { Err(found) }, used, capped)
@@ -429,6 +437,7 @@ pub fn some_candidate(search: &mut Search, optional: u64, stop: &dyn Fn() -> boo
     // The search ends early by emptying its budget; what was left then is
     // put back, so that only the steps taken are counted.
     let mut left = None;
+    let mut stopped = false;
     let complete = search.each_rf(RfMode::Total, &mut |s, rf, visit| {
         // Found: the emptied budget ends the search at its next step.
         if found {
@@ -436,6 +445,8 @@ pub fn some_candidate(search: &mut Search, optional: u64, stop: &dyn Fn() -> boo
         }
         seen = seen.wrapping_add(1);
         if seen.is_multiple_of(256) && stop() {
+            // As in `candidates_each`: the rf skipped may be the last.
+            stopped = true;
             left = Some(s.budget);
             s.budget = 0;
             return false;
@@ -456,7 +467,7 @@ pub fn some_candidate(search: &mut Search, optional: u64, stop: &dyn Fn() -> boo
     if let Some(left) = left {
         search.budget = left;
     }
-    match (found, complete) {
+    match (found, complete && !stopped) {
         (true, _) => Some(true),
         (false, true) => Some(false),
         (false, false) => None,

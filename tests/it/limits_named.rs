@@ -2,8 +2,9 @@
 //! (`--timeout` at any point of the search, `--max-steps`, `--max-pomsets`,
 //! `--max-states`), either names the limit in its outcomes or gives the
 //! whole answer, and every state it gives is one of the whole answer's;
-//! `run --verdict-only`, so cut, judges each condition as the whole run
-//! does, or Unknown; and `explain`, so cut, says a condition is reachable
+//! `run`'s report (states by orbit and as products) and `run
+//! --verdict-only`, so cut, judge each condition as the whole run does, or
+//! Unknown; and `explain`, so cut, says a condition is reachable
 //! or forbidden as the whole walk does, or that it was stopped.
 //!
 //! The rest of the tool leans on both halves. `run` turns a named limit into
@@ -35,9 +36,10 @@ use pomset::syntax;
 use proptest::test_runner::TestCaseError;
 
 /// The programs CI decides (the fixed seed, `gen::DEFAULT_SEED`): each under
-/// every model and seventeen restrictions, with and without
-/// `--verdict-only`: about 50 s of a debug build.
-const CI_SHARE: u32 = 16;
+/// every model and seventeen restrictions, as outcomes, as `run` reports
+/// them, with `--verdict-only` and with `explain`: about 70 s of a debug
+/// build.
+const CI_SHARE: u32 = 12;
 
 /// The engines asked: the native ones and every bundled cat model.
 fn engines() -> Vec<(&'static str, Box<dyn Engine>)> {
@@ -47,47 +49,47 @@ fn engines() -> Vec<(&'static str, Box<dyn Engine>)> {
         .collect()
 }
 
-/// The restrictions tried after a whole run that took `took`.
+/// The restrictions tried after a whole run that took `took`. A deadline
+/// is held as its length and starts when the restricted run does
+/// (`started`), so each falls at its fraction of that run.
 fn restrictions(took: Duration) -> Vec<(String, Limits)> {
+    let base = Limits::default();
     let mut out = Vec::new();
     for f in [0.02, 0.1, 0.3, 0.6, 0.9] {
         let secs = (took.as_secs_f64() * f).max(1e-6);
-        out.push((
-            format!("--timeout {secs:.6} ({f} of the whole run)"),
-            Limits {
-                deadline: Some((Instant::now() + Duration::from_secs_f64(secs), secs)),
-                ..Limits::default()
-            },
-        ));
+        let deadline = Some((Instant::now(), secs));
+        let what = format!("--timeout {secs:.6} ({f} of the whole run)");
+        out.push((what, Limits { deadline, ..base }));
     }
-    for n in [1, 4, 30, 300, 3000] {
-        out.push((
-            format!("--max-steps {n}"),
-            Limits {
-                max_steps: n,
-                ..Limits::default()
-            },
-        ));
-    }
-    for n in [1, 3, 10, 40] {
-        out.push((
-            format!("--max-pomsets {n}"),
-            Limits {
-                max_pomsets: n,
-                ..Limits::default()
-            },
-        ));
-    }
-    for n in [1, 2, 5] {
-        out.push((
-            format!("--max-states {n}"),
-            Limits {
-                max_states: n,
-                ..Limits::default()
-            },
-        ));
+    let counts: [Budget; 4] = [
+        ("--max-steps", &[1, 4, 30, 300, 3000], |l, n| {
+            l.max_steps = n as u64
+        }),
+        ("--max-pomsets", &[1, 3, 10, 40], |l, n| l.max_pomsets = n),
+        ("--max-partitions", &[1, 2, 8], |l, n| l.max_partitions = n),
+        ("--max-states", &[1, 2, 5], |l, n| l.max_states = n),
+    ];
+    for (flag, values, set) in counts {
+        for &n in values {
+            let mut limits = base;
+            set(&mut limits, n);
+            out.push((format!("{flag} {n}"), limits));
+        }
     }
     out
+}
+
+/// A budget flag, the values tried, and how it sets the limits.
+type Budget = (&'static str, &'static [usize], fn(&mut Limits, usize));
+
+/// `limits` with its deadline, if any, starting now.
+fn started(limits: Limits) -> Limits {
+    Limits {
+        deadline: limits
+            .deadline
+            .map(|(_, secs)| (Instant::now() + Duration::from_secs_f64(secs), secs)),
+        ..limits
+    }
 }
 
 /// The limits of a whole run: the defaults, and 20 s in case one runs away.
@@ -106,12 +108,11 @@ fn states(o: &Outcomes) -> BTreeSet<&State> {
 fn named_or_whole(
     text: &str,
     p: &syntax::core::Program,
-    name: &str,
-    engine: &dyn Engine,
+    (name, engine): (&str, &dyn Engine),
+    model: &Model,
 ) -> Result<Checked, TestCaseError> {
-    let model = Model::default();
     let start = Instant::now();
-    let whole = match engine.outcomes(p, &model, generous()) {
+    let whole = match engine.outcomes(p, model, generous()) {
         Ok(o) if o.limit.is_none() => o,
         // Refused (a construct the model lacks) or too big: nothing to compare.
         _ => return Ok(Checked::Skipped),
@@ -119,7 +120,7 @@ fn named_or_whole(
     let took = start.elapsed();
     let all = states(&whole);
     for (what, limits) in restrictions(took) {
-        let Ok(cut) = engine.outcomes(p, &model, limits) else {
+        let Ok(cut) = engine.outcomes(p, model, started(limits)) else {
             return Err(TestCaseError::fail(format!(
                 "{name} refused under {what} what it decided without it:\n{text}"
             )));
@@ -177,7 +178,7 @@ fn verdict_only_same_or_unknown(
     let took = start.elapsed();
     let want = verdicts(&whole);
     for (what, limits) in restrictions(took) {
-        let cut = engine.verdicts(p, &model, limits);
+        let cut = engine.verdicts(p, &model, started(limits));
         for (i, (got, want)) in verdicts(&cut).iter().zip(&want).enumerate() {
             // Either half may be unknown alone (Never found, Ok/No not).
             let differs = got.0.is_some_and(|ok| Some(ok) != want.0)
@@ -191,6 +192,46 @@ fn verdict_only_same_or_unknown(
         }
     }
     Ok(Checked::Yes)
+}
+
+/// What `run` reports (`engine::decide`, states taken one per orbit and
+/// independent readers as a product, as `run` takes them unless
+/// `--all-states`) under each restriction: each condition's Ok/No and
+/// observation are the whole run's, or unknown; and all of them the whole
+/// run's when no limit is named.
+fn report_same_or_unknown(
+    text: &str,
+    p: &syntax::core::Program,
+    name: &str,
+    engine: &dyn Engine,
+) -> Result<(), TestCaseError> {
+    let model = Model::default();
+    let as_run = |limits: Limits| Limits {
+        orbits: true,
+        listed: Some(1000),
+        ..limits
+    };
+    let start = Instant::now();
+    let whole = engine::decide(engine, p, &model, false, as_run(generous()));
+    if whole.limit.is_some() || whole.unsupported.is_some() {
+        return Ok(());
+    }
+    let want = verdicts(&whole);
+    for (what, limits) in restrictions(start.elapsed()) {
+        let cut = engine::decide(engine, p, &model, false, as_run(started(limits)));
+        let got = verdicts(&cut);
+        let differs = got.iter().zip(&want).any(|(got, want)| {
+            got.0.is_some_and(|ok| Some(ok) != want.0)
+                || got.1.is_some_and(|obs| Some(obs) != want.1)
+        });
+        if differs || (cut.limit.is_none() && got != want) {
+            return Err(TestCaseError::fail(format!(
+                "{name}'s report under {what} judged {got:?}, {want:?} without it (limit named: {:?}):\n{text}",
+                cut.limit
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Whether an explanation says it was stopped: the "Unknown: Limit
@@ -215,7 +256,7 @@ fn explain_same_or_stopped(text: &str, p: &syntax::core::Program) -> Result<(), 
             continue;
         }
         for (what, limits) in restrictions(start.elapsed()) {
-            let Ok(cut) = explain_within(p, &model, &c.prop, &limits) else {
+            let Ok(cut) = explain_within(p, &model, &c.prop, &started(limits)) else {
                 continue;
             };
             if !explanation_stopped(&cut) && cut.reachable != whole.reachable {
@@ -242,13 +283,45 @@ fn every_limit_is_named_or_the_answer_is_whole() {
         explain_same_or_stopped(&text, &p)?;
         let mut any = false;
         for (name, e) in &engines {
-            any |= named_or_whole(&text, &p, name, e.as_ref())? == Checked::Yes;
+            any |=
+                named_or_whole(&text, &p, (name, e.as_ref()), &Model::default())? == Checked::Yes;
             verdict_only_same_or_unknown(&text, &p, name, e.as_ref())?;
+            report_same_or_unknown(&text, &p, name, e.as_ref())?;
         }
         Ok(if any { Checked::Yes } else { Checked::Skipped })
     })
     .unwrap_or_else(|e| panic!("{e}"));
     assert!(checked > 0, "no program was decided whole by any engine");
+}
+
+/// The pomset engine under `if_closure = registers`, whose partitions of
+/// the registers' valuations have a limit of their own
+/// (`--max-partitions`), and under `monotonicity`, which builds every
+/// stronger label: named or whole, as above.
+#[test]
+fn every_limit_is_named_under_the_pomset_options_with_limits_of_their_own() {
+    let pwt = engine::named("pwt").expect("pwt");
+    let models: Vec<Model> = [("if_closure", "registers"), ("monotonicity", "modes")]
+        .iter()
+        .map(|&(k, v)| {
+            let mut m = Model::default();
+            m.set(k, v).expect("a value of the option");
+            m
+        })
+        .collect();
+    let (checked, _) = gen::try_property(cases(CI_SHARE), gen::tiny(), |t| {
+        let text = t.text();
+        let p = syntax::parse(&text)
+            .map_err(|d| TestCaseError::fail(d.render("gen", &text)))?
+            .program;
+        let mut any = false;
+        for m in &models {
+            any |= named_or_whole(&text, &p, ("pwt", pwt.as_ref()), m)? == Checked::Yes;
+        }
+        Ok(if any { Checked::Yes } else { Checked::Skipped })
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(checked > 0, "no program was decided whole");
 }
 
 /// Found by `every_limit_is_named_or_the_answer_is_whole`: an rf search

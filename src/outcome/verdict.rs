@@ -354,13 +354,11 @@ pub fn judge_settled(
     );
     if positive == Some(false) && j.observation.is_none() {
         // No state makes it true: Never, whatever the other search found.
+        // The caller answers `Some(false)` only beside a state the other
+        // search found (`Report::settled`), so `negative` is `Some(true)`
+        // here and a `forall` is No: a cut search's zero states are never
+        // counted as all of them.
         j = judgement(c, (0, count(negative)), (true, true), model);
-        // But `forall` holds only if no state fails it either, which only
-        // the other search can say (a search cut by a limit says nothing:
-        // counting its zero failing states made a cut `forall` Ok).
-        if c.quantifier == Quantifier::Forall {
-            j.ok = negative.map(|fails| !fails);
-        }
     }
     if j.met.is_none() {
         j.met = match (j.expected, positive) {

@@ -30,6 +30,7 @@ use std::time::{Duration, Instant};
 use pomset::engine::pwt::explain::{explain_within, Explanation};
 use pomset::engine::{self, Capability, Engine};
 use pomset::model::Model;
+use pomset::outcome::limits::deadline_after;
 use pomset::outcome::{Limits, Outcomes, State};
 use pomset::report::Report;
 use pomset::syntax;
@@ -57,7 +58,7 @@ fn restrictions(took: Duration) -> Vec<(String, Limits)> {
     let mut out = Vec::new();
     for f in [0.02, 0.1, 0.3, 0.6, 0.9] {
         let secs = (took.as_secs_f64() * f).max(1e-6);
-        let deadline = Some((Instant::now(), secs));
+        let deadline = Some(deadline_after(secs));
         let what = format!("--timeout {secs:.6} ({f} of the whole run)");
         out.push((what, Limits { deadline, ..base }));
     }
@@ -85,9 +86,7 @@ type Budget = (&'static str, &'static [usize], fn(&mut Limits, usize));
 /// `limits` with its deadline, if any, starting now.
 fn started(limits: Limits) -> Limits {
     Limits {
-        deadline: limits
-            .deadline
-            .map(|(_, secs)| (Instant::now() + Duration::from_secs_f64(secs), secs)),
+        deadline: limits.deadline.map(|(_, secs)| deadline_after(secs)),
         ..limits
     }
 }
@@ -95,7 +94,7 @@ fn started(limits: Limits) -> Limits {
 /// The limits of a whole run: the defaults, and 20 s in case one runs away.
 fn generous() -> Limits {
     Limits {
-        deadline: Some((Instant::now() + Duration::from_secs(20), 20.0)),
+        deadline: Some(deadline_after(20.0)),
         ..Limits::default()
     }
 }
@@ -157,6 +156,16 @@ fn verdicts(r: &Report) -> Vec<(Option<bool>, Option<&'static str>)> {
     r.conditions.iter().map(|c| (c.ok, c.observation)).collect()
 }
 
+/// Whether a cut run's verdict says other than the whole run's: either
+/// half (Ok/No, the observation) may be unknown alone, and a known half
+/// must be the whole run's.
+fn contradicts(
+    got: &(Option<bool>, Option<&'static str>),
+    want: &(Option<bool>, Option<&'static str>),
+) -> bool {
+    got.0.is_some_and(|ok| Some(ok) != want.0) || got.1.is_some_and(|obs| Some(obs) != want.1)
+}
+
 /// `run --verdict-only` (the condition-directed searches) under each
 /// restriction: each condition's Ok/No and observation are the whole
 /// run's, or unknown.
@@ -180,10 +189,7 @@ fn verdict_only_same_or_unknown(
     for (what, limits) in restrictions(took) {
         let cut = engine.verdicts(p, &model, started(limits));
         for (i, (got, want)) in verdicts(&cut).iter().zip(&want).enumerate() {
-            // Either half may be unknown alone (Never found, Ok/No not).
-            let differs = got.0.is_some_and(|ok| Some(ok) != want.0)
-                || got.1.is_some_and(|obs| Some(obs) != want.1);
-            if differs {
+            if contradicts(got, want) {
                 return Err(TestCaseError::fail(format!(
                     "{name} --verdict-only under {what}: condition {i} judged {got:?}, {want:?} without it (limit named: {:?}):\n{text}",
                     cut.limit
@@ -220,10 +226,10 @@ fn report_same_or_unknown(
     for (what, limits) in restrictions(start.elapsed()) {
         let cut = engine::decide(engine, p, &model, false, as_run(started(limits)));
         let got = verdicts(&cut);
-        let differs = got.iter().zip(&want).any(|(got, want)| {
-            got.0.is_some_and(|ok| Some(ok) != want.0)
-                || got.1.is_some_and(|obs| Some(obs) != want.1)
-        });
+        let differs = got
+            .iter()
+            .zip(&want)
+            .any(|(got, want)| contradicts(got, want));
         if differs || (cut.limit.is_none() && got != want) {
             return Err(TestCaseError::fail(format!(
                 "{name}'s report under {what} judged {got:?}, {want:?} without it (limit named: {:?}):\n{text}",

@@ -659,10 +659,7 @@ fn limits() -> Limits {
 
 /// `limits`, with a deadline `secs` from now.
 fn limits_within(secs: f64) -> Limits {
-    let deadline = Some((
-        std::time::Instant::now() + std::time::Duration::from_secs_f64(secs),
-        secs,
-    ));
+    let deadline = Some(pomset::outcome::limits::deadline_after(secs));
     Limits {
         max_pomsets: 5_000,
         contexts: Some(pomset::transform::Bound {

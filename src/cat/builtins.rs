@@ -63,6 +63,14 @@ impl Builtin {
     }
 }
 
+impl Builtin {
+    /// Whether the builtin is made of rf and the frame alone (`rf`, `rfe`,
+    /// `rfi`): with `fixed`, what a co-free slot may read (`cat::frame`).
+    pub fn reads_rf_only(self) -> bool {
+        matches!(self, Builtin::Rf | Builtin::Rfe | Builtin::Rfi)
+    }
+}
+
 /// One more than the largest `Builtin::code`.
 pub const CODES: usize = 768;
 

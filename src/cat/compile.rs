@@ -134,6 +134,9 @@ pub struct Model {
     /// Whether the `with`'s set and order are functions of the frame
     /// (`cat::frame::with_fixed`): then its choices are too.
     pub with_fixed: bool,
+    /// By slot: whether its value is a function of the candidate's frame,
+    /// values, rf and the `with`'s choice (`cat::frame::co_free`).
+    pub co_free: Vec<bool>,
 }
 
 /// What a name stands for while compiling.
@@ -255,10 +258,12 @@ pub fn compile(main: Source) -> Result<Model, LoadError> {
         per_scope: false,
         fixed: Vec::new(),
         with_fixed: false,
+        co_free: Vec::new(),
     };
     super::share::share(&mut model);
     model.fixed = super::frame::fixed(&model);
     model.with_fixed = super::frame::with_fixed(&model);
+    model.co_free = super::frame::co_free(&model);
     model.prunable = super::monotone::prunable(&model);
     model.per_scope = super::monotone::uses_per_scope(&model);
     Ok(model)

@@ -51,6 +51,9 @@ struct Ctx<'a> {
     /// Fixed slots' values known for the execution's frame (`cat::frame`),
     /// read in place; a slot set here is not computed again.
     seed: &'a [Option<Value>],
+    /// Co-free slots' values known for the execution's frame, values, rf
+    /// and choice (`cat::frame`), read in place like `seed`.
+    rf_seed: &'a [Option<Value>],
     /// Builtins computed so far, in the order first asked for: a model
     /// uses a dozen or two, and finding one here is cheaper than finding
     /// its place in `builtins::named()` (a fifth of Vulkan's time was that
@@ -85,6 +88,7 @@ impl<'a> Ctx<'a> {
             model,
             slots,
             seed: &[],
+            rf_seed: &[],
             builtins: Vec::new(),
             placed: [0; builtins::CODES],
             error: None,
@@ -119,17 +123,24 @@ impl<'a> Ctx<'a> {
             .unwrap_or_else(|| Value::Rel(Rel::new(self.x.len())))
     }
 
-    /// Slot `s`'s value if computed, here or for the frame (`seed`).
+    /// Slot `s`'s value if computed, here, for the frame (`seed`) or for
+    /// the frame and rf (`rf_seed`).
     fn kept(&self, s: usize) -> Option<&Value> {
         match self.slots.get(s) {
             Some(Some(v)) => Some(v),
-            _ => self.seed.get(s).and_then(Option::as_ref),
+            _ => self
+                .seed
+                .get(s)
+                .and_then(Option::as_ref)
+                .or_else(|| self.rf_seed.get(s).and_then(Option::as_ref)),
         }
     }
 
     /// Whether slot `s` is still to be computed.
     fn pending(&self, s: usize) -> bool {
-        matches!(self.slots.get(s), Some(None)) && !matches!(self.seed.get(s), Some(Some(_)))
+        matches!(self.slots.get(s), Some(None))
+            && !matches!(self.seed.get(s), Some(Some(_)))
+            && !matches!(self.rf_seed.get(s), Some(Some(_)))
     }
 
     /// Computes slot `s` if it is not yet, keeping its value in `slots`
@@ -276,9 +287,11 @@ impl Model {
         // slot a refutation leaves unset.
         if self.with_step().is_none() {
             if let Some(slots) = frames.take_last(x) {
-                let (i, seed) = frames.find(x);
+                let (i, _) = frames.find(x);
+                let r = frames.find_rf(x, i, None);
                 let mut ctx = Ctx::resuming(self, x, slots);
-                ctx.seed = seed;
+                ctx.seed = frames.seed(i);
+                ctx.rf_seed = frames.rf_seed(r);
                 let j = self.judge_in(&mut ctx);
                 let mut slots = std::mem::take(&mut ctx.slots);
                 drop(ctx);
@@ -336,33 +349,63 @@ impl Model {
 
     /// `refutes`, with `frames` as in `judge_framed`; when `x` is not
     /// refuted and no error was met, its slots are kept with it for a
-    /// `judge_framed` of an equal execution (`Frames`' `last`).
+    /// `judge_framed` of an equal execution (`Frames`' `last`). Each
+    /// choice's evaluation starts from the fixed slots of `x`'s frame and
+    /// the co-free slots of `x` but co under that choice (`cat::frame`),
+    /// and leaves those it computed there.
     pub fn refutes_framed(
         &self,
         x: Execution,
         checks: &[usize],
         frames: &mut super::frame::Frames,
     ) -> bool {
-        if self.with_step().is_some() {
-            // Judged under each choice. No `last` is kept: a judgement
-            // recomputes the `with`'s slot and what reads it.
-            return self.under_choices_framed(&x, frames, |choices, seed, spare, done| {
-                self.refutes_every_choice(&x, checks, choices, seed, spare, done)
-            });
+        let with = self.with_step().is_some();
+        let (i, _) = frames.find(&x);
+        let choices = match frames.choices(i) {
+            Some(kept) => Ok(kept.to_vec()),
+            None => {
+                let choices = self.choices(&x);
+                if let (true, Ok(c)) = (self.with_fixed, &choices) {
+                    frames.keep_choices(i, c);
+                }
+                choices
+            }
+        };
+        // With no choice at all on the part, nothing is refuted (see
+        // `refutes_every_choice`).
+        let choices = match choices {
+            Ok(c) if !c.is_empty() => c,
+            _ => return false,
+        };
+        let mut spare = frames.spare();
+        for choice in choices {
+            let r = frames.find_rf(&x, i, choice.as_ref());
+            let mut ctx = self.context_reusing(&x, choice, spare);
+            ctx.seed = frames.seed(i);
+            ctx.rf_seed = frames.rf_seed(r);
+            let verdict = Self::refutes_checked(self, &mut ctx, checks);
+            let mut slots = std::mem::take(&mut ctx.slots);
+            drop(ctx);
+            frames.keep(i, self, &mut slots);
+            if verdict.is_some() {
+                frames.keep_rf(r, self, &mut slots);
+            }
+            match verdict {
+                // Judged under each choice: no `last` is kept with a
+                // `with`, whose slot a judgement recomputes.
+                Some(true) => spare = slots,
+                Some(false) if !with => {
+                    frames.keep_last(x, slots);
+                    return false;
+                }
+                _ => {
+                    frames.put_back(slots);
+                    return false;
+                }
+            }
         }
-        let spare = frames.spare();
-        let (i, seed) = frames.find(&x);
-        let mut ctx = Ctx::reusing(self, &x, spare);
-        ctx.seed = seed;
-        let verdict = Self::refutes_checked(self, &mut ctx, checks);
-        let mut slots = std::mem::take(&mut ctx.slots);
-        drop(ctx);
-        frames.keep(i, self, &mut slots);
-        match verdict {
-            Some(false) => frames.keep_last(x, slots),
-            _ => frames.put_back(slots),
-        }
-        verdict.unwrap_or(false)
+        frames.put_back(spare);
+        true
     }
 
     /// Whether one of `checks` (from `monotone::prunable`) fails on a

@@ -21,8 +21,17 @@
 //!
 //! `Frames` keeps the fixed slots' values of the last few frames met,
 //! found by a hash of the frame and confirmed by comparing it whole.
+//!
+//! One level down, a slot that reads no co (no `co`, `fr` or what is made
+//! of them, and only such slots) is *co-free*: its value is a function of
+//! the frame, the reads' values, rf and the `with`'s choice, the same
+//! argument with rf and the choice added to what the slot may read. The
+//! lazy search judges each co position of a write on a part whose events
+//! and rf are those of the position before (under PTX, over half of the
+//! parts of a spin lock of exchanges), so `Frames` also keeps the co-free
+//! slots of the last few such keys, compared whole.
 
-use super::builtins::Value;
+use super::builtins::{Builtin, Value};
 use super::compile::{Ir, Model, Step};
 use crate::engine::axiomatic::execution::{Event, Execution, Kind};
 use crate::engine::axiomatic::relation::Rel;
@@ -55,6 +64,36 @@ pub fn fixed(model: &Model) -> Vec<bool> {
     }
 }
 
+/// Which of `model`'s slots are co-free (see the module): a `let` over
+/// builtins other than co and what is made of it (`co`, `fr`, `coe`,
+/// `coi`, `fre`, `fri`) and over co-free slots only, and the `with`'s slot
+/// (its value is the choice, which is part of the key); the greatest
+/// solution, as in `fixed`. Every fixed slot is co-free.
+pub fn co_free(model: &Model) -> Vec<bool> {
+    let step = |s: usize| model.defined_by.get(s).and_then(|&i| model.steps.get(i));
+    let mut free: Vec<bool> = (0..model.slots)
+        .map(|s| match step(s) {
+            Some(Step::Let(t, _)) => *t == s,
+            Some(Step::With { slot, .. }) => *slot == s,
+            _ => false,
+        })
+        .collect();
+    loop {
+        let mut changed = false;
+        for s in 0..model.slots {
+            if let (true, Some(Step::Let(_, b))) = (free[s], step(s)) {
+                if !reads_only(b, &free, |b| b.fixed() || b.reads_rf_only()) {
+                    free[s] = false;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return free;
+        }
+    }
+}
+
 /// Whether the model's `with` (if any) orders a set by a relation that
 /// both read only fixed builtins and fixed slots: then its choices (the
 /// linearisations) are a function of the frame too, and `Frames` keeps
@@ -72,11 +111,17 @@ pub fn with_fixed(model: &Model) -> bool {
 
 /// Whether every leaf of `ir` is a fixed builtin, a fixed slot or empty.
 fn reads_only_fixed(ir: &Ir, fixed: &[bool]) -> bool {
+    reads_only(ir, fixed, Builtin::fixed)
+}
+
+/// Whether every leaf of `ir` is a builtin `builtin` admits, a slot
+/// `slots` marks, or empty.
+fn reads_only(ir: &Ir, slots: &[bool], builtin: impl Fn(Builtin) -> bool) -> bool {
     let mut stack = vec![ir];
     while let Some(ir) = stack.pop() {
         match ir {
-            Ir::Builtin(b) if !b.fixed() => return false,
-            Ir::Slot(t) if !fixed.get(*t).copied().unwrap_or(false) => return false,
+            Ir::Builtin(b) if !builtin(*b) => return false,
+            Ir::Slot(t) if !slots.get(*t).copied().unwrap_or(false) => return false,
             _ => stack.extend(ir.children()),
         }
     }
@@ -95,6 +140,11 @@ pub struct Frames {
     next: usize,
     /// How many executions found their frame kept.
     found: usize,
+    /// The entry found or made last: tried first, before hashing (the
+    /// lazy search judges many parts of one frame in a row).
+    recent: usize,
+    /// The next `Entry::id`.
+    ids: u64,
     /// An evaluation's slots, returned for the next to reuse.
     spare: Vec<Option<Value>>,
     /// The last execution a refutation judged whole without refuting it or
@@ -109,10 +159,34 @@ pub struct Frames {
     /// whole execution, compared in full, and the model, which a `Frames`
     /// never changes.
     last: Option<(Execution, Vec<Option<Value>>)>,
+    /// The co-free slots (not fixed) of the last few keys met (see the
+    /// module), oldest replaced first.
+    by_rf: Vec<RfEntry>,
+    next_rf: usize,
+    /// How many evaluations found their key's co-free slots kept.
+    found_rf: usize,
+}
+
+/// How many keys of co-free slots `Frames` keeps: the search backs up
+/// from a write's co position to the part before it, a few keys away.
+const KEPT_RF: usize = 4;
+
+struct RfEntry {
+    /// The frame's `Entry::id`.
+    frame: u64,
+    /// The reads' and writes' values, event by event, and rf.
+    values: Vec<i64>,
+    rf: Rel,
+    /// The `with`'s choice the slots were computed under.
+    choice: Option<Rel>,
+    /// By slot: the co-free slots' values that are not fixed.
+    slots: Vec<Option<Value>>,
 }
 
 struct Entry {
     hash: u64,
+    /// Which frame this is, never reused (`RfEntry::frame`).
+    id: u64,
     /// An execution with this frame (its rf, co and values are ignored).
     frame: Execution,
     /// By slot: the fixed slots' values computed so far on this frame.
@@ -126,6 +200,14 @@ impl Frames {
     /// The fixed slots' values known for `x`'s frame, and where they are
     /// kept (to add those the next evaluation computes).
     pub(super) fn find(&mut self, x: &Execution) -> (usize, &[Option<Value>]) {
+        if self
+            .entries
+            .get(self.recent)
+            .is_some_and(|e| same_frame(&e.frame, x))
+        {
+            self.found += 1;
+            return (self.recent, &self.entries[self.recent].slots);
+        }
         let hash = frame_hash(x);
         if let Some(i) = self
             .entries
@@ -133,10 +215,13 @@ impl Frames {
             .position(|e| e.hash == hash && same_frame(&e.frame, x))
         {
             self.found += 1;
+            self.recent = i;
             return (i, &self.entries[i].slots);
         }
+        self.ids += 1;
         let entry = Entry {
             hash,
+            id: self.ids,
             frame: x.clone(),
             slots: Vec::new(),
             choices: None,
@@ -150,6 +235,7 @@ impl Frames {
             self.next = (i + 1) % KEPT;
             i
         };
+        self.recent = i;
         (i, &self.entries[i].slots)
     }
 
@@ -197,6 +283,72 @@ impl Frames {
             Some((kept, _)) if kept == x => self.last.take().map(|(_, slots)| slots),
             _ => None,
         }
+    }
+
+    /// Where the co-free slots of `x` under `choice` are kept: an entry
+    /// with an equal key (all of `x` but co, and the choice: the frame
+    /// `x` found at entry `frame` of `find`, the values and rf), or a new
+    /// empty one in place of the oldest.
+    pub(super) fn find_rf(&mut self, x: &Execution, frame: usize, choice: Option<&Rel>) -> usize {
+        let frame = self.entries.get(frame).map_or(0, |e| e.id);
+        if let Some(i) = self.by_rf.iter().position(|e| {
+            e.frame == frame
+                && e.choice.as_ref() == choice
+                && e.rf == x.rf
+                && e.values.iter().eq(x.events.iter().map(|e| &e.value))
+        }) {
+            self.found_rf += 1;
+            return i;
+        }
+        if self.by_rf.len() < KEPT_RF {
+            self.by_rf.push(RfEntry {
+                frame,
+                values: x.events.iter().map(|e| e.value).collect(),
+                rf: x.rf.clone(),
+                choice: choice.cloned(),
+                slots: Vec::new(),
+            });
+            self.by_rf.len() - 1
+        } else {
+            let i = self.next_rf;
+            self.next_rf = (i + 1) % KEPT_RF;
+            let e = &mut self.by_rf[i];
+            e.frame = frame;
+            e.values.clear();
+            e.values.extend(x.events.iter().map(|e| e.value));
+            e.rf.clone_from(&x.rf);
+            e.choice = choice.cloned();
+            e.slots.clear();
+            i
+        }
+    }
+
+    /// The co-free slots kept for entry `i` (from `find_rf`).
+    pub(super) fn rf_seed(&self, i: usize) -> &[Option<Value>] {
+        self.by_rf.get(i).map_or(&[], |e| &e.slots)
+    }
+
+    /// Moves the co-free slots that are not fixed from `slots` (an
+    /// evaluation's without error, after `keep`) to entry `i`.
+    pub(super) fn keep_rf(&mut self, i: usize, model: &Model, slots: &mut [Option<Value>]) {
+        let Some(e) = self.by_rf.get_mut(i) else {
+            return;
+        };
+        if e.slots.len() < slots.len() {
+            e.slots.resize(slots.len(), None);
+        }
+        for (s, v) in slots.iter_mut().enumerate() {
+            let free = model.co_free.get(s).copied().unwrap_or(false);
+            let fixed = model.fixed.get(s).copied().unwrap_or(false);
+            if v.is_some() && free && !fixed && e.slots[s].is_none() {
+                e.slots[s] = v.take();
+            }
+        }
+    }
+
+    /// How many evaluations found their co-free slots kept (for tests).
+    pub fn found_rf(&self) -> usize {
+        self.found_rf
     }
 
     /// How many executions found their frame kept (for tests).

@@ -282,6 +282,7 @@ pub fn unshare(model: &Model) -> Model {
     out.prunable = super::monotone::prunable(&out);
     out.per_scope = super::monotone::uses_per_scope(&out);
     out.fixed = super::frame::fixed(&out);
+    out.co_free = super::frame::co_free(&out);
     out
 }
 

@@ -413,6 +413,46 @@ fn fixed_slots_kept_per_frame_judge_as_computed_anew() {
     );
 }
 
+/// `cat::frame`'s second level: the co-free slots (those that read no co)
+/// kept for an execution's frame, values, rf and choice refute each part
+/// as computing them anew does, under every bundled model on the
+/// examples' candidates, each judged with its co, with none and with co
+/// reversed (the lazy search's co positions of one write share the rest);
+/// and the slots are found again (else nothing was tested).
+#[test]
+fn co_free_slots_kept_per_rf_refute_as_computed_anew() {
+    let mut judged = 0;
+    let mut found = 0;
+    let tests = example_tests();
+    for model in models() {
+        let mut frames = cat::frame::Frames::default();
+        let checks = model.prunable.clone();
+        for (path, t) in &tests {
+            let lowered = model.lowering.map(|l| l.apply(&t.program));
+            let p = lowered.as_ref().unwrap_or(&t.program);
+            let _ = pomset::engine::axiomatic::candidates(p, &limits(500), |x, _| {
+                let mut none = x.clone();
+                none.co = pomset::engine::axiomatic::relation::Rel::new(x.len());
+                let mut reversed = x.clone();
+                reversed.co = x.co.inverse();
+                for v in [x.clone(), none, reversed] {
+                    let plain = model.refutes(&v, &checks);
+                    let framed = model.refutes_framed(v, &checks, &mut frames);
+                    assert_eq!(plain, framed, "{} under {}", path.display(), model.name);
+                    judged += 1;
+                }
+                true
+            });
+        }
+        found += frames.found_rf();
+    }
+    assert!(judged >= 10_000, "only {judged} parts judged");
+    assert!(
+        found * 2 >= judged,
+        "co-free slots found again only {found} times of {judged}"
+    );
+}
+
 /// An exchange lock of two threads around a counter, each loop unrolled
 /// twice, with a `fence.sc` in each critical section (so PTX's `with`
 /// chooses among orders of the fences).

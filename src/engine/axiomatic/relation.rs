@@ -197,18 +197,22 @@ impl Rel {
         out
     }
 
-    /// `r+`: the transitive closure (Warshall over words).
+    /// `r+`: the transitive closure (Warshall over words). Only an event
+    /// with an edge in and an edge out can be the middle of a path, and
+    /// each row takes row `k` by a mask rather than a branch (so the loop
+    /// vectorises).
     pub fn plus(&self) -> Rel {
         let Rel { mut rows } = self.clone();
-        for k in 0..rows.len() {
+        let mut middles = self.range() & full(rows.len());
+        while middles != 0 {
+            let k = middles.trailing_zeros() as usize;
+            middles &= middles - 1;
             let rk = rows[k];
             if rk == 0 {
                 continue;
             }
             for row in rows.iter_mut() {
-                if *row >> k & 1 == 1 {
-                    *row |= rk;
-                }
+                *row |= rk & 0u64.wrapping_sub(*row >> k & 1);
             }
         }
         Rel { rows }
@@ -314,5 +318,51 @@ mod tests {
         assert_eq!(r.cycle(), Some(vec![0, 1, 2]));
         assert!(r.star().has(1, 1) && r.opt().has(2, 2));
         assert_eq!(r.complement().pairs().count(), 9 - 3);
+    }
+
+    /// `plus` (Warshall over the events with an edge in) against the
+    /// closure by repeated composition, on every relation of 4 events
+    /// with at most one edge out of each, and on dense pseudo-random ones
+    /// of up to 64 events.
+    #[test]
+    fn plus_is_the_least_transitive_superset() {
+        let by_composition = |r: &Rel| {
+            let mut c = r.clone();
+            loop {
+                let next = c.union(&c.seq(r));
+                if next == c {
+                    return c;
+                }
+                c = next;
+            }
+        };
+        for code in 0..5usize.pow(4) {
+            let mut r = Rel::new(4);
+            let mut c = code;
+            for a in 0..4 {
+                if c % 5 < 4 {
+                    r.add(a, c % 5);
+                }
+                c /= 5;
+            }
+            assert_eq!(r.plus(), by_composition(&r), "{r:?}");
+        }
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for n in [5, 17, 40, 63, 64] {
+            for density in [3u32, 6, 9] {
+                let mut r = Rel::new(n);
+                for a in 0..n {
+                    for b in 0..n {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        if seed % (u64::from(density) * n as u64) < 2 {
+                            r.add(a, b);
+                        }
+                    }
+                }
+                assert_eq!(r.plus(), by_composition(&r), "{n} events");
+            }
+        }
     }
 }

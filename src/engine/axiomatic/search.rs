@@ -281,6 +281,8 @@ pub(super) fn candidates(
         unsure: false,
         ahead: Default::default(),
         own_later: crate::cat::monotone::refutes_own_later_rf(model, checks),
+        done_gen: 0,
+        shape: None,
     };
     if let Some((tid, body)) = p.main.first() {
         let start = s.gen.start(*tid);
@@ -429,6 +431,40 @@ struct Search<'a, 'v> {
     /// its own thread po-after it (`cat::monotone::refutes_own_later_rf`):
     /// a read then waits only for the later threads' writes.
     own_later: bool,
+    /// Bumped whenever `done` changes: with the run, what `shape` is of.
+    done_gen: u64,
+    /// The skeleton and layout of the last part judged, with `done_gen`
+    /// and a copy of its run's trace then: the parts a write's co
+    /// positions make share them (a skeleton was a fifth of PTX's time).
+    shape: Option<Shape>,
+}
+
+/// A part's skeleton (`skeleton`, no rf or co) and where it put each event.
+struct Shape {
+    done_gen: u64,
+    run: Trace,
+    x: Execution,
+    at: Layout,
+}
+
+/// Whether `skeleton` makes the same events and relations of traces `a`
+/// and `b` (their registers aside).
+fn same_skeleton(a: &Trace, b: &Trace) -> bool {
+    let Trace {
+        events,
+        po,
+        addr,
+        data,
+        ctrl,
+        rmw,
+        regs: _,
+    } = a;
+    *events == b.events
+        && *po == b.po
+        && *addr == b.addr
+        && *data == b.data
+        && *ctrl == b.ctrl
+        && *rmw == b.rmw
 }
 
 /// The writes a statement may make, and whether it has a bound's cut.
@@ -521,6 +557,7 @@ impl<'a> Search<'a, '_> {
             return;
         }
         self.done.push(run.trace);
+        self.done_gen += 1;
         match self.p.main.get(pos + 1) {
             Some((tid, body)) => {
                 let start = self.gen.start(*tid);
@@ -530,6 +567,7 @@ impl<'a> Search<'a, '_> {
             None => self.leaf(),
         }
         self.done.pop();
+        self.done_gen += 1;
     }
 
     /// Before thread `pos` runs: when it is the last and its runs are
@@ -866,14 +904,31 @@ impl<'a> Search<'a, '_> {
     /// Whether a prunable check fails on the part of the threads done and
     /// `run` (true also when it is too large to build: the search stops).
     fn part_refuted(&mut self, run: &Run) -> bool {
-        let mut chosen: Vec<&Trace> = self.done.iter().collect();
-        chosen.push(&run.trace);
-        let Some(mut x) = skeleton(self.p, self.cells, &chosen) else {
-            self.seen.limit = Some(format!("at most {MAX_EVENTS} events per execution"));
-            self.stop = true;
-            return true;
+        let kept = self
+            .shape
+            .as_ref()
+            .is_some_and(|s| s.done_gen == self.done_gen && same_skeleton(&s.run, &run.trace));
+        if !kept {
+            let mut chosen: Vec<&Trace> = self.done.iter().collect();
+            chosen.push(&run.trace);
+            let Some(x) = skeleton(self.p, self.cells, &chosen) else {
+                self.seen.limit = Some(format!("at most {MAX_EVENTS} events per execution"));
+                self.stop = true;
+                return true;
+            };
+            let at = Layout::of(&x, &chosen);
+            let (done_gen, run) = (self.done_gen, run.trace.clone());
+            self.shape = Some(Shape {
+                done_gen,
+                run,
+                x,
+                at,
+            });
+        }
+        let Some(Shape { x, at, .. }) = &self.shape else {
+            return false;
         };
-        let at = Layout::of(&x, &chosen);
+        let (mut x, at) = (x.clone(), at);
         for &(read, source) in &self.rf {
             if let Source::Now(w) = source {
                 x.rf.add(at.index(w), at.index(read));

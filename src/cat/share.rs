@@ -20,6 +20,17 @@
 //! indices (the checks' order, cheapest first, is computed before), and
 //! hidden slots have no name, so `show`, `explain` and the names of a
 //! cycle's edges see the model as written.
+//!
+//! A subexpression that occurs once gets a hidden slot too when it reads
+//! less of the candidate than the expression around it: a fixed one
+//! (frame only) inside one that reads rf or co, or a co-free one (rf, no
+//! co) inside one that reads co (`cat::frame`). Its slot is then kept per
+//! frame, or per frame and rf, where it was computed per candidate: PTX's
+//! `co & (morally-strong | cause | (IW * _))`, the check
+//! `([W] ; cause ; [W]) & loc`. The same argument makes it exact, and
+//! such a subexpression reads no `let rec`'s slot (that slot reads co, or
+//! is read where it does not converge, so it is neither fixed nor
+//! co-free).
 
 use std::collections::HashMap;
 
@@ -46,6 +57,20 @@ struct Sharing {
     /// Slots whose value may change while a `let rec` iterates, or whose
     /// computation reaches one.
     blocked: Vec<bool>,
+    /// By number: how much of the candidate it reads (`Reads`).
+    reads: Vec<Reads>,
+    /// By slot (the model's, before sharing): how much its value reads.
+    slot_reads: Vec<Reads>,
+}
+
+/// How much of a candidate an expression reads, least first: the frame
+/// only (`cat::frame::fixed`), also rf and the `with`'s choice
+/// (`cat::frame::co_free`), or also co (or a `let rec` under iteration).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Reads {
+    Frame,
+    Rf,
+    Co,
 }
 
 /// Gives `model`'s repeated subexpressions hidden slots (see the module).
@@ -56,6 +81,17 @@ pub fn share(model: &mut Model) {
         shareable: Vec::new(),
         slot: Vec::new(),
         blocked: blocked(model),
+        reads: Vec::new(),
+        slot_reads: {
+            let (fixed, free) = (super::frame::fixed(model), super::frame::co_free(model));
+            (0..model.slots)
+                .map(|s| match (fixed[s], free[s]) {
+                    (true, _) => Reads::Frame,
+                    (false, true) => Reads::Rf,
+                    _ => Reads::Co,
+                })
+                .collect()
+        },
     };
     for step in &model.steps {
         for ir in roots(step) {
@@ -65,8 +101,22 @@ pub fn share(model: &mut Model) {
     let mut steps = std::mem::take(&mut model.steps);
     let mut hidden = Vec::new();
     for step in &mut steps {
+        // A check's value is computed per candidate, so a part of it that
+        // reads less is worth a slot even when it is all of it; a `let`'s
+        // slot or a recursion reads what its body reads; a `with`'s set
+        // and order are computed once per candidate, as a check's.
+        let around = match step {
+            Step::Let(t, _) => s.slot_reads.get(*t).copied().unwrap_or(Reads::Co),
+            Step::Rec { .. } => Reads::Co,
+            Step::Check(_) | Step::With { .. } => Reads::Co,
+        };
+        let root_too = matches!(step, Step::Check(_) | Step::With { .. });
         for ir in roots_mut(step) {
-            *ir = s.rewrite(ir, &mut hidden, model.slots).0;
+            let (built, id) = s.rewrite(ir, &mut hidden, model.slots);
+            *ir = match root_too {
+                true => s.hoisted(built, id, around, &mut hidden, model.slots),
+                false => built,
+            };
         }
     }
     for (slot, body) in hidden {
@@ -141,18 +191,33 @@ impl Sharing {
     /// The number of `ir`'s expression, each of its subexpressions counted
     /// once more.
     fn number(&mut self, ir: &Ir) -> usize {
-        let (key, shareable) = match node(ir) {
-            None => self.leaf(ir),
+        let (key, shareable, reads) = match node(ir) {
+            None => {
+                let (key, ok) = self.leaf(ir);
+                (key, ok, self.leaf_reads(ir))
+            }
             Some((tag, a, b)) => {
                 let a = self.number(a);
                 let b = b.map(|b| self.number(b));
                 let ok = self.open(a) && b.is_none_or(|b| self.open(b));
-                (Key::Node(tag, a, b.unwrap_or(usize::MAX)), ok)
+                let reads = self.reads[a].max(b.map_or(Reads::Frame, |b| self.reads[b]));
+                (Key::Node(tag, a, b.unwrap_or(usize::MAX)), ok, reads)
             }
         };
-        let id = self.id(key, shareable);
+        let id = self.id(key, shareable, reads);
         self.count[id] += 1;
         id
+    }
+
+    /// How much of the candidate a leaf reads.
+    fn leaf_reads(&self, ir: &Ir) -> Reads {
+        match ir {
+            Ir::Builtin(b) if b.fixed() => Reads::Frame,
+            Ir::Builtin(b) if b.reads_rf_only() => Reads::Rf,
+            Ir::Builtin(_) => Reads::Co,
+            Ir::Slot(s) => self.slot_reads.get(*s).copied().unwrap_or(Reads::Co),
+            _ => Reads::Frame,
+        }
     }
 
     /// A leaf's key, and whether an expression may read it and be shared.
@@ -172,19 +237,22 @@ impl Sharing {
         self.shareable[id]
     }
 
-    fn id(&mut self, key: Key, shareable: bool) -> usize {
+    fn id(&mut self, key: Key, shareable: bool, reads: Reads) -> usize {
         let next = self.count.len();
         let id = *self.ids.entry(key).or_insert(next);
         if id == next {
             self.count.push(0);
             self.shareable.push(shareable);
             self.slot.push(None);
+            self.reads.push(reads);
         }
         id
     }
 
     /// `ir` with each shared subexpression replaced by its slot (made, with
     /// its definition pushed onto `hidden`, the first time), and its number.
+    /// A child that reads less than its node gets a slot here too (see the
+    /// module); `ir` itself is left to the caller.
     fn rewrite(&mut self, ir: &Ir, hidden: &mut Vec<(usize, Ir)>, first: usize) -> (Ir, usize) {
         let Some((tag, a, b)) = node(ir) else {
             let (key, _) = self.leaf(ir);
@@ -193,20 +261,45 @@ impl Sharing {
         let (a, ia) = self.rewrite(a, hidden, first);
         let b = b.map(|b| self.rewrite(b, hidden, first));
         let id = self.ids[&Key::Node(tag, ia, b.as_ref().map_or(usize::MAX, |b| b.1))];
-        let built = rebuild(ir, a, b.map(|b| b.0));
+        let own = self.reads[id];
+        let a = self.hoisted(a, ia, own, hidden, first);
+        let b = b.map(|(b, ib)| self.hoisted(b, ib, own, hidden, first));
+        let built = rebuild(ir, a, b);
         if self.count[id] < 2 || !self.shareable[id] {
             return (built, id);
         }
+        (self.slot_for(id, built, hidden, first), id)
+    }
+
+    /// `ir` (number `id`, rewritten), or its slot when it is a compound
+    /// expression that reads less than `around`, what the expression
+    /// around it reads.
+    fn hoisted(
+        &mut self,
+        ir: Ir,
+        id: usize,
+        around: Reads,
+        hidden: &mut Vec<(usize, Ir)>,
+        first: usize,
+    ) -> Ir {
+        if node(&ir).is_none() || self.reads[id] >= around || !self.shareable[id] {
+            return ir;
+        }
+        self.slot_for(id, ir, hidden, first)
+    }
+
+    /// The hidden slot of expression `id`, made with `body` the first time.
+    fn slot_for(&mut self, id: usize, body: Ir, hidden: &mut Vec<(usize, Ir)>, first: usize) -> Ir {
         let slot = match self.slot[id] {
             Some(s) => s,
             None => {
                 let s = first + hidden.len();
-                hidden.push((s, built));
+                hidden.push((s, body));
                 self.slot[id] = Some(s);
                 s
             }
         };
-        (Ir::Slot(slot), id)
+        Ir::Slot(slot)
     }
 }
 
@@ -319,5 +412,39 @@ mod tests {
         let text = "T\nlet rec r = po | (r ; r ; po) | (r ; r ; po)\nacyclic r as r\n";
         let m = crate::cat::from_text("t.cat", text).expect("compiles");
         assert_eq!(m.slots, m.names.len());
+    }
+
+    /// A subexpression that occurs once gets a slot where it reads less
+    /// than the expression around it: `po ; [W]` (the frame) inside a
+    /// `let` that reads rf, `rf ; po` (rf) inside a check that reads co;
+    /// and its slot is kept per frame, or per frame and rf. `po ; po`
+    /// inside a `let` of the frame only, and `co ; po` inside the check,
+    /// read no less and get none.
+    #[test]
+    fn what_reads_less_than_around_it_gets_a_slot() {
+        let text = "T\nlet a = (po ; [W]) | rf\nlet b = (po ; po) | po\nacyclic ((rf ; po) | (co ; po)) & a & b as x\n";
+        let m = crate::cat::from_text("t.cat", text).expect("compiles");
+        let named = m.names.len();
+        let hidden: Vec<(usize, &Ir)> = m.steps[m.defined_by[named]..]
+            .iter()
+            .filter_map(|s| match s {
+                Step::Let(t, b) => Some((*t, b)),
+                _ => None,
+            })
+            .collect();
+        let rf = |ir: &Ir| matches!(ir, Ir::Builtin(b) if b.reads_rf_only());
+        let frame_part = hidden
+            .iter()
+            .find(|(_, b)| matches!(b, Ir::Seq(_, w) if matches!(**w, Ir::Bracket(_))));
+        let rf_part = hidden
+            .iter()
+            .find(|(_, b)| matches!(b, Ir::Seq(r, _) if rf(r)));
+        let (Some(&(f, _)), Some(&(r, _))) = (frame_part, rf_part) else {
+            panic!("no slot for `po ; [W]` or `rf ; po` in {hidden:?}");
+        };
+        assert!(m.fixed[f] && m.co_free[r] && !m.fixed[r]);
+        assert_eq!(hidden.len(), 2, "{hidden:?}");
+        let back = unshare(&m);
+        assert_eq!(back.slots, named);
     }
 }

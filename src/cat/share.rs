@@ -24,13 +24,13 @@
 //! A subexpression that occurs once gets a hidden slot too when it reads
 //! less of the candidate than the expression around it: a fixed one
 //! (frame only) inside one that reads rf or co, or a co-free one (rf, no
-//! co) inside one that reads co (`cat::frame`). Its slot is then kept per
-//! frame, or per frame and rf, where it was computed per candidate: PTX's
-//! `co & (morally-strong | cause | (IW * _))`, the check
-//! `([W] ; cause ; [W]) & loc`. The same argument makes it exact, and
-//! such a subexpression reads no `let rec`'s slot (that slot reads co, or
-//! is read where it does not converge, so it is neither fixed nor
-//! co-free).
+//! co) inside one that reads co (`cat::frame`); a builtin too (`loc` is
+//! computed per candidate otherwise, as every builtin is). Its slot is then kept per
+//! frame, or per frame and rf, where it was computed per candidate: in
+//! PTX, the `morally-strong | cause | (IW * _)` of `coherence` and the
+//! `([W] ; cause ; [W]) & loc` of the check `coherence`. The same argument
+//! makes it exact, and such a subexpression reads no `let rec`'s slot (a
+//! `let rec`'s slot is neither fixed nor co-free, nor is what reads it).
 
 use std::collections::HashMap;
 
@@ -101,22 +101,8 @@ pub fn share(model: &mut Model) {
     let mut steps = std::mem::take(&mut model.steps);
     let mut hidden = Vec::new();
     for step in &mut steps {
-        // A check's value is computed per candidate, so a part of it that
-        // reads less is worth a slot even when it is all of it; a `let`'s
-        // slot or a recursion reads what its body reads; a `with`'s set
-        // and order are computed once per candidate, as a check's.
-        let around = match step {
-            Step::Let(t, _) => s.slot_reads.get(*t).copied().unwrap_or(Reads::Co),
-            Step::Rec { .. } => Reads::Co,
-            Step::Check(_) | Step::With { .. } => Reads::Co,
-        };
-        let root_too = matches!(step, Step::Check(_) | Step::With { .. });
         for ir in roots_mut(step) {
-            let (built, id) = s.rewrite(ir, &mut hidden, model.slots);
-            *ir = match root_too {
-                true => s.hoisted(built, id, around, &mut hidden, model.slots),
-                false => built,
-            };
+            *ir = s.rewrite(ir, &mut hidden, model.slots).0;
         }
     }
     for (slot, body) in hidden {
@@ -252,7 +238,10 @@ impl Sharing {
     /// `ir` with each shared subexpression replaced by its slot (made, with
     /// its definition pushed onto `hidden`, the first time), and its number.
     /// A child that reads less than its node gets a slot here too (see the
-    /// module); `ir` itself is left to the caller.
+    /// module); a root, the whole of a `let`'s body or of a check, does not
+    /// (giving the checks of PTX that read no co a slot made the two-thread
+    /// programs of `cargo bench --bench distinguish` 7 % slower to decide,
+    /// and the three-thread spin locks only 5 % faster).
     fn rewrite(&mut self, ir: &Ir, hidden: &mut Vec<(usize, Ir)>, first: usize) -> (Ir, usize) {
         let Some((tag, a, b)) = node(ir) else {
             let (key, _) = self.leaf(ir);
@@ -282,7 +271,8 @@ impl Sharing {
         hidden: &mut Vec<(usize, Ir)>,
         first: usize,
     ) -> Ir {
-        if node(&ir).is_none() || self.reads[id] >= around || !self.shareable[id] {
+        let compound = node(&ir).is_some() || matches!(ir, Ir::Builtin(_));
+        if !compound || self.reads[id] >= around || !self.shareable[id] {
             return ir;
         }
         self.slot_for(id, ir, hidden, first)
@@ -406,20 +396,33 @@ mod tests {
     }
 
     /// Nothing that reads a `let rec`'s slot is shared: its value changes
-    /// from round to round.
+    /// from round to round. (`po` in its body reads less than the body,
+    /// and has a slot.)
     #[test]
     fn nothing_reading_a_recursion_is_shared() {
         let text = "T\nlet rec r = po | (r ; r ; po) | (r ; r ; po)\nacyclic r as r\n";
         let m = crate::cat::from_text("t.cat", text).expect("compiles");
-        assert_eq!(m.slots, m.names.len());
+        let named = m.names.len();
+        let hidden: Vec<&Ir> = m.steps[m.defined_by[named]..]
+            .iter()
+            .filter_map(|s| match s {
+                Step::Let(_, b) => Some(b),
+                _ => None,
+            })
+            .collect();
+        let po = crate::cat::builtins::Builtin::Po;
+        assert!(
+            matches!(hidden[..], [Ir::Builtin(b)] if *b == po),
+            "{hidden:?}"
+        );
     }
 
     /// A subexpression that occurs once gets a slot where it reads less
     /// than the expression around it: `po ; [W]` (the frame) inside a
-    /// `let` that reads rf, `rf ; po` (rf) inside a check that reads co;
-    /// and its slot is kept per frame, or per frame and rf. `po ; po`
-    /// inside a `let` of the frame only, and `co ; po` inside the check,
-    /// read no less and get none.
+    /// `let` that reads rf, `rf ; po` (rf) inside a check that reads co,
+    /// and the builtin `po` inside `rf ; po`; and its slot is kept per
+    /// frame, or per frame and rf. `po ; po` inside a `let` of the frame
+    /// only, and `co ; po` inside the check, read no less and get none.
     #[test]
     fn what_reads_less_than_around_it_gets_a_slot() {
         let text = "T\nlet a = (po ; [W]) | rf\nlet b = (po ; po) | po\nacyclic ((rf ; po) | (co ; po)) & a & b as x\n";
@@ -443,8 +446,28 @@ mod tests {
             panic!("no slot for `po ; [W]` or `rf ; po` in {hidden:?}");
         };
         assert!(m.fixed[f] && m.co_free[r] && !m.fixed[r]);
-        assert_eq!(hidden.len(), 2, "{hidden:?}");
+        let po = hidden
+            .iter()
+            .find(|(_, b)| matches!(b, Ir::Builtin(b) if b.fixed()));
+        assert!(po.is_some_and(|&(p, _)| m.fixed[p]), "{hidden:?}");
+        assert_eq!(hidden.len(), 3, "{hidden:?}");
         let back = unshare(&m);
         assert_eq!(back.slots, named);
+    }
+
+    /// On every bundled model, the hidden slots (repeated subexpressions,
+    /// and what reads less than around it, builtins too) leave which
+    /// checks prune parts as they are on the model as written.
+    #[test]
+    fn hidden_slots_leave_the_prunable_checks_alone() {
+        for (name, _) in crate::cat::BUNDLED {
+            let m = crate::cat::load(name).expect("bundled");
+            assert!(m.slots > m.names.len(), "{name}: no hidden slot");
+            let back = unshare(&m);
+            assert_eq!(back.prunable, m.prunable, "{name}");
+            assert_eq!(back.per_scope, m.per_scope, "{name}");
+            let own = |m: &Model| crate::cat::monotone::refutes_own_later_rf(m, &m.prunable);
+            assert_eq!(own(&back), own(&m), "{name}");
+        }
     }
 }

@@ -351,7 +351,8 @@ pub fn sweep(
 ) -> bool {
     let cancelled = || pair.stopped().is_some();
     for shape in shard.programs(space) {
-        if done.contains(&shape.body()) {
+        // A fresh sweep has nothing done: no text to write per program.
+        if !done.is_empty() && done.contains(&shape.body()) {
             continue;
         }
         if cancelled() {

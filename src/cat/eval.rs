@@ -355,16 +355,16 @@ impl Model {
     /// and leaves those it computed there.
     pub fn refutes_framed(
         &self,
-        x: Execution,
+        x: &Execution,
         checks: &[usize],
         frames: &mut super::frame::Frames,
     ) -> bool {
         let with = self.with_step().is_some();
-        let (i, _) = frames.find(&x);
+        let (i, _) = frames.find(x);
         let choices = match frames.choices(i) {
             Some(kept) => Ok(kept.to_vec()),
             None => {
-                let choices = self.choices(&x);
+                let choices = self.choices(x);
                 if let (true, Ok(c)) = (self.with_fixed, &choices) {
                     frames.keep_choices(i, c);
                 }
@@ -379,8 +379,8 @@ impl Model {
         };
         let mut spare = frames.spare();
         for choice in choices {
-            let r = frames.find_rf(&x, i, choice.as_ref());
-            let mut ctx = self.context_reusing(&x, choice, spare);
+            let r = frames.find_rf(x, i, choice.as_ref());
+            let mut ctx = self.context_reusing(x, choice, spare);
             ctx.seed = frames.seed(i);
             ctx.rf_seed = frames.rf_seed(r);
             let verdict = Self::refutes_checked(self, &mut ctx, checks);
@@ -395,7 +395,7 @@ impl Model {
                 // `with`, whose slot a judgement recomputes.
                 Some(true) => spare = slots,
                 Some(false) if !with => {
-                    frames.keep_last(x, slots);
+                    frames.keep_last(x.clone(), slots);
                     return false;
                 }
                 _ => {

@@ -437,7 +437,7 @@ fn co_free_slots_kept_per_rf_refute_as_computed_anew() {
                 reversed.co = x.co.inverse();
                 for v in [x.clone(), none, reversed] {
                     let plain = model.refutes(&v, &checks);
-                    let framed = model.refutes_framed(v, &checks, &mut frames);
+                    let framed = model.refutes_framed(&v, &checks, &mut frames);
                     assert_eq!(plain, framed, "{} under {}", path.display(), model.name);
                     judged += 1;
                 }

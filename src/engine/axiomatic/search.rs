@@ -439,7 +439,8 @@ struct Search<'a, 'v> {
     shape: Option<Shape>,
 }
 
-/// A part's skeleton (`skeleton`, no rf or co) and where it put each event.
+/// A part's skeleton (`skeleton`; its rf and co are those of the last part
+/// judged, each part setting both whole) and where it put each event.
 struct Shape {
     done_gen: u64,
     run: Trace,
@@ -925,10 +926,12 @@ impl<'a> Search<'a, '_> {
                 at,
             });
         }
-        let Some(Shape { x, at, .. }) = &self.shape else {
+        let Some(Shape { x, at, .. }) = &mut self.shape else {
             return false;
         };
-        let (mut x, at) = (x.clone(), at);
+        // The kept skeleton takes this part's rf and co in place (each
+        // part sets both whole).
+        x.rf = Rel::new(x.len());
         for &(read, source) in &self.rf {
             if let Source::Now(w) = source {
                 x.rf.add(at.index(w), at.index(read));

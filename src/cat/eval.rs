@@ -325,16 +325,7 @@ impl Model {
     ) -> T {
         let spare = frames.spare();
         let (i, _) = frames.find(x);
-        let choices = match frames.choices(i) {
-            Some(kept) => Ok(kept.to_vec()),
-            None => {
-                let choices = self.choices(x);
-                if let (true, Ok(c)) = (self.with_fixed, &choices) {
-                    frames.keep_choices(i, c);
-                }
-                choices
-            }
-        };
+        let choices = self.frame_choices(x, frames, i);
         let seed = frames.seed(i);
         let mut computed = None;
         let out = f(choices, seed, spare, &mut |slots| {
@@ -345,6 +336,21 @@ impl Model {
             frames.put_back(slots);
         }
         out
+    }
+
+    /// The `with`'s choices on `x`, whose frame is entry `i` of `frames`:
+    /// kept there when they are the frame's (`with_fixed`).
+    fn frame_choices(&self, x: &Execution, frames: &mut super::frame::Frames, i: usize) -> Choices {
+        match frames.choices(i) {
+            Some(kept) => Ok(kept.to_vec()),
+            None => {
+                let choices = self.choices(x);
+                if let (true, Ok(c)) = (self.with_fixed, &choices) {
+                    frames.keep_choices(i, c);
+                }
+                choices
+            }
+        }
     }
 
     /// `refutes`, with `frames` as in `judge_framed`; when `x` is not
@@ -361,16 +367,7 @@ impl Model {
     ) -> bool {
         let with = self.with_step().is_some();
         let (i, _) = frames.find(x);
-        let choices = match frames.choices(i) {
-            Some(kept) => Ok(kept.to_vec()),
-            None => {
-                let choices = self.choices(x);
-                if let (true, Ok(c)) = (self.with_fixed, &choices) {
-                    frames.keep_choices(i, c);
-                }
-                choices
-            }
-        };
+        let choices = self.frame_choices(x, frames, i);
         // With no choice at all on the part, nothing is refuted (see
         // `refutes_every_choice`).
         let choices = match choices {

@@ -373,6 +373,18 @@ pub fn unshare(model: &Model) -> Model {
 mod tests {
     use super::*;
 
+    /// The hidden slots of `m` (after its named ones), with their bodies.
+    fn hidden(m: &Model) -> Vec<(usize, &Ir)> {
+        let named = m.names.len();
+        m.steps[m.defined_by[named]..]
+            .iter()
+            .filter_map(|s| match s {
+                Step::Let(t, b) => Some((*t, b)),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// A function called twice is inlined twice; its body is shared.
     #[test]
     fn an_inlined_body_gets_one_hidden_slot() {
@@ -381,13 +393,7 @@ mod tests {
         let named = m.names.len();
         assert!(m.slots > named, "no hidden slot in {} slots", m.slots);
         // `f(rf)` is one slot, read by `a` twice and by the check.
-        let hidden: Vec<&Ir> = m.steps[m.defined_by[named]..]
-            .iter()
-            .filter_map(|s| match s {
-                Step::Let(_, b) => Some(b),
-                _ => None,
-            })
-            .collect();
+        let hidden: Vec<&Ir> = hidden(&m).into_iter().map(|(_, b)| b).collect();
         assert!(hidden.iter().any(|b| matches!(b, Ir::Union(..))));
         let back = unshare(&m);
         assert_eq!(back.slots, named);
@@ -402,14 +408,7 @@ mod tests {
     fn nothing_reading_a_recursion_is_shared() {
         let text = "T\nlet rec r = po | (r ; r ; po) | (r ; r ; po)\nacyclic r as r\n";
         let m = crate::cat::from_text("t.cat", text).expect("compiles");
-        let named = m.names.len();
-        let hidden: Vec<&Ir> = m.steps[m.defined_by[named]..]
-            .iter()
-            .filter_map(|s| match s {
-                Step::Let(_, b) => Some(b),
-                _ => None,
-            })
-            .collect();
+        let hidden: Vec<&Ir> = hidden(&m).into_iter().map(|(_, b)| b).collect();
         let po = crate::cat::builtins::Builtin::Po;
         assert!(
             matches!(hidden[..], [Ir::Builtin(b)] if *b == po),
@@ -428,13 +427,7 @@ mod tests {
         let text = "T\nlet a = (po ; [W]) | rf\nlet b = (po ; po) | po\nacyclic ((rf ; po) | (co ; po)) & a & b as x\n";
         let m = crate::cat::from_text("t.cat", text).expect("compiles");
         let named = m.names.len();
-        let hidden: Vec<(usize, &Ir)> = m.steps[m.defined_by[named]..]
-            .iter()
-            .filter_map(|s| match s {
-                Step::Let(t, b) => Some((*t, b)),
-                _ => None,
-            })
-            .collect();
+        let hidden = hidden(&m);
         let rf = |ir: &Ir| matches!(ir, Ir::Builtin(b) if b.reads_rf_only());
         let frame_part = hidden
             .iter()

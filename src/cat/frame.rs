@@ -331,18 +331,11 @@ impl Frames {
     /// Moves the co-free slots that are not fixed from `slots` (an
     /// evaluation's without error, after `keep`) to entry `i`.
     pub(super) fn keep_rf(&mut self, i: usize, model: &Model, slots: &mut [Option<Value>]) {
-        let Some(e) = self.by_rf.get_mut(i) else {
-            return;
-        };
-        if e.slots.len() < slots.len() {
-            e.slots.resize(slots.len(), None);
-        }
-        for (s, v) in slots.iter_mut().enumerate() {
-            let free = model.co_free.get(s).copied().unwrap_or(false);
-            let fixed = model.fixed.get(s).copied().unwrap_or(false);
-            if v.is_some() && free && !fixed && e.slots[s].is_none() {
-                e.slots[s] = v.take();
-            }
+        if let Some(e) = self.by_rf.get_mut(i) {
+            let marked = |marks: &[bool], s: usize| marks.get(s).copied().unwrap_or(false);
+            move_marked(slots, &mut e.slots, |s| {
+                marked(&model.co_free, s) && !marked(&model.fixed, s)
+            });
         }
     }
 
@@ -359,16 +352,27 @@ impl Frames {
     /// Keeps the fixed slots `slots` holds (an evaluation's, after it) for
     /// the frame of entry `i`.
     pub(super) fn keep(&mut self, i: usize, model: &Model, slots: &mut [Option<Value>]) {
-        let Some(e) = self.entries.get_mut(i) else {
-            return;
-        };
-        if e.slots.len() < slots.len() {
-            e.slots.resize(slots.len(), None);
+        if let Some(e) = self.entries.get_mut(i) {
+            move_marked(slots, &mut e.slots, |s| {
+                model.fixed.get(s).copied().unwrap_or(false)
+            });
         }
-        for (s, v) in slots.iter_mut().enumerate() {
-            if v.is_some() && model.fixed.get(s).copied().unwrap_or(false) && e.slots[s].is_none() {
-                e.slots[s] = v.take();
-            }
+    }
+}
+
+/// Moves each computed slot of `slots` that `marked` admits into `kept`,
+/// where that slot is not kept yet.
+fn move_marked(
+    slots: &mut [Option<Value>],
+    kept: &mut Vec<Option<Value>>,
+    marked: impl Fn(usize) -> bool,
+) {
+    if kept.len() < slots.len() {
+        kept.resize(slots.len(), None);
+    }
+    for (s, v) in slots.iter_mut().enumerate() {
+        if v.is_some() && marked(s) && kept[s].is_none() {
+            kept[s] = v.take();
         }
     }
 }

@@ -382,6 +382,24 @@ fn shared_and_inlined_subexpressions_agree_on_the_examples() {
     assert!(compared >= 400, "only {compared} runs compared");
 }
 
+/// Calls `f` on every candidate of each of `tests` (lowered for `model`
+/// where it asks), each enumeration within `max_steps`.
+fn each_candidate(
+    tests: &[(std::path::PathBuf, pomset::syntax::Litmus)],
+    model: &cat::Model,
+    max_steps: u64,
+    mut f: impl FnMut(&std::path::Path, &pomset::engine::axiomatic::execution::Execution),
+) {
+    for (path, t) in tests {
+        let lowered = model.lowering.map(|l| l.apply(&t.program));
+        let p = lowered.as_ref().unwrap_or(&t.program);
+        let _ = pomset::engine::axiomatic::candidates(p, &limits(max_steps), |x, _| {
+            f(path, x);
+            true
+        });
+    }
+}
+
 /// `cat::frame`: a model's fixed slots (those that read neither rf nor
 /// co) taken from an earlier candidate with the same frame judge every
 /// candidate as computing them anew does, under every bundled model on the
@@ -393,17 +411,12 @@ fn fixed_slots_kept_per_frame_judge_as_computed_anew() {
     let tests = example_tests();
     for model in models() {
         let mut frames = cat::frame::Frames::default();
-        for (path, t) in &tests {
-            let lowered = model.lowering.map(|l| l.apply(&t.program));
-            let p = lowered.as_ref().unwrap_or(&t.program);
-            let _ = pomset::engine::axiomatic::candidates(p, &limits(2_000), |x, _| {
-                let plain = format!("{:?}", model.judge(x));
-                let framed = format!("{:?}", model.judge_framed(x, &mut frames));
-                assert_eq!(plain, framed, "{} under {}", path.display(), model.name);
-                judged += 1;
-                true
-            });
-        }
+        each_candidate(&tests, &model, 2_000, |path, x| {
+            let plain = format!("{:?}", model.judge(x));
+            let framed = format!("{:?}", model.judge_framed(x, &mut frames));
+            assert_eq!(plain, framed, "{} under {}", path.display(), model.name);
+            judged += 1;
+        });
         found += frames.found();
     }
     assert!(judged >= 10_000, "only {judged} candidates judged");
@@ -427,23 +440,18 @@ fn co_free_slots_kept_per_rf_refute_as_computed_anew() {
     for model in models() {
         let mut frames = cat::frame::Frames::default();
         let checks = model.prunable.clone();
-        for (path, t) in &tests {
-            let lowered = model.lowering.map(|l| l.apply(&t.program));
-            let p = lowered.as_ref().unwrap_or(&t.program);
-            let _ = pomset::engine::axiomatic::candidates(p, &limits(500), |x, _| {
-                let mut none = x.clone();
-                none.co = pomset::engine::axiomatic::relation::Rel::new(x.len());
-                let mut reversed = x.clone();
-                reversed.co = x.co.inverse();
-                for v in [x.clone(), none, reversed] {
-                    let plain = model.refutes(&v, &checks);
-                    let framed = model.refutes_framed(&v, &checks, &mut frames);
-                    assert_eq!(plain, framed, "{} under {}", path.display(), model.name);
-                    judged += 1;
-                }
-                true
-            });
-        }
+        each_candidate(&tests, &model, 500, |path, x| {
+            let mut none = x.clone();
+            none.co = pomset::engine::axiomatic::relation::Rel::new(x.len());
+            let mut reversed = x.clone();
+            reversed.co = x.co.inverse();
+            for v in [x.clone(), none, reversed] {
+                let plain = model.refutes(&v, &checks);
+                let framed = model.refutes_framed(&v, &checks, &mut frames);
+                assert_eq!(plain, framed, "{} under {}", path.display(), model.name);
+                judged += 1;
+            }
+        });
         found += frames.found_rf();
     }
     assert!(judged >= 10_000, "only {judged} parts judged");

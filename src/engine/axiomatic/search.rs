@@ -907,27 +907,27 @@ impl<'a> Search<'a, '_> {
     fn part_refuted(&mut self, run: &Run) -> bool {
         let kept = self
             .shape
-            .as_ref()
-            .is_some_and(|s| s.done_gen == self.done_gen && same_skeleton(&s.run, &run.trace));
-        if !kept {
-            let mut chosen: Vec<&Trace> = self.done.iter().collect();
-            chosen.push(&run.trace);
-            let Some(x) = skeleton(self.p, self.cells, &chosen) else {
-                self.seen.limit = Some(format!("at most {MAX_EVENTS} events per execution"));
-                self.stop = true;
-                return true;
-            };
-            let at = Layout::of(&x, &chosen);
-            let (done_gen, run) = (self.done_gen, run.trace.clone());
-            self.shape = Some(Shape {
-                done_gen,
-                run,
-                x,
-                at,
-            });
-        }
-        let Some(Shape { x, at, .. }) = &mut self.shape else {
-            return false;
+            .as_mut()
+            .filter(|s| s.done_gen == self.done_gen && same_skeleton(&s.run, &run.trace));
+        let Shape { x, at, .. } = match kept {
+            Some(shape) => shape,
+            None => {
+                let mut chosen: Vec<&Trace> = self.done.iter().collect();
+                chosen.push(&run.trace);
+                let Some(x) = skeleton(self.p, self.cells, &chosen) else {
+                    self.seen.limit = Some(format!("at most {MAX_EVENTS} events per execution"));
+                    self.stop = true;
+                    return true;
+                };
+                let at = Layout::of(&x, &chosen);
+                let (done_gen, run) = (self.done_gen, run.trace.clone());
+                self.shape.insert(Shape {
+                    done_gen,
+                    run,
+                    x,
+                    at,
+                })
+            }
         };
         // The kept skeleton takes this part's rf and co in place (each
         // part sets both whole).

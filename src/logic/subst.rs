@@ -276,6 +276,7 @@ impl Logic {
 /// unrolled loops substitutes into millions of pairs it never asks about
 /// again (CADP's `2_threads_4_instructions/47_simple`: 8.7 million), and
 /// the table's growth (zeroed pages, rehashing) cost more than the reuse
-/// saved: capped, that file's peak memory went from 540 MB to 360 MB and
-/// its time from 4.1 to 4.8 s to 3.5 s, with the same user time.
+/// saved: capped, that file's peak memory went from 540 MB to 350 MB and
+/// its time from 4.1 to 5.2 s (a run) to 3.5 to 4.3 s, the user time
+/// about the same and most of the system time (zeroing pages) gone.
 const FORMULA_MEMO_CAP: usize = 1 << 20;

@@ -87,10 +87,10 @@ struct Interned {
 /// Memo tables: results per (substitution, node).
 #[derive(Default)]
 pub(crate) struct Memo {
-    pub(crate) ids: FxMap<Subst, u32>,
+    ids: FxMap<Subst, u32>,
     interned: Vec<Interned>,
-    pub(crate) terms: FxMap<(u32, TermId), TermId>,
-    pub(crate) formulae: FxMap<(u32, FormulaId), FormulaId>,
+    terms: FxMap<(u32, TermId), TermId>,
+    formulae: FxMap<(u32, FormulaId), FormulaId>,
 }
 
 impl Logic {

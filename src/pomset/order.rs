@@ -177,6 +177,7 @@ impl std::fmt::Debug for Order {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::xorshift;
 
     /// Closure agrees with reachability computed naively, and says
     /// whether it added an edge.
@@ -188,10 +189,7 @@ mod tests {
             let mut o = Order::new(n);
             for a in 0..n {
                 for b in 0..n {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    if seed.is_multiple_of(5) {
+                    if xorshift(&mut seed).is_multiple_of(5) {
                         o.add(a, b);
                     }
                 }
@@ -230,12 +228,7 @@ mod tests {
     #[test]
     fn add_closed_is_add_then_close() {
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = || xorshift(&mut seed);
         for _ in 0..300 {
             let n = 1 + (next() % 12) as usize;
             let mut o = Order::new(n);

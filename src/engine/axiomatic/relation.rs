@@ -301,6 +301,7 @@ impl Rel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::xorshift;
 
     #[test]
     fn closure_composition_and_cycles() {
@@ -353,10 +354,7 @@ mod tests {
                 let mut r = Rel::new(n);
                 for a in 0..n {
                     for b in 0..n {
-                        seed ^= seed << 13;
-                        seed ^= seed >> 7;
-                        seed ^= seed << 17;
-                        if seed % (u64::from(density) * n as u64) < 2 {
+                        if xorshift(&mut seed) % (u64::from(density) * n as u64) < 2 {
                             r.add(a, b);
                         }
                     }

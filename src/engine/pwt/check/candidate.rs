@@ -1292,6 +1292,7 @@ impl<'a> Search<'a> {
 mod tests {
     use super::*;
     use crate::action::{Scope, ThreadId};
+    use crate::testing::xorshift;
 
     struct OneCta;
 
@@ -1358,13 +1359,6 @@ mod tests {
             }
         }
         changed
-    }
-
-    fn xorshift(state: &mut u64) -> u64 {
-        *state ^= *state << 13;
-        *state ^= *state >> 7;
-        *state ^= *state << 17;
-        *state
     }
 
     /// Random orders on `n` events, a few edges each.

@@ -117,6 +117,35 @@ impl Logic {
         self.subst_formula(sigma.0, f)
     }
 
+    /// `f[σ]` with `σ` first cut to the entries `f` can use: those whose
+    /// variable or location is in `f`'s filter (`Info`), and every location
+    /// entry when `f` has a computed location. `f[σ]` looks up no other
+    /// entry, so the result is the same formula; what changes is the memo
+    /// key. Callers that substitute many different `σ` that agree on `f`'s
+    /// variables (`construct`'s M3a check: one renaming per fragment, most
+    /// of it about events `f` never mentions) then share one memo entry
+    /// and one rebuilt formula, where whole-`σ` keys rebuilt `f` each time.
+    pub fn subst_on(&mut self, f: FormulaId, sigma: &Subst) -> FormulaId {
+        let info = self.finfo(f);
+        let cut = Subst {
+            terms: sigma
+                .terms
+                .iter()
+                .filter(|&&(v, _)| {
+                    var_bit(v) & info.vars != 0 || (info.mem && matches!(v, Var::Loc(_)))
+                })
+                .copied()
+                .collect(),
+            quiescent: sigma
+                .quiescent
+                .iter()
+                .filter(|&&(a, _)| addr_bit(a) & info.quiescent != 0)
+                .copied()
+                .collect(),
+        };
+        self.subst(f, &cut)
+    }
+
     /// `t[σ]` for a term.
     pub fn subst_term(&mut self, t: TermId, sigma: &Subst) -> TermId {
         if sigma.is_empty() {

@@ -36,6 +36,15 @@ fn var() -> impl Strategy<Value = Var> {
     ]
 }
 
+/// Variables from a wider range than `var`'s: most are in no generated formula.
+fn wide_var() -> impl Strategy<Value = Var> {
+    prop_oneof![
+        (0u32..40).prop_map(Var::Reg),
+        (0u32..40).prop_map(Var::Read),
+        (0i64..5).prop_map(Var::Loc),
+    ]
+}
+
 fn leaf_term() -> impl Strategy<Value = T> {
     prop_oneof![1 => (-1i64..4).prop_map(T::Val), 3 => var().prop_map(T::V)]
 }
@@ -279,6 +288,31 @@ proptest! {
             .with(v2, l.eval_term(m2, &env))
             .with_quiescent(q, l.eval(psi, &env));
         prop_assert_eq!(l.eval(substituted, &env), l.eval(phi, &updated));
+    }
+
+    /// `subst_on` cuts σ to the entries f can use and returns the very
+    /// formula `subst` does: entries for variables, locations and
+    /// quiescence symbols f never mentions (drawn from a wider range than
+    /// f's) are dropped, and every location entry stays under a computed `[L]`.
+    #[test]
+    fn substitution_cut_to_the_formula_is_the_same_formula(
+        f in formula(),
+        entries in proptest::collection::vec((wide_var(), term()), 0..8),
+        quiescent in proptest::collection::vec((0i64..5, formula()), 0..3),
+    ) {
+        let mut l = Logic::new(V4);
+        let phi = build(&mut l, &f);
+        let mut sigma = Subst::new();
+        for (v, m) in &entries {
+            let m = build_term(&mut l, m);
+            sigma = sigma.term(*v, m);
+        }
+        for (q, psi) in &quiescent {
+            let psi = build(&mut l, psi);
+            sigma = sigma.quiescent(*q, psi);
+        }
+        let cut = l.subst_on(phi, &sigma);
+        prop_assert_eq!(cut, l.subst(phi, &sigma));
     }
 
     /// Turning the cache off changes counts, never answers.

@@ -1173,6 +1173,11 @@ impl<'a> Sem<'a> {
     /// (Definition 1.4). A κ mentioning a register some LET assigns is kept
     /// (`Logic::consistent_or_unbounded`). θ_λ's symbols are replaced by
     /// their values first (`Logic::theta_values`), once for every event.
+    /// Both substitutions are cut to the entries κ(e) uses
+    /// (`Logic::subst_on`): the fragments of one IF differ in their
+    /// renaming and values but mostly agree on a given κ's symbols, so one
+    /// rebuilt κ serves them all (CADP's `120_simple`: 536 160 checks, 20 595
+    /// different cut pairs).
     fn m3a(&mut self, f: &Frag, ids: &[u32]) -> bool {
         let reads: Vec<(u32, i64)> = f
             .events
@@ -1181,16 +1186,13 @@ impl<'a> Sem<'a> {
             .map(|e| (e.id, e.label.value))
             .collect();
         let (values, rest) = self.l.theta_values(&reads);
-        // Interned once here, not once per event by `subst`.
-        let values = self.l.interned(&values);
         let sigma = f.renaming(&mut self.l);
-        let sigma = self.l.interned(&sigma);
         for e in f.events.iter().filter(|e| ids.contains(&e.id)) {
             let k = self.trees.eval(&mut self.l, e.kappa, u64::MAX);
-            let k = self.l.subst_interned(k, sigma);
+            let k = self.l.subst_on(k, &sigma);
             // Only read symbols are replaced: the registers, which
             // `consistent_or_unbounded` looks at, stay.
-            let k = self.l.subst_interned(k, values);
+            let k = self.l.subst_on(k, &values);
             if !self.l.consistent_or_unbounded(k, rest, &self.unbounded) {
                 return false;
             }

@@ -206,6 +206,37 @@ fn computed_locations_substitute_exactly() {
     assert!(l.equivalent(g, expected));
 }
 
+#[test]
+fn a_substitution_cut_to_the_formula_keeps_what_the_formula_can_use() {
+    // `subst_on` drops the entries the formula never mentions, keeps every
+    // location entry under a computed `[L]`, and keeps the quiescence
+    // entries of the symbols it has: each time the same formula as `subst`.
+    let mut l = Logic::new(&[0, 1, 2]);
+    let (r0, zero, two) = (l.reg(0), l.value(0), l.value(2));
+    // ¬(0 = 0 + [r0]) under [0/[x0]]: the entry is for a location the
+    // formula names only through [r0].
+    let at_r0 = l.mem(r0);
+    let sum = l.add(zero, at_r0);
+    let eq = l.eq(zero, sum);
+    let f = l.not(eq);
+    let sigma = Subst::new()
+        .term(Var::Loc(0), zero)
+        .term(Var::Read(30), two)
+        .term(Var::Reg(7), two);
+    let cut = l.subst_on(f, &sigma);
+    assert_eq!(cut, l.subst(f, &sigma));
+    assert_ne!(cut, f, "the location entry was kept and applied");
+    // (Q_x0 ∧ Q_x1) ∧ Q_x0 under [tt/Q_x0, ff/Q_x3].
+    let (q0, q1) = (l.quiescent(0), l.quiescent(1));
+    let both = l.and(q0, q1);
+    let g = l.and(both, q0);
+    let (tt, ff) = (l.tt(), l.ff());
+    let sigma = Subst::new().quiescent(0, tt).quiescent(3, ff);
+    let cut = l.subst_on(g, &sigma);
+    assert_eq!(cut, l.subst(g, &sigma));
+    assert_eq!(cut, q1);
+}
+
 // ---- the note's worked transformers ----
 
 #[test]

@@ -91,6 +91,9 @@ pub(crate) struct Memo {
     interned: Vec<Interned>,
     terms: FxMap<(u32, TermId), TermId>,
     formulae: FxMap<(u32, FormulaId), FormulaId>,
+    /// `subst_on`'s cut, built here so that a cut met before costs no
+    /// allocation.
+    scratch: Subst,
 }
 
 impl Logic {
@@ -127,23 +130,67 @@ impl Logic {
     /// and one rebuilt formula, where whole-`σ` keys rebuilt `f` each time.
     pub fn subst_on(&mut self, f: FormulaId, sigma: &Subst) -> FormulaId {
         let info = self.finfo(f);
-        let cut = Subst {
-            terms: sigma
-                .terms
-                .iter()
-                .filter(|&&(v, _)| {
-                    var_bit(v) & info.vars != 0 || (info.mem && matches!(v, Var::Loc(_)))
-                })
-                .copied()
-                .collect(),
-            quiescent: sigma
+        let mut cut = std::mem::take(&mut self.subst.scratch);
+        cut.terms.clear();
+        cut.quiescent.clear();
+        cut.terms.extend(sigma.terms.iter().filter(|&&(v, _)| {
+            var_bit(v) & info.vars != 0 || (info.mem && matches!(v, Var::Loc(_)))
+        }));
+        cut.quiescent.extend(
+            sigma
                 .quiescent
                 .iter()
-                .filter(|&&(a, _)| addr_bit(a) & info.quiescent != 0)
-                .copied()
-                .collect(),
-        };
-        self.subst(f, &cut)
+                .filter(|&&(a, _)| addr_bit(a) & info.quiescent != 0),
+        );
+        let r = self.subst(f, &cut);
+        self.subst.scratch = cut;
+        r
+    }
+
+    /// `σ ; τ`: one simultaneous substitution with the meaning of `σ`
+    /// then `τ` (`f[σ ; τ]` and `f[σ][τ]` hold in the same valuations):
+    /// each entry of `σ` with `τ` applied to its replacement, then each
+    /// entry of `τ` whose variable or location `σ` does not replace. Equal
+    /// in meaning, not always in form: the smart constructors may simplify
+    /// `f[σ]` before `τ` applies, so a caller that reads a formula's syntax
+    /// (its registers, say) must take it from `f[σ][τ]`. With location
+    /// entries (§1.5) the meaning is still the same: a replaced `[ℓ]` is
+    /// `σ`'s replacement evaluated after `τ`, any other `[ℓ]` is `τ`'s.
+    pub fn compose(&mut self, sigma: &Subst, tau: &Subst) -> Subst {
+        // Both lists are sorted by key, one entry per key: merged in order.
+        fn merge<K: Ord + Copy, T: Copy>(
+            first: &[(K, T)],
+            then: &[(K, T)],
+            mut apply: impl FnMut(T) -> T,
+        ) -> Vec<(K, T)> {
+            let mut out = Vec::with_capacity(first.len() + then.len());
+            let (mut i, mut j) = (0, 0);
+            loop {
+                match (first.get(i), then.get(j)) {
+                    (Some(a), Some(b)) if b.0 < a.0 => {
+                        out.push(*b);
+                        j += 1;
+                    }
+                    (Some(a), b) => {
+                        out.push((a.0, apply(a.1)));
+                        i += 1;
+                        // σ's entry wins: τ's for the same key is not kept.
+                        if b.is_some_and(|b| b.0 == a.0) {
+                            j += 1;
+                        }
+                    }
+                    (None, Some(b)) => {
+                        out.push(*b);
+                        j += 1;
+                    }
+                    (None, None) => return out,
+                }
+            }
+        }
+        Subst {
+            terms: merge(&sigma.terms, &tau.terms, |m| self.subst_term(m, tau)),
+            quiescent: merge(&sigma.quiescent, &tau.quiescent, |phi| self.subst(phi, tau)),
+        }
     }
 
     /// `t[σ]` for a term.

@@ -315,6 +315,44 @@ proptest! {
         prop_assert_eq!(cut, l.subst(phi, &sigma));
     }
 
+    /// `compose(σ, τ)` means σ then τ: f[σ ; τ] and f[σ][τ] take the
+    /// same value in every valuation, with registers, read symbols,
+    /// locations (also under a computed `[L]`) and quiescence symbols in
+    /// either substitution, replaced by one or both.
+    #[test]
+    fn composed_substitution_means_one_then_the_other(
+        f in formula(),
+        first in proptest::collection::vec((var(), term()), 0..4),
+        then in proptest::collection::vec((var(), term()), 0..4),
+        quiescent in proptest::collection::vec((any::<bool>(), 0i64..2, formula()), 0..3),
+        env in assignment(V4),
+    ) {
+        let mut l = Logic::new(V4);
+        let phi = build(&mut l, &f);
+        let (mut sigma, mut tau) = (Subst::new(), Subst::new());
+        for (v, m) in &first {
+            let m = build_term(&mut l, m);
+            sigma = sigma.term(*v, m);
+        }
+        for (v, m) in &then {
+            let m = build_term(&mut l, m);
+            tau = tau.term(*v, m);
+        }
+        for (in_first, q, psi) in &quiescent {
+            let psi = build(&mut l, psi);
+            if *in_first {
+                sigma = sigma.quiescent(*q, psi);
+            } else {
+                tau = tau.quiescent(*q, psi);
+            }
+        }
+        let both = l.compose(&sigma, &tau);
+        let once = l.subst(phi, &both);
+        let one = l.subst(phi, &sigma);
+        let twice = l.subst(one, &tau);
+        prop_assert_eq!(l.eval(once, &env), l.eval(twice, &env));
+    }
+
     /// Turning the cache off changes counts, never answers.
     #[test]
     fn cache_does_not_change_answers(fs in proptest::collection::vec(formula(), 1..6)) {

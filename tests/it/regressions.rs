@@ -390,3 +390,27 @@ forall ([x] = 0)
         (Some(false), Some(Sometimes))
     );
 }
+
+/// M3a keeps a precondition that mentions a register some LET assigns,
+/// whose value may leave V (`Logic::consistent_or_unbounded`): here
+/// `r1 = 2` is false for every r1 in V = {0, 1}, yet r1 is 2 once P0 reads
+/// 1, and the write of `y` happens. Deciding M3a on the two substitutions
+/// composed must still reach this rule (it once had no test: dropping it
+/// left the suite green and lost every state with `[y]=1`).
+#[test]
+fn a_guard_on_a_register_outside_v_is_not_dropped() {
+    let src = "litmus LET-OUTSIDE-V
+values {0, 1}
+r0 := x; r1 := r0 + 1; if (r1 = 2) { y := 1; }
+|| x := 1;
+|| r2 := y;
+exists (P2:r2 = 1)
+";
+    assert_eq!(observations(src), vec![Sometimes]);
+    let all = states(src);
+    assert!(
+        all.contains("P0:r0=1 P0:r1=2 P2:r2=1 [x]=1 [y]=1"),
+        "{all:?}"
+    );
+    assert_eq!(all.len(), 5, "{all:?}");
+}

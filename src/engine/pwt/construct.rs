@@ -169,6 +169,9 @@ pub struct Sem<'a> {
     /// Registers some LET assigns: their values may lie outside V (`r := 1 + 1`
     /// with V = {0, 1}), which the logic, ranging over V, cannot see.
     pub(super) unbounded: Vec<core::RegId>,
+    /// Per formula, whether it mentions a register of `unbounded` (M3a
+    /// asks it of the same preconditions again and again).
+    mentions_unbounded: crate::logic::FxMap<FormulaId, bool>,
     /// Writes whose value may leave V (thread, location), whose executions
     /// then have no write event: reported, never dropped silently.
     pub outside_v: Vec<(ThreadId, String)>,
@@ -246,6 +249,7 @@ impl<'a> Sem<'a> {
                 .iter()
                 .flat_map(|(_, b)| b.let_targets())
                 .collect(),
+            mentions_unbounded: Default::default(),
             outside_v: Vec::new(),
             pinned: HashMap::new(),
             deadline: None,
@@ -1173,11 +1177,12 @@ impl<'a> Sem<'a> {
     /// (Definition 1.4). A κ mentioning a register some LET assigns is kept
     /// (`Logic::consistent_or_unbounded`). θ_λ's symbols are replaced by
     /// their values first (`Logic::theta_values`), once for every event.
-    /// Both substitutions are cut to the entries κ(e) uses
+    /// Consistency is decided on κ under the two substitutions composed
+    /// (`Logic::compose`, equal in meaning), cut to the entries κ(e) uses
     /// (`Logic::subst_on`): the fragments of one IF differ in their
     /// renaming and values but mostly agree on a given κ's symbols, so one
     /// rebuilt κ serves them all (CADP's `120_simple`: 536 160 checks, 20 595
-    /// different cut pairs).
+    /// different cut substitutions).
     fn m3a(&mut self, f: &Frag, ids: &[u32]) -> bool {
         let reads: Vec<(u32, i64)> = f
             .events
@@ -1187,17 +1192,44 @@ impl<'a> Sem<'a> {
             .collect();
         let (values, rest) = self.l.theta_values(&reads);
         let sigma = f.renaming(&mut self.l);
+        let both = self.l.compose(&sigma, &values);
         for e in f.events.iter().filter(|e| ids.contains(&e.id)) {
             let k = self.trees.eval(&mut self.l, e.kappa, u64::MAX);
+            // Consistency is a question of meaning, which κ[σ ; values]
+            // shares with κ[σ][values]: one substitution, whose cut most
+            // fragments share.
+            let once = self.l.subst_on(k, &both);
+            if self.l.consistent_with(once, rest) {
+                continue;
+            }
+            // The kept-for-a-register rule reads syntax: the registers of
+            // κ[σ][values] (`consistent_or_unbounded`), found by the two
+            // substitutions in turn, and only when κ has such a register
+            // (substituting read symbols adds none).
+            if self.unbounded.is_empty() || !self.mentions_unbounded(k) {
+                return false;
+            }
             let k = self.l.subst_on(k, &sigma);
-            // Only read symbols are replaced: the registers, which
-            // `consistent_or_unbounded` looks at, stay.
             let k = self.l.subst_on(k, &values);
             if !self.l.consistent_or_unbounded(k, rest, &self.unbounded) {
                 return false;
             }
         }
         true
+    }
+
+    /// Whether `k` mentions a register some LET assigns, memoised per formula.
+    fn mentions_unbounded(&mut self, k: FormulaId) -> bool {
+        if let Some(&m) = self.mentions_unbounded.get(&k) {
+            return m;
+        }
+        let m = self
+            .l
+            .registers(k)
+            .iter()
+            .any(|r| self.unbounded.contains(r));
+        self.mentions_unbounded.insert(k, m);
+        m
     }
 
     /// Adds right-hand event `e` with precondition `kappa` to `f`, or, when it

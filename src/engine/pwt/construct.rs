@@ -1192,13 +1192,19 @@ impl<'a> Sem<'a> {
             .collect();
         let (values, rest) = self.l.theta_values(&reads);
         let sigma = f.renaming(&mut self.l);
-        let both = self.l.compose(&sigma, &values);
+        let composed;
+        let both = if sigma.is_empty() {
+            &values
+        } else {
+            composed = self.l.compose(&sigma, &values);
+            &composed
+        };
         for e in f.events.iter().filter(|e| ids.contains(&e.id)) {
             let k = self.trees.eval(&mut self.l, e.kappa, u64::MAX);
             // Consistency is a question of meaning, which κ[σ ; values]
             // shares with κ[σ][values]: one substitution, whose cut most
             // fragments share.
-            let once = self.l.subst_on(k, &both);
+            let once = self.l.subst_on(k, both);
             if self.l.consistent_with(once, rest) {
                 continue;
             }

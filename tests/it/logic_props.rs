@@ -36,6 +36,20 @@ fn var() -> impl Strategy<Value = Var> {
     ]
 }
 
+/// The simultaneous substitution of these terms and quiescence formulae.
+fn substitution(l: &mut Logic, terms: &[(Var, T)], quiescent: &[(i64, F)]) -> Subst {
+    let mut sigma = Subst::new();
+    for (v, m) in terms {
+        let m = build_term(l, m);
+        sigma = sigma.term(*v, m);
+    }
+    for (q, psi) in quiescent {
+        let psi = build(l, psi);
+        sigma = sigma.quiescent(*q, psi);
+    }
+    sigma
+}
+
 /// Variables from a wider range than `var`'s: most are in no generated formula.
 fn wide_var() -> impl Strategy<Value = Var> {
     prop_oneof![
@@ -302,15 +316,7 @@ proptest! {
     ) {
         let mut l = Logic::new(V4);
         let phi = build(&mut l, &f);
-        let mut sigma = Subst::new();
-        for (v, m) in &entries {
-            let m = build_term(&mut l, m);
-            sigma = sigma.term(*v, m);
-        }
-        for (q, psi) in &quiescent {
-            let psi = build(&mut l, psi);
-            sigma = sigma.quiescent(*q, psi);
-        }
+        let sigma = substitution(&mut l, &entries, &quiescent);
         let cut = l.subst_on(phi, &sigma);
         prop_assert_eq!(cut, l.subst(phi, &sigma));
     }
@@ -324,28 +330,14 @@ proptest! {
         f in formula(),
         first in proptest::collection::vec((var(), term()), 0..4),
         then in proptest::collection::vec((var(), term()), 0..4),
-        quiescent in proptest::collection::vec((any::<bool>(), 0i64..2, formula()), 0..3),
+        quiescent_first in proptest::collection::vec((0i64..2, formula()), 0..2),
+        quiescent_then in proptest::collection::vec((0i64..2, formula()), 0..2),
         env in assignment(V4),
     ) {
         let mut l = Logic::new(V4);
         let phi = build(&mut l, &f);
-        let (mut sigma, mut tau) = (Subst::new(), Subst::new());
-        for (v, m) in &first {
-            let m = build_term(&mut l, m);
-            sigma = sigma.term(*v, m);
-        }
-        for (v, m) in &then {
-            let m = build_term(&mut l, m);
-            tau = tau.term(*v, m);
-        }
-        for (in_first, q, psi) in &quiescent {
-            let psi = build(&mut l, psi);
-            if *in_first {
-                sigma = sigma.quiescent(*q, psi);
-            } else {
-                tau = tau.quiescent(*q, psi);
-            }
-        }
+        let sigma = substitution(&mut l, &first, &quiescent_first);
+        let tau = substitution(&mut l, &then, &quiescent_then);
         let both = l.compose(&sigma, &tau);
         let once = l.subst(phi, &both);
         let one = l.subst(phi, &sigma);

@@ -237,6 +237,32 @@ fn a_substitution_cut_to_the_formula_keeps_what_the_formula_can_use() {
     assert_eq!(cut, q1);
 }
 
+#[test]
+fn composed_substitutions_apply_the_second_inside_the_first() {
+    let mut l = Logic::new(&[0, 1, 2]);
+    let (r0, r1, zero, one) = (l.reg(0), l.reg(1), l.value(0), l.value(1));
+    // Q_x0 under [r0 = 1 / Q_x0] then [1 / r0]: the replacement is
+    // substituted too, so the composition is [tt / Q_x0, 1 / r0].
+    let q0 = l.quiescent(0);
+    let r0_is_1 = l.eq(r0, one);
+    let sigma = Subst::new().quiescent(0, r0_is_1);
+    let tau = Subst::new().term(Var::Reg(0), one);
+    let both = l.compose(&sigma, &tau);
+    assert_eq!(l.subst(q0, &both), l.tt());
+    // r0 = 0 under [0 / r0] then [1 / r0]: σ's entry (with τ applied)
+    // wins, and τ's entry for another register comes along.
+    let r0_is_0 = l.eq(r0, zero);
+    let r1_is_1 = l.eq(r1, one);
+    let f = l.and(r0_is_0, r1_is_1);
+    let sigma = Subst::new().term(Var::Reg(0), zero);
+    let tau = Subst::new().term(Var::Reg(0), one).term(Var::Reg(1), one);
+    let both = l.compose(&sigma, &tau);
+    let once = l.subst(f, &both);
+    let first = l.subst(f, &sigma);
+    assert_eq!(once, l.subst(first, &tau));
+    assert_eq!(once, l.tt());
+}
+
 // ---- the note's worked transformers ----
 
 #[test]

@@ -12,6 +12,15 @@
 //! candidate fails on every completion: a cycle, a reflexive pair or a
 //! pair of the part is one of the whole. Those checks are the prunable
 //! ones; every other check is judged on complete candidates only.
+//!
+//! Nothing here needs the part's events to be prefixes of the threads:
+//! every fixed builtin is a property of one event or of a pair of events
+//! (`cat::builtins::value`: the sets, po, the dependencies, rmw, loc, int,
+//! ext, the scope and barrier relations), so on the sub-execution induced
+//! by any subset of a candidate's events (its rf and co restricted, or
+//! contained in the restriction) the levels above hold as they do for a
+//! part. The lazy search's probes (`engine::axiomatic::search`,
+//! `Search::probe`) judge such sub-executions of three or four events.
 
 use super::builtins::Builtin;
 use super::compile::{Ir, Model, Step};

@@ -53,6 +53,12 @@ pub struct LimitArgs {
     /// book's Performance chapter: readers run last).
     #[arg(long)]
     pub no_reorder: bool,
+    /// Under the cat models, judge every position of a write in its
+    /// location's coherence order, instead of first cutting those that a
+    /// part of three or four events refutes (the book's Performance chapter:
+    /// coherence positions probed).
+    #[arg(long)]
+    pub no_co_probes: bool,
 }
 
 impl LimitArgs {
@@ -74,6 +80,7 @@ impl LimitArgs {
             factor: !self.no_factor,
             parts: !self.no_part_cut,
             reorder: !self.no_reorder,
+            probes: !self.no_co_probes,
             listed: None,
         }
     }

@@ -38,6 +38,11 @@ pub struct Limits {
     /// last (`axiomatic::schedule`) instead of in the file's order; off
     /// only to check it against the file's order.
     pub reorder: bool,
+    /// The cat engine's lazy search cuts a write's coherence positions that
+    /// a part of three or four of its events refutes
+    /// (`axiomatic::search`, `Search::co_window`) before judging the rest;
+    /// off only to check it against judging every position.
+    pub probes: bool,
     /// The most states the caller lists (`run`'s text and JSON, unless
     /// `--all-states`): the report then keeps only the states it lists and
     /// counts the rest (`Report::unlisted`), instead of copying every one.
@@ -65,6 +70,7 @@ impl Default for Limits {
             factor: true,
             parts: true,
             reorder: true,
+            probes: true,
             listed: None,
         }
     }

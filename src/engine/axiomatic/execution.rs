@@ -30,7 +30,7 @@ impl Kind {
 }
 
 /// One event of a candidate execution.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Event {
     /// `None` for an initial write.
     pub thread: Option<ThreadId>,

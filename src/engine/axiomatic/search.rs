@@ -17,7 +17,7 @@
 //! exactly as `super::candidates` assembles them (`skeleton`) and judged
 //! by the whole model: pruning only skips candidates the model rejects.
 
-use super::execution::{Cells, Execution, Kind, Run, Stop, Trace, Traces};
+use super::execution::{Cells, Event, Execution, Kind, Run, Stop, Trace, Traces};
 use super::relation::{Rel, MAX_EVENTS};
 use super::{interrupted, merged_registers, skeleton, Enumerated};
 use crate::cat::Model;
@@ -269,9 +269,9 @@ pub(super) fn candidates(
         rf: Vec::new(),
         co: vec![Vec::new(); cells.init.len()],
         seen: Enumerated::default(),
-        nodes: 0,
-        tried: 0,
-        cut: 0,
+        nodes: [0; 2],
+        tried: [0; 2],
+        cut: [0; 2],
         frames: crate::cat::frame::Frames::default(),
         stop: false,
         error: None,
@@ -283,6 +283,7 @@ pub(super) fn candidates(
         own_later: crate::cat::monotone::refutes_own_later_rf(model, checks),
         done_gen: 0,
         shape: None,
+        probes: limits.probes.then(Default::default),
     };
     if let Some((tid, body)) = p.main.first() {
         let start = s.gen.start(*tid);
@@ -406,10 +407,12 @@ struct Search<'a, 'v> {
     /// before them all).
     co: Vec<Vec<Id>>,
     seen: Enumerated,
-    /// Parts reached, parts judged, and parts refuted (`refuted`).
-    nodes: usize,
-    tried: usize,
-    cut: usize,
+    /// Parts reached, parts judged, and parts refuted (`refuted`), apart
+    /// for the parts a read's source makes and those a write's position
+    /// makes (`Made`).
+    nodes: [usize; 2],
+    tried: [usize; 2],
+    cut: [usize; 2],
     /// The fixed slots' values of the parts' frames (`cat::frame`).
     frames: crate::cat::frame::Frames,
     stop: bool,
@@ -437,6 +440,18 @@ struct Search<'a, 'v> {
     /// and a copy of its run's trace then: the parts a write's co
     /// positions make share them (a skeleton was a fifth of PTX's time).
     shape: Option<Shape>,
+    /// `co_window`'s probes judged so far: a sub-execution of three or
+    /// four events, and whether the checks refute it. `None` with
+    /// `Limits::probes` off.
+    probes: Option<crate::logic::FxMap<Probe, bool>>,
+}
+
+/// What made a part (`Search::refuted`): a read's source, or a write's
+/// position in co (with the pending reads that took it).
+#[derive(Clone, Copy)]
+enum Made {
+    Source = 0,
+    Position = 1,
 }
 
 /// A part's skeleton (`skeleton`; its rf and co are those of the last part
@@ -671,7 +686,10 @@ impl<'a> Search<'a, '_> {
                     self.rf.push((id, source));
                     let later = matches!(source, Source::Later(..));
                     // A pending read adds nothing to check.
-                    if later || !self.refuted(&run) {
+                    if later
+                        || !(self.source_refuted(pos, &run, k, source)
+                            || self.refuted(&run, Made::Source))
+                    {
                         self.place(pos, run.clone(), k + 1, stack);
                     }
                     self.rf.pop();
@@ -684,9 +702,10 @@ impl<'a> Search<'a, '_> {
                 let waiting: Vec<usize> = (0..self.rf.len())
                     .filter(|&i| matches!(self.rf[i].1, Source::Later(c, v) if c == e.cell && v == e.value))
                     .collect();
-                for at in 0..=self.co[e.cell].len() {
+                let (lo, hi) = self.co_window(pos, &run, k);
+                for at in lo..=hi {
                     self.co[e.cell].insert(at, id);
-                    if !self.refuted(&run) {
+                    if !self.refuted(&run, Made::Position) {
                         self.adopt(pos, &run, (k, stack), &waiting, id, false);
                     }
                     self.co[e.cell].remove(at);
@@ -712,7 +731,7 @@ impl<'a> Search<'a, '_> {
         changed: bool,
     ) {
         let Some((&j, rest)) = waiting.split_first() else {
-            if !(changed && self.refuted(run)) {
+            if !(changed && self.refuted(run, Made::Position)) {
                 self.place(pos, run.clone(), k + 1, stack);
             }
             return;
@@ -884,50 +903,51 @@ impl<'a> Search<'a, '_> {
 
     /// Whether the part built so far (the threads done and `run`) fails a
     /// prunable check; true also when a limit stops the search.
-    fn refuted(&mut self, run: &Run) -> bool {
+    fn refuted(&mut self, run: &Run, made: Made) -> bool {
         if !self.step() {
             return true;
         }
         // Skipping a check only leaves its verdict to a later part or the
         // complete candidate: when few parts are refuted (IRIW, where the
         // model allows nearly everything), seven in eight are skipped.
-        self.nodes += 1;
-        let rarely = self.tried >= 64 && self.cut * 32 < self.tried;
-        if rarely && !self.nodes.is_multiple_of(8) {
+        // Counted apart for reads' sources and writes' positions: once the
+        // probes cut a read's refuted sources (`source_refuted`), its
+        // parts are seldom refuted where the writes' still are (Dat3M's
+        // exchange loops: none of 45 000).
+        let m = made as usize;
+        self.nodes[m] += 1;
+        let rarely = self.tried[m] >= 64 && self.cut[m] * 32 < self.tried[m];
+        if rarely && !self.nodes[m].is_multiple_of(8) {
             return false;
         }
-        self.tried += 1;
+        self.tried[m] += 1;
         let cut = self.part_refuted(run);
-        self.cut += usize::from(cut);
+        self.cut[m] += usize::from(cut);
         cut
     }
 
     /// Whether a prunable check fails on the part of the threads done and
     /// `run` (true also when it is too large to build: the search stops).
     fn part_refuted(&mut self, run: &Run) -> bool {
-        let kept = self
-            .shape
-            .as_mut()
-            .filter(|s| s.done_gen == self.done_gen && same_skeleton(&s.run, &run.trace));
-        let Shape { x, at, .. } = match kept {
-            Some(shape) => shape,
-            None => {
-                let mut chosen: Vec<&Trace> = self.done.iter().collect();
-                chosen.push(&run.trace);
-                let Some(x) = skeleton(self.p, self.cells, &chosen) else {
-                    self.seen.limit = Some(format!("at most {MAX_EVENTS} events per execution"));
-                    self.stop = true;
-                    return true;
-                };
-                let at = Layout::of(&x, &chosen);
-                let (done_gen, run) = (self.done_gen, run.trace.clone());
-                self.shape.insert(Shape {
-                    done_gen,
-                    run,
-                    x,
-                    at,
-                })
-            }
+        if !self.build_part(run) {
+            return true;
+        }
+        let Some(shape) = self.shape.as_ref() else {
+            return true;
+        };
+        self.model
+            .refutes_framed(&shape.x, self.checks, &mut self.frames)
+    }
+
+    /// Makes `shape` the part of the threads done and `run`, with the rf and
+    /// co chosen so far; false (the search stopped) when it has too many
+    /// events.
+    fn build_part(&mut self, run: &Run) -> bool {
+        if !self.build_skeleton(run) {
+            return false;
+        }
+        let Some(Shape { x, at, .. }) = self.shape.as_mut() else {
+            return false;
         };
         // The kept skeleton takes this part's rf and co in place (each
         // part sets both whole).
@@ -938,7 +958,248 @@ impl<'a> Search<'a, '_> {
             }
         }
         x.co = at.co(&self.co, x.len());
-        self.model.refutes_framed(x, self.checks, &mut self.frames)
+        true
+    }
+
+    /// Makes `shape` hold the skeleton of the threads done and `run` (its
+    /// rf and co those of whichever part was built last); false (the search
+    /// stopped) when it has too many events.
+    fn build_skeleton(&mut self, run: &Run) -> bool {
+        let kept = self
+            .shape
+            .as_ref()
+            .is_some_and(|s| s.done_gen == self.done_gen && same_skeleton(&s.run, &run.trace));
+        if !kept {
+            let mut chosen: Vec<&Trace> = self.done.iter().collect();
+            chosen.push(&run.trace);
+            let Some(x) = skeleton(self.p, self.cells, &chosen) else {
+                self.seen.limit = Some(format!("at most {MAX_EVENTS} events per execution"));
+                self.stop = true;
+                return false;
+            };
+            let at = Layout::of(&x, &chosen);
+            self.shape = Some(Shape {
+                done_gen: self.done_gen,
+                run: run.trace.clone(),
+                x,
+                at,
+            });
+        }
+        true
+    }
+
+    /// The positions `lo..=hi` of write `k` of `run` (thread `pos`) in its
+    /// cell's co chain that no probe refutes; the others are cut unjudged.
+    ///
+    /// A probe is the sub-execution of a part induced by a few of its
+    /// events. The prunable checks are monotone under taking any subset of
+    /// the events, not only prefixes (`cat::monotone`: every relation fixed
+    /// by the traces is a property of one or two events, rf and co
+    /// restricted are contained in the whole's), so a check failing on a
+    /// probe fails on the part and on each of its completions. A probe is
+    /// judged once per search (`probes`, keyed by the probe itself) and
+    /// stands for a range of positions, since among its events co is the
+    /// same at each of them:
+    ///
+    /// - *below*: the thread's last access to the cell before the write, a
+    ///   write `u` or a read taking a write `u` of the chain (with `u`), and
+    ///   the new write placed before `u` (`u` at index `i`): every position
+    ///   up to `i` puts it before `u`, so a refuted probe cuts them all
+    ///   (coherence: a write after another, or after a read of it, in
+    ///   program order is not before it in co).
+    /// - *above*: the new write is an RMW's write half and its read takes
+    ///   `u`, followed in the chain by `v`; `u`, the read, `v` and the write
+    ///   placed after `v`, as every position past `v`'s puts it (atomicity:
+    ///   no write between an RMW's read's source and its write).
+    ///
+    /// A probe is asked only where it stands for two positions or more (one
+    /// cut saves one judgement, about what the probe costs: a sweep's small
+    /// programs lost 1 to 3 % of their instructions to such probes). A model
+    /// that refutes neither probe (weak accesses under PTX, say) loses
+    /// nothing but the probes' cost: every position is judged.
+    /// `tests/it/cat_pruning.rs` checks the search with and without probes
+    /// against the plain enumeration.
+    fn co_window(&mut self, pos: usize, run: &Run, k: usize) -> (usize, usize) {
+        let e = run.trace.events[k];
+        let len = self.co[e.cell].len();
+        if self.probes.is_none() || len == 0 {
+            return (0, len);
+        }
+        let w = Id::Ev(pos, k);
+        let index = |chain: &[Id], u: Id| chain.iter().position(|&c| c == u);
+        let mut lo = 0;
+        // The thread's last access to the cell before `w`: under a coherent
+        // model the one whose write is latest in co, so the probe that cuts
+        // the most positions.
+        let last = run.trace.events[..k]
+            .iter()
+            .rposition(|u| u.cell == e.cell && u.kind.is_access());
+        if let Some(l) = last {
+            let ul = Id::Ev(pos, l);
+            let below = match (run.trace.events[l].kind, self.source_of(ul)) {
+                (Kind::Write, _) => Some((ul, [ul, ul, w])),
+                (Kind::Read, Some(Source::Now(u @ Id::Ev(..)))) => Some((u, [u, ul, w])),
+                _ => None,
+            };
+            if let Some((u, probe)) = below {
+                if let Some(i) = index(&self.co[e.cell], u).filter(|&i| i >= 1) {
+                    if self.probe(run, Some((e.cell, w, i)), &probe) {
+                        lo = i + 1;
+                    }
+                }
+            }
+        }
+        let mut hi = len;
+        let rmw_read = run
+            .trace
+            .rmw
+            .iter()
+            .find(|&&(_, b)| b == k)
+            .map(|&(a, _)| a);
+        if let Some(l) = rmw_read {
+            let read = Id::Ev(pos, l);
+            if let Some(Source::Now(src)) = self.source_of(read) {
+                let next = match src {
+                    Id::Init(_) => Some(0),
+                    Id::Ev(..) => index(&self.co[e.cell], src).map(|i| i + 1),
+                };
+                if let Some(n) = next.filter(|&n| n + 1 < len) {
+                    let v = self.co[e.cell][n];
+                    if self.probe(run, Some((e.cell, w, len)), &[src, read, v, w]) {
+                        hi = n;
+                    }
+                }
+            }
+        }
+        (lo, hi)
+    }
+
+    /// Whether a probe refutes read `k` of `run` (thread `pos`) taking
+    /// `source`, just placed: when the thread's last access to the read's
+    /// cell before it is a write `u`, or a read taking `u`, and `source` is
+    /// before `u` in co, the probe of the read, its source, that access
+    /// (and `u`). Its failing check fails on the part and every completion
+    /// (see `co_window`): a read does not take a write co-before one its
+    /// thread wrote or read earlier, in the models whose coherence says so.
+    fn source_refuted(&mut self, pos: usize, run: &Run, k: usize, source: Source) -> bool {
+        let Source::Now(w) = source else {
+            return false;
+        };
+        if self.probes.is_none() {
+            return false;
+        }
+        let cell = run.trace.events[k].cell;
+        let read = Id::Ev(pos, k);
+        // Positions in co, the initial write first.
+        let at = |search: &Self, u: Id| match u {
+            Id::Init(_) => Some(0),
+            _ => search.co[cell].iter().position(|&v| v == u).map(|i| i + 1),
+        };
+        let Some(pw) = at(self, w) else {
+            return false;
+        };
+        // The thread's last access to the cell before the read: under a
+        // coherent model the one whose write is latest in co, so the probe
+        // that cuts the most sources (probing every earlier access cost
+        // more than the sources it cut besides).
+        let last = run.trace.events[..k]
+            .iter()
+            .rposition(|e| e.cell == cell && e.kind.is_access());
+        let Some(l) = last else {
+            return false;
+        };
+        let el = Id::Ev(pos, l);
+        let (u, probe) = match (run.trace.events[l].kind, self.source_of(el)) {
+            (Kind::Write, _) => (el, vec![w, read, el]),
+            (Kind::Read, Some(Source::Now(u))) => (u, vec![w, read, u, el]),
+            _ => return false,
+        };
+        at(self, u).is_some_and(|pu| pw < pu) && self.probe(run, None, &probe)
+    }
+
+    /// Where the read `read` takes its value from, if placed.
+    fn source_of(&self, read: Id) -> Option<Source> {
+        self.rf.iter().find(|(r, _)| *r == read).map(|&(_, s)| s)
+    }
+
+    /// Whether the checks refute the part built so far, with write `w` at
+    /// index `at` of `cell`'s chain if `insert` is `Some((cell, w, at))`,
+    /// restricted to the events `ids` (at most `Probe::MAX`; see
+    /// `co_window`). The probe is the part's skeleton restricted to those
+    /// events, with the rf and co the part has among them; judged once per
+    /// search (`probes`).
+    fn probe(&mut self, run: &Run, insert: Option<(usize, Id, usize)>, ids: &[Id]) -> bool {
+        if ids.len() > Probe::MAX || !self.build_skeleton(run) {
+            return false;
+        }
+        let Some(shape) = self.shape.as_ref() else {
+            return false;
+        };
+        let mut ids: smallvec::SmallVec<[Id; Probe::MAX]> = ids.iter().copied().collect();
+        ids.sort_by_key(|&u| shape.at.index(u));
+        ids.dedup();
+        let keep: smallvec::SmallVec<[usize; Probe::MAX]> =
+            ids.iter().map(|&u| shape.at.index(u)).collect();
+        let x = &shape.x;
+        let fixed = [
+            &x.po,
+            &x.rmw,
+            &x.addr,
+            &x.data,
+            &x.ctrl,
+            &x.same_cta,
+            &x.same_gpu,
+            &x.same_sg,
+            &x.syncbar,
+        ];
+        let mut q = Probe {
+            events: keep.iter().map(|&e| x.events[e]).collect(),
+            rf: 0,
+            co: 0,
+            fixed: fixed.map(|r| Probe::bits(r, &keep)),
+        };
+        // Where a write is in its cell's co: the initial write first, then
+        // the chain, with the inserted write at its index.
+        let co = &self.co;
+        let place = |u: Id, cell: usize| -> Option<usize> {
+            match (u, insert) {
+                (Id::Init(_), _) => Some(0),
+                (_, Some((c, w, at))) if c == cell && u == w => Some(2 * at + 1),
+                (_, Some((c, _, at))) if c == cell => {
+                    let i = co[cell].iter().position(|&v| v == u)?;
+                    Some(2 * (i + usize::from(i >= at)) + 1)
+                }
+                _ => co[cell].iter().position(|&v| v == u).map(|i| 2 * i + 1),
+            }
+        };
+        for (a, &u) in ids.iter().enumerate() {
+            if let Some(Source::Now(src)) = self.source_of(u) {
+                if let Some(b) = ids.iter().position(|&v| v == src) {
+                    q.rf |= Probe::pair(b, a);
+                }
+            }
+            let (ea, cell) = (q.events[a], q.events[a].cell);
+            for (b, &v) in ids.iter().enumerate() {
+                let eb = q.events[b];
+                if ea.kind != Kind::Write || eb.kind != Kind::Write || eb.cell != cell {
+                    continue;
+                }
+                if let (Some(pa), Some(pb)) = (place(u, cell), place(v, cell)) {
+                    if pa < pb {
+                        q.co |= Probe::pair(a, b);
+                    }
+                }
+            }
+        }
+        let Some(probes) = self.probes.as_mut() else {
+            return false;
+        };
+        if let Some(&refuted) = probes.get(&q) {
+            return refuted;
+        }
+        let refuted = self.model.refutes(&q.execution(), self.checks);
+        probes.insert(q, refuted);
+        refuted
     }
 
     /// The candidate of the traces, rf and co chosen (`thread_done` left
@@ -977,6 +1238,72 @@ impl<'a> Search<'a, '_> {
         let times = usize::try_from(self.classes.arrangements(&choice)).unwrap_or(usize::MAX);
         if !(self.visit)(&x, &regs, times, &mut self.frames) {
             self.stop = true;
+        }
+    }
+}
+
+/// A probe of `Search::probe`: a sub-execution of at most `MAX` events,
+/// each relation among them as bits (bit `MAX * a + b` for the pair
+/// `(a, b)`): what the cache of judged probes is keyed by, and what
+/// `execution` makes the execution of.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct Probe {
+    events: smallvec::SmallVec<[Event; Probe::MAX]>,
+    rf: u16,
+    co: u16,
+    /// po, rmw, addr, data, ctrl, same-cta, same-gpu, same-sg, syncbar.
+    fixed: [u16; 9],
+}
+
+impl Probe {
+    const MAX: usize = 4;
+
+    fn pair(a: usize, b: usize) -> u16 {
+        1 << (Probe::MAX * a + b)
+    }
+
+    /// `rel` restricted to the events `keep`, `keep[i]` as `i`.
+    fn bits(rel: &Rel, keep: &[usize]) -> u16 {
+        let mut out = 0;
+        for (i, &a) in keep.iter().enumerate() {
+            for (j, &b) in keep.iter().enumerate() {
+                if rel.has(a, b) {
+                    out |= Probe::pair(i, j);
+                }
+            }
+        }
+        out
+    }
+
+    fn rel(&self, bits: u16) -> Rel {
+        let n = self.events.len();
+        let mut r = Rel::new(n);
+        for a in 0..n {
+            for b in 0..n {
+                if bits & Probe::pair(a, b) != 0 {
+                    r.add(a, b);
+                }
+            }
+        }
+        r
+    }
+
+    fn execution(&self) -> Execution {
+        let [po, rmw, addr, data, ctrl, same_cta, same_gpu, same_sg, syncbar] =
+            self.fixed.map(|b| self.rel(b));
+        Execution {
+            events: self.events.to_vec(),
+            po,
+            rf: self.rel(self.rf),
+            co: self.rel(self.co),
+            rmw,
+            addr,
+            data,
+            ctrl,
+            same_cta,
+            same_gpu,
+            same_sg,
+            syncbar,
         }
     }
 }

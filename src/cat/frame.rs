@@ -418,24 +418,10 @@ type EventFrame = (
 );
 
 /// `x`'s frame: each event but its value, and every relation but rf and
-/// co. The patterns name every field, so a field added to `Execution` or
-/// `Event` does not compile until it is placed here, in or out.
+/// co (`Execution::fixed`). The pattern names every field of `Event`, so a
+/// field added does not compile until it is placed here, in or out.
 fn frame(x: &Execution) -> (impl Iterator<Item = EventFrame> + '_, [&Rel; 9]) {
-    let Execution {
-        events,
-        po,
-        rf: _,
-        co: _,
-        rmw,
-        addr,
-        data,
-        ctrl,
-        same_cta,
-        same_gpu,
-        same_sg,
-        syncbar,
-    } = x;
-    let events = events.iter().map(|e| {
+    let events = x.events.iter().map(|e| {
         let Event {
             thread,
             kind,
@@ -447,12 +433,7 @@ fn frame(x: &Execution) -> (impl Iterator<Item = EventFrame> + '_, [&Rel; 9]) {
         } = *e;
         (thread, kind, mode, scope, cell, vk)
     });
-    (
-        events,
-        [
-            po, rmw, addr, data, ctrl, same_cta, same_gpu, same_sg, syncbar,
-        ],
-    )
+    (events, x.fixed())
 }
 
 #[cfg(test)]

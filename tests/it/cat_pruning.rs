@@ -143,39 +143,12 @@ fn the_search_with_and_without_coherence_probes_agrees_on_random_programs() {
         let Ok(parsed) = pomset::syntax::parse(&text) else {
             return Ok(gen::skipped("does not parse", &t));
         };
-        let p = &parsed.program;
-        let mut any = false;
-        for m in &models {
-            let with = outcomes_with(p, m, limits(200_000), true);
-            let without = outcomes_with(
-                p,
-                m,
-                Limits {
-                    probes: false,
-                    ..limits(200_000)
-                },
-                true,
-            );
-            let (Ok(a), Ok(b)) = (with, without) else {
-                continue;
-            };
-            if a.limit.is_some() || b.limit.is_some() {
-                continue;
-            }
-            let (a, b) = (shown(p, &a), shown(p, &b));
-            if a != b {
-                return Err(TestCaseError::fail(format!(
-                    "under {}: with probes:\n{a}\nwithout:\n{b}\n{text}",
-                    m.name
-                )));
-            }
-            any = true;
-        }
-        Ok(if any {
-            Checked::Yes
-        } else {
-            gen::skipped("cat: a limit", &t)
-        })
+        let without = Limits {
+            probes: false,
+            ..limits(200_000)
+        };
+        let ways = [("with probes", limits(200_000)), ("without", without)];
+        agree_under(&models, &parsed.program, (&text, ""), ways, &t)
     });
 }
 
@@ -207,33 +180,13 @@ fn threads_run_readers_last_and_in_the_files_order_agree() {
             let (moved, seen) = counts.get();
             let now = u32::from(order.iter().enumerate().any(|(i, &k)| i != k));
             counts.set((moved + now, seen + 1));
-            let mut any = false;
-            for m in &models {
-                let run = |reorder| {
-                    let l = Limits {
-                        reorder,
-                        ..limits(20_000)
-                    };
-                    outcomes_with(p, m, l, true)
-                        .ok()
-                        .filter(|o| o.limit.is_none())
-                };
-                if let (Some(a), Some(b)) = (run(true), run(false)) {
-                    let (a, b) = (shown(p, &a), shown(p, &b));
-                    if a != b {
-                        return Err(TestCaseError::fail(format!(
-                        "under {}, order {order:?}:\nreaders last:\n{a}\nfile order:\n{b}\n{text}",
-                        m.name
-                    )));
-                    }
-                    any = true;
-                }
-            }
-            Ok(if any {
-                Checked::Yes
-            } else {
-                gen::skipped("cat: a limit", &t)
-            })
+            let file_order = Limits {
+                reorder: false,
+                ..limits(20_000)
+            };
+            let ways = [("readers last", limits(20_000)), ("file order", file_order)];
+            let what = format!(", order {order:?}");
+            agree_under(&models, p, (&text, &what), ways, &t)
         },
     );
     let (moved, seen) = counts.get();
@@ -241,6 +194,43 @@ fn threads_run_readers_last_and_in_the_files_order_agree() {
         moved * 5 >= seen,
         "only {moved} of {seen} programs reordered"
     );
+}
+
+/// Whether the lazy search agrees with itself under two settings of its
+/// limits, `ways` (each named), under each of `models` within `max_steps`:
+/// checked when one model compared, skipped when a limit stopped every
+/// one, a failure naming the model, `what` and the text.
+fn agree_under(
+    models: &[cat::Model],
+    p: &Program,
+    (text, what): (&str, &str),
+    ways: [(&str, Limits); 2],
+    t: &gen::Test,
+) -> Result<Checked, TestCaseError> {
+    let mut any = false;
+    for m in models {
+        let run = |l: Limits| {
+            outcomes_with(p, m, l, true)
+                .ok()
+                .filter(|o| o.limit.is_none())
+        };
+        let [(x, lx), (y, ly)] = ways;
+        if let (Some(a), Some(b)) = (run(lx), run(ly)) {
+            let (a, b) = (shown(p, &a), shown(p, &b));
+            if a != b {
+                return Err(TestCaseError::fail(format!(
+                    "under {}{what}:\n{x}:\n{a}\n{y}:\n{b}\n{text}",
+                    m.name
+                )));
+            }
+            any = true;
+        }
+    }
+    Ok(if any {
+        Checked::Yes
+    } else {
+        gen::skipped("cat: a limit", t)
+    })
 }
 
 /// `compare` under each of `models`: checked when one compared, skipped

@@ -570,4 +570,48 @@ impl Execution {
     pub fn all(&self) -> Set {
         full(self.len())
     }
+
+    /// Every relation but rf and co, in the order `from_fixed` takes them:
+    /// po, rmw, addr, data, ctrl, same-cta, same-gpu, same-sg, syncbar (what
+    /// the traces fix). The pattern names every field, so a field added
+    /// does not compile until it is placed here, in or out.
+    pub fn fixed(&self) -> [&Rel; 9] {
+        let Execution {
+            events: _,
+            po,
+            rf: _,
+            co: _,
+            rmw,
+            addr,
+            data,
+            ctrl,
+            same_cta,
+            same_gpu,
+            same_sg,
+            syncbar,
+        } = self;
+        [
+            po, rmw, addr, data, ctrl, same_cta, same_gpu, same_sg, syncbar,
+        ]
+    }
+
+    /// The execution of `events` with the relations `fixed` (in `fixed`'s
+    /// order), rf and co.
+    pub fn from_fixed(events: Vec<Event>, fixed: [Rel; 9], rf: Rel, co: Rel) -> Execution {
+        let [po, rmw, addr, data, ctrl, same_cta, same_gpu, same_sg, syncbar] = fixed;
+        Execution {
+            events,
+            po,
+            rf,
+            co,
+            rmw,
+            addr,
+            data,
+            ctrl,
+            same_cta,
+            same_gpu,
+            same_sg,
+            syncbar,
+        }
+    }
 }

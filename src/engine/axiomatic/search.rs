@@ -1141,22 +1141,11 @@ impl<'a> Search<'a, '_> {
         let keep: smallvec::SmallVec<[usize; Probe::MAX]> =
             ids.iter().map(|&u| shape.at.index(u)).collect();
         let x = &shape.x;
-        let fixed = [
-            &x.po,
-            &x.rmw,
-            &x.addr,
-            &x.data,
-            &x.ctrl,
-            &x.same_cta,
-            &x.same_gpu,
-            &x.same_sg,
-            &x.syncbar,
-        ];
         let mut q = Probe {
             events: keep.iter().map(|&e| x.events[e]).collect(),
             rf: 0,
             co: 0,
-            fixed: fixed.map(|r| Probe::bits(r, &keep)),
+            fixed: x.fixed().map(|r| Probe::bits(r, &keep)),
         };
         // Where a write is in its cell's co: the initial write first, then
         // the chain, with the inserted write at its index.
@@ -1251,7 +1240,7 @@ struct Probe {
     events: smallvec::SmallVec<[Event; Probe::MAX]>,
     rf: u16,
     co: u16,
-    /// po, rmw, addr, data, ctrl, same-cta, same-gpu, same-sg, syncbar.
+    /// The relations of `Execution::fixed`, in its order.
     fixed: [u16; 9],
 }
 
@@ -1289,22 +1278,12 @@ impl Probe {
     }
 
     fn execution(&self) -> Execution {
-        let [po, rmw, addr, data, ctrl, same_cta, same_gpu, same_sg, syncbar] =
-            self.fixed.map(|b| self.rel(b));
-        Execution {
-            events: self.events.to_vec(),
-            po,
-            rf: self.rel(self.rf),
-            co: self.rel(self.co),
-            rmw,
-            addr,
-            data,
-            ctrl,
-            same_cta,
-            same_gpu,
-            same_sg,
-            syncbar,
-        }
+        Execution::from_fixed(
+            self.events.to_vec(),
+            self.fixed.map(|b| self.rel(b)),
+            self.rel(self.rf),
+            self.rel(self.co),
+        )
     }
 }
 

@@ -197,9 +197,9 @@ fn threads_run_readers_last_and_in_the_files_order_agree() {
 }
 
 /// Whether the lazy search agrees with itself under two settings of its
-/// limits, `ways` (each named), under each of `models` within `max_steps`:
-/// checked when one model compared, skipped when a limit stopped every
-/// one, a failure naming the model, `what` and the text.
+/// limits, `ways` (each named), under each of `models`: checked when one
+/// model compared, skipped when a limit stopped every one, a failure
+/// naming the model, `what` and the text.
 fn agree_under(
     models: &[cat::Model],
     p: &Program,

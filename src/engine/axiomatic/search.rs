@@ -1020,32 +1020,18 @@ impl<'a> Search<'a, '_> {
     /// `tests/it/cat_pruning.rs` checks the search with and without probes
     /// against the plain enumeration.
     fn co_window(&mut self, pos: usize, run: &Run, k: usize) -> (usize, usize) {
-        let e = run.trace.events[k];
-        let len = self.co[e.cell].len();
+        let cell = run.trace.events[k].cell;
+        let len = self.co[cell].len();
         if self.probes.is_none() || len == 0 {
             return (0, len);
         }
         let w = Id::Ev(pos, k);
-        let index = |chain: &[Id], u: Id| chain.iter().position(|&c| c == u);
         let mut lo = 0;
-        // The thread's last access to the cell before `w`: under a coherent
-        // model the one whose write is latest in co, so the probe that cuts
-        // the most positions.
-        let last = run.trace.events[..k]
-            .iter()
-            .rposition(|u| u.cell == e.cell && u.kind.is_access());
-        if let Some(l) = last {
-            let ul = Id::Ev(pos, l);
-            let below = match (run.trace.events[l].kind, self.source_of(ul)) {
-                (Kind::Write, _) => Some((ul, [ul, ul, w])),
-                (Kind::Read, Some(Source::Now(u @ Id::Ev(..)))) => Some((u, [u, ul, w])),
-                _ => None,
-            };
-            if let Some((u, probe)) = below {
-                if let Some(i) = index(&self.co[e.cell], u).filter(|&i| i >= 1) {
-                    if self.probe(run, Some((e.cell, w, i)), &probe) {
-                        lo = i + 1;
-                    }
+        if let Some((u, access)) = self.last_seen(pos, run, k) {
+            // `u` at chain index `i = rank - 1`: positions `0..=i` are below it.
+            if let Some(i) = self.rank(cell, u).filter(|&r| r >= 2).map(|r| r - 1) {
+                if self.probe(run, Some((cell, w, i)), &[u, access, w]) {
+                    lo = i + 1;
                 }
             }
         }
@@ -1055,17 +1041,13 @@ impl<'a> Search<'a, '_> {
             .rmw
             .iter()
             .find(|&&(_, b)| b == k)
-            .map(|&(a, _)| a);
-        if let Some(l) = rmw_read {
-            let read = Id::Ev(pos, l);
+            .map(|&(a, _)| Id::Ev(pos, a));
+        if let Some(read) = rmw_read {
             if let Some(Source::Now(src)) = self.source_of(read) {
-                let next = match src {
-                    Id::Init(_) => Some(0),
-                    Id::Ev(..) => index(&self.co[e.cell], src).map(|i| i + 1),
-                };
-                if let Some(n) = next.filter(|&n| n + 1 < len) {
-                    let v = self.co[e.cell][n];
-                    if self.probe(run, Some((e.cell, w, len)), &[src, read, v, w]) {
+                // The chain index right after `src` is its rank.
+                if let Some(n) = self.rank(cell, src).filter(|&n| n + 1 < len) {
+                    let v = self.co[cell][n];
+                    if self.probe(run, Some((cell, w, len)), &[src, read, v, w]) {
                         hi = n;
                     }
                 }
@@ -1088,33 +1070,43 @@ impl<'a> Search<'a, '_> {
         if self.probes.is_none() {
             return false;
         }
+        let Some((u, access)) = self.last_seen(pos, run, k) else {
+            return false;
+        };
+        let (cell, read) = (run.trace.events[k].cell, Id::Ev(pos, k));
+        let before = match (self.rank(cell, w), self.rank(cell, u)) {
+            (Some(rw), Some(ru)) => rw < ru,
+            _ => false,
+        };
+        before && self.probe(run, None, &[w, read, u, access])
+    }
+
+    /// The last access of thread `pos` before event `k` of `run` to that
+    /// event's cell, and the write it saw: itself if a write, its source if
+    /// a read already placed (`None` if it waits). Under a coherent model
+    /// that write is the latest in co of those the thread saw, so the probe
+    /// against it cuts the most (probing against every earlier access cost
+    /// more than what the others cut besides).
+    fn last_seen(&self, pos: usize, run: &Run, k: usize) -> Option<(Id, Id)> {
         let cell = run.trace.events[k].cell;
-        let read = Id::Ev(pos, k);
-        // Positions in co, the initial write first.
-        let at = |search: &Self, u: Id| match u {
-            Id::Init(_) => Some(0),
-            _ => search.co[cell].iter().position(|&v| v == u).map(|i| i + 1),
-        };
-        let Some(pw) = at(self, w) else {
-            return false;
-        };
-        // The thread's last access to the cell before the read: under a
-        // coherent model the one whose write is latest in co, so the probe
-        // that cuts the most sources (probing every earlier access cost
-        // more than the sources it cut besides).
-        let last = run.trace.events[..k]
+        let l = run.trace.events[..k]
             .iter()
-            .rposition(|e| e.cell == cell && e.kind.is_access());
-        let Some(l) = last else {
-            return false;
-        };
-        let el = Id::Ev(pos, l);
-        let (u, probe) = match (run.trace.events[l].kind, self.source_of(el)) {
-            (Kind::Write, _) => (el, vec![w, read, el]),
-            (Kind::Read, Some(Source::Now(u))) => (u, vec![w, read, u, el]),
-            _ => return false,
-        };
-        at(self, u).is_some_and(|pu| pw < pu) && self.probe(run, None, &probe)
+            .rposition(|e| e.cell == cell && e.kind.is_access())?;
+        let access = Id::Ev(pos, l);
+        match (run.trace.events[l].kind, self.source_of(access)) {
+            (Kind::Write, _) => Some((access, access)),
+            (Kind::Read, Some(Source::Now(u))) => Some((u, access)),
+            _ => None,
+        }
+    }
+
+    /// Where write `u` is in `cell`'s co so far: 0 for the initial write,
+    /// `i + 1` for index `i` of the chain; `None` if not placed.
+    fn rank(&self, cell: usize, u: Id) -> Option<usize> {
+        match u {
+            Id::Init(_) => Some(0),
+            Id::Ev(..) => self.co[cell].iter().position(|&v| v == u).map(|i| i + 1),
+        }
     }
 
     /// Where the read `read` takes its value from, if placed.
@@ -1147,18 +1139,13 @@ impl<'a> Search<'a, '_> {
             co: 0,
             fixed: x.fixed().map(|r| Probe::bits(r, &keep)),
         };
-        // Where a write is in its cell's co: the initial write first, then
-        // the chain, with the inserted write at its index.
-        let co = &self.co;
+        // Where a write is in its cell's co, by twice its `rank`: the
+        // inserted write at chain index `at` falls between the writes at
+        // `at - 1` (rank `at`) and `at` (rank `at + 1`).
         let place = |u: Id, cell: usize| -> Option<usize> {
-            match (u, insert) {
-                (Id::Init(_), _) => Some(0),
-                (_, Some((c, w, at))) if c == cell && u == w => Some(2 * at + 1),
-                (_, Some((c, _, at))) if c == cell => {
-                    let i = co[cell].iter().position(|&v| v == u)?;
-                    Some(2 * (i + usize::from(i >= at)) + 1)
-                }
-                _ => co[cell].iter().position(|&v| v == u).map(|i| 2 * i + 1),
+            match insert {
+                Some((_, w, at)) if u == w => Some(2 * at + 1),
+                _ => self.rank(cell, u).map(|r| 2 * r),
             }
         };
         for (a, &u) in ids.iter().enumerate() {

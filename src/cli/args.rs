@@ -59,6 +59,13 @@ pub struct LimitArgs {
     /// coherence positions probed).
     #[arg(long)]
     pub no_co_probes: bool,
+    /// Under the cat models, judge the parts of candidates only once the
+    /// search has taken this many steps; before, only whole candidates are
+    /// judged, which is exact and, in a small search, cheaper (the book's
+    /// Performance chapter: small searches judge only candidates). 0 judges
+    /// from the first part
+    #[arg(long, value_name = "STEPS", default_value_t = crate::outcome::limits::JUDGE_PARTS_AFTER)]
+    pub judge_parts_after: u64,
 }
 
 impl LimitArgs {
@@ -81,6 +88,7 @@ impl LimitArgs {
             parts: !self.no_part_cut,
             reorder: !self.no_reorder,
             probes: !self.no_co_probes,
+            judge_parts_after: self.judge_parts_after,
             listed: None,
         }
     }

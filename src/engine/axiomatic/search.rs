@@ -914,6 +914,13 @@ impl<'a> Search<'a, '_> {
         // probes cut a read's refuted sources (`source_refuted`), its
         // parts are seldom refuted where the writes' still are (Dat3M's
         // exchange loops: none of 45 000).
+        // A small search is over before judging its parts repays itself
+        // (`Limits::judge_parts_after`): until then only complete
+        // candidates are judged, which is exact, since pruning only ever
+        // skips candidates the model rejects.
+        if (self.seen.candidates as u64) <= self.limits.judge_parts_after {
+            return false;
+        }
         let m = made as usize;
         self.nodes[m] += 1;
         let rarely = self.tried[m] >= 64 && self.cut[m] * 32 < self.tried[m];

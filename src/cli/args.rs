@@ -89,6 +89,7 @@ impl LimitArgs {
             reorder: !self.no_reorder,
             probes: !self.no_co_probes,
             judge_parts_after: self.judge_parts_after,
+            one_core: false,
             listed: None,
         }
     }

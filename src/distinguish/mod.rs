@@ -271,6 +271,7 @@ impl Pair {
             deadline,
             cancel: self.cancel,
             symmetry: engine.can(Capability::Symmetry),
+            one_core: true,
             ..Limits::default()
         };
         // An engine's refusal may name a limit of its own (a cat model's

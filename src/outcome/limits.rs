@@ -48,6 +48,12 @@ pub struct Limits {
     /// only complete candidates are judged. 0 judges from the first part,
     /// as the tests of the pruning ask.
     pub judge_parts_after: u64,
+    /// The caller runs on one core and spreads its work itself (a
+    /// `distinguish` sweep, whose shards are separate processes): the
+    /// pomset engine decides its batches of combinations on the calling
+    /// thread instead of across rayon's pool. Handing a sweep's small
+    /// batches to the pool cost more than they took.
+    pub one_core: bool,
     /// The most states the caller lists (`run`'s text and JSON, unless
     /// `--all-states`): the report then keeps only the states it lists and
     /// counts the rest (`Report::unlisted`), instead of copying every one.
@@ -77,6 +83,7 @@ impl Default for Limits {
             reorder: true,
             probes: true,
             judge_parts_after: JUDGE_PARTS_AFTER,
+            one_core: false,
             listed: None,
         }
     }

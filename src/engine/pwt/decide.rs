@@ -363,6 +363,7 @@ fn run<'v>(
         max_states: limits.max_states,
         deadline: limits.deadline,
         cancel: limits.cancel,
+        one_core: limits.one_core,
         visit,
         goal,
         found: None,
@@ -851,6 +852,8 @@ struct Product<'a, 'v> {
     max_states: usize,
     deadline: Option<(std::time::Instant, f64)>,
     cancel: Option<&'static std::sync::atomic::AtomicBool>,
+    /// `Limits::one_core`: `flush` decides on the calling thread.
+    one_core: bool,
     visit: Option<&'v mut Visit<'v>>,
     /// Condition-directed search: the goal, and the first state meeting it.
     goal: Option<Goal<'a>>,
@@ -1192,8 +1195,9 @@ impl Product<'_, '_> {
         let (p, labelled) = (self.groups.p, labelled(sem));
         let decide = |choice: &Vec<usize>| leaves.decide(&labelled, p, choice, budget);
         // A handful is decided here: handing it to the pool costs more
-        // than it saves (a sweep's programs mostly have a few combinations).
-        let decided: Vec<Decided> = match batch.len() < PAR_MIN {
+        // than it saves (a sweep's programs mostly have a few combinations),
+        // and so does any batch of a caller on one core (`Limits::one_core`).
+        let decided: Vec<Decided> = match self.one_core || batch.len() < PAR_MIN {
             true => batch.iter().map(decide).collect(),
             false => batch.par_iter().map(decide).collect(),
         };

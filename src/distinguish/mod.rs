@@ -288,20 +288,30 @@ impl Pair {
         if let Some((flag, _)) = o.flags.first() {
             return Err(Undecided::distinguishes_nothing(format!("raises {flag}")));
         }
+        // The names are those of the first state; every other state must
+        // name the same registers and locations in the same order, compared
+        // in place rather than written out again for each state.
         let mut names: Option<Vec<String>> = None;
         let mut out = BTreeSet::new();
         for s in o.states.keys() {
-            let these: Vec<String> = s
-                .regs
-                .iter()
-                .map(|(n, _)| n.clone())
-                .chain(s.mem.iter().map(|(n, _)| format!("[{n}]")))
-                .collect();
             match &names {
-                Some(n) if *n != these => {
-                    return Err(Undecided::unknown("states name different values".into()))
+                Some(n) => {
+                    let (regs, mem) = n.split_at(s.regs.len().min(n.len()));
+                    let same = regs.len() == s.regs.len()
+                        && mem.len() == s.mem.len()
+                        && regs.iter().zip(&s.regs).all(|(a, (b, _))| a == b)
+                        && mem.iter().zip(&s.mem).all(|(a, (b, _))| {
+                            a.strip_prefix('[').and_then(|a| a.strip_suffix(']')) == Some(b.as_str())
+                        });
+                    if !same {
+                        return Err(Undecided::unknown("states name different values".into()));
+                    }
                 }
-                _ => names = Some(these),
+                None => {
+                    let these = s.regs.iter().map(|(n, _)| n.clone());
+                    let mem = s.mem.iter().map(|(n, _)| format!("[{n}]"));
+                    names = Some(these.chain(mem).collect());
+                }
             }
             out.insert(s.regs.iter().chain(&s.mem).map(|(_, v)| *v).collect());
         }

@@ -49,7 +49,8 @@ pub struct Limits {
     /// as the tests of the pruning ask.
     pub judge_parts_after: u64,
     /// The caller runs on one core and spreads its work itself (a
-    /// `distinguish` sweep, whose shards are separate processes): the
+    /// `distinguish` sweep, whose shards are separate processes; the
+    /// transformation table, one cell per worker and core): the
     /// pomset engine decides its batches of combinations on the calling
     /// thread instead of across rayon's pool. Handing a sweep's small
     /// batches to the pool cost more than they took.

@@ -302,11 +302,14 @@ pub fn sweep(
                 if cancelled() {
                     return;
                 }
-                // The caller's limits, once per cell, stopped also by the sweep's flag.
+                // The caller's limits, once per cell, stopped also by the
+                // sweep's flag; the engines stay on this worker's core, the
+                // sweep spreading the cells over the cores itself.
                 let run = || {
                     let limits = run();
                     crate::outcome::Limits {
                         cancel: part.cancel.or(limits.cancel),
+                        one_core: true,
                         ..limits
                     }
                 };

@@ -133,25 +133,12 @@ fn pruned_and_plain_enumerations_agree_on_random_programs() {
 /// here.
 #[test]
 fn the_search_with_and_without_coherence_probes_agrees_on_random_programs() {
-    let models = models();
-    let cfg = gen::Config {
-        forks: false,
-        forks_in_if: false,
-        loops: true,
-        reuse: true,
-        ..gen::Config::default()
-    };
-    gen::run_property("co probes", gen::cases(25), gen::tests(cfg), |t| {
-        let text = t.text();
-        let Ok(parsed) = pomset::syntax::parse(&text) else {
-            return Ok(gen::skipped("does not parse", &t));
-        };
+    agree_on_loops("co probes", |_| {
         let without = Limits {
             probes: false,
             ..limits(200_000)
         };
-        let ways = [("with probes", limits(200_000)), ("without", without)];
-        agree_under(&models, &parsed.program, (&text, ""), ways, &t)
+        [("with probes", limits(200_000)), ("without", without)]
     });
 }
 
@@ -163,24 +150,11 @@ fn the_search_with_and_without_coherence_probes_agrees_on_random_programs() {
 /// least half of them (checked), so both sides of it are taken.
 #[test]
 fn judging_parts_from_the_first_step_or_later_agrees() {
-    let models = models();
-    let cfg = gen::Config {
-        forks: false,
-        forks_in_if: false,
-        loops: true,
-        reuse: true,
-        ..gen::Config::default()
-    };
     let after = 4;
     // Programs whose search under PTX outlasts `after` steps, of those seen.
     let counts = std::cell::Cell::new((0u32, 0u32));
     let ptx = cat::load("ptx").expect("bundled");
-    gen::run_property("parts judged later", gen::cases(25), gen::tests(cfg), |t| {
-        let text = t.text();
-        let Ok(parsed) = pomset::syntax::parse(&text) else {
-            return Ok(gen::skipped("does not parse", &t));
-        };
-        let p = &parsed.program;
+    agree_on_loops("parts judged later", |p| {
         let short = outcomes_with(p, &ptx, limits(after), true);
         let (long, seen) = counts.get();
         let now = u32::from(short.is_ok_and(|o| o.limit.is_some()));
@@ -189,11 +163,33 @@ fn judging_parts_from_the_first_step_or_later_agrees() {
             judge_parts_after: after,
             ..limits(200_000)
         };
-        let ways = [("from the first step", limits(200_000)), ("later", later)];
-        agree_under(&models, p, (&text, ""), ways, &t)
+        [("from the first step", limits(200_000)), ("later", later)]
     });
     let (long, seen) = counts.get();
     assert!(long * 2 >= seen, "only {long} of {seen} searches outlast {after} steps");
+}
+
+/// The lazy search under two settings of its limits (`ways`, made for each
+/// program) on random programs with RMWs and loops (several writes and
+/// reads of a location in one thread) and no forks, every bundled model
+/// (`agree_under`).
+fn agree_on_loops(what: &str, ways: impl Fn(&Program) -> [(&'static str, Limits); 2]) {
+    let models = models();
+    let cfg = gen::Config {
+        forks: false,
+        forks_in_if: false,
+        loops: true,
+        reuse: true,
+        ..gen::Config::default()
+    };
+    gen::run_property(what, gen::cases(25), gen::tests(cfg), |t| {
+        let text = t.text();
+        let Ok(parsed) = pomset::syntax::parse(&text) else {
+            return Ok(gen::skipped("does not parse", &t));
+        };
+        let p = &parsed.program;
+        agree_under(&models, p, (&text, ""), ways(p), &t)
+    });
 }
 
 /// The threads run readers last (`axiomatic::schedule`) and in the file's

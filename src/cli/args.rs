@@ -62,8 +62,8 @@ pub struct LimitArgs {
     /// Under the cat models, judge the parts of candidates only once the
     /// search has taken this many steps; before, only whole candidates are
     /// judged, which is exact and, in a small search, cheaper (the book's
-    /// Performance chapter: small searches judge only candidates). 0 judges
-    /// from the first part
+    /// Performance chapter: small searches judge only whole candidates). 0
+    /// judges from the first part.
     #[arg(long, value_name = "STEPS", default_value_t = crate::outcome::limits::JUDGE_PARTS_AFTER)]
     pub judge_parts_after: u64,
 }

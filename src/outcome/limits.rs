@@ -96,9 +96,9 @@ impl Default for Limits {
 /// `distinguish` sweep) is over before it does. Skipping a judgement is
 /// always exact (every complete candidate is judged whole), so the only
 /// question is cost: judging from the first part, the sweeps `sc` vs
-/// `rc11`, `rc11` vs `pwt` and `pwt:ptx` over three threads took a half
-/// more CPU, and Dat3M's PTX corpus, whose searches run to thousands of
-/// steps, is unchanged (the book's "Performance").
+/// `rc11`, `rc11` vs `pwt` and `pwt:ptx` over three threads took a third
+/// to a half more CPU, and Dat3M's PTX corpus, whose searches run to
+/// thousands of steps, is unchanged (the book's "Performance").
 pub const JUDGE_PARTS_AFTER: u64 = 128;
 
 /// The default of `--max-partitions` (`if_closure = registers`): Bell(7) =

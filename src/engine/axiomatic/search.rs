@@ -907,13 +907,6 @@ impl<'a> Search<'a, '_> {
         if !self.step() {
             return true;
         }
-        // Skipping a check only leaves its verdict to a later part or the
-        // complete candidate: when few parts are refuted (IRIW, where the
-        // model allows nearly everything), seven in eight are skipped.
-        // Counted apart for reads' sources and writes' positions: once the
-        // probes cut a read's refuted sources (`source_refuted`), its
-        // parts are seldom refuted where the writes' still are (Dat3M's
-        // exchange loops: none of 45 000).
         // A small search is over before judging its parts repays itself
         // (`Limits::judge_parts_after`): until then only complete
         // candidates are judged, which is exact, since pruning only ever
@@ -921,6 +914,13 @@ impl<'a> Search<'a, '_> {
         if (self.seen.candidates as u64) <= self.limits.judge_parts_after {
             return false;
         }
+        // Skipping a check only leaves its verdict to a later part or the
+        // complete candidate: when few parts are refuted (IRIW, where the
+        // model allows nearly everything), seven in eight are skipped.
+        // Counted apart for reads' sources and writes' positions: once the
+        // probes cut a read's refuted sources (`source_refuted`), its
+        // parts are seldom refuted where the writes' still are (Dat3M's
+        // exchange loops: none of 45 000).
         let m = made as usize;
         self.nodes[m] += 1;
         let rarely = self.tried[m] >= 64 && self.cut[m] * 32 < self.tried[m];

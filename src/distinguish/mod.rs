@@ -301,7 +301,8 @@ impl Pair {
                         && mem.len() == s.mem.len()
                         && regs.iter().zip(&s.regs).all(|(a, (b, _))| a == b)
                         && mem.iter().zip(&s.mem).all(|(a, (b, _))| {
-                            a.strip_prefix('[').and_then(|a| a.strip_suffix(']')) == Some(b.as_str())
+                            a.strip_prefix('[').and_then(|a| a.strip_suffix(']'))
+                                == Some(b.as_str())
                         });
                     if !same {
                         return Err(Undecided::unknown("states name different values".into()));

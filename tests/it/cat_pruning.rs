@@ -166,7 +166,10 @@ fn judging_parts_from_the_first_step_or_later_agrees() {
         [("from the first step", limits(200_000)), ("later", later)]
     });
     let (long, seen) = counts.get();
-    assert!(long * 2 >= seen, "only {long} of {seen} searches outlast {after} steps");
+    assert!(
+        long * 2 >= seen,
+        "only {long} of {seen} searches outlast {after} steps"
+    );
 }
 
 /// The lazy search under two settings of its limits (`ways`, made for each

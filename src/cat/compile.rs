@@ -128,6 +128,10 @@ pub struct Model {
     /// fiftieth of the table's time when computed each time).
     pub prunable: Vec<usize>,
     pub per_scope: bool,
+    /// Whether strengthening a mode never adds a determined final state
+    /// (`Capability::StrongerModes`): set by `cat::load` for the bundled
+    /// models `cat::STRONGER_MODES` names, never for a file.
+    pub stronger_modes: bool,
     /// By slot: whether its value is a function of the candidate's frame
     /// (`cat::frame::fixed`).
     pub fixed: Vec<bool>,
@@ -255,6 +259,7 @@ pub fn compile(main: Source) -> Result<Model, LoadError> {
         checks_by_cost: checks.into_iter().map(|(_, i)| i).collect(),
         lowering: None,
         prunable: Vec::new(),
+        stronger_modes: false,
         per_scope: false,
         fixed: Vec::new(),
         with_fixed: false,

@@ -75,6 +75,21 @@ pub fn bundled(name: &str) -> Option<&'static str> {
         .map(|(_, s)| *s)
 }
 
+/// The bundled models for which strengthening a mode never adds a
+/// determined final state (`Capability::StrongerModes`): each relation
+/// that modes enter (release and acquire patterns, synchronisation,
+/// happens-before, the SC order) grows with a stronger mode, and each
+/// constraint on them forbids more as they grow (the book's "Mode
+/// lattice"; `tests/it/distinguish.rs` checks it on random programs).
+pub const STRONGER_MODES: &[&str] = &[
+    "rc11",
+    "ptx",
+    "sc-axiomatic",
+    "vulkan",
+    "hrf-direct",
+    "hrf-indirect",
+];
+
 /// The lowering a bundled model's programs go through (PTX's events are
 /// PTX instructions: an sc access is a fence.sc and an acquire or release).
 fn lowering(name: &str) -> Option<crate::engine::axiomatic::lower::Lowering> {
@@ -146,6 +161,7 @@ pub fn load(spec: &str) -> Result<Model, LoadError> {
             dir: None,
         })?;
         model.lowering = lowering(short);
+        model.stronger_modes = STRONGER_MODES.contains(&short);
         return Ok(model);
     }
     let path = Path::new(spec);

@@ -103,6 +103,11 @@ pub struct DistinguishArgs {
     /// command that resumes it. Ctrl-C does the same.
     #[arg(long, value_name = "SECONDS", value_parser = budget, allow_negative_numbers = true)]
     budget: Option<f64>,
+    /// Decide every program on its own: no verdict `same` inferred from a
+    /// program's weaker and stronger mode variants (the book's "Mode
+    /// lattice"; the records are the same either way, only slower).
+    #[arg(long)]
+    no_mode_lattice: bool,
     /// Accept an incomplete sweep (stopped, or --merge of some shards
     /// only): exit 0 instead of 1. The summary still says INCOMPLETE.
     #[arg(long)]
@@ -135,16 +140,20 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
     };
     pair.timeout = a.timeout;
     pair.cancel = Some(&CANCEL);
+    pair.lattice = !a.no_mode_lattice;
     let shard = match &a.shard {
         Some(s) => Shard::parse(s)?,
         None => Shard::WHOLE,
     };
-    let total = count::programs(&space).map(|n| count::share(n, shard.index, shard.count));
+    // A shard holds whole skeletons, whose programs are counted by listing
+    // them (beside the sweep); the whole is counted by formula.
+    let total = count::programs(&space).filter(|_| shard.count == 1);
     let header = Header {
         models: pair.names.clone(),
         space: space.describe(),
         shard: shard.to_string(),
         programs: total,
+        order: Some(shard::ORDER.to_string()),
     };
     let (opened, mut sink, finished) = match &a.jsonl {
         Some(path) => {
@@ -224,6 +233,13 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
         over.store(true, Ordering::Relaxed);
         bar.end();
     });
+    if show {
+        let (runs, inferred) = (
+            pair.decided.load(Ordering::Relaxed),
+            pair.inferred.load(Ordering::Relaxed),
+        );
+        eprintln!("mode lattice: {inferred} verdicts `same` given without deciding the program; {runs} engine runs");
+    }
     if let Some(e) = failed {
         return Err(format!("writing the records: {e}"));
     }

@@ -1,21 +1,29 @@
 //! The programs of a bound: threads of accesses drawn from a vocabulary,
 //! each written as a litmus test. [`programs`] lists every program of a
 //! [`Space`] once up to symmetry (its canonical form, `canon.rs`), in one
-//! fixed order, so that a shard is an index set (`shard.rs`).
+//! fixed order: skeleton by skeleton ([`groups`]), so that a sweep decides
+//! a skeleton's mode variants together (`lattice.rs`) and a shard is a set
+//! of skeletons (`shard.rs`).
+
+use std::collections::BTreeSet;
 
 use super::shape::{Dep, Kind, Op, Shape, Space};
 
 /// Every thread the space allows: sequences of 1 to `per_thread` accesses,
 /// with the dependencies on an earlier read the vocabulary has.
 pub fn threads(space: &Space) -> Vec<Vec<Op>> {
-    let ops = space.ops();
+    threads_of(space, &space.ops())
+}
+
+/// The threads of accesses drawn from `ops`, as [`threads`].
+fn threads_of(space: &Space, ops: &[Op]) -> Vec<Vec<Op>> {
     let mut out = Vec::new();
     let mut layer: Vec<Vec<Op>> = vec![Vec::new()];
     for _ in 0..space.bound.per_thread.min(space.bound.total) {
         let mut next = Vec::new();
         for prefix in &layer {
             let after_read = prefix.iter().any(|o| o.kind.reads());
-            for &op in &ops {
+            for &op in ops {
                 for dep in dep_choices(space, op, after_read) {
                     let mut t = prefix.clone();
                     t.push(Op { dep, ..op });
@@ -49,13 +57,48 @@ pub(super) fn dep_choices(space: &Space, op: Op, after_read: bool) -> Vec<Dep> {
     out
 }
 
-/// The canonical programs of `space`, each once, in a fixed order: by
-/// number of threads, then by the threads' indices in [`threads`]
-/// (lexicographically). Prefixes that no canonical program extends are cut:
-/// a prefix must be normalised (`canon::is_normal`), and with interchangeable
-/// threads no later thread, normalised alone, may be less than the first.
-pub fn programs(space: &Space) -> Programs<'_> {
-    let threads = threads(space);
+/// The canonical programs of `space`, each once, in a fixed order: skeleton
+/// by skeleton ([`groups`]).
+pub fn programs(space: &Space) -> impl Iterator<Item = Shape> + '_ {
+    groups(space).flatten()
+}
+
+/// The canonical programs of `space` by skeleton: for each canonical
+/// skeleton (a program whose modes are each the weakest of its chain,
+/// `lattice::skeleton`), in the order [`skeletons`] lists them, the
+/// distinct canonical forms of its mode variants, in order. Every
+/// canonical program is in exactly one group: the symmetries rename
+/// threads, locations and values but never modes, so the canonical
+/// skeleton of a program's canonical form is that of the program.
+pub fn groups(space: &Space) -> impl Iterator<Item = Vec<Shape>> + '_ {
+    skeletons(space).map(move |s| group(space, &s))
+}
+
+/// The programs of the canonical skeleton `s`: the distinct canonical forms
+/// of its mode variants, in order.
+pub fn group(space: &Space, s: &Shape) -> Vec<Shape> {
+    let forms: BTreeSet<Shape> = super::lattice::variants(space, s)
+        .iter()
+        .map(|v| super::canon::canonical(space, v))
+        .collect();
+    forms.into_iter().collect()
+}
+
+/// The canonical skeletons of `space`, each once, in a fixed order: by
+/// number of threads, then by the threads' indices in the threads of the
+/// skeletons' accesses (lexicographically). Prefixes that no canonical
+/// program extends are cut: a prefix must be normalised (`canon::is_normal`),
+/// and with interchangeable threads no later thread, normalised alone, may
+/// be less than the first.
+pub fn skeletons(space: &Space) -> Programs<'_> {
+    let mut ops: Vec<Op> = space
+        .ops()
+        .into_iter()
+        .map(|op| super::lattice::weakest(space, op))
+        .collect();
+    ops.sort();
+    ops.dedup();
+    let threads = threads_of(space, &ops);
     let alone = threads
         .iter()
         .map(|t| {
@@ -80,7 +123,7 @@ pub fn programs(space: &Space) -> Programs<'_> {
     }
 }
 
-/// The iterator of [`programs`]: a depth-first walk over tuples of threads.
+/// The iterator of [`skeletons`]: a depth-first walk over tuples of threads.
 pub struct Programs<'a> {
     space: &'a Space,
     threads: Vec<Vec<Op>>,

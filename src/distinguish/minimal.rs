@@ -40,9 +40,14 @@ impl std::fmt::Display for Minimal {
 /// store outside V, a construct a model lacks) distinguishes nothing; one
 /// a limit stopped leaves the minimality unknown.
 pub fn minimal(space: &Space, pair: &Pair, s: &Shape) -> Minimal {
+    minimal_by(space, s, |w| pair.decide_shape(space, w))
+}
+
+/// `minimal`, with each weakening decided by `decide`.
+pub fn minimal_by(space: &Space, s: &Shape, mut decide: impl FnMut(&Shape) -> Decision) -> Minimal {
     let mut undecided = None;
     for (step, w) in weakenings(space, s) {
-        match pair.decide_shape(space, &w) {
+        match decide(&w) {
             Decision::Differs { .. } => return Minimal::No(step),
             Decision::Undecided(u) if !u.outside => {
                 undecided.get_or_insert(format!("{step}: {}", u.why));

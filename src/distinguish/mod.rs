@@ -20,12 +20,13 @@
 pub mod canon;
 pub mod count;
 pub mod enumerate;
+pub mod lattice;
 pub mod minimal;
 pub mod shape;
 pub mod shard;
 
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::engine::{Capability, Engine};
 use crate::outcome::Limits;
@@ -44,6 +45,15 @@ pub struct Pair {
     /// When the whole sweep must stop (the explorer's request deadline):
     /// the engines stop there as at `timeout`, and the sweep as at `cancel`.
     pub deadline: Option<(std::time::Instant, f64)>,
+    /// Whether a sweep may give a program the verdict `same` from its mode
+    /// variants (`lattice.rs`) when both engines declare
+    /// `Capability::StrongerModes` (`--no-mode-lattice` turns it off).
+    pub lattice: bool,
+    /// What the sweeps through this pair did: engine runs (one model
+    /// deciding one program), and verdicts `same` given by the lattice
+    /// without deciding the program.
+    pub decided: AtomicU64,
+    pub inferred: AtomicU64,
 }
 
 /// What deciding a program under both models found.
@@ -150,7 +160,16 @@ impl Pair {
             timeout: None,
             cancel: None,
             deadline: None,
+            lattice: true,
+            decided: AtomicU64::new(0),
+            inferred: AtomicU64::new(0),
         }
+    }
+
+    /// The engine of model `i` (0 or 1), as the pair decides with it (a
+    /// mapping's target lowered).
+    pub fn engine(&self, i: usize) -> &dyn Engine {
+        self.engines[i].as_ref()
     }
 
     /// What stops the sweep now, named: the deadline (`--timeout S`) or
@@ -216,37 +235,87 @@ impl Pair {
         let mut sets = Vec::new();
         for (name, engine) in self.names.iter().zip(&self.engines) {
             match self.states(engine.as_ref(), p) {
+                Ok((names, states)) => sets.push(lattice::Sets::new(names, states)),
+                Err(u) => return Decision::Undecided(u.of(name)),
+            }
+        }
+        compare(&sets[0], &sets[1])
+    }
+
+    /// Decides `shape` as `decide_shape` does, with what a sweep already
+    /// knows of its skeleton (`lattice.rs`): when both engines declare
+    /// `Capability::StrongerModes` and `lattice` is on, a program whose
+    /// determined states the two models' intervals pin equal is `same`
+    /// without being decided; every other program is decided in full, its
+    /// answers kept in `known` for the next.
+    pub fn decide_known(
+        &self,
+        space: &Space,
+        shape: &Shape,
+        known: &mut lattice::Known,
+    ) -> Decision {
+        let Some(file) = shape.file("P", space) else {
+            return self.decide(&shape.litmus("P", space));
+        };
+        let program = match crate::syntax::check::check(&file) {
+            Ok((program, _)) => program,
+            Err(d) => return not_parsed(&d),
+        };
+        if let Some(left) = program.values_left.first() {
+            return Decision::Undecided(Undecided::distinguishes_nothing(left.clone()));
+        }
+        let by_lattice = self.lattice
+            && self
+                .engines
+                .iter()
+                .all(|e| e.can(Capability::StrongerModes));
+        if by_lattice {
+            let mut pinned = [0, 1].map(|i| {
+                lattice::determined(space, shape, |v| {
+                    known.answer(v, i, || self.states_of_shape(space, v, i))
+                })
+            });
+            if let [Some(a), Some(b)] = &mut pinned {
+                if a.0 == b.0 && a.1 == b.1 {
+                    known.inferred += 1;
+                    return Decision::Same;
+                }
+            }
+        }
+        let mut sets = Vec::new();
+        for (i, name) in self.names.iter().enumerate() {
+            let answer = known.answer(shape, i, || {
+                let (names, states) = self.states(self.engines[i].as_ref(), &program)?;
+                Ok(lattice::Sets::new(names, states))
+            });
+            match answer {
                 Ok(s) => sets.push(s),
                 Err(u) => return Decision::Undecided(u.of(name)),
             }
         }
-        let [a, b] = [&sets[0], &sets[1]];
-        // Compare on the names both report: a state of one set whose
-        // projection is in no projection of the other differs in full too.
-        let common: Vec<&String> = a.0.iter().filter(|n| b.0.contains(n)).collect();
-        let project =
-            |(names, states): &(Vec<String>, BTreeSet<State>)| -> (Vec<String>, BTreeSet<State>) {
-                let at: Vec<usize> = common
-                    .iter()
-                    .filter_map(|c| names.iter().position(|n| n == *c))
-                    .collect();
-                let names = at.iter().map(|&i| names[i].clone()).collect();
-                let states = states
-                    .iter()
-                    .map(|s| at.iter().map(|&i| s[i]).collect())
-                    .collect();
-                (names, states)
-            };
-        let ((names, pa), (_, pb)) = (project(a), project(b));
-        let (only_a, ua) = only(&names, &pa, &pb);
-        let (only_b, ub) = only(&names, &pb, &pa);
-        if only_a.is_empty() && only_b.is_empty() {
-            return Decision::Same;
+        compare(&sets[0], &sets[1])
+    }
+
+    /// Model `i`'s states of `shape` (a variant a sweep decides to pin an
+    /// interval's end).
+    fn states_of_shape(
+        &self,
+        space: &Space,
+        shape: &Shape,
+        i: usize,
+    ) -> Result<lattice::Sets, Undecided> {
+        let file = shape
+            .file("P", space)
+            .ok_or_else(|| Undecided::unknown("no syntax tree".into()))?;
+        let (program, _) = crate::syntax::check::check(&file).map_err(|d| {
+            let first = d.iter().next().map_or("", |d| d.message.as_str());
+            Undecided::unknown(format!("does not parse: {first}"))
+        })?;
+        if let Some(left) = program.values_left.first() {
+            return Err(Undecided::distinguishes_nothing(left.clone()));
         }
-        Decision::Differs {
-            only: [only_a, only_b],
-            undetermined: [ua, ub],
-        }
+        let (names, states) = self.states(self.engines[i].as_ref(), &program)?;
+        Ok(lattice::Sets::new(names, states))
     }
 
     /// The final states of `p` under `engine`: the names, and each state's
@@ -328,13 +397,70 @@ fn not_parsed(d: &crate::syntax::Diagnostics) -> Decision {
     Decision::Undecided(Undecided::unknown(why))
 }
 
+/// The verdict of two models' states of one program. Compared on the names
+/// both report: a state of one set whose projection is in no projection of
+/// the other differs in full too. Only determined states can differ
+/// (`only`): two sets with the same determined states over the same names
+/// are `same`, which `Pair::decide_known` relies on.
+fn compare(a: &lattice::Sets, b: &lattice::Sets) -> Decision {
+    let common: Vec<&String> = a.names.iter().filter(|n| b.names.contains(n)).collect();
+    let project = |s: &lattice::Sets| -> (Vec<String>, BTreeSet<State>) {
+        let at: Vec<usize> = common
+            .iter()
+            .filter_map(|c| s.names.iter().position(|n| n == *c))
+            .collect();
+        let names = at.iter().map(|&i| s.names[i].clone()).collect();
+        let states = s
+            .states
+            .iter()
+            .map(|st| at.iter().map(|&i| st[i]).collect())
+            .collect();
+        (names, states)
+    };
+    let ((names, pa), (_, pb)) = (project(a), project(b));
+    let (only_a, ua) = only(&names, &pa, &pb);
+    let (only_b, ub) = only(&names, &pb, &pa);
+    if only_a.is_empty() && only_b.is_empty() {
+        return Decision::Same;
+    }
+    Decision::Differs {
+        only: [only_a, only_b],
+        undetermined: [ua, ub],
+    }
+}
+
 /// Decides `shape` and, when it distinguishes, whether it is minimal: the
-/// record a sweep writes.
+/// record a sweep writes, each program decided on its own.
 pub fn record(space: &Space, pair: &Pair, shape: &Shape) -> Record {
     let decision = pair.decide_shape(space, shape);
+    finish(space, shape, decision, |w| pair.decide_shape(space, w))
+}
+
+/// `record` within a sweep: with what `known` holds of the skeleton
+/// (`Pair::decide_known`), for the program and its weakenings.
+pub fn record_known(
+    space: &Space,
+    pair: &Pair,
+    shape: &Shape,
+    known: &mut lattice::Known,
+) -> Record {
+    let decision = pair.decide_known(space, shape, known);
+    finish(space, shape, decision, |w| {
+        pair.decide_known(space, w, known)
+    })
+}
+
+/// The record of `shape` decided as `decision`, with its minimality (by
+/// `decide`) when it distinguishes.
+fn finish(
+    space: &Space,
+    shape: &Shape,
+    decision: Decision,
+    decide: impl FnMut(&Shape) -> Decision,
+) -> Record {
     let mut r = Record::of(shape, &decision);
     if let Decision::Differs { .. } = decision {
-        r.minimal = Some(minimal::minimal(space, pair, shape).to_string());
+        r.minimal = Some(minimal::minimal_by(space, shape, decide).to_string());
         r.family = Some(minimal::family(space, shape).body());
         r.program = Some(program_text(&shape.litmus("P", space)));
     }
@@ -362,19 +488,31 @@ pub fn sweep(
     each: &mut dyn FnMut(&Shape, Record),
 ) -> bool {
     let cancelled = || pair.stopped().is_some();
-    for shape in shard.programs(space) {
-        // A fresh sweep has nothing done: no text to write per program.
-        if !done.is_empty() && done.contains(&shape.body()) {
-            continue;
+    let mut known = lattice::Known::default();
+    let tally = |known: &lattice::Known| {
+        pair.decided.fetch_add(known.decided, Ordering::Relaxed);
+        pair.inferred.fetch_add(known.inferred, Ordering::Relaxed);
+    };
+    for group in shard.groups(space) {
+        tally(&known);
+        known = lattice::Known::default();
+        for shape in group {
+            // A fresh sweep has nothing done: no text to write per program.
+            if !done.is_empty() && done.contains(&shape.body()) {
+                continue;
+            }
+            if cancelled() {
+                tally(&known);
+                return false;
+            }
+            let r = record_known(space, pair, &shape, &mut known);
+            if cancelled() {
+                tally(&known);
+                return false;
+            }
+            each(&shape, r);
         }
-        if cancelled() {
-            return false;
-        }
-        let r = record(space, pair, &shape);
-        if cancelled() {
-            return false;
-        }
-        each(&shape, r);
     }
+    tally(&known);
     true
 }

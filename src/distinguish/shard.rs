@@ -3,14 +3,14 @@
 //! decided), resuming from them, merging them, and the summary of families
 //! and minimal tests.
 //!
-//! Shard `K/N` holds the canonical programs whose index in the fixed order
-//! of `enumerate::programs` is K modulo N.
+//! Shard `K/N` holds the programs of the skeletons whose index in the fixed
+//! order of `enumerate::groups` is K modulo N: a skeleton's mode variants
+//! are decided together (`lattice.rs`), so a shard never splits them.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::enumerate::programs;
 use super::shape::{Shape, Space};
 use super::Decision;
 pub use crate::sweep::Shard;
@@ -19,10 +19,16 @@ use crate::sweep::{self, Part};
 impl Shard {
     /// This shard's programs, in the sweep's order.
     pub fn programs(self, space: &Space) -> impl Iterator<Item = Shape> + '_ {
-        programs(space)
+        self.groups(space).flatten()
+    }
+
+    /// This shard's programs skeleton by skeleton (`enumerate::groups`).
+    /// Only the shard's own skeletons are expanded into their variants.
+    pub fn groups(self, space: &Space) -> impl Iterator<Item = Vec<Shape>> + '_ {
+        super::enumerate::skeletons(space)
             .enumerate()
             .filter(move |(i, _)| self.holds(*i))
-            .map(|(_, s)| s)
+            .map(move |(_, s)| super::enumerate::group(space, &s))
     }
 }
 
@@ -36,13 +42,29 @@ pub struct Header {
     /// How many programs the shard has (`count::programs`), when counted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub programs: Option<u64>,
+    /// How the shards were cut: [`ORDER`]; absent from the files of
+    /// versions before it, whose shard `K/N` took every N-th program.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<String>,
 }
+
+/// A header's `order`: shard `K/N` holds every N-th skeleton.
+pub const ORDER: &str = "skeletons";
 
 impl Header {
     /// Whether records under `other` belong to the same sweep and shard
-    /// (a count is what the sweep knew, not what it is).
+    /// (a count is what the sweep knew, not what it is). A whole sweep
+    /// (`0/1`) has the same programs however shards are cut.
     pub fn same_sweep(&self, other: &Header) -> bool {
-        self.models == other.models && self.space == other.space && self.shard == other.shard
+        self.models == other.models
+            && self.space == other.space
+            && self.shard == other.shard
+            && self.same_cut(other)
+    }
+
+    /// Whether both files' shards were cut the same way (or either is whole).
+    pub fn same_cut(&self, other: &Header) -> bool {
+        self.order == other.order || self.shard == "0/1" || other.shard == "0/1"
     }
 }
 
@@ -153,7 +175,16 @@ pub fn merge(files: Vec<(String, Read)>) -> Result<Merged, String> {
         records: BTreeMap::new(),
         incomplete: missing(&files),
     };
+    let cut = first.header.clone();
     for (name, f) in files {
+        if !f.header.same_cut(&cut) {
+            return Err(format!(
+                "{name}: its shard {} was cut {} and another file's {}: merge the shards of one version",
+                f.header.shard,
+                cut_by(&f.header),
+                cut_by(&cut)
+            ));
+        }
         if f.header.models != out.models || f.header.space != out.space {
             return Err(format!(
                 "{name}: records for {} vs {} over {}, not {} vs {} over {}",
@@ -172,6 +203,14 @@ pub fn merge(files: Vec<(String, Read)>) -> Result<Merged, String> {
         }
     }
     Ok(out)
+}
+
+/// How a header's shards were cut, in words.
+fn cut_by(h: &Header) -> &'static str {
+    match h.order.as_deref() {
+        Some(ORDER) => "by skeleton",
+        _ => "by program (a version before the mode lattice)",
+    }
 }
 
 /// What a set of files lacks to be a whole sweep: the shards of `K/N` no

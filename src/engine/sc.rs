@@ -650,7 +650,11 @@ impl crate::engine::Engine for Sc {
     }
 
     fn can(&self, c: crate::engine::Capability) -> bool {
-        c == crate::engine::Capability::SpinReduction
+        // An interleaving ignores modes: every variant has the same states.
+        matches!(
+            c,
+            crate::engine::Capability::SpinReduction | crate::engine::Capability::StrongerModes
+        )
     }
 
     fn reads_options(&self) -> bool {

@@ -744,6 +744,7 @@ fn a_broken_record_is_located() {
         space: tiny().describe(),
         shard: "0/1".to_string(),
         programs: None,
+        order: None,
     });
     let e = shard::read("f.jsonl", &format!("{header}\n{{\"id\": 3}}\n")).expect_err("broken");
     assert!(e.starts_with("f.jsonl:2: not a record"), "{e}");
@@ -1133,4 +1134,275 @@ fn a_program_built_directly_is_its_text_parsed() {
         }
     }
     assert!(n > 10_000, "{n} programs compared");
+}
+
+/// A vocabulary with every mode on a chain, fences, both RMWs and both
+/// dependencies: what the mode lattice's property is checked over.
+fn every_mode() -> Space {
+    Space {
+        bound: Bound {
+            threads: 3,
+            per_thread: 2,
+            total: 4,
+            locations: 2,
+            values: 3,
+        },
+        vocabulary: Vocabulary {
+            modes: vec![Mode::Rlx, Mode::Acq, Mode::Rel, Mode::Sc],
+            fences: true,
+            rmws: vec![Kind::Fadd, Kind::Exchg],
+            deps: vec![Dep::Data, Dep::Ctrl],
+            ..Vocabulary::default()
+        },
+    }
+}
+
+/// A program of `space`'s accesses (not necessarily canonical): threads of
+/// indices into `space.ops()`, each access after a read with a dependency
+/// chosen by `dep` when it can carry one.
+fn built(space: &Space, threads: &[Vec<(usize, u8)>]) -> Shape {
+    let ops = space.ops();
+    let threads = threads
+        .iter()
+        .map(|t| {
+            let mut after_read = false;
+            t.iter()
+                .map(|&(i, dep)| {
+                    let mut op = ops[i % ops.len()];
+                    if after_read {
+                        op.dep = match dep % 3 {
+                            1 => Dep::Ctrl,
+                            2 if op.kind == Kind::Write && op.val == 1 => Dep::Data,
+                            _ => Dep::None,
+                        };
+                    }
+                    after_read |= op.kind.reads();
+                    op
+                })
+                .collect()
+        })
+        .collect();
+    Shape { threads }
+}
+
+/// A model's final states of `s`, the determined ones only, and whether it
+/// raised a flag; `None` when it gave no complete answer.
+fn determined(
+    engine: &dyn pomset::engine::Engine,
+    space: &Space,
+    s: &Shape,
+) -> Option<(BTreeSet<Vec<i64>>, bool)> {
+    let file = s.file("P", space)?;
+    let (p, _) = pomset::syntax::check::check(&file).ok()?;
+    if !p.values_left.is_empty() {
+        return None;
+    }
+    let o = engine
+        .outcomes(&p, &p.model, pomset::outcome::Limits::default())
+        .ok()?;
+    if o.limit.is_some() || !o.notes.is_empty() {
+        return None;
+    }
+    let states = o
+        .states
+        .keys()
+        .filter_map(|st| {
+            st.regs
+                .iter()
+                .chain(&st.mem)
+                .map(|(_, v)| *v)
+                .collect::<Option<Vec<i64>>>()
+        })
+        .collect();
+    Some((states, !o.flags.is_empty()))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// What `Capability::StrongerModes` declares, checked on every engine
+    /// that declares it (the bundled models and the two mappings' lowered
+    /// targets): strengthening one mode one step never adds a determined
+    /// final state, and never raises a flag the weaker program does not.
+    #[test]
+    fn a_stronger_mode_adds_no_determined_state_and_no_flag(
+        accesses in prop::collection::vec((0usize..1000, 0u8..3, 0usize..3), 1..=3),
+        pick in any::<prop::sample::Index>(),
+    ) {
+        use pomset::distinguish::lattice;
+        use pomset::engine::Capability;
+        let space = every_mode();
+        // Up to three accesses, each in one of up to three threads.
+        let mut threads: Vec<Vec<(usize, u8)>> = vec![Vec::new(); 3];
+        for &(op, dep, t) in &accesses {
+            threads[t].push((op, dep));
+        }
+        threads.retain(|t| !t.is_empty());
+        let weak = built(&space, &threads);
+        let c = lattice::coordinates(&space, &weak);
+        let mut at = lattice::position(&weak, &c);
+        let movable: Vec<usize> = (0..c.len()).filter(|&k| at[k] + 1 < lattice::chain_len(&c[k])).collect();
+        prop_assume!(!movable.is_empty());
+        let k = movable[pick.index(movable.len())];
+        at[k] += 1;
+        let strong = lattice::at(&weak, &c, &at);
+        let mut engines: Vec<(String, Box<dyn pomset::engine::Engine>)> = ["sc", "pwt", "rc11", "ptx", "vulkan", "hrf-direct", "hrf-indirect", "sc-axiomatic"]
+            .iter()
+            .map(|n| (n.to_string(), pomset::engine::named(n).expect("a bundled model")))
+            .collect();
+        for m in ["pwt:ptx", "pwt:vulkan"] {
+            let pair = Pair::mapping(m).expect("a bundled mapping");
+            let [_, target] = pair.names.clone();
+            engines.push((m.to_string(), pomset::engine::named(&target).expect("a bundled model")));
+            let pair_engine = pair.engine(1);
+            prop_assert!(pair_engine.can(Capability::StrongerModes), "{m}'s target");
+        }
+        let mut compared = 0;
+        for (name, engine) in &engines {
+            prop_assert!(engine.can(Capability::StrongerModes), "{name} declares it");
+            let (Some((w, wflag)), Some((s, sflag))) = (determined(engine.as_ref(), &space, &weak), determined(engine.as_ref(), &space, &strong)) else { continue };
+            compared += 1;
+            prop_assert!(s.is_subset(&w), "{name}: {} allows a determined state {} does not", strong.body(), weak.body());
+            prop_assert!(wflag || !sflag, "{name}: {} raises a flag {} does not", strong.body(), weak.body());
+        }
+        // sc decides every such program: the property is never vacuous.
+        prop_assert!(compared > 0, "no engine decided {}", weak.body());
+    }
+}
+
+/// The mode lattice changes no record: sweeps with it and without it give
+/// the same records, and it answers some programs without deciding them.
+#[test]
+fn the_mode_lattice_changes_no_record() {
+    let space = Space {
+        bound: Bound {
+            threads: 2,
+            per_thread: 2,
+            total: 3,
+            locations: 2,
+            values: 2,
+        },
+        vocabulary: Vocabulary {
+            modes: vec![Mode::Rlx, Mode::Acq, Mode::Rel],
+            rmws: vec![Kind::Fadd],
+            ..Vocabulary::default()
+        },
+    };
+    for (a, b) in [("sc", "rc11"), ("rc11", "pwt"), ("pwt", "ptx")] {
+        let records = |lattice: bool| {
+            let mut pair = Pair::named(a, b).expect("bundled models");
+            pair.lattice = lattice;
+            let mut out = Vec::new();
+            sweep(&space, &pair, Shard::WHOLE, &HashSet::new(), &mut |_, r| {
+                out.push(shard::record_line(&r))
+            });
+            out.sort();
+            let runs = pair.decided.load(std::sync::atomic::Ordering::Relaxed);
+            let inferred = pair.inferred.load(std::sync::atomic::Ordering::Relaxed);
+            (out, runs, inferred)
+        };
+        let (with, runs, inferred) = records(true);
+        let (without, runs_without, none) = records(false);
+        assert_eq!(with, without, "{a} vs {b}");
+        assert_eq!(none, 0, "{a} vs {b}: nothing inferred without the lattice");
+        assert!(
+            inferred * 2 > with.len() as u64,
+            "{a} vs {b}: {inferred} of {} inferred",
+            with.len()
+        );
+        assert!(
+            runs * 2 < runs_without,
+            "{a} vs {b}: {runs} engine runs with the lattice, {runs_without} without"
+        );
+    }
+}
+
+/// A skeleton's programs are listed together, and a shard holds whole
+/// skeletons: every program of a group has the group's canonical skeleton,
+/// no skeleton is in two groups, and the groups are the programs.
+#[test]
+fn a_skeletons_programs_are_listed_together() {
+    use pomset::distinguish::{enumerate, lattice};
+    let space = Space {
+        bound: Bound {
+            threads: 2,
+            per_thread: 2,
+            total: 3,
+            locations: 2,
+            values: 2,
+        },
+        vocabulary: Vocabulary {
+            modes: vec![Mode::Wk, Mode::Rlx, Mode::Acq, Mode::Rel, Mode::Sc],
+            fences: true,
+            rmws: vec![Kind::Exchg],
+            ..Vocabulary::default()
+        },
+    };
+    let mut skeletons = HashSet::new();
+    let mut listed = 0;
+    for group in enumerate::groups(&space) {
+        let key = canonical(&space, &lattice::skeleton(&space, &group[0]));
+        assert!(
+            skeletons.insert(key.body()),
+            "{} begins a second group",
+            key.body()
+        );
+        for s in &group {
+            assert!(is_canonical(&space, s));
+            assert_eq!(
+                canonical(&space, &lattice::skeleton(&space, s)),
+                key,
+                "{}",
+                s.body()
+            );
+        }
+        listed += group.len();
+    }
+    assert_eq!(
+        Some(listed as u64),
+        pomset::distinguish::count::programs(&space)
+    );
+    assert!(
+        listed > 2 * skeletons.len(),
+        "modes vary: {listed} programs, {} skeletons",
+        skeletons.len()
+    );
+    let n = 3;
+    let mut by_shard = 0;
+    for k in 0..n {
+        for group in (Shard { index: k, count: n }).groups(&space) {
+            let key = canonical(&space, &lattice::skeleton(&space, &group[0]));
+            assert!(skeletons.contains(&key.body()));
+            by_shard += group.len();
+        }
+    }
+    assert_eq!(by_shard, listed);
+}
+
+/// Shards cut by program (files of versions before the mode lattice) and
+/// shards cut by skeleton hold different programs: merging the two, or
+/// resuming one as the other, is refused, while a whole sweep's file is the
+/// same either way.
+#[test]
+fn shards_cut_by_program_and_by_skeleton_do_not_mix() {
+    let header = |shard: &str, order: Option<&str>| shard::Header {
+        models: ["sc".to_string(), "rc11".to_string()],
+        space: tiny().describe(),
+        shard: shard.to_string(),
+        programs: None,
+        order: order.map(str::to_string),
+    };
+    let file = |h: &shard::Header| {
+        let text = format!("{}\n{}\n", shard::header_line(h), shard::end_line(0));
+        shard::read("f.jsonl", &text).expect("a file of records")
+    };
+    let (old, new) = (header("0/2", None), header("1/2", Some(shard::ORDER)));
+    let e = shard::merge(vec![
+        ("old.jsonl".into(), file(&old)),
+        ("new.jsonl".into(), file(&new)),
+    ])
+    .expect_err("two cuts");
+    assert!(e.contains("merge the shards of one version"), "{e}");
+    assert!(!old.same_sweep(&header("0/2", Some(shard::ORDER))));
+    assert!(header("0/1", None).same_sweep(&header("0/1", Some(shard::ORDER))));
 }

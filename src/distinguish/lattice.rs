@@ -1,0 +1,263 @@
+//! Programs that differ only in their modes, decided together.
+//!
+//! Most of a bound's programs share their accesses, locations, values and
+//! dependencies with many others and differ from them only in modes: C59's
+//! bound has about 200 mode variants of each such *skeleton*. The modes of
+//! one access form a chain, weakest first (reads `rlx`, `acq`, `sc`; writes
+//! `rlx`, `rel`, `sc`; each half of an RMW as a read and a write; modes
+//! missing from the vocabulary left out), and a skeleton's variants form the
+//! product of its accesses' chains: a lattice, ordered access by access.
+//!
+//! For a model that declares `Capability::StrongerModes`, strengthening a
+//! mode never adds a determined final state (one with every value known),
+//! so along the lattice the determined states only shrink: if two variants
+//! `a ≤ b` have the same determined states, so has every variant between
+//! them. A sweep asks for a program's determined states by halving the
+//! interval from the skeleton's weakest to its strongest variant, towards
+//! the program, until both ends agree (or the interval is the program): the
+//! ends decided are shared by every program of the skeleton, and on the
+//! bounds measured most programs are answered without being decided. Two
+//! models that agree on a program's determined states (over the same names)
+//! give it the verdict `same` (`Pair::decide_program` compares determined
+//! states only); any other program is decided in full, exactly as without
+//! the lattice. `wk` and fences' modes are not on a chain: a `wk` access is
+//! part of its skeleton, as is a fence with its mode.
+//!
+//! The enumeration lists a skeleton's programs together (`enumerate.rs`) and
+//! a shard takes whole skeletons (`shard.rs`), so that [`Known`], what has
+//! been decided of one skeleton, can be dropped when the next begins.
+
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
+
+use super::shape::{Kind, Op, Shape, Space};
+use super::{State, Undecided};
+use crate::syntax::ast::Mode;
+
+/// One access's mode (or one half of an RMW's) that a sweep may strengthen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Coordinate {
+    thread: usize,
+    access: usize,
+    /// The write half of an RMW (`Op::wmode`), not its read half.
+    write_half: bool,
+    /// The modes it may take, weakest first.
+    chain: Vec<Mode>,
+}
+
+/// The modes of an access of `class` (`Read` or `Write`) on the chain,
+/// weakest first, as far as `vocabulary` has them.
+pub fn chain(class: Kind, vocabulary: &[Mode]) -> Vec<Mode> {
+    let all = match class {
+        Kind::Write => [Mode::Rlx, Mode::Rel, Mode::Sc],
+        _ => [Mode::Rlx, Mode::Acq, Mode::Sc],
+    };
+    all.into_iter().filter(|m| vocabulary.contains(m)).collect()
+}
+
+/// The places of `s` whose mode lies on a chain of two modes or more.
+pub fn coordinates(space: &Space, s: &Shape) -> Vec<Coordinate> {
+    let modes = &space.vocabulary.modes;
+    let mut out = Vec::new();
+    for (t, thread) in s.threads.iter().enumerate() {
+        for (i, op) in thread.iter().enumerate() {
+            let halves: &[(bool, Kind, Mode)] = match op.kind {
+                Kind::Fence => &[],
+                Kind::Read => &[(false, Kind::Read, op.mode)],
+                Kind::Write => &[(false, Kind::Write, op.mode)],
+                Kind::Fadd | Kind::Exchg => {
+                    &[(false, Kind::Read, op.mode), (true, Kind::Write, op.wmode)]
+                }
+            };
+            for &(write_half, class, mode) in halves {
+                let chain = chain(class, modes);
+                if chain.len() > 1 && chain.contains(&mode) {
+                    out.push(Coordinate {
+                        thread: t,
+                        access: i,
+                        write_half,
+                        chain,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// How many modes the coordinate's chain has.
+pub fn chain_len(c: &Coordinate) -> usize {
+    c.chain.len()
+}
+
+/// Where `s` stands on each coordinate: its mode's index in the chain.
+pub fn position(s: &Shape, coordinates: &[Coordinate]) -> Vec<usize> {
+    coordinates
+        .iter()
+        .map(|c| {
+            let mode = mode_at(s, c);
+            c.chain.iter().position(|m| *m == mode).unwrap_or(0)
+        })
+        .collect()
+}
+
+fn mode_at(s: &Shape, c: &Coordinate) -> Mode {
+    let op = &s.threads[c.thread][c.access];
+    if c.write_half {
+        op.wmode
+    } else {
+        op.mode
+    }
+}
+
+/// `s` with the modes at `position` on `coordinates`.
+pub fn at(s: &Shape, coordinates: &[Coordinate], position: &[usize]) -> Shape {
+    let mut out = s.clone();
+    for (c, &p) in coordinates.iter().zip(position) {
+        let op = &mut out.threads[c.thread][c.access];
+        if c.write_half {
+            op.wmode = c.chain[p];
+        } else {
+            op.mode = c.chain[p];
+        }
+    }
+    out
+}
+
+/// `op` with each mode on a chain the weakest of that chain.
+pub fn weakest(space: &Space, op: Op) -> Op {
+    let one = Shape {
+        threads: vec![vec![op]],
+    };
+    skeleton(space, &one).threads[0][0]
+}
+
+/// The weakest variant of `s`: its skeleton (every coordinate at the
+/// bottom of its chain).
+pub fn skeleton(space: &Space, s: &Shape) -> Shape {
+    let c = coordinates(space, s);
+    at(s, &c, &vec![0; c.len()])
+}
+
+/// Every variant of the skeleton `s`, in the order of the positions
+/// (the last coordinate fastest).
+pub fn variants(space: &Space, s: &Shape) -> Vec<Shape> {
+    let c = coordinates(space, s);
+    let mut out = Vec::new();
+    let mut p = vec![0; c.len()];
+    loop {
+        out.push(at(s, &c, &p));
+        // The next position, as an odometer.
+        let mut k = c.len();
+        loop {
+            if k == 0 {
+                return out;
+            }
+            k -= 1;
+            p[k] += 1;
+            if p[k] < c[k].chain.len() {
+                break;
+            }
+            p[k] = 0;
+        }
+    }
+}
+
+/// One model's final states of one program, as `Pair::states` gives them,
+/// with the determined ones apart (what a verdict `same` compares).
+pub struct Sets {
+    pub names: Vec<String>,
+    pub states: BTreeSet<State>,
+    pub determined: BTreeSet<Vec<i64>>,
+}
+
+impl Sets {
+    pub fn new(names: Vec<String>, states: BTreeSet<State>) -> Sets {
+        let determined = states
+            .iter()
+            .filter_map(|s| s.iter().copied().collect::<Option<Vec<i64>>>())
+            .collect();
+        Sets {
+            names,
+            states,
+            determined,
+        }
+    }
+}
+
+/// A model's answer for one program: its states, or why it has none.
+pub type Answer = Result<Rc<Sets>, Undecided>;
+
+/// What a sweep has decided of the programs of one skeleton (and of their
+/// weakenings, for minimality), per model; dropped when the next skeleton
+/// begins. Also counts the decisions it made and the verdicts inferred.
+#[derive(Default)]
+pub struct Known {
+    answers: HashMap<Shape, [Option<Answer>; 2]>,
+    /// Engine runs: one model deciding one program.
+    pub decided: u64,
+    /// Verdicts `same` given without deciding the program.
+    pub inferred: u64,
+}
+
+impl Known {
+    /// Forgets every answer (a new skeleton begins); the counts stay.
+    pub fn clear(&mut self) {
+        self.answers.clear();
+    }
+
+    /// Model `i`'s answer for `s`, from `decide` the first time.
+    pub fn answer(
+        &mut self,
+        s: &Shape,
+        i: usize,
+        decide: impl FnOnce() -> Result<Sets, Undecided>,
+    ) -> Answer {
+        if let Some(a) = self.answers.get(s).and_then(|a| a[i].clone()) {
+            return a;
+        }
+        self.decided += 1;
+        let a = decide().map(Rc::new);
+        self.answers.entry(s.clone()).or_default()[i] = Some(a.clone());
+        a
+    }
+}
+
+/// Model `i`'s determined states of `s` (with their names), found by
+/// halving the interval of `s`'s skeleton towards `s` until its ends agree
+/// (`decide` gives a variant's answer); `None` when an end has no answer
+/// (a limit, a flag) or the ends name different values.
+pub fn determined(
+    space: &Space,
+    s: &Shape,
+    mut answer: impl FnMut(&Shape) -> Answer,
+) -> Option<(Vec<String>, BTreeSet<Vec<i64>>)> {
+    let c = coordinates(space, s);
+    let target = position(s, &c);
+    let mut lo = vec![0; c.len()];
+    let mut hi: Vec<usize> = c.iter().map(|c| c.chain.len() - 1).collect();
+    loop {
+        let a = answer(&at(s, &c, &lo)).ok()?;
+        let b = if hi == lo {
+            a.clone()
+        } else {
+            answer(&at(s, &c, &hi)).ok()?
+        };
+        if a.names != b.names {
+            return None;
+        }
+        // The strongest end's states are among the weakest's (the model
+        // declares it): equal determined states pin every variant between.
+        if a.determined == b.determined {
+            return Some((a.names.clone(), a.determined.clone()));
+        }
+        // The first coordinate on which the ends differ, halved towards `s`.
+        let k = (0..c.len()).find(|&k| lo[k] < hi[k])?;
+        let mid = (lo[k] + hi[k]) / 2;
+        if target[k] <= mid {
+            hi[k] = mid;
+        } else {
+            lo[k] = mid + 1;
+        }
+    }
+}

@@ -9,7 +9,7 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use pomset::distinguish::enumerate::programs;
 use pomset::distinguish::shape::{Bound, Space, Vocabulary};
-use pomset::distinguish::{sweep, Decision, Pair, Shard};
+use pomset::distinguish::{sweep, Pair, Shard};
 use pomset::outcome::Limits;
 use pomset::syntax::ast::Mode;
 

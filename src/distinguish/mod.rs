@@ -218,12 +218,9 @@ impl Pair {
     /// (`Shape::litmus`) but from the syntax tree built directly
     /// (`Shape::file`): no text is written or parsed.
     pub fn decide_shape(&self, space: &Space, shape: &Shape) -> Decision {
-        let Some(file) = shape.file("P", space) else {
-            return self.decide(&shape.litmus("P", space));
-        };
-        match crate::syntax::check::check(&file) {
-            Ok((program, _)) => self.decide_program(&program),
-            Err(d) => not_parsed(&d),
+        match checked(space, shape) {
+            Ok(program) => self.decide_program(&program),
+            Err(u) => Decision::Undecided(u),
         }
     }
 
@@ -254,28 +251,26 @@ impl Pair {
         shape: &Shape,
         known: &mut lattice::Known,
     ) -> Decision {
-        let Some(file) = shape.file("P", space) else {
-            return self.decide(&shape.litmus("P", space));
+        let program = match checked(space, shape) {
+            Ok(p) => p,
+            Err(u) => return Decision::Undecided(u),
         };
-        let program = match crate::syntax::check::check(&file) {
-            Ok((program, _)) => program,
-            Err(d) => return not_parsed(&d),
-        };
-        if let Some(left) = program.values_left.first() {
-            return Decision::Undecided(Undecided::distinguishes_nothing(left.clone()));
-        }
         let by_lattice = self.lattice
             && self
                 .engines
                 .iter()
                 .all(|e| e.can(Capability::StrongerModes));
         if by_lattice {
-            let mut pinned = [0, 1].map(|i| {
+            let pinned = [0, 1].map(|i| {
                 lattice::determined(space, shape, |v| {
-                    known.answer(v, i, || self.states_of_shape(space, v, i))
+                    known.answer(v, i, || {
+                        let (names, states) =
+                            self.states(self.engines[i].as_ref(), &checked(space, v)?)?;
+                        Ok(lattice::Sets::new(names, states))
+                    })
                 })
             });
-            if let [Some(a), Some(b)] = &mut pinned {
+            if let [Some(a), Some(b)] = &pinned {
                 if a.0 == b.0 && a.1 == b.1 {
                     known.inferred += 1;
                     return Decision::Same;
@@ -294,28 +289,6 @@ impl Pair {
             }
         }
         compare(&sets[0], &sets[1])
-    }
-
-    /// Model `i`'s states of `shape` (a variant a sweep decides to pin an
-    /// interval's end).
-    fn states_of_shape(
-        &self,
-        space: &Space,
-        shape: &Shape,
-        i: usize,
-    ) -> Result<lattice::Sets, Undecided> {
-        let file = shape
-            .file("P", space)
-            .ok_or_else(|| Undecided::unknown("no syntax tree".into()))?;
-        let (program, _) = crate::syntax::check::check(&file).map_err(|d| {
-            let first = d.iter().next().map_or("", |d| d.message.as_str());
-            Undecided::unknown(format!("does not parse: {first}"))
-        })?;
-        if let Some(left) = program.values_left.first() {
-            return Err(Undecided::distinguishes_nothing(left.clone()));
-        }
-        let (names, states) = self.states(self.engines[i].as_ref(), &program)?;
-        Ok(lattice::Sets::new(names, states))
     }
 
     /// The final states of `p` under `engine`: the names, and each state's
@@ -392,9 +365,28 @@ impl Pair {
 
 /// A file that does not parse or check: undecided, for a reason unknown.
 fn not_parsed(d: &crate::syntax::Diagnostics) -> Decision {
+    Decision::Undecided(unparsed(d))
+}
+
+fn unparsed(d: &crate::syntax::Diagnostics) -> Undecided {
     let first = d.iter().next().map_or("", |d| d.message.as_str());
-    let why = format!("does not parse: {first}");
-    Decision::Undecided(Undecided::unknown(why))
+    Undecided::unknown(format!("does not parse: {first}"))
+}
+
+/// The checked program of `shape`, as `Pair::decide_shape` decides it
+/// (built as a syntax tree, or parsed from its litmus text where it cannot
+/// be), or why it is undecided before any model runs (a store that may
+/// leave V).
+fn checked(space: &Space, shape: &Shape) -> Result<crate::syntax::core::Program, Undecided> {
+    let program = match shape.file("P", space) {
+        Some(file) => crate::syntax::check::check(&file).map(|(p, _)| p),
+        None => crate::syntax::parse(&shape.litmus("P", space)).map(|t| t.program),
+    }
+    .map_err(|d| unparsed(&d))?;
+    if let Some(left) = program.values_left.first() {
+        return Err(Undecided::distinguishes_nothing(left.clone()));
+    }
+    Ok(program)
 }
 
 /// The verdict of two models' states of one program. Compared on the names

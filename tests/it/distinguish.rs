@@ -1270,11 +1270,10 @@ proptest! {
     }
 }
 
-/// The mode lattice changes no record: sweeps with it and without it give
-/// the same records, and it answers some programs without deciding them.
-#[test]
-fn the_mode_lattice_changes_no_record() {
-    let space = Space {
+/// Two threads of at most two accesses, three in all, over two locations
+/// and the values 0 and 1, in `vocabulary`.
+fn three_accesses(vocabulary: Vocabulary) -> Space {
+    Space {
         bound: Bound {
             threads: 2,
             per_thread: 2,
@@ -1282,12 +1281,19 @@ fn the_mode_lattice_changes_no_record() {
             locations: 2,
             values: 2,
         },
-        vocabulary: Vocabulary {
-            modes: vec![Mode::Rlx, Mode::Acq, Mode::Rel],
-            rmws: vec![Kind::Fadd],
-            ..Vocabulary::default()
-        },
-    };
+        vocabulary,
+    }
+}
+
+/// The mode lattice changes no record: sweeps with it and without it give
+/// the same records, and it answers some programs without deciding them.
+#[test]
+fn the_mode_lattice_changes_no_record() {
+    let space = three_accesses(Vocabulary {
+        modes: vec![Mode::Rlx, Mode::Acq, Mode::Rel],
+        rmws: vec![Kind::Fadd],
+        ..Vocabulary::default()
+    });
     for (a, b) in [("sc", "rc11"), ("rc11", "pwt"), ("pwt", "ptx")] {
         let records = |lattice: bool| {
             let mut pair = Pair::named(a, b).expect("bundled models");
@@ -1323,21 +1329,12 @@ fn the_mode_lattice_changes_no_record() {
 #[test]
 fn a_skeletons_programs_are_listed_together() {
     use pomset::distinguish::{enumerate, lattice};
-    let space = Space {
-        bound: Bound {
-            threads: 2,
-            per_thread: 2,
-            total: 3,
-            locations: 2,
-            values: 2,
-        },
-        vocabulary: Vocabulary {
-            modes: vec![Mode::Wk, Mode::Rlx, Mode::Acq, Mode::Rel, Mode::Sc],
-            fences: true,
-            rmws: vec![Kind::Exchg],
-            ..Vocabulary::default()
-        },
-    };
+    let space = three_accesses(Vocabulary {
+        modes: vec![Mode::Wk, Mode::Rlx, Mode::Acq, Mode::Rel, Mode::Sc],
+        fences: true,
+        rmws: vec![Kind::Exchg],
+        ..Vocabulary::default()
+    });
     let mut skeletons = HashSet::new();
     let mut listed = 0;
     for group in enumerate::groups(&space) {

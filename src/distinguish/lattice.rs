@@ -2,7 +2,7 @@
 //!
 //! Most of a bound's programs share their accesses, locations, values and
 //! dependencies with many others and differ from them only in modes: C59's
-//! bound has about 200 mode variants of each such *skeleton*. The modes of
+//! bound has about 380 mode variants of each such *skeleton*. The modes of
 //! one access form a chain, weakest first (reads `rlx`, `acq`, `sc`; writes
 //! `rlx`, `rel`, `sc`; each half of an RMW as a read and a write; modes
 //! missing from the vocabulary left out), and a skeleton's variants form the

@@ -86,15 +86,6 @@ pub fn programs(space: &Space) -> Option<u64> {
     u64::try_from(total).ok()
 }
 
-/// The programs of shard `index` of `count` among `total`: every N-th.
-pub fn share(total: u64, index: usize, count: usize) -> u64 {
-    let (k, n) = (index as u64, count.max(1) as u64);
-    if total <= k {
-        return 0;
-    }
-    (total - k - 1) / n + 1
-}
-
 /// A renaming of locations (`tau`) and, per location, of written values.
 struct Renaming<'a> {
     tau: &'a [usize],
@@ -310,8 +301,5 @@ mod tests {
             .map(|z| 24 / z)
             .sum();
         assert_eq!(sum, 24);
-        assert_eq!(share(10, 0, 3), 4);
-        assert_eq!(share(10, 2, 3), 3);
-        assert_eq!(share(1, 2, 3), 0);
     }
 }

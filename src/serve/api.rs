@@ -688,7 +688,7 @@ pub fn distinguish(req: &Request, sweeps: &crate::serve::sweeps::Sweeps) -> Resu
         "models": merged.models,
         "space": merged.space,
         "programs": programs,
-        "chunk": { "index": chunk, "of": sweep.chunks, "programs": count::share(programs, chunk, sweep.chunks), "decided": decided },
+        "chunk": { "index": chunk, "of": sweep.chunks, "programs": part.programs(&space).count(), "decided": decided },
         "chunks": sweep.chunks,
         "chunks_done": sweep.done.len(),
         "decided": merged.records.len(),

@@ -251,10 +251,6 @@ impl Pair {
         shape: &Shape,
         known: &mut lattice::Known,
     ) -> Decision {
-        let program = match checked(space, shape) {
-            Ok(p) => p,
-            Err(u) => return Decision::Undecided(u),
-        };
         let by_lattice = self.lattice
             && self
                 .engines
@@ -277,6 +273,14 @@ impl Pair {
                 }
             }
         }
+        // Built only now: a program the lattice answered needs no syntax
+        // tree of its own, and what `checked` refuses (a store that may
+        // leave V) depends on the values, never the modes, so its variants
+        // were refused alike and pinned nothing.
+        let program = match checked(space, shape) {
+            Ok(p) => p,
+            Err(u) => return Decision::Undecided(u),
+        };
         let mut sets = Vec::new();
         for (i, name) in self.names.iter().enumerate() {
             let answer = known.answer(shape, i, || {

@@ -232,7 +232,7 @@ impl Pair {
         let mut sets = Vec::new();
         for (name, engine) in self.names.iter().zip(&self.engines) {
             match self.states(engine.as_ref(), p) {
-                Ok((names, states)) => sets.push(lattice::Sets::new(names, states)),
+                Ok(s) => sets.push(s),
                 Err(u) => return Decision::Undecided(u.of(name)),
             }
         }
@@ -260,9 +260,7 @@ impl Pair {
             let pinned = [0, 1].map(|i| {
                 lattice::determined(space, shape, |v| {
                     known.answer(v, i, || {
-                        let (names, states) =
-                            self.states(self.engines[i].as_ref(), &checked(space, v)?)?;
-                        Ok(lattice::Sets::new(names, states))
+                        self.states(self.engines[i].as_ref(), &checked(space, v)?)
                     })
                 })
             });
@@ -283,10 +281,7 @@ impl Pair {
         };
         let mut sets = Vec::new();
         for (i, name) in self.names.iter().enumerate() {
-            let answer = known.answer(shape, i, || {
-                let (names, states) = self.states(self.engines[i].as_ref(), &program)?;
-                Ok(lattice::Sets::new(names, states))
-            });
+            let answer = known.answer(shape, i, || self.states(self.engines[i].as_ref(), &program));
             match answer {
                 Ok(s) => sets.push(s),
                 Err(u) => return Decision::Undecided(u.of(name)),
@@ -295,13 +290,14 @@ impl Pair {
         compare(&sets[0], &sets[1])
     }
 
-    /// The final states of `p` under `engine`: the names, and each state's
-    /// values in their order; or why they are not all known.
+    /// The final states of `p` under `engine`: the names, each state's
+    /// values in their order, and the determined ones apart (`Sets`); or
+    /// why they are not all known.
     fn states(
         &self,
         engine: &dyn Engine,
         p: &crate::syntax::core::Program,
-    ) -> Result<(Vec<String>, BTreeSet<State>), Undecided> {
+    ) -> Result<lattice::Sets, Undecided> {
         if let Some((_, what)) = p.vulkan_only().filter(|_| !engine.can(Capability::Vulkan)) {
             return Err(Undecided::distinguishes_nothing(format!(
                 "{what} is defined by the Vulkan model only"
@@ -363,7 +359,7 @@ impl Pair {
             out.insert(s.regs.iter().chain(&s.mem).map(|(_, v)| *v).collect());
         }
         let names = names.ok_or_else(|| Undecided::unknown("no final state".into()))?;
-        Ok((names, out))
+        Ok(lattice::Sets::new(names, out))
     }
 }
 
@@ -485,30 +481,27 @@ pub fn sweep(
 ) -> bool {
     let cancelled = || pair.stopped().is_some();
     let mut known = lattice::Known::default();
-    let tally = |known: &lattice::Known| {
-        pair.decided.fetch_add(known.decided, Ordering::Relaxed);
-        pair.inferred.fetch_add(known.inferred, Ordering::Relaxed);
-    };
-    for group in shard.groups(space) {
-        tally(&known);
-        known = lattice::Known::default();
-        for shape in group {
-            // A fresh sweep has nothing done: no text to write per program.
-            if !done.is_empty() && done.contains(&shape.body()) {
-                continue;
+    let through = 'groups: {
+        for group in shard.groups(space) {
+            known.clear();
+            for shape in group {
+                // A fresh sweep has nothing done: no text to write per program.
+                if !done.is_empty() && done.contains(&shape.body()) {
+                    continue;
+                }
+                if cancelled() {
+                    break 'groups false;
+                }
+                let r = record_known(space, pair, &shape, &mut known);
+                if cancelled() {
+                    break 'groups false;
+                }
+                each(&shape, r);
             }
-            if cancelled() {
-                tally(&known);
-                return false;
-            }
-            let r = record_known(space, pair, &shape, &mut known);
-            if cancelled() {
-                tally(&known);
-                return false;
-            }
-            each(&shape, r);
         }
-    }
-    tally(&known);
-    true
+        true
+    };
+    pair.decided.fetch_add(known.decided, Ordering::Relaxed);
+    pair.inferred.fetch_add(known.inferred, Ordering::Relaxed);
+    through
 }

@@ -5,6 +5,8 @@
 //! and how a shape is written as a litmus test, and built as the syntax
 //! tree that text parses to (a sweep decides the tree, never parsing).
 
+use std::fmt::Write as _;
+
 use crate::syntax::ast::{self, Mode, Scope};
 use crate::syntax::span::{Ident, Span};
 
@@ -353,8 +355,14 @@ impl Shape {
     /// The threads as litmus text, one line, threads separated by `||`:
     /// the program's name in records and the body of its test.
     pub fn body(&self) -> String {
-        let threads: Vec<String> = self.threads.iter().map(|t| thread_text(t)).collect();
-        threads.join(" || ")
+        let mut out = String::with_capacity(24 * self.threads.len());
+        for (i, t) in self.threads.iter().enumerate() {
+            if i > 0 {
+                out.push_str(" || ");
+            }
+            thread_text(t, &mut out);
+        }
+        out
     }
 
     /// The program as a litmus file, without condition.
@@ -369,7 +377,9 @@ impl Shape {
         out.push('\n');
         for (i, t) in self.threads.iter().enumerate() {
             let sep = if i == 0 { "" } else { "|| " };
-            out.push_str(&format!("{sep}{}\n", thread_text(t)));
+            out.push_str(sep);
+            thread_text(t, &mut out);
+            out.push('\n');
         }
         out
     }
@@ -423,24 +433,28 @@ impl Shape {
 
 /// One thread as litmus statements; the register of access `i` is `r{i}`.
 /// A thread emptied by `minimal::removed` under a scope tree is `skip;`.
-fn thread_text(ops: &[Op]) -> String {
+fn thread_text(ops: &[Op], out: &mut String) {
     if ops.is_empty() {
-        return "skip;".to_string();
+        out.push_str("skip;");
+        return;
     }
-    let mut parts = Vec::new();
     let mut latest: Option<usize> = None;
     for (i, op) in ops.iter().enumerate() {
-        let stmt = op_text(i, op, latest);
-        let stmt = match (op.dep, latest) {
-            (Dep::Ctrl, Some(r)) => format!("if (r{r} = 1) {{ {stmt} }}"),
-            _ => stmt,
-        };
-        parts.push(stmt);
+        if i > 0 {
+            out.push(' ');
+        }
+        match (op.dep, latest) {
+            (Dep::Ctrl, Some(r)) => {
+                let _ = write!(out, "if (r{r} = 1) {{ ");
+                op_text(i, op, latest, out);
+                out.push_str(" }");
+            }
+            _ => op_text(i, op, latest, out),
+        }
         if op.kind.reads() {
             latest = Some(i);
         }
     }
-    parts.join(" ")
 }
 
 /// One thread as statements, as `thread_text` writes it.
@@ -562,45 +576,50 @@ fn register(r: usize) -> ast::Expr {
 }
 
 /// `.mode.scope`, leaving out the defaults `rlx` and `sys`.
-fn suffix(modes: &[Mode], scope: Scope) -> String {
-    let mut s = String::new();
-    let all_rlx = modes.iter().all(|m| *m == Mode::Rlx);
-    if !all_rlx {
+/// An access's modes and scope as written after it (`.acq.gpu`).
+fn suffix(modes: &[Mode], scope: Scope, out: &mut String) {
+    if !modes.iter().all(|m| *m == Mode::Rlx) {
         for m in modes {
-            s.push('.');
-            s.push_str(m.as_str());
+            out.push('.');
+            out.push_str(m.as_str());
         }
     }
     if scope != Scope::Sys {
-        s.push('.');
-        s.push_str(scope.as_str());
+        out.push('.');
+        out.push_str(scope.as_str());
     }
-    s
 }
 
-fn op_text(i: usize, op: &Op, latest: Option<usize>) -> String {
+/// Access `i` as a statement, written into `out` (one buffer per program:
+/// a record's id is written for every program of a sweep).
+fn op_text(i: usize, op: &Op, latest: Option<usize>, out: &mut String) {
     let loc = LOCATIONS[op.loc as usize % LOCATIONS.len()];
     match op.kind {
-        Kind::Read => format!("r{i} := {loc}{};", suffix(&[op.mode], op.scope)),
-        Kind::Write => {
-            let value = match (op.dep, latest) {
-                (Dep::Data, Some(r)) => format!("r{r}"),
-                _ => op.val.to_string(),
-            };
-            format!("{loc}{} := {value};", suffix(&[op.mode], op.scope))
+        Kind::Read => {
+            let _ = write!(out, "r{i} := {loc}");
+            suffix(&[op.mode], op.scope, out);
+            out.push(';');
         }
-        Kind::Fence => format!("F.{}{};", op.mode.as_str(), scope_suffix(op.scope)),
+        Kind::Write => {
+            out.push_str(loc);
+            suffix(&[op.mode], op.scope, out);
+            let _ = match (op.dep, latest) {
+                (Dep::Data, Some(r)) => write!(out, " := r{r};"),
+                _ => write!(out, " := {};", op.val),
+            };
+        }
+        Kind::Fence => {
+            let _ = write!(out, "F.{}{};", op.mode.as_str(), scope_suffix(op.scope));
+        }
         Kind::Fadd | Kind::Exchg => {
             let name = if op.kind == Kind::Fadd {
                 "FADD"
             } else {
                 "EXCHG"
             };
-            format!(
-                "r{i} := {name}{}({loc}, {});",
-                suffix(&[op.mode, op.wmode], op.scope),
-                op.val
-            )
+            let _ = write!(out, "r{i} := {name}");
+            suffix(&[op.mode, op.wmode], op.scope, out);
+            let _ = write!(out, "({loc}, {});", op.val);
         }
     }
 }

@@ -132,6 +132,10 @@ pub struct Model {
     /// (`Capability::StrongerModes`): set by `cat::load` for the bundled
     /// models `cat::STRONGER_MODES` names, never for a file.
     pub stronger_modes: bool,
+    /// Whether every state of the `sc` engine is one of this model's
+    /// unless it flags the program (`Capability::IncludesSc`): set by
+    /// `cat::load` for the bundled models `cat::INCLUDES_SC` names.
+    pub includes_sc: bool,
     /// By slot: whether its value is a function of the candidate's frame
     /// (`cat::frame::fixed`).
     pub fixed: Vec<bool>,
@@ -260,6 +264,7 @@ pub fn compile(main: Source) -> Result<Model, LoadError> {
         lowering: None,
         prunable: Vec::new(),
         stronger_modes: false,
+        includes_sc: false,
         per_scope: false,
         fixed: Vec::new(),
         with_fixed: false,

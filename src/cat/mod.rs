@@ -90,6 +90,13 @@ pub const STRONGER_MODES: &[&str] = &[
     "hrf-indirect",
 ];
 
+/// The bundled models that allow every execution of an interleaving
+/// (`Capability::IncludesSc`): each axiom is the acyclicity or
+/// irreflexivity of relations that an interleaving's order contains, or an
+/// emptiness that an interleaving's atomic RMWs give (the book's "The mode
+/// lattice"; `tests/it/distinguish.rs` checks it on random programs).
+pub const INCLUDES_SC: &[&str] = &["rc11", "ptx", "sc-axiomatic"];
+
 /// The lowering a bundled model's programs go through (PTX's events are
 /// PTX instructions: an sc access is a fence.sc and an acquire or release).
 fn lowering(name: &str) -> Option<crate::engine::axiomatic::lower::Lowering> {
@@ -162,6 +169,7 @@ pub fn load(spec: &str) -> Result<Model, LoadError> {
         })?;
         model.lowering = lowering(short);
         model.stronger_modes = STRONGER_MODES.contains(&short);
+        model.includes_sc = INCLUDES_SC.contains(&short);
         return Ok(model);
     }
     let path = Path::new(spec);

@@ -23,16 +23,26 @@
 //! the lattice. `wk` and fences' modes are not on a chain: a `wk` access is
 //! part of its skeleton, as is a fence with its mode.
 //!
+//! Two more declarations shorten the halving: a model blind to modes
+//! (`Capability::ModeBlind`, `sc`) has its skeleton's states at every
+//! variant, and for a model that includes SC's states
+//! (`Capability::IncludesSc`) the `sc` engine's states of the skeleton are
+//! a floor under every variant's, so an interval whose weaker end has no
+//! determined state beyond them pins every variant above it.
+//!
 //! The enumeration lists a skeleton's programs together (`enumerate.rs`) and
 //! a shard takes whole skeletons (`shard.rs`), so that [`Known`], what has
 //! been decided of one skeleton, can be dropped when the next begins.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap as HashMap;
 use std::rc::Rc;
 
 use super::shape::{Kind, Op, Shape, Space};
 use super::{State, Undecided};
 use crate::syntax::ast::Mode;
+use crate::syntax::core::Program;
 
 /// One access's mode (or one half of an RMW's) that a sweep may strengthen.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -193,7 +203,10 @@ pub type Answer = Result<Rc<Sets>, Undecided>;
 /// begins. Also counts the decisions it made and the verdicts inferred.
 #[derive(Default)]
 pub struct Known {
-    answers: HashMap<Shape, [Option<Answer>; 2]>,
+    /// By model, then (slot 2) the `sc` engine's, SC's floor.
+    answers: HashMap<Shape, [Option<Answer>; 3]>,
+    /// Each program checked so far, for the other model's run.
+    programs: HashMap<Shape, Result<Rc<Program>, Undecided>>,
     /// Engine runs: one model deciding one program.
     pub decided: u64,
     /// Verdicts `same` given without deciding the program.
@@ -204,6 +217,36 @@ impl Known {
     /// Forgets every answer (a new skeleton begins); the counts stay.
     pub fn clear(&mut self) {
         self.answers.clear();
+        self.programs.clear();
+    }
+
+    /// Both models' answers for `s`, when both are known and neither is a
+    /// refusal.
+    pub fn both(&self, s: &Shape) -> Option<[Rc<Sets>; 2]> {
+        match self.answers.get(s)? {
+            [Some(Ok(a)), Some(Ok(b)), _] => Some([a.clone(), b.clone()]),
+            _ => None,
+        }
+    }
+
+    /// `s` as a checked program, from `check` the first time: a variant
+    /// both models decide is built once.
+    pub fn program(
+        &mut self,
+        s: &Shape,
+        check: impl FnOnce() -> Result<Program, Undecided>,
+    ) -> Result<Rc<Program>, Undecided> {
+        if let Some(p) = self.programs.get(s) {
+            return p.clone();
+        }
+        let p = check().map(Rc::new);
+        self.programs.insert(s.clone(), p.clone());
+        p
+    }
+
+    /// Model `i`'s answer for `s` if it has been decided.
+    pub fn decided_by(&self, s: &Shape, i: usize) -> Option<Answer> {
+        self.answers.get(s).and_then(|a| a[i].clone())
     }
 
     /// Model `i`'s answer for `s`, from `decide` the first time.
@@ -213,7 +256,7 @@ impl Known {
         i: usize,
         decide: impl FnOnce() -> Result<Sets, Undecided>,
     ) -> Answer {
-        if let Some(a) = self.answers.get(s).and_then(|a| a[i].clone()) {
+        if let Some(a) = self.decided_by(s, i) {
             return a;
         }
         self.decided += 1;
@@ -226,22 +269,37 @@ impl Known {
 /// Model `i`'s determined states of `s` (with their names), found by
 /// halving the interval of `s`'s skeleton towards `s` until its ends agree
 /// (`decide` gives a variant's answer); `None` when an end has no answer
-/// (a limit, a flag) or the ends name different values.
+/// (a limit, a flag) or the ends name different values. `c` are `s`'s
+/// coordinates. A model `blind` to modes (`Capability::ModeBlind`) has
+/// the skeleton's states at every variant: only the skeleton is decided.
+/// `floor` is SC's states of the skeleton for a model that includes SC's
+/// (`Capability::IncludesSc`; the `sc` engine is blind to modes): every
+/// variant's determined states lie between it and the weaker end's, so a
+/// weaker end with no determined state beyond the floor pins every variant
+/// above it.
 pub fn determined(
-    space: &Space,
+    c: &[Coordinate],
     s: &Shape,
+    blind: bool,
+    floor: Option<&Sets>,
     mut answer: impl FnMut(&Shape) -> Answer,
 ) -> Option<(Vec<String>, BTreeSet<Vec<i64>>)> {
-    let c = coordinates(space, s);
-    let target = position(s, &c);
+    let target = position(s, c);
     let mut lo = vec![0; c.len()];
-    let mut hi: Vec<usize> = c.iter().map(|c| c.chain.len() - 1).collect();
+    let mut hi: Vec<usize> = if blind {
+        lo.clone()
+    } else {
+        c.iter().map(|c| c.chain.len() - 1).collect()
+    };
     loop {
-        let a = answer(&at(s, &c, &lo)).ok()?;
+        let a = answer(&at(s, c, &lo)).ok()?;
+        if floor.is_some_and(|f| f.names == a.names && f.determined == a.determined) {
+            return Some((a.names.clone(), a.determined.clone()));
+        }
         let b = if hi == lo {
             a.clone()
         } else {
-            answer(&at(s, &c, &hi)).ok()?
+            answer(&at(s, c, &hi)).ok()?
         };
         if a.names != b.names {
             return None;

@@ -257,11 +257,19 @@ impl Pair {
                 .iter()
                 .all(|e| e.can(Capability::StrongerModes));
         if by_lattice {
+            let c = lattice::coordinates(space, shape);
+            let floor = self.floor(space, shape, &c, known);
             let pinned = [0, 1].map(|i| {
-                lattice::determined(space, shape, |v| {
-                    known.answer(v, i, || {
-                        self.states(self.engines[i].as_ref(), &checked(space, v)?)
-                    })
+                let blind = self.engines[i].can(Capability::ModeBlind);
+                let floor = floor
+                    .as_deref()
+                    .filter(|_| self.engines[i].can(Capability::IncludesSc));
+                lattice::determined(&c, shape, blind, floor, |v| {
+                    if let Some(a) = known.decided_by(v, i) {
+                        return a;
+                    }
+                    let program = known.program(v, || checked(space, v))?;
+                    known.answer(v, i, || self.states(self.engines[i].as_ref(), &program))
                 })
             });
             if let [Some(a), Some(b)] = &pinned {
@@ -271,11 +279,16 @@ impl Pair {
                 }
             }
         }
+        // Both models decided it already (an end of an interval): compared
+        // as they are.
+        if let Some([a, b]) = known.both(shape) {
+            return compare(&a, &b);
+        }
         // Built only now: a program the lattice answered needs no syntax
         // tree of its own, and what `checked` refuses (a store that may
         // leave V) depends on the values, never the modes, so its variants
         // were refused alike and pinned nothing.
-        let program = match checked(space, shape) {
+        let program = match known.program(shape, || checked(space, shape)) {
             Ok(p) => p,
             Err(u) => return Decision::Undecided(u),
         };
@@ -288,6 +301,46 @@ impl Pair {
             }
         }
         compare(&sets[0], &sets[1])
+    }
+
+    /// SC's states of `shape`'s skeleton (`c` its coordinates), when a
+    /// model of the pair that is not itself blind to modes includes them
+    /// (`Capability::IncludesSc`): the floor of `lattice::determined`. The
+    /// pair's own `sc`, if it has one, gives them; otherwise the `sc`
+    /// engine decides the skeleton once (kept in `known`, slot 2).
+    fn floor(
+        &self,
+        space: &Space,
+        shape: &Shape,
+        c: &[lattice::Coordinate],
+        known: &mut lattice::Known,
+    ) -> Option<std::rc::Rc<lattice::Sets>> {
+        let wanted = self
+            .engines
+            .iter()
+            .any(|e| e.can(Capability::IncludesSc) && !e.can(Capability::ModeBlind));
+        if !wanted {
+            return None;
+        }
+        let skeleton = lattice::at(shape, c, &vec![0; c.len()]);
+        let own = (0..2).find(|&i| {
+            self.engines[i].name() == "sc" && self.engines[i].can(Capability::ModeBlind)
+        });
+        let slot = own.unwrap_or(2);
+        if let Some(a) = known.decided_by(&skeleton, slot) {
+            return a.ok();
+        }
+        let program = known
+            .program(&skeleton, || checked(space, &skeleton))
+            .ok()?;
+        let sc = crate::engine::sc::Sc;
+        let engine: &dyn Engine = match own {
+            Some(i) => self.engines[i].as_ref(),
+            None => &sc,
+        };
+        known
+            .answer(&skeleton, slot, || self.states(engine, &program))
+            .ok()
     }
 
     /// The final states of `p` under `engine`: the names, each state's

@@ -74,6 +74,20 @@ pub enum Capability {
     /// checked by a property test; never by a model with options set or a
     /// `.cat` file of the user's.
     StrongerModes,
+    /// No mode on a chain (see `StrongerModes`) changes a final state or a
+    /// flag: every mode variant of a program has its skeleton's outcome, so
+    /// `distinguish` decides a skeleton's weakest variant only. Declared by
+    /// sc alone, whose interleavings never read a mode; checked by the same
+    /// property test.
+    ModeBlind,
+    /// Every final state the `sc` engine gives a program, this model gives
+    /// too, unless it flags the program: SC's states are a floor under
+    /// every mode variant's, so `distinguish` stops halving a skeleton's
+    /// interval once its weaker end has no determined state beyond SC's.
+    /// Declared by sc, pwt (`tests/it/sc_inclusion.rs`) and the bundled cat
+    /// models `cat::INCLUDES_SC` names, each argued in the book's "The mode
+    /// lattice" and checked by a property test.
+    IncludesSc,
 }
 
 impl Capability {
@@ -90,6 +104,8 @@ impl Capability {
             Capability::LocalRefine => "the pomset-level refinement check",
             Capability::SpinReduction => "the spin-loop reduction",
             Capability::StrongerModes => "the mode lattice of `distinguish`",
+            Capability::ModeBlind => "the mode lattice of `distinguish` (modes ignored)",
+            Capability::IncludesSc => "the mode lattice of `distinguish` (SC's states as a floor)",
         }
     }
 }
@@ -455,7 +471,10 @@ impl Engine for WithOptions {
     fn can(&self, c: Capability) -> bool {
         // Options may change how modes order events: the argument for the
         // mode lattice is made for each model's defaults only.
-        c != Capability::StrongerModes && self.inner.can(c)
+        !matches!(
+            c,
+            Capability::StrongerModes | Capability::ModeBlind | Capability::IncludesSc
+        ) && self.inner.can(c)
     }
     fn outcomes(&self, p: &Program, model: &Model, limits: Limits) -> Result<Outcomes, String> {
         self.inner.outcomes(p, &self.model(model), limits)

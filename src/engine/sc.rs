@@ -653,7 +653,10 @@ impl crate::engine::Engine for Sc {
         // An interleaving ignores modes: every variant has the same states.
         matches!(
             c,
-            crate::engine::Capability::SpinReduction | crate::engine::Capability::StrongerModes
+            crate::engine::Capability::SpinReduction
+                | crate::engine::Capability::StrongerModes
+                | crate::engine::Capability::ModeBlind
+                | crate::engine::Capability::IncludesSc
         )
     }
 

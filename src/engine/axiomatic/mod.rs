@@ -658,6 +658,7 @@ impl crate::engine::Engine for Cat {
     fn can(&self, c: crate::engine::Capability) -> bool {
         CAPABILITIES.contains(&c)
             || (c == crate::engine::Capability::StrongerModes && self.model.stronger_modes)
+            || (c == crate::engine::Capability::IncludesSc && self.model.includes_sc)
     }
 
     fn outcomes(

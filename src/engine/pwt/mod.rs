@@ -56,8 +56,12 @@ impl Engine for Pwt {
     fn can(&self, c: Capability) -> bool {
         // Not the spin reduction: with dropped reads (`?`) the pomsets of a
         // loop unrolled under an `if` reach states its last pass does not
-        // (the book's "Spin loops" has the test).
-        !matches!(c, Capability::Vulkan | Capability::SpinReduction)
+        // (the book's "Spin loops" has the test). Not blind to modes: an
+        // acquire orders what a relaxed read does not.
+        !matches!(
+            c,
+            Capability::Vulkan | Capability::SpinReduction | Capability::ModeBlind
+        )
     }
 
     fn outcomes(&self, p: &Program, model: &Model, limits: Limits) -> Result<Outcomes, String> {

@@ -41,6 +41,7 @@ use std::rc::Rc;
 
 use super::shape::{Kind, Op, Shape, Space};
 use super::{State, Undecided};
+use crate::engine::axiomatic::Found;
 use crate::syntax::ast::Mode;
 use crate::syntax::core::Program;
 
@@ -207,6 +208,9 @@ pub struct Known {
     answers: HashMap<Shape, [Option<Answer>; 3]>,
     /// Each program checked so far, for the other model's run.
     programs: HashMap<Shape, Result<Rc<Program>, Undecided>>,
+    /// By skeleton and model, what deciding the skeleton found
+    /// (`Pair::found`), `None` inside when nothing could be kept.
+    found: HashMap<Shape, [Option<Option<Rc<Found>>>; 2]>,
     /// Engine runs: one model deciding one program.
     pub decided: u64,
     /// Verdicts `same` given without deciding the program.
@@ -218,6 +222,17 @@ impl Known {
     pub fn clear(&mut self) {
         self.answers.clear();
         self.programs.clear();
+        self.found.clear();
+    }
+
+    /// What model `i` found deciding the skeleton `s`, if it was asked.
+    pub fn found(&self, s: &Shape, i: usize) -> Option<Option<Rc<Found>>> {
+        self.found.get(s).and_then(|f| f[i].clone())
+    }
+
+    /// Keeps what model `i` found deciding the skeleton `s`.
+    pub fn keep_found(&mut self, s: &Shape, i: usize, f: Option<Rc<Found>>) {
+        self.found.entry(s.clone()).or_default()[i] = Some(f);
     }
 
     /// Both models' answers for `s`, when both are known and neither is a

@@ -183,6 +183,13 @@ pub trait Engine: Send + Sync {
         false
     }
 
+    /// What deciding `p` found, kept to decide `p`'s mode variants without
+    /// a search each (`axiomatic::Found`); `None` when the engine keeps
+    /// nothing of the kind, or nothing that is sound for its model.
+    fn found(&self, _p: &Program, _limits: Limits) -> Option<Result<axiomatic::Found, String>> {
+        None
+    }
+
     /// Each condition's verdict alone (`Capability::VerdictOnly`).
     fn verdicts(&self, p: &Program, model: &Model, _limits: Limits) -> Report {
         Report::unsupported(p, model, lacks(self.name(), Capability::VerdictOnly))

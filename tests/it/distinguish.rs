@@ -1342,6 +1342,72 @@ proptest! {
     }
 }
 
+proptest! {
+    /// `axiomatic::Found`, what a sweep decides a skeleton's mode variants
+    /// by: for random programs without a control dependency (up to four
+    /// accesses in up to three threads, every mode, fences, both RMWs, data
+    /// dependencies), what each cat engine declaring
+    /// `Capability::StrongerModes` found for the skeleton (every coordinate
+    /// at its weakest), judged again with a variant's modes, gives exactly
+    /// the variant's own outcomes: every state with its flags, the notes.
+    #[test]
+    fn a_skeletons_candidates_judged_again_give_each_variants_outcomes(
+        accesses in prop::collection::vec((0usize..1000, 0usize..3), 1..=4),
+        modes in prop::collection::vec(0usize..3, 8),
+    ) {
+        use pomset::distinguish::lattice;
+        use pomset::engine::Capability;
+        let space = every_mode();
+        let mut threads: Vec<Vec<(usize, u8)>> = vec![Vec::new(); 3];
+        for &(op, t) in &accesses {
+            threads[t].push((op, 2));
+        }
+        threads.retain(|t| !t.is_empty());
+        let weakest = lattice::skeleton(&space, &built(&space, &threads));
+        let c = lattice::coordinates(&space, &weakest);
+        let at: Vec<usize> = c.iter().zip(&modes).map(|(c, m)| m % lattice::chain_len(c)).collect();
+        let variant = lattice::at(&weakest, &c, &at);
+        let program = |s: &Shape| {
+            let file = s.file("P", &space)?;
+            let (p, _) = pomset::syntax::check::check(&file).ok()?;
+            p.values_left.is_empty().then_some(p)
+        };
+        let (Some(w), Some(v)) = (program(&weakest), program(&variant)) else { return Ok(()) };
+        let engines: Vec<(String, Box<dyn pomset::engine::Engine>)> = ["rc11", "ptx", "vulkan", "hrf-direct", "hrf-indirect", "sc-axiomatic"]
+            .iter()
+            .map(|n| (n.to_string(), pomset::engine::named(n).expect("a bundled model")))
+            .collect();
+        let mut pairs = Vec::new();
+        for m in ["pwt:ptx", "pwt:vulkan"] {
+            pairs.push((m, Pair::mapping(m).expect("a bundled mapping")));
+        }
+        let mut all: Vec<(&str, &dyn pomset::engine::Engine)> = engines.iter().map(|(n, e)| (n.as_str(), e.as_ref())).collect();
+        for (m, pair) in &pairs {
+            all.push((m, pair.engine(1)));
+        }
+        let limits = pomset::outcome::Limits { symmetry: false, ..Default::default() };
+        let mut compared = 0;
+        for (name, engine) in all {
+            prop_assert!(engine.can(Capability::StrongerModes), "{name}");
+            let Some(Ok(found)) = engine.found(&w, limits) else { continue };
+            let Ok(own) = engine.outcomes(&v, &v.model, limits) else { continue };
+            if own.limit.is_some() {
+                continue;
+            }
+            let Some(by) = found.outcomes(&v, &limits) else { continue };
+            let by = by.map_err(TestCaseError::fail)?;
+            let states = |o: &pomset::outcome::Outcomes| o.states.keys().cloned().collect::<BTreeSet<_>>();
+            let flags = |o: &pomset::outcome::Outcomes| o.flags.iter().map(|(f, _)| f.clone()).collect::<BTreeSet<_>>();
+            prop_assert_eq!(states(&by), states(&own), "{}: {} from {}", name, variant.body(), weakest.body());
+            prop_assert_eq!(flags(&by), flags(&own), "{}: flags of {}", name, variant.body());
+            prop_assert_eq!(&by.notes, &own.notes, "{}: notes of {}", name, variant.body());
+            compared += 1;
+        }
+        // rc11 decides every such program: never vacuous.
+        prop_assert!(compared > 0, "nothing compared for {}", variant.body());
+    }
+}
+
 /// Two threads of at most two accesses, three in all, over two locations
 /// and the values 0 and 1, in `vocabulary`.
 fn three_accesses(vocabulary: Vocabulary) -> Space {

@@ -607,6 +607,182 @@ pub fn outcomes_with(
     })
 }
 
+/// What deciding a program found under a model whose stronger modes only
+/// forbid more (`cat::Model::stronger_modes`), kept to decide the
+/// program's mode variants without a search of their own
+/// (`Engine::variants`): every candidate execution the model finds
+/// consistent, with its registers' final values. A variant's candidates
+/// are the program's with other modes on the same events (modes change no
+/// event, value, rf or co), and each relation the model builds from modes
+/// only grows with a stronger one while each axiom forbids more as they
+/// grow (the book's "The mode lattice"): a candidate consistent under a
+/// variant stronger than the program is consistent under the program, so
+/// judging the program's consistent candidates again with the variant's
+/// modes finds every one of the variant's.
+pub struct Found {
+    model: cat::Model,
+    runs: Vec<(Execution, Vec<Option<i64>>)>,
+    seen: Enumerated,
+}
+
+/// The most consistent candidates `Found` keeps: past it each variant is
+/// searched on its own, rather than a sweep holding them all.
+pub const MAX_FOUND: usize = 4096;
+
+/// The consistent candidates of `p` (`Found`), searched without thread
+/// symmetry (a variant may break it); `None` when the model does not
+/// declare `stronger_modes`, a limit or a dropped run leaves the search
+/// incomplete, or there are more than `MAX_FOUND` (each variant is then
+/// decided on its own).
+pub fn found(p: &Program, model: &cat::Model, limits: Limits) -> Result<Option<Found>, String> {
+    if !model.stronger_modes {
+        return Ok(None);
+    }
+    let lowered = model.lowering.map(|l| l.apply(p));
+    let p = lowered.as_ref().unwrap_or(p);
+    let limits = Limits {
+        symmetry: false,
+        ..limits
+    };
+    let mut runs = Vec::new();
+    let mut error = None;
+    let mut too_many = false;
+    let mut keep =
+        |x: &Execution, regs: &[Option<i64>], _: usize, frames: &mut crate::cat::frame::Frames| {
+            match model.judge_framed(x, frames) {
+                Ok(j) => {
+                    if j.consistent() {
+                        if runs.len() == MAX_FOUND {
+                            too_many = true;
+                            return false;
+                        }
+                        runs.push((x.clone(), regs.to_vec()));
+                    }
+                    true
+                }
+                Err(e) => {
+                    error = Some(e);
+                    false
+                }
+            }
+        };
+    let seen = match search::applies(p, model) {
+        Some(checks) => {
+            search::scheduled(p, model, (&checks, &Classes::default()), &limits, &mut keep)?
+        }
+        None => {
+            let mut frames = crate::cat::frame::Frames::default();
+            candidates(p, &limits, |x, regs| keep(x, regs, 1, &mut frames))?
+        }
+    };
+    if let Some(e) = error {
+        return Err(e.render());
+    }
+    if too_many || seen.limit.is_some() || seen.dropped > 0 {
+        return Ok(None);
+    }
+    Ok(Some(Found {
+        model: model.clone(),
+        runs,
+        seen,
+    }))
+}
+
+impl Found {
+    /// The outcomes of `v`, a program with the same statements as the one
+    /// searched and other access modes (a mode variant, without branches:
+    /// its statements' events are the same in every run), from the
+    /// consistent candidates found, each judged again with `v`'s modes.
+    /// `None` when `v`'s events do not line up with the candidates' one to
+    /// one (kind, thread and location; a lowering that adds a fence for a
+    /// stronger mode): then `v` must be decided by a search.
+    pub fn outcomes(&self, v: &Program, limits: &Limits) -> Option<Result<Outcomes, String>> {
+        let lowered = self.model.lowering.map(|l| l.apply(v));
+        let v = lowered.as_ref().unwrap_or(v);
+        // The modes of `v`'s events, read from its first candidate.
+        let mut first: Option<Vec<Event>> = None;
+        let plain = Limits {
+            symmetry: false,
+            ..*limits
+        };
+        candidates(v, &plain, |x, _| {
+            first = Some(x.events.clone());
+            false
+        })
+        .ok()?;
+        let events = match first {
+            Some(e) => e,
+            // No candidate at all: neither has the program.
+            None if self.runs.is_empty() => Vec::new(),
+            None => return None,
+        };
+        // Each thread's events in program order (a search may place the
+        // threads in another order than the enumeration does).
+        let by_thread = |events: &[Event]| {
+            let mut out: BTreeMap<Option<ThreadId>, Vec<usize>> = BTreeMap::new();
+            for (i, e) in events.iter().enumerate() {
+                out.entry(e.thread).or_default().push(i);
+            }
+            out
+        };
+        let theirs = by_thread(&events);
+        let same =
+            |a: &Event, b: &Event| a.kind == b.kind && a.cell == b.cell && a.scope == b.scope;
+        let mut states: BTreeMap<State, usize> = BTreeMap::new();
+        let mut flags: BTreeMap<String, usize> = BTreeMap::new();
+        let mut frames = crate::cat::frame::Frames::default();
+        let mut witnesses = 0;
+        for (x, regs) in &self.runs {
+            let ours = by_thread(&x.events);
+            if ours.len() != theirs.len() {
+                return None;
+            }
+            let mut y = x.clone();
+            for ((t, mine), (u, other)) in ours.iter().zip(&theirs) {
+                if t != u || mine.len() != other.len() {
+                    return None;
+                }
+                for (&i, &j) in mine.iter().zip(other) {
+                    if !same(&x.events[i], &events[j]) {
+                        return None;
+                    }
+                    y.events[i].mode = events[j].mode;
+                    y.events[i].vk = events[j].vk;
+                }
+            }
+            let j = match self.model.judge_framed(&y, &mut frames) {
+                Ok(j) => j,
+                Err(e) => return Some(Err(e.render())),
+            };
+            if !j.consistent() {
+                continue;
+            }
+            let state = final_state(v, &y, regs);
+            if states.len() >= limits.max_states && !states.contains_key(&state) {
+                return None;
+            }
+            witnesses += 1;
+            if crate::outcome::verdict::kept(v, &state) {
+                for f in j.flags {
+                    *flags.entry(f).or_default() += 1;
+                }
+            }
+            *states.entry(state).or_default() += 1;
+        }
+        let notes = v.bound_note(self.seen.bound).into_iter().collect();
+        Some(Ok(Outcomes {
+            states,
+            witnesses,
+            limit: None,
+            stats: crate::logic::Stats::default(),
+            notes,
+            flags: flags.into_iter().collect(),
+            orbits: None,
+            factored: None,
+        }))
+    }
+}
+
 /// Where each top-level thread's registers sit in a state's values (as
 /// `final_state` lists them; no forks where symmetry is used).
 fn register_blocks(p: &Program) -> Vec<std::ops::Range<usize>> {
@@ -668,6 +844,10 @@ impl crate::engine::Engine for Cat {
         limits: Limits,
     ) -> Result<Outcomes, String> {
         outcomes(p, &self.model, limits)
+    }
+
+    fn found(&self, p: &Program, limits: Limits) -> Option<Result<Found, String>> {
+        found(p, &self.model, limits).transpose()
     }
 
     fn report_model(&self, _: &crate::model::Model) -> Option<Vec<String>> {

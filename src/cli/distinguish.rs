@@ -104,8 +104,9 @@ pub struct DistinguishArgs {
     #[arg(long, value_name = "SECONDS", value_parser = budget, allow_negative_numbers = true)]
     budget: Option<f64>,
     /// Decide every program on its own: no verdict `same` inferred from a
-    /// program's weaker and stronger mode variants (the book's "Mode
-    /// lattice"; the records are the same either way, only slower).
+    /// program's weaker and stronger mode variants, and no variant decided
+    /// from its skeleton's candidates (the book's "Mode lattice"; the
+    /// records are the same either way, only slower).
     #[arg(long)]
     no_mode_lattice: bool,
     /// Accept an incomplete sweep (stopped, or --merge of some shards

@@ -208,6 +208,8 @@ pub struct Known {
     answers: HashMap<Shape, [Option<Answer>; 3]>,
     /// Each program checked so far, for the other model's run.
     programs: HashMap<Shape, Result<Rc<Program>, Undecided>>,
+    /// By skeleton and model, the variants decided (`determined`).
+    seen: HashMap<Shape, [Seen; 2]>,
     /// By skeleton and model, what deciding the skeleton found
     /// (`Pair::found`), `None` inside when nothing could be kept.
     found: HashMap<Shape, [Option<Option<Rc<Found>>>; 2]>,
@@ -223,6 +225,21 @@ impl Known {
         self.answers.clear();
         self.programs.clear();
         self.found.clear();
+        self.seen.clear();
+    }
+
+    /// What model `i` decided of the skeleton `s`, taken out (to be put
+    /// back by `keep_seen`).
+    pub fn take_seen(&mut self, s: &Shape, i: usize) -> Seen {
+        self.seen
+            .get_mut(s)
+            .map(|a| std::mem::take(&mut a[i]))
+            .unwrap_or_default()
+    }
+
+    /// Puts back what `take_seen` took, with what was decided since.
+    pub fn keep_seen(&mut self, s: &Shape, i: usize, seen: Seen) {
+        self.seen.entry(s.clone()).or_default()[i] = seen;
     }
 
     /// What model `i` found deciding the skeleton `s`, if it was asked.
@@ -281,56 +298,117 @@ impl Known {
     }
 }
 
-/// Model `i`'s determined states of `s` (with their names), found by
-/// halving the interval of `s`'s skeleton towards `s` until its ends agree
-/// (`decide` gives a variant's answer); `None` when an end has no answer
-/// (a limit, a flag) or the ends name different values. `c` are `s`'s
-/// coordinates. A model `blind` to modes (`Capability::ModeBlind`) has
-/// the skeleton's states at every variant: only the skeleton is decided.
-/// `floor` is SC's states of the skeleton for a model that includes SC's
-/// (`Capability::IncludesSc`; the `sc` engine is blind to modes): every
-/// variant's determined states lie between it and the weaker end's, so a
-/// weaker end with no determined state beyond the floor pins every variant
-/// above it.
+/// The variants of one skeleton a model has decided, by position.
+pub type Seen = Vec<(Vec<usize>, Rc<Sets>)>;
+
+/// Model `i`'s determined states of `s` (with their names), or `None` when
+/// a variant asked has no answer (a limit, a flag) or variants name
+/// different values. `c` are `s`'s coordinates; `answer` gives a variant's
+/// answer; `seen` holds what the model decided of this skeleton before,
+/// and gets what it decides now.
+///
+/// Each determined state's variants form a down-set of the lattice (a
+/// stronger mode never adds one), so a state is `s`'s if some decided
+/// variant above `s` has it, and is not if some decided variant below `s`
+/// lacks it; every state is one of the skeleton's. When each of the
+/// skeleton's states is settled so, `s`'s are known without deciding it.
+/// Otherwise the interval from the skeleton to its strongest variant is
+/// halved towards `s` (the first coordinate on which its ends differ),
+/// deciding the new end, until the states are settled (at the latest when
+/// the interval is `s`). Two ends with equal states settle every variant
+/// between them, the rule this generalises.
+///
+/// A model `blind` to modes (`Capability::ModeBlind`) has the skeleton's
+/// states at every variant: only the skeleton is decided. `floor` is SC's
+/// states of the skeleton for a model that includes SC's
+/// (`Capability::IncludesSc`; the `sc` engine is blind to modes): each of
+/// them is every variant's.
 pub fn determined(
     c: &[Coordinate],
     s: &Shape,
     blind: bool,
     floor: Option<&Sets>,
+    seen: &mut Seen,
     mut answer: impl FnMut(&Shape) -> Answer,
 ) -> Option<(Vec<String>, BTreeSet<Vec<i64>>)> {
     let target = position(s, c);
     let mut lo = vec![0; c.len()];
-    let mut hi: Vec<usize> = if blind {
-        lo.clone()
-    } else {
-        c.iter().map(|c| c.chain.len() - 1).collect()
+    let mut ask = |seen: &mut Seen, at_pos: &[usize]| -> Option<Rc<Sets>> {
+        let a = answer(&at(s, c, at_pos)).ok()?;
+        if !seen.iter().any(|(p, _)| p == at_pos) {
+            seen.push((at_pos.to_vec(), a.clone()));
+        }
+        Some(a)
     };
+    let universe = ask(seen, &lo)?;
+    if blind {
+        return Some((universe.names.clone(), universe.determined.clone()));
+    }
+    let floor = floor.filter(|f| f.names == universe.names);
+    if seen.iter().any(|(_, a)| a.names != universe.names) {
+        return None;
+    }
+    let mut hi: Vec<usize> = c.iter().map(|c| c.chain.len() - 1).collect();
+    let mut asked_hi = false;
     loop {
-        let a = answer(&at(s, c, &lo)).ok()?;
-        if floor.is_some_and(|f| f.names == a.names && f.determined == a.determined) {
-            return Some((a.names.clone(), a.determined.clone()));
+        if let Some(d) = settled(seen, &target, &universe, floor) {
+            return Some((universe.names.clone(), d));
         }
-        let b = if hi == lo {
-            a.clone()
-        } else {
-            answer(&at(s, c, &hi)).ok()?
-        };
-        if a.names != b.names {
-            return None;
+        if !asked_hi {
+            let b = ask(seen, &hi)?;
+            if b.names != universe.names {
+                return None;
+            }
+            asked_hi = true;
+            continue;
         }
-        // The strongest end's states are among the weakest's (the model
-        // declares it): equal determined states pin every variant between.
-        if a.determined == b.determined {
-            return Some((a.names.clone(), a.determined.clone()));
-        }
-        // The first coordinate on which the ends differ, halved towards `s`.
+        // The first coordinate on which the ends differ, halved towards `s`;
+        // none when the interval is `s`, which `settled` then answers.
         let k = (0..c.len()).find(|&k| lo[k] < hi[k])?;
         let mid = (lo[k] + hi[k]) / 2;
-        if target[k] <= mid {
+        let end = if target[k] <= mid {
             hi[k] = mid;
+            &hi
         } else {
             lo[k] = mid + 1;
+            &lo
+        };
+        let a = ask(seen, end)?;
+        if a.names != universe.names {
+            return None;
         }
     }
+}
+
+/// The determined states of the variant at `target`, if what `seen` holds
+/// settles each of `universe`'s (the skeleton's): in when a decided variant
+/// above `target` has it (or `floor`, SC's, does), out when one below it
+/// lacks it.
+fn settled(
+    seen: &Seen,
+    target: &[usize],
+    universe: &Sets,
+    floor: Option<&Sets>,
+) -> Option<BTreeSet<Vec<i64>>> {
+    let le = |a: &[usize], b: &[usize]| a.iter().zip(b).all(|(x, y)| x <= y);
+    let above: Vec<&Sets> = seen
+        .iter()
+        .filter(|(p, _)| le(target, p))
+        .map(|(_, a)| &**a)
+        .collect();
+    let below: Vec<&Sets> = seen
+        .iter()
+        .filter(|(p, _)| le(p, target))
+        .map(|(_, a)| &**a)
+        .collect();
+    let mut out = BTreeSet::new();
+    for state in &universe.determined {
+        let floor_has = floor.is_some_and(|f| f.determined.contains(state));
+        if floor_has || above.iter().any(|a| a.determined.contains(state)) {
+            out.insert(state.clone());
+        } else if !below.iter().any(|a| !a.determined.contains(state)) {
+            return None;
+        }
+    }
+    Some(out)
 }

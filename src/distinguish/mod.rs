@@ -264,7 +264,9 @@ impl Pair {
                 let floor = floor
                     .as_deref()
                     .filter(|_| self.engines[i].can(Capability::IncludesSc));
-                lattice::determined(&c, shape, blind, floor, |v| {
+                let skeleton = lattice::at(shape, &c, &vec![0; c.len()]);
+                let mut seen = known.take_seen(&skeleton, i);
+                let d = lattice::determined(&c, shape, blind, floor, &mut seen, |v| {
                     if let Some(a) = known.decided_by(v, i) {
                         return a;
                     }
@@ -273,7 +275,9 @@ impl Pair {
                     known.answer(v, i, || {
                         self.states_by(self.engines[i].as_ref(), &program, found.as_deref())
                     })
-                })
+                });
+                known.keep_seen(&skeleton, i, seen);
+                d
             });
             if let [Some(a), Some(b)] = &pinned {
                 if a.0 == b.0 && a.1 == b.1 {

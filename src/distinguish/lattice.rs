@@ -10,13 +10,15 @@
 //!
 //! For a model that declares `Capability::StrongerModes`, strengthening a
 //! mode never adds a determined final state (one with every value known),
-//! so along the lattice the determined states only shrink: if two variants
-//! `a ≤ b` have the same determined states, so has every variant between
-//! them. A sweep asks for a program's determined states by halving the
-//! interval from the skeleton's weakest to its strongest variant, towards
-//! the program, until both ends agree (or the interval is the program): the
-//! ends decided are shared by every program of the skeleton, and on the
-//! bounds measured most programs are answered without being decided. Two
+//! so the variants that have a given determined state form a down-set: a
+//! variant has it if a decided variant above it does, and lacks it if a
+//! decided variant below it does. A sweep asks for a program's determined
+//! states by halving the interval from the skeleton's weakest to its
+//! strongest variant, towards the program, until every state of the
+//! skeleton is settled so for the program (at the latest when the interval
+//! is the program): the variants decided are shared by every program of
+//! the skeleton, and on the bounds measured most programs are answered
+//! without being decided. Two
 //! models that agree on a program's determined states (over the same names)
 //! give it the verdict `same` (`Pair::decide_program` compares determined
 //! states only); any other program is decided in full, exactly as without

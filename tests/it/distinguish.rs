@@ -1185,6 +1185,37 @@ fn built(space: &Space, threads: &[Vec<(usize, u8)>]) -> Shape {
     Shape { threads }
 }
 
+/// The bundled models `names`, then the targets of the mappings `pwt:ptx`
+/// and `pwt:vulkan` (named by the mapping, the engine as `engine::named`
+/// gives it), with the two mappings' pairs.
+#[allow(clippy::type_complexity)]
+fn engines_and_mappings(
+    names: &[&str],
+) -> (
+    Vec<(String, Box<dyn pomset::engine::Engine>)>,
+    Vec<(&'static str, Pair)>,
+) {
+    let mut engines: Vec<(String, Box<dyn pomset::engine::Engine>)> = names
+        .iter()
+        .map(|n| {
+            (
+                n.to_string(),
+                pomset::engine::named(n).expect("a bundled model"),
+            )
+        })
+        .collect();
+    let mut mappings = Vec::new();
+    for m in ["pwt:ptx", "pwt:vulkan"] {
+        let pair = Pair::mapping(m).expect("a bundled mapping");
+        engines.push((
+            m.to_string(),
+            pomset::engine::named(&pair.names[1]).expect("a bundled model"),
+        ));
+        mappings.push((m, pair));
+    }
+    (engines, mappings)
+}
+
 /// A model's final states of `s`, the determined ones only, and whether it
 /// raised a flag; `None` when it gave no complete answer.
 fn determined(
@@ -1250,16 +1281,9 @@ proptest! {
         let k = movable[pick.index(movable.len())];
         at[k] += 1;
         let strong = lattice::at(&weak, &c, &at);
-        let mut engines: Vec<(String, Box<dyn pomset::engine::Engine>)> = ["sc", "pwt", "rc11", "ptx", "vulkan", "hrf-direct", "hrf-indirect", "sc-axiomatic"]
-            .iter()
-            .map(|n| (n.to_string(), pomset::engine::named(n).expect("a bundled model")))
-            .collect();
-        for m in ["pwt:ptx", "pwt:vulkan"] {
-            let pair = Pair::mapping(m).expect("a bundled mapping");
-            let [_, target] = pair.names.clone();
-            engines.push((m.to_string(), pomset::engine::named(&target).expect("a bundled model")));
-            let pair_engine = pair.engine(1);
-            prop_assert!(pair_engine.can(Capability::StrongerModes), "{m}'s target");
+        let (engines, mappings) = engines_and_mappings(&["sc", "pwt", "rc11", "ptx", "vulkan", "hrf-direct", "hrf-indirect", "sc-axiomatic"]);
+        for (m, pair) in &mappings {
+            prop_assert!(pair.engine(1).can(Capability::StrongerModes), "{m}'s target");
         }
         let (mut compared, mut blind) = (0, 0);
         for (name, engine) in &engines {
@@ -1307,16 +1331,10 @@ proptest! {
         let Some((floor, false)) = determined(sc.as_ref(), &space, &s) else {
             return Ok(());
         };
-        let mut engines: Vec<(String, Box<dyn pomset::engine::Engine>)> = ["pwt", "rc11", "ptx", "vulkan", "hrf-direct", "hrf-indirect", "sc-axiomatic"]
-            .iter()
-            .map(|n| (n.to_string(), pomset::engine::named(n).expect("a bundled model")))
-            .collect();
-        for m in ["pwt:ptx", "pwt:vulkan"] {
-            let pair = Pair::mapping(m).expect("a bundled mapping");
-            let [_, target] = pair.names.clone();
-            engines.push((m.to_string(), pomset::engine::named(&target).expect("a bundled model")));
-            let lowered = pair.engine(1);
-            prop_assert_eq!(lowered.can(Capability::IncludesSc), pomset::engine::named(&target).expect("a bundled model").can(Capability::IncludesSc), "{}'s target", m);
+        let (engines, mappings) = engines_and_mappings(&["pwt", "rc11", "ptx", "vulkan", "hrf-direct", "hrf-indirect", "sc-axiomatic"]);
+        for (m, pair) in &mappings {
+            let target = pomset::engine::named(&pair.names[1]).expect("a bundled model");
+            prop_assert_eq!(pair.engine(1).can(Capability::IncludesSc), target.can(Capability::IncludesSc), "{}'s target", m);
         }
         let survey = std::env::var("SC_FLOOR_SURVEY").is_ok();
         let mut compared = 0;
@@ -1373,16 +1391,11 @@ proptest! {
             p.values_left.is_empty().then_some(p)
         };
         let (Some(w), Some(v)) = (program(&weakest), program(&variant)) else { return Ok(()) };
-        let engines: Vec<(String, Box<dyn pomset::engine::Engine>)> = ["rc11", "ptx", "vulkan", "hrf-direct", "hrf-indirect", "sc-axiomatic"]
-            .iter()
-            .map(|n| (n.to_string(), pomset::engine::named(n).expect("a bundled model")))
-            .collect();
-        let mut pairs = Vec::new();
-        for m in ["pwt:ptx", "pwt:vulkan"] {
-            pairs.push((m, Pair::mapping(m).expect("a bundled mapping")));
-        }
+        let (mut engines, mappings) = engines_and_mappings(&["rc11", "ptx", "vulkan", "hrf-direct", "hrf-indirect", "sc-axiomatic"]);
+        // The mappings' targets as the pair lowers them, not as named.
+        engines.truncate(engines.len() - mappings.len());
         let mut all: Vec<(&str, &dyn pomset::engine::Engine)> = engines.iter().map(|(n, e)| (n.as_str(), e.as_ref())).collect();
-        for (m, pair) in &pairs {
+        for (m, pair) in &mappings {
             all.push((m, pair.engine(1)));
         }
         let limits = pomset::outcome::Limits { symmetry: false, ..Default::default() };

@@ -110,12 +110,15 @@ fn c58_space(c: &mut Criterion) {
             .filter(|o| o.kind == pomset::distinguish::shape::Kind::Fadd)
             .count()
     };
-    let sample: Vec<Vec<_>> = pomset::distinguish::enumerate::skeletons(&space)
+    let sample: Vec<_> = pomset::distinguish::enumerate::skeletons(&space)
         .filter(|s| fadds(s) <= 4)
         .step_by(2_003)
-        .map(|s| pomset::distinguish::enumerate::group(&space, &s))
+        .map(|s| {
+            let g = pomset::distinguish::enumerate::framed_group(&space, &s);
+            (s, g)
+        })
         .collect();
-    let programs: usize = sample.iter().map(Vec::len).sum();
+    let programs: usize = sample.iter().map(|(_, g)| g.len()).sum();
     let pair = Pair::mapping("pwt:ptx").expect("the bundled mapping");
     let mut group = c.benchmark_group("c58_space");
     group.sample_size(10);
@@ -123,9 +126,10 @@ fn c58_space(c: &mut Criterion) {
     group.bench_function("sweep-to-4-fadds/pwt:ptx", |b| {
         b.iter(|| {
             let mut same = 0;
-            for programs in &sample {
+            for (skeleton, programs) in &sample {
                 let mut known = pomset::distinguish::lattice::Known::default();
-                for s in programs {
+                known.set_frames(skeleton, programs);
+                for (s, _) in programs {
                     let r = pomset::distinguish::record_known(&space, &pair, s, &mut known);
                     same += usize::from(r.verdict == "same");
                 }

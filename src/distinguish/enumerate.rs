@@ -5,8 +5,6 @@
 //! a skeleton's mode variants together (`lattice.rs`) and a shard is a set
 //! of skeletons (`shard.rs`).
 
-use std::collections::BTreeSet;
-
 use super::shape::{Dep, Kind, Op, Shape, Space};
 
 /// Every thread the space allows: sequences of 1 to `per_thread` accesses,
@@ -77,10 +75,20 @@ pub fn groups(space: &Space) -> impl Iterator<Item = Vec<Shape>> + '_ {
 /// The programs of the canonical skeleton `s`: the distinct canonical forms
 /// of its mode variants, in order.
 pub fn group(space: &Space, s: &Shape) -> Vec<Shape> {
-    let forms: BTreeSet<Shape> = super::lattice::variants(space, s)
-        .iter()
-        .map(|v| super::canon::canonical(space, v))
-        .collect();
+    framed_group(space, s).into_iter().map(|(f, _)| f).collect()
+}
+
+/// `group`, each program with the position on `s`'s coordinates
+/// (`lattice::position`) of the first variant of `s` it is the canonical
+/// form of: the program in `s`'s frame, where every program of the group
+/// shares what the mode lattice learns (`lattice::Known::set_frames`).
+pub fn framed_group(space: &Space, s: &Shape) -> Vec<(Shape, Vec<usize>)> {
+    let c = super::lattice::coordinates(space, s);
+    let mut forms: std::collections::BTreeMap<Shape, Vec<usize>> = Default::default();
+    for v in super::lattice::variants(space, s) {
+        let p = super::lattice::position(&v, &c);
+        forms.entry(super::canon::canonical(space, &v)).or_insert(p);
+    }
     forms.into_iter().collect()
 }
 

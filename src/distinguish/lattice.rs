@@ -32,6 +32,12 @@
 //! a floor under every variant's, so an interval whose weaker end has no
 //! determined state beyond them pins every variant above it.
 //!
+//! A program is asked about in its group's frame (`Known::set_frames`): as
+//! the variant of the group's skeleton whose canonical form it is, so that
+//! programs that are variants of different symmetric images of the
+//! skeleton share what is decided; a verdict is the same for a program and
+//! its symmetric images.
+//!
 //! The enumeration lists a skeleton's programs together (`enumerate.rs`) and
 //! a shard takes whole skeletons (`shard.rs`), so that [`Known`], what has
 //! been decided of one skeleton, can be dropped when the next begins.
@@ -210,6 +216,9 @@ pub struct Known {
     answers: HashMap<Shape, [Option<Answer>; 3]>,
     /// Each program checked so far, for the other model's run.
     programs: HashMap<Shape, Result<Rc<Program>, Undecided>>,
+    /// The group's skeleton and each of its programs' positions there
+    /// (`set_frames`).
+    frames: Option<(Shape, HashMap<Shape, Vec<usize>>)>,
     /// By skeleton and model, the variants decided (`determined`).
     seen: HashMap<Shape, [Seen; 2]>,
     /// By skeleton and model, what deciding the skeleton found
@@ -228,6 +237,22 @@ impl Known {
         self.programs.clear();
         self.found.clear();
         self.seen.clear();
+        self.frames = None;
+    }
+
+    /// The programs of one group, each with its position on the group's
+    /// skeleton (`enumerate::framed_group`): `framed` then answers for them.
+    pub fn set_frames(&mut self, skeleton: &Shape, group: &[(Shape, Vec<usize>)]) {
+        let at = group.iter().map(|(s, p)| (s.clone(), p.clone())).collect();
+        self.frames = Some((skeleton.clone(), at));
+    }
+
+    /// The variant of the group's skeleton whose canonical form `s` is,
+    /// when `s` is a program of the group (`set_frames`).
+    pub fn framed(&self, space: &Space, s: &Shape) -> Option<Shape> {
+        let (skeleton, at) = self.frames.as_ref()?;
+        let p = at.get(s)?;
+        Some(self::at(skeleton, &coordinates(space, skeleton), p))
     }
 
     /// What model `i` decided of the skeleton `s`, taken out (to be put

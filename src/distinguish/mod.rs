@@ -257,6 +257,12 @@ impl Pair {
                 .iter()
                 .all(|e| e.can(Capability::StrongerModes));
         if by_lattice {
+            // In the group's frame when the sweep gave one: the variant of
+            // the group's skeleton whose canonical form `shape` is, so that
+            // every program of the group shares what is decided (the
+            // verdict is the same for a program and its symmetric images).
+            let framed = known.framed(space, shape);
+            let shape = framed.as_ref().unwrap_or(shape);
             let c = lattice::coordinates(space, shape);
             let floor = self.floor(space, shape, &c, known);
             let pinned = [0, 1].map(|i| {
@@ -606,9 +612,10 @@ pub fn sweep(
     let cancelled = || pair.stopped().is_some();
     let mut known = lattice::Known::default();
     let through = 'groups: {
-        for group in shard.groups(space) {
+        for (skeleton, group) in shard.framed_groups(space) {
             known.clear();
-            for shape in group {
+            known.set_frames(&skeleton, &group);
+            for (shape, _) in group {
                 // A fresh sweep has nothing done: no text to write per program.
                 if !done.is_empty() && done.contains(&shape.body()) {
                     continue;

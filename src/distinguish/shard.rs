@@ -30,6 +30,21 @@ impl Shard {
             .filter(move |(i, _)| self.holds(*i))
             .map(move |(_, s)| super::enumerate::group(space, &s))
     }
+
+    /// `groups`, each with its skeleton and each program's position in it
+    /// (`enumerate::framed_group`).
+    pub fn framed_groups(
+        self,
+        space: &Space,
+    ) -> impl Iterator<Item = (Shape, Vec<(Shape, Vec<usize>)>)> + '_ {
+        super::enumerate::skeletons(space)
+            .enumerate()
+            .filter(move |(i, _)| self.holds(*i))
+            .map(move |(_, s)| {
+                let g = super::enumerate::framed_group(space, &s);
+                (s, g)
+            })
+    }
 }
 
 /// The first line of a file of records: what they were found for.

@@ -1506,6 +1506,14 @@ fn a_skeletons_programs_are_listed_together() {
         }
         listed += group.len();
     }
+    // Each program's position in its group's frame is a variant of the
+    // skeleton whose canonical form the program is (`Known::set_frames`).
+    for skeleton in enumerate::skeletons(&space) {
+        let c = lattice::coordinates(&space, &skeleton);
+        for (s, p) in enumerate::framed_group(&space, &skeleton) {
+            assert_eq!(canonical(&space, &lattice::at(&skeleton, &c, &p)), s);
+        }
+    }
     assert_eq!(
         Some(listed as u64),
         pomset::distinguish::count::programs(&space)

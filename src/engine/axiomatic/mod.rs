@@ -610,7 +610,7 @@ pub fn outcomes_with(
 /// What deciding a program found under a model whose stronger modes only
 /// forbid more (`cat::Model::stronger_modes`), kept to decide the
 /// program's mode variants without a search of their own
-/// (`Engine::variants`): every candidate execution the model finds
+/// (`Engine::found`): every candidate execution the model finds
 /// consistent, with its registers' final values. A variant's candidates
 /// are the program's with other modes on the same events (modes change no
 /// event, value, rf or co), and each relation the model builds from modes

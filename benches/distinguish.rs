@@ -97,7 +97,8 @@ fn distinguish(c: &mut Criterion) {
 /// skeletons): the programs of one skeleton in every 2 003 among those with
 /// at most four `FADD`s (113 151 skeletons, 37.8 M variants), listed once
 /// in the setup, swept by `--mapping pwt:ptx` as a sweep does, a
-/// skeleton's mode variants together (`distinguish::lattice`): criterion's
+/// skeleton's mode variants together in its frame (`distinguish::lattice`,
+/// `Known::set_frames`): criterion's
 /// rate is the sweep's on that part of the bound, without the enumeration a
 /// shard repeats. The skeletons with five and six `FADD`s (a tenth of a
 /// second to minutes each) are measured apart: the book's "Speed".

@@ -129,7 +129,7 @@ fn c58_space(c: &mut Criterion) {
             let mut same = 0;
             for (skeleton, programs) in &sample {
                 let mut known = pomset::distinguish::lattice::Known::default();
-                known.set_frames(skeleton, programs);
+                known.set_frames(&space, skeleton, programs);
                 for (s, _) in programs {
                     let r = pomset::distinguish::record_known(&space, &pair, s, &mut known);
                     same += usize::from(r.verdict == "same");

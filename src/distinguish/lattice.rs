@@ -207,6 +207,13 @@ impl Sets {
 /// A model's answer for one program: its states, or why it has none.
 pub type Answer = Result<Rc<Sets>, Undecided>;
 
+/// A group's skeleton, its coordinates, and each program's position there.
+struct Frame {
+    skeleton: Shape,
+    coordinates: Vec<Coordinate>,
+    at: HashMap<Shape, Vec<usize>>,
+}
+
 /// What a sweep has decided of the programs of one skeleton (and of their
 /// weakenings, for minimality), per model; dropped when the next skeleton
 /// begins. Also counts the decisions it made and the verdicts inferred.
@@ -218,7 +225,7 @@ pub struct Known {
     programs: HashMap<Shape, Result<Rc<Program>, Undecided>>,
     /// The group's skeleton and each of its programs' positions there
     /// (`set_frames`).
-    frames: Option<(Shape, HashMap<Shape, Vec<usize>>)>,
+    frames: Option<Frame>,
     /// By skeleton and model, the variants decided (`determined`).
     seen: HashMap<Shape, [Seen; 2]>,
     /// By skeleton and model, what deciding the skeleton found
@@ -242,17 +249,20 @@ impl Known {
 
     /// The programs of one group, each with its position on the group's
     /// skeleton (`enumerate::framed_group`): `framed` then answers for them.
-    pub fn set_frames(&mut self, skeleton: &Shape, group: &[(Shape, Vec<usize>)]) {
+    pub fn set_frames(&mut self, space: &Space, skeleton: &Shape, group: &[(Shape, Vec<usize>)]) {
         let at = group.iter().map(|(s, p)| (s.clone(), p.clone())).collect();
-        self.frames = Some((skeleton.clone(), at));
+        self.frames = Some(Frame {
+            skeleton: skeleton.clone(),
+            coordinates: coordinates(space, skeleton),
+            at,
+        });
     }
 
     /// The variant of the group's skeleton whose canonical form `s` is,
     /// when `s` is a program of the group (`set_frames`).
-    pub fn framed(&self, space: &Space, s: &Shape) -> Option<Shape> {
-        let (skeleton, at) = self.frames.as_ref()?;
-        let p = at.get(s)?;
-        Some(self::at(skeleton, &coordinates(space, skeleton), p))
+    pub fn framed(&self, s: &Shape) -> Option<Shape> {
+        let f = self.frames.as_ref()?;
+        Some(at(&f.skeleton, &f.coordinates, f.at.get(s)?))
     }
 
     /// What model `i` decided of the skeleton `s`, taken out (to be put

@@ -261,26 +261,23 @@ impl Pair {
             // the group's skeleton whose canonical form `shape` is, so that
             // every program of the group shares what is decided (the
             // verdict is the same for a program and its symmetric images).
-            let framed = known.framed(space, shape);
+            let framed = known.framed(shape);
             let shape = framed.as_ref().unwrap_or(shape);
             let c = lattice::coordinates(space, shape);
-            let floor = self.floor(space, shape, &c, known);
+            let skeleton = lattice::at(shape, &c, &vec![0; c.len()]);
+            let floor = self.floor(space, &skeleton, known);
             let pinned = [0, 1].map(|i| {
                 let blind = self.engines[i].can(Capability::ModeBlind);
                 let floor = floor
                     .as_deref()
                     .filter(|_| self.engines[i].can(Capability::IncludesSc));
-                let skeleton = lattice::at(shape, &c, &vec![0; c.len()]);
                 let mut seen = known.take_seen(&skeleton, i);
                 let d = lattice::determined(&c, shape, blind, floor, &mut seen, |v| {
                     if let Some(a) = known.decided_by(v, i) {
                         return a;
                     }
                     let program = known.program(v, || checked(space, v))?;
-                    let found = self.found(i, space, v, known);
-                    known.answer(v, i, || {
-                        self.states_by(self.engines[i].as_ref(), &program, found.as_deref())
-                    })
+                    self.answer(i, space, v, &program, known)
                 });
                 known.keep_seen(&skeleton, i, seen);
                 d
@@ -307,20 +304,32 @@ impl Pair {
         };
         let mut sets = Vec::new();
         for (i, name) in self.names.iter().enumerate() {
-            let found = known
-                .decided_by(shape, i)
-                .is_none()
-                .then(|| self.found(i, space, shape, known))
-                .flatten();
-            let answer = known.answer(shape, i, || {
-                self.states_by(self.engines[i].as_ref(), &program, found.as_deref())
-            });
-            match answer {
+            match self.answer(i, space, shape, &program, known) {
                 Ok(s) => sets.push(s),
                 Err(u) => return Decision::Undecided(u.of(name)),
             }
         }
         compare(&sets[0], &sets[1])
+    }
+
+    /// Model `i`'s answer for `v` (checked as `program`), decided the first
+    /// time, from what its skeleton's search found where that applies
+    /// (`Pair::found`), and kept in `known`.
+    fn answer(
+        &self,
+        i: usize,
+        space: &Space,
+        v: &Shape,
+        program: &crate::syntax::core::Program,
+        known: &mut lattice::Known,
+    ) -> lattice::Answer {
+        if let Some(a) = known.decided_by(v, i) {
+            return a;
+        }
+        let found = self.found(i, space, v, known);
+        known.answer(v, i, || {
+            self.states_by(self.engines[i].as_ref(), program, found.as_deref())
+        })
     }
 
     /// What model `i`'s engine found deciding `v`'s skeleton, to decide `v`
@@ -361,7 +370,7 @@ impl Pair {
         f
     }
 
-    /// SC's states of `shape`'s skeleton (`c` its coordinates), when a
+    /// SC's states of `skeleton`, when a
     /// model of the pair that is not itself blind to modes includes them
     /// (`Capability::IncludesSc`): the floor of `lattice::determined`. The
     /// pair's own `sc`, if it has one, gives them; otherwise the `sc`
@@ -369,8 +378,7 @@ impl Pair {
     fn floor(
         &self,
         space: &Space,
-        shape: &Shape,
-        c: &[lattice::Coordinate],
+        skeleton: &Shape,
         known: &mut lattice::Known,
     ) -> Option<std::rc::Rc<lattice::Sets>> {
         let wanted = self
@@ -380,24 +388,21 @@ impl Pair {
         if !wanted {
             return None;
         }
-        let skeleton = lattice::at(shape, c, &vec![0; c.len()]);
         let own = (0..2).find(|&i| {
             self.engines[i].name() == "sc" && self.engines[i].can(Capability::ModeBlind)
         });
         let slot = own.unwrap_or(2);
-        if let Some(a) = known.decided_by(&skeleton, slot) {
+        if let Some(a) = known.decided_by(skeleton, slot) {
             return a.ok();
         }
-        let program = known
-            .program(&skeleton, || checked(space, &skeleton))
-            .ok()?;
+        let program = known.program(skeleton, || checked(space, skeleton)).ok()?;
         let sc = crate::engine::sc::Sc;
         let engine: &dyn Engine = match own {
             Some(i) => self.engines[i].as_ref(),
             None => &sc,
         };
         known
-            .answer(&skeleton, slot, || self.states(engine, &program))
+            .answer(skeleton, slot, || self.states(engine, &program))
             .ok()
     }
 
@@ -614,7 +619,7 @@ pub fn sweep(
     let through = 'groups: {
         for (skeleton, group) in shard.framed_groups(space) {
             known.clear();
-            known.set_frames(&skeleton, &group);
+            known.set_frames(space, &skeleton, &group);
             for (shape, _) in group {
                 // A fresh sweep has nothing done: no text to write per program.
                 if !done.is_empty() && done.contains(&shape.body()) {

@@ -556,13 +556,7 @@ pub fn outcomes_with(
                 false
             }
         };
-    let seen = match lazy {
-        Some(checks) => search::scheduled(p, model, (&checks, &classes), &limits, &mut judge)?,
-        None => {
-            let mut frames = crate::cat::frame::Frames::default();
-            candidates(p, &limits, |x, regs| judge(x, regs, 1, &mut frames))?
-        }
-    };
+    let seen = visit(p, model, lazy.as_deref(), &classes, &limits, &mut judge)?;
     let mut orbits = None;
     if let Some(shape) = shape {
         let o = Orbits::new(
@@ -605,6 +599,28 @@ pub fn outcomes_with(
         orbits,
         factored: None,
     })
+}
+
+/// Hands `judge` the candidates of `p` (each with its registers, how many
+/// arrangements of `classes` it stands for, and the frames to judge it in):
+/// by the lazy search where `lazy` holds its checks (`search::applies`),
+/// else every candidate, one arrangement each. `judge` returns false to
+/// stop.
+fn visit(
+    p: &Program,
+    model: &cat::Model,
+    lazy: Option<&[usize]>,
+    classes: &Classes,
+    limits: &Limits,
+    judge: &mut search::Visit<'_>,
+) -> Result<Enumerated, String> {
+    match lazy {
+        Some(checks) => search::scheduled(p, model, (checks, classes), limits, judge),
+        None => {
+            let mut frames = crate::cat::frame::Frames::default();
+            candidates(p, limits, |x, regs| judge(x, regs, 1, &mut frames))
+        }
+    }
 }
 
 /// What deciding a program found under a model whose stronger modes only
@@ -666,15 +682,15 @@ pub fn found(p: &Program, model: &cat::Model, limits: Limits) -> Result<Option<F
                 }
             }
         };
-    let seen = match search::applies(p, model) {
-        Some(checks) => {
-            search::scheduled(p, model, (&checks, &Classes::default()), &limits, &mut keep)?
-        }
-        None => {
-            let mut frames = crate::cat::frame::Frames::default();
-            candidates(p, &limits, |x, regs| keep(x, regs, 1, &mut frames))?
-        }
-    };
+    let lazy = search::applies(p, model);
+    let seen = visit(
+        p,
+        model,
+        lazy.as_deref(),
+        &Classes::default(),
+        &limits,
+        &mut keep,
+    )?;
     if let Some(e) = error {
         return Err(e.render());
     }

@@ -226,7 +226,7 @@ fn read_values(events: &[super::execution::Event]) -> Vec<i64> {
 /// values, the arrangements it stands for, and the search's frames (whose
 /// last refutation may be of this very candidate: `cat::frame`); false to
 /// stop.
-type Visit<'f> =
+pub(super) type Visit<'f> =
     dyn FnMut(&Execution, &[Option<i64>], usize, &mut crate::cat::frame::Frames) -> bool + 'f;
 
 /// Visits every candidate execution of `p` as `super::candidates` does,

@@ -12,7 +12,7 @@
 //! - dropping one dependency.
 
 use super::shape::{Dep, Kind, Op, Shape, Space};
-use super::{Decision, Pair};
+use super::{Decision, Pair, Undecided};
 use crate::syntax::ast::{Mode, Scope};
 
 /// Whether a distinguishing program is minimal.
@@ -40,19 +40,42 @@ impl std::fmt::Display for Minimal {
 /// store outside V, a construct a model lacks) distinguishes nothing; one
 /// a limit stopped leaves the minimality unknown.
 pub fn minimal(space: &Space, pair: &Pair, s: &Shape) -> Minimal {
-    minimal_by(space, s, |w| pair.decide_shape(space, w))
+    minimal_by(space, s, |w| pair.decide_shape(space, w).into())
 }
 
-/// `minimal`, with each weakening decided by `decide`.
-pub fn minimal_by(space: &Space, s: &Shape, mut decide: impl FnMut(&Shape) -> Decision) -> Minimal {
+/// Whether a program distinguishes the models: what minimality asks of
+/// each weakening, which needs no states (`Pair::distinguishes_known`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Distinguishes {
+    Yes,
+    No,
+    Undecided(Undecided),
+}
+
+impl From<Decision> for Distinguishes {
+    fn from(d: Decision) -> Distinguishes {
+        match d {
+            Decision::Same => Distinguishes::No,
+            Decision::Differs { .. } => Distinguishes::Yes,
+            Decision::Undecided(u) => Distinguishes::Undecided(u),
+        }
+    }
+}
+
+/// `minimal`, with whether each weakening distinguishes told by `decide`.
+pub fn minimal_by(
+    space: &Space,
+    s: &Shape,
+    mut decide: impl FnMut(&Shape) -> Distinguishes,
+) -> Minimal {
     let mut undecided = None;
     for (step, w) in weakenings(space, s) {
         match decide(&w) {
-            Decision::Differs { .. } => return Minimal::No(step),
-            Decision::Undecided(u) if !u.outside => {
+            Distinguishes::Yes => return Minimal::No(step),
+            Distinguishes::Undecided(u) if !u.outside => {
                 undecided.get_or_insert(format!("{step}: {}", u.why));
             }
-            Decision::Undecided(_) | Decision::Same => {}
+            Distinguishes::Undecided(_) | Distinguishes::No => {}
         }
     }
     match undecided {

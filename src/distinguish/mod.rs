@@ -72,6 +72,17 @@ pub enum Decision {
     Undecided(Undecided),
 }
 
+/// What the mode lattice says of a program's determined states under the
+/// two models (`Pair::pinned_known`).
+enum Pinned {
+    /// Pinned equal: the verdict is `same`.
+    Equal,
+    /// Pinned unequal under the same names: the program distinguishes.
+    Unequal,
+    /// Not pinned: the program is decided in full.
+    Open,
+}
+
 /// Why a program has no verdict to compare.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Undecided {
@@ -251,44 +262,89 @@ impl Pair {
         shape: &Shape,
         known: &mut lattice::Known,
     ) -> Decision {
+        match self.pinned_known(space, shape, known) {
+            Pinned::Equal => Decision::Same,
+            Pinned::Unequal | Pinned::Open => self.decide_known_in_full(space, shape, known),
+        }
+    }
+
+    /// Whether `shape` distinguishes the models, as `decide_known` would
+    /// say, but without the states that tell them apart: a program whose
+    /// determined states the lattice pins unequal (under the same names)
+    /// distinguishes without being decided in full, since `compare` finds
+    /// a difference exactly when the determined states differ. What
+    /// minimality asks of each weakening (`minimal::minimal_by`).
+    pub fn distinguishes_known(
+        &self,
+        space: &Space,
+        shape: &Shape,
+        known: &mut lattice::Known,
+    ) -> minimal::Distinguishes {
+        match self.pinned_known(space, shape, known) {
+            Pinned::Equal => minimal::Distinguishes::No,
+            Pinned::Unequal => minimal::Distinguishes::Yes,
+            Pinned::Open => self.decide_known_in_full(space, shape, known).into(),
+        }
+    }
+
+    /// What the mode lattice pins of `shape`'s determined states under
+    /// both models (`lattice::determined`), when both engines declare
+    /// `Capability::StrongerModes` and `lattice` is on.
+    fn pinned_known(&self, space: &Space, shape: &Shape, known: &mut lattice::Known) -> Pinned {
         let by_lattice = self.lattice
             && self
                 .engines
                 .iter()
                 .all(|e| e.can(Capability::StrongerModes));
-        if by_lattice {
-            // In the group's frame when the sweep gave one: the variant of
-            // the group's skeleton whose canonical form `shape` is, so that
-            // every program of the group shares what is decided (the
-            // verdict is the same for a program and its symmetric images).
-            let framed = known.framed(shape);
-            let shape = framed.as_ref().unwrap_or(shape);
-            let c = lattice::coordinates(space, shape);
-            let skeleton = lattice::at(shape, &c, &vec![0; c.len()]);
-            let floor = self.floor(space, &skeleton, known);
-            let pinned = [0, 1].map(|i| {
-                let blind = self.engines[i].can(Capability::ModeBlind);
-                let floor = floor
-                    .as_deref()
-                    .filter(|_| self.engines[i].can(Capability::IncludesSc));
-                let mut seen = known.take_seen(&skeleton, i);
-                let d = lattice::determined(&c, shape, blind, floor, &mut seen, |v| {
-                    if let Some(a) = known.decided_by(v, i) {
-                        return a;
-                    }
-                    let program = known.program(v, || checked(space, v))?;
-                    self.answer(i, space, v, &program, known)
-                });
-                known.keep_seen(&skeleton, i, seen);
-                d
+        if !by_lattice {
+            return Pinned::Open;
+        }
+        // In the group's frame when the sweep gave one: the variant of
+        // the group's skeleton whose canonical form `shape` is, so that
+        // every program of the group shares what is decided (the verdict
+        // is the same for a program and its symmetric images).
+        let framed = known.framed(shape);
+        let shape = framed.as_ref().unwrap_or(shape);
+        let c = lattice::coordinates(space, shape);
+        let skeleton = lattice::at(shape, &c, &vec![0; c.len()]);
+        let floor = self.floor(space, &skeleton, known);
+        let pinned = [0, 1].map(|i| {
+            let blind = self.engines[i].can(Capability::ModeBlind);
+            let floor = floor
+                .as_deref()
+                .filter(|_| self.engines[i].can(Capability::IncludesSc));
+            let mut seen = known.take_seen(&skeleton, i);
+            let d = lattice::determined(&c, shape, blind, floor, &mut seen, |v| {
+                if let Some(a) = known.decided_by(v, i) {
+                    return a;
+                }
+                let program = known.program(v, || checked(space, v))?;
+                self.answer(i, space, v, &program, known)
             });
-            if let [Some(a), Some(b)] = &pinned {
-                if a.0 == b.0 && a.1 == b.1 {
+            known.keep_seen(&skeleton, i, seen);
+            d
+        });
+        match &pinned {
+            [Some((na, a)), Some((nb, b))] if na == nb => {
+                if a == b {
                     known.inferred += 1;
-                    return Decision::Same;
+                    Pinned::Equal
+                } else {
+                    Pinned::Unequal
                 }
             }
+            _ => Pinned::Open,
         }
+    }
+
+    /// `decide_known` past the lattice: both models' answers for `shape`,
+    /// from `known` where they are there, compared.
+    fn decide_known_in_full(
+        &self,
+        space: &Space,
+        shape: &Shape,
+        known: &mut lattice::Known,
+    ) -> Decision {
         // Both models decided it already (an end of an interval): compared
         // as they are.
         if let Some([a, b]) = known.both(shape) {
@@ -560,7 +616,9 @@ fn compare(a: &lattice::Sets, b: &lattice::Sets) -> Decision {
 /// record a sweep writes, each program decided on its own.
 pub fn record(space: &Space, pair: &Pair, shape: &Shape) -> Record {
     let decision = pair.decide_shape(space, shape);
-    finish(space, shape, decision, |w| pair.decide_shape(space, w))
+    finish(space, shape, decision, |w| {
+        pair.decide_shape(space, w).into()
+    })
 }
 
 /// `record` within a sweep: with what `known` holds of the skeleton
@@ -573,7 +631,7 @@ pub fn record_known(
 ) -> Record {
     let decision = pair.decide_known(space, shape, known);
     finish(space, shape, decision, |w| {
-        pair.decide_known(space, w, known)
+        pair.distinguishes_known(space, w, known)
     })
 }
 
@@ -583,7 +641,7 @@ fn finish(
     space: &Space,
     shape: &Shape,
     decision: Decision,
-    decide: impl FnMut(&Shape) -> Decision,
+    decide: impl FnMut(&Shape) -> minimal::Distinguishes,
 ) -> Record {
     let mut r = Record::of(shape, &decision);
     if let Decision::Differs { .. } = decision {

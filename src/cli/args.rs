@@ -90,6 +90,7 @@ impl LimitArgs {
             probes: !self.no_co_probes,
             judge_parts_after: self.judge_parts_after,
             one_core: false,
+            reuse: false,
             listed: None,
         }
     }

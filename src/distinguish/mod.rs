@@ -486,6 +486,7 @@ impl Pair {
             cancel: self.cancel,
             symmetry: engine.can(Capability::Symmetry),
             one_core: true,
+            reuse: true,
             ..Limits::default()
         }
     }

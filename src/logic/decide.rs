@@ -33,6 +33,19 @@ pub struct Stats {
 
 impl Stats {
     /// The counters of two runs added up.
+    /// The counts since `earlier` (a count taken from the same cache).
+    pub fn minus(self, earlier: Stats) -> Stats {
+        Stats {
+            queries: self.queries - earlier.queries,
+            fast_path: self.fast_path - earlier.fast_path,
+            cache_hits: self.cache_hits - earlier.cache_hits,
+            enumerated: self.enumerated - earlier.enumerated,
+            sat_calls: self.sat_calls - earlier.sat_calls,
+            sat_vars: self.sat_vars - earlier.sat_vars,
+            sat_clauses: self.sat_clauses - earlier.sat_clauses,
+        }
+    }
+
     pub fn plus(self, o: Stats) -> Stats {
         Stats {
             queries: self.queries + o.queries,

@@ -238,6 +238,11 @@ impl Logic {
     }
 
     /// The number of nodes of `f` as a tree (shared subformulae counted each time).
+    /// How many formulas the arena holds.
+    pub fn formula_count(&self) -> usize {
+        self.formulae.len()
+    }
+
     pub fn size(&self, f: FormulaId) -> u32 {
         self.formula_info[f.0 as usize].size
     }

@@ -55,6 +55,12 @@ pub struct Limits {
     /// thread instead of across rayon's pool. Handing a sweep's small
     /// batches to the pool cost more than they took.
     pub one_core: bool,
+    /// The caller decides many programs that share threads (a
+    /// `distinguish` sweep: a skeleton's mode variants): the pomset engine
+    /// keeps its arenas and each thread's built pomsets between calls on
+    /// one OS thread and reuses them where they are the next program's
+    /// (`engine::pwt::session`).
+    pub reuse: bool,
     /// The most states the caller lists (`run`'s text and JSON, unless
     /// `--all-states`): the report then keeps only the states it lists and
     /// counts the rest (`Report::unlisted`), instead of copying every one.
@@ -85,6 +91,7 @@ impl Default for Limits {
             probes: true,
             judge_parts_after: JUDGE_PARTS_AFTER,
             one_core: false,
+            reuse: false,
             listed: None,
         }
     }

@@ -50,6 +50,7 @@ mod sc_inclusion;
 mod semantics;
 mod serve_api;
 mod serve_browser;
+mod session;
 mod spin;
 mod symmetry;
 mod transformations;

@@ -189,7 +189,7 @@ pub struct Sem<'a> {
     /// read's event id: such a register ends with the read's value
     /// (`decide::final_registers` reads it off the label).
     pub read_once: HashMap<core::RegId, u32>,
-    once: Vec<core::RegId>,
+    pub(super) once: Vec<core::RegId>,
     /// `if_closure = registers`: the most partitions one statement may have.
     pub max_partitions: usize,
     /// The registers some statement assigns, and those the statements
@@ -206,6 +206,9 @@ pub struct Sem<'a> {
     /// SEQ then skips the pairs whose ✓ no coalescing makes a tautology
     /// (`settles`).
     pub completing: Option<Tau>,
+    /// A sweep's session (`session.rs`): the initial writes and threads
+    /// built for earlier programs, reused where they are this one's.
+    pub(super) reuse: Option<Box<super::session::Reuse>>,
 }
 
 /// How many steps of a construct's inner loop go between two looks at the
@@ -271,6 +274,7 @@ impl<'a> Sem<'a> {
             definite: Vec::new(),
             derived: Vec::new(),
             completing: None,
+            reuse: None,
         };
         if model.if_closure != IfClosure::Off {
             sem.derived = if_closure::derived(program);
@@ -298,6 +302,16 @@ impl<'a> Sem<'a> {
         self.dense.insert(addr, d);
         self.dense_names.push(name);
         d
+    }
+
+    /// The id the next event gets.
+    pub(super) fn next_event(&self) -> u32 {
+        self.next_event
+    }
+
+    /// Skips to `id` the events a reused build numbered (`session.rs`).
+    pub(super) fn set_next_event(&mut self, id: u32) {
+        self.next_event = id;
     }
 
     pub fn new_event(&mut self) -> Result<u32, Limit> {

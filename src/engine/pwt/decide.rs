@@ -13,6 +13,7 @@ use super::construct::{Ev, Frag, Limit, Sem};
 use super::factor;
 use super::gap;
 use super::goal::{self, Goal};
+use super::session;
 use super::tau::{Events, KappaNode, Tau, TauNode};
 use crate::action::{self, Action, Groups, Kind, Mode, Scope, ThreadId};
 use crate::engine::pwt::check::{
@@ -43,6 +44,7 @@ impl Groups for ThreadGroups<'_> {
 }
 
 /// A thread's fragment made complete: its dependency choice per event.
+#[derive(Clone)]
 pub(super) struct Completed {
     pub(super) frag: Frag,
     /// For each event id, the reads it depends on (↓e).
@@ -159,12 +161,22 @@ fn decide_all<'v>(
     }
     let mut sem = Sem::new(p, model, limits.max_pomsets, limits.max_partitions);
     sem.strengthen = strengthen;
+    // A sweep's threads built once (`session.rs`): not for a visitor,
+    // which sees each pomset, nor for refinement's stronger labels.
+    let reuse = limits.reuse && visit.is_none() && !strengthen;
+    if reuse {
+        session::enter(&mut sem, p);
+    }
+    let before = sem.l.stats();
     let mut out = Outcomes::empty();
     match run(&mut sem, p, model, limits, visit, None, &mut out) {
         Ok(_) => {}
         Err(l) => out.limit = Some(l.text()),
     }
-    out.stats = sem.l.stats();
+    out.stats = sem.l.stats().minus(before);
+    if reuse {
+        session::leave(&mut sem);
+    }
     out.notes = outside_v_notes(&sem, p);
     out.notes.extend(p.bound_note(Reach::Unknown));
     out
@@ -300,7 +312,8 @@ fn run<'v>(
 ) -> Result<Option<State>, Limit> {
     (sem.deadline, sem.cancel) = (limits.deadline, limits.cancel);
     let init_thread = p.threads.len() as ThreadId;
-    let (init_events, init_tau) = init_prefix(sem, p, model, init_thread)?;
+    let (init_events, init_tau) =
+        session::init(sem, |sem| init_prefix(sem, p, model, init_thread))?;
     let per_thread = thread_variants(sem, p, &init_events, init_tau)?;
     let groups = ThreadGroups { p };
     let mut choice = vec![0usize; per_thread.len()];
@@ -442,21 +455,26 @@ fn build_threads(
     init_tau: Tau,
     per_thread: &mut Vec<Vec<Completed>>,
 ) -> Result<(), Limit> {
-    for (tid, body) in &p.main {
-        // The fragments are taken from the back, their list shrunk as it
-        // empties, and each completed in place of it: a reader's thousands
-        // of fragments (CoRR-5: 44 683) are never held twice over.
-        let mut frags = sem.denote(body, *tid)?;
-        frags.shrink_to_fit();
-        let mut done = Vec::with_capacity(frags.len());
-        while let Some(f) = frags.pop() {
-            sem.interrupted()?;
-            done.extend(complete(sem, f, init_tau).into_iter().rev());
-            if frags.len() < frags.capacity() / 2 {
-                frags.shrink_to_fit();
+    for (k, (tid, body)) in p.main.iter().enumerate() {
+        // Built once per sweep where the sweep allows (`session.rs`).
+        let done = session::thread(sem, k, body, |sem| {
+            // The fragments are taken from the back, their list shrunk as
+            // it empties, and each completed in place of it: a reader's
+            // thousands of fragments (CoRR-5: 44 683) are never held twice
+            // over.
+            let mut frags = sem.denote(body, *tid)?;
+            frags.shrink_to_fit();
+            let mut done = Vec::with_capacity(frags.len());
+            while let Some(f) = frags.pop() {
+                sem.interrupted()?;
+                done.extend(complete(sem, f, init_tau).into_iter().rev());
+                if frags.len() < frags.capacity() / 2 {
+                    frags.shrink_to_fit();
+                }
             }
-        }
-        done.reverse();
+            done.reverse();
+            Ok(done)
+        })?;
         per_thread.push(done);
     }
     Ok(())

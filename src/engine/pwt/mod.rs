@@ -22,6 +22,7 @@ pub mod goal;
 pub mod if_closure;
 pub mod picture;
 pub mod refine;
+mod session;
 pub mod tau;
 pub mod text;
 

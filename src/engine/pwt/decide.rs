@@ -1798,10 +1798,10 @@ fn final_memory_at(
 }
 
 /// Each named location's writes (in the order of `Program::locs`) that may
-/// be its last: a write above every other write to its location in the
-/// orders every candidate with this rf contains is the maximum in each of
-/// them, so that location's value is settled, with no search and no ⊥;
-/// else every write to it. `search` is one over the witness's skeleton.
+/// be its last: those below no other write to it in the orders every
+/// candidate with this rf contains. A single one is the maximum in each
+/// candidate, so that location's value is settled, with no search and no
+/// ⊥. `search` is one over the witness's skeleton.
 pub(super) fn settled_writes(
     labelled: &[Option<action::Loc>],
     p: &Program,
@@ -1825,13 +1825,23 @@ pub(super) fn settled_writes(
         false => search.mandatory(&w.rf),
     };
     match least {
+        // A write below another of its location in these orders is last
+        // in no candidate (putting every other write below it would close
+        // a cycle), so only the others are tried. When one is left, it is
+        // above every other write in the closure of these orders (each
+        // write of an acyclic order is below a maximal one, and it is the
+        // only one), so it is last in every candidate.
         Ok(least) => writes
             .map(|all: Vec<Event>| {
-                let top = all
+                let maximal: Vec<Event> = all
                     .iter()
                     .copied()
-                    .find(|&m| all.iter().all(|&o| o == m || least.loc.has(o, m)));
-                top.map_or(all, |m| vec![m])
+                    .filter(|&m| !all.iter().any(|&o| o != m && least.loc.has(m, o)))
+                    .collect();
+                match maximal.is_empty() {
+                    true => all,
+                    false => maximal,
+                }
             })
             .collect(),
         Err(_) => writes.collect(),

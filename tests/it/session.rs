@@ -1,6 +1,7 @@
 //! A sweep's threads built once (`engine::pwt::session`, `Limits::reuse`):
 //! a family of programs that share threads, decided one after another in
-//! one session, gets for each program the outcomes of a fresh decision:
+//! the sessions of one OS thread, gets for each program the outcomes of a
+//! fresh decision:
 //! the same states, counts, witnesses, flags and notes.
 //! `PROPTEST_CASES=N` raises the number of families.
 
@@ -48,18 +49,21 @@ fn strengthen(body: &mut [gen::Stmt]) {
     }
 }
 
-/// The family of `t`: itself, each thread strengthened in turn, itself
-/// again (every thread then built before), and its threads reversed.
+/// The family of `t`: itself, its threads reversed (usually another
+/// session: other registers in another order), each thread of `t`
+/// strengthened in turn (back in `t`'s session), itself again (every
+/// thread then built before), and the reversed threads again.
 fn family(t: &gen::Test) -> Vec<gen::Test> {
-    let mut f = vec![t.clone()];
+    let reversed: Vec<usize> = (0..t.threads.len()).rev().collect();
+    let reversed = t.permute_threads(&reversed);
+    let mut f = vec![t.clone(), reversed.clone()];
     for k in 0..t.threads.len() {
         let mut v = t.clone();
         strengthen(&mut v.threads[k].body);
         f.push(v);
     }
     f.push(t.clone());
-    let reversed: Vec<usize> = (0..t.threads.len()).rev().collect();
-    f.push(t.permute_threads(&reversed));
+    f.push(reversed);
     f
 }
 

@@ -18,9 +18,10 @@
 //! later phases (`read_once`, `outside_v`), which a reused thread writes
 //! again as it did.
 //!
-//! So a session keeps, per OS thread, one `Sem`'s arenas (the formulas and
-//! transformer trees, hash-consed and only ever added to) between calls,
-//! for as long as the program-wide facts stay equal (`Key`). Within it, a
+//! So a session keeps one `Sem`'s arenas (the formulas and transformer
+//! trees, hash-consed and only ever added to) between calls, for programs
+//! whose program-wide facts are equal (`Key`); an OS thread keeps the
+//! eight sessions it used last (`MAX_SESSIONS`). Within a session, a
 //! thread is keyed by its position, its body and its first event id; a
 //! thread found there gets the variants built before (cloned: the later
 //! phases filter and annotate them), the next event id it ended with, and
@@ -108,64 +109,67 @@ pub(super) struct Built {
 /// its body.
 type Threads = HashMap<(usize, u32), Vec<(Stmt, Rc<Built>)>>;
 
-/// What a `Sem` of the session carries (`Sem::reuse`): the initial
-/// writes as built (with the event id after them), and the threads built
-/// so far, with how many variants they hold.
+/// What a `Sem` of the session carries (`Sem::reuse`): the session's key,
+/// the initial writes as built (with the event id after them), and the
+/// threads built so far, with how many variants they hold.
 #[derive(Default)]
 pub(super) struct Reuse {
+    key: Option<Key>,
     init: Option<(Vec<Ev>, Tau, u32)>,
     threads: Threads,
     variants: usize,
 }
 
 struct Session {
-    key: Key,
     l: Logic,
     trees: Trees,
     reuse: Box<Reuse>,
 }
 
+/// The most sessions an OS thread keeps. A sweep decides a program's
+/// weakenings (other skeletons, other keys) between its variants, so one
+/// session alone was begun again and again.
+const MAX_SESSIONS: usize = 8;
+
 thread_local! {
-    static SESSION: RefCell<Option<Session>> = const { RefCell::new(None) };
+    /// The sessions, the one used last at the end.
+    static SESSIONS: RefCell<Vec<Session>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Gives `sem` (just made for `p`) the session's arenas and threads when
-/// its program-wide facts are the session's; else a new session begins
-/// with `sem`'s own.
+/// Gives `sem` (just made for `p`) the arenas and threads of the session
+/// whose program-wide facts are `p`'s, or begins one with `sem`'s own.
 pub(super) fn enter(sem: &mut Sem, p: &Program) {
     let key = Key::of(sem, p);
-    let kept = SESSION.with(|s| s.borrow_mut().take());
-    match kept {
-        Some(s) if s.key == key && s.l.formula_count() < MAX_FORMULAS => {
+    let kept = SESSIONS.with(|s| {
+        let mut s = s.borrow_mut();
+        let at = s.iter().position(|x| x.reuse.key.as_ref() == Some(&key))?;
+        Some(s.remove(at))
+    });
+    let mut reuse = match kept {
+        Some(s) if s.l.formula_count() < MAX_FORMULAS => {
             sem.l = s.l;
             sem.trees = s.trees;
-            sem.reuse = Some(s.reuse);
+            s.reuse
         }
-        _ => sem.reuse = Some(Box::default()),
-    }
-    SESSION.with(|s| {
-        *s.borrow_mut() = Some(Session {
-            key,
-            l: Logic::new(&p.values),
-            trees: Trees::default(),
-            reuse: Box::default(),
-        })
-    });
+        _ => Box::default(),
+    };
+    reuse.key = Some(key);
+    sem.reuse = Some(reuse);
 }
 
-/// Hands `sem`'s arenas and threads back to the session `enter` began.
+/// Hands `sem`'s arenas and threads back as the session used last.
 pub(super) fn leave(sem: &mut Sem) {
     let Some(reuse) = sem.reuse.take() else {
         return;
     };
     let l = std::mem::replace(&mut sem.l, Logic::new(&sem.program.values));
     let trees = std::mem::take(&mut sem.trees);
-    SESSION.with(|s| {
-        if let Some(s) = s.borrow_mut().as_mut() {
-            s.l = l;
-            s.trees = trees;
-            s.reuse = reuse;
+    SESSIONS.with(|s| {
+        let mut s = s.borrow_mut();
+        if s.len() == MAX_SESSIONS {
+            s.remove(0);
         }
+        s.push(Session { l, trees, reuse });
     });
 }
 

@@ -59,7 +59,7 @@ pub struct Limits {
     /// `distinguish` sweep: a skeleton's mode variants): the pomset engine
     /// keeps its arenas and each thread's built pomsets between calls on
     /// one OS thread and reuses them where they are the next program's
-    /// (`engine::pwt::session`).
+    /// (the pomset engine's sessions; the argument is in that module).
     pub reuse: bool,
     /// The most states the caller lists (`run`'s text and JSON, unless
     /// `--all-states`): the report then keeps only the states it lists and

@@ -619,7 +619,7 @@ pub(super) fn init_prefix(
     Ok((events, tau))
 }
 
-fn has_computed(p: &Program) -> bool {
+pub(super) fn has_computed(p: &Program) -> bool {
     fn walk(s: &Stmt) -> bool {
         match s {
             Stmt::Read {

@@ -27,8 +27,10 @@
 //! phases filter and annotate them), the next event id it ended with, and
 //! its writes to `read_once` and `outside_v`. The initial writes are built
 //! once per session, so their τ, which every thread is completed under, is
-//! the same tree. A thread whose building added a location id (a computed
-//! address) is not kept, nor is one that reached a limit.
+//! the same tree. A program with a computed address has no session (its
+//! initial writes and threads number the cells `[ℓ]` as they meet them);
+//! a thread whose building added a location id anyway is not kept, nor is
+//! one that reached a limit.
 //!
 //! The formulas' ids then depend on what the session built before, but
 //! ids only name formulas: every answer (a tautology, a substitution, a
@@ -137,8 +139,14 @@ thread_local! {
 }
 
 /// Gives `sem` (just made for `p`) the arenas and threads of the session
-/// whose program-wide facts are `p`'s, or begins one with `sem`'s own.
+/// whose program-wide facts are `p`'s, or begins one with `sem`'s own. Not
+/// for a program with a computed address: its initial writes and threads
+/// number locations (`[ℓ]`) as they meet them, which the key, taken
+/// before, does not hold.
 pub(super) fn enter(sem: &mut Sem, p: &Program) {
+    if super::decide::has_computed(p) {
+        return;
+    }
     let key = Key::of(sem, p);
     let kept = SESSIONS.with(|s| {
         let mut s = s.borrow_mut();

@@ -304,12 +304,15 @@ pub fn sweep(
                 }
                 // The caller's limits, once per cell, stopped also by the
                 // sweep's flag; the engines stay on this worker's core, the
-                // sweep spreading the cells over the cores itself.
+                // sweep spreading the cells over the cores itself, and the
+                // pomset engine reuses the threads it built for this
+                // worker's earlier contexts (`Limits::reuse`).
                 let run = || {
                     let limits = run();
                     crate::outcome::Limits {
                         cancel: part.cancel.or(limits.cancel),
                         one_core: true,
+                        reuse: true,
                         ..limits
                     }
                 };

@@ -385,6 +385,9 @@ pub fn determined(
     if seen.iter().any(|(_, a)| a.names != universe.names) {
         return None;
     }
+    // Every variant asked must name the skeleton's values.
+    let mut ask =
+        |seen: &mut Seen, at_pos: &[usize]| ask(seen, at_pos).filter(|a| a.names == universe.names);
     let mut hi: Vec<usize> = c.iter().map(|c| c.chain.len() - 1).collect();
     let mut asked_hi = false;
     loop {
@@ -392,10 +395,7 @@ pub fn determined(
             return Some((universe.names.clone(), d));
         }
         if !asked_hi {
-            let b = ask(seen, &hi)?;
-            if b.names != universe.names {
-                return None;
-            }
+            ask(seen, &hi)?;
             asked_hi = true;
             continue;
         }
@@ -410,10 +410,7 @@ pub fn determined(
             lo[k] = mid + 1;
             &lo
         };
-        let a = ask(seen, end)?;
-        if a.names != universe.names {
-            return None;
-        }
+        ask(seen, end)?;
     }
 }
 

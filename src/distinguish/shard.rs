@@ -25,10 +25,8 @@ impl Shard {
     /// This shard's programs skeleton by skeleton (`enumerate::groups`).
     /// Only the shard's own skeletons are expanded into their variants.
     pub fn groups(self, space: &Space) -> impl Iterator<Item = Vec<Shape>> + '_ {
-        super::enumerate::skeletons(space)
-            .enumerate()
-            .filter(move |(i, _)| self.holds(*i))
-            .map(move |(_, s)| super::enumerate::group(space, &s))
+        self.framed_groups(space)
+            .map(|(_, g)| g.into_iter().map(|(s, _)| s).collect())
     }
 
     /// `groups`, each with its skeleton and each program's position in it

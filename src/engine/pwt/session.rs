@@ -62,7 +62,10 @@ const MAX_VARIANTS: usize = 100_000;
 const MAX_FORMULAS: usize = 200_000;
 
 /// What `Sem::new` derives from a program and the engine's settings: two
-/// programs with equal keys build equal threads from equal bodies.
+/// programs with equal keys build equal threads from equal bodies. The
+/// locations' label ids are `Sem::new`'s numbering of `locs` in order (a
+/// program with a computed address, whose cells get ids later, has no
+/// session), so `locs` holds them.
 #[derive(PartialEq)]
 struct Key {
     values: Vec<i64>,
@@ -76,7 +79,6 @@ struct Key {
     once: Vec<core::RegId>,
     assigned_anywhere: Vec<core::RegId>,
     derived: Vec<(core::RegId, Vec<core::RegId>)>,
-    dense: Vec<String>,
 }
 
 impl Key {
@@ -93,7 +95,6 @@ impl Key {
             once: sem.once.clone(),
             assigned_anywhere: sem.assigned_anywhere.clone(),
             derived: sem.derived.clone(),
-            dense: sem.dense_names.clone(),
         }
     }
 }

@@ -357,6 +357,7 @@ fn run<'v>(
     // the same registers, which the shared names need (`uniform_names`).
     let values_only =
         limits.orbits && visit.is_none() && goal.is_none() && uniform_names(&per_thread);
+    let pairs = Pairs::of(&init_events, &per_thread);
     let mut search = Product {
         classes,
         values_only,
@@ -367,7 +368,7 @@ fn run<'v>(
         groups: &groups,
         init: &init_events,
         threads: &per_thread,
-        later_writes: later_writes(&init_events, &per_thread),
+        pairs: &pairs,
         later_thread_writes: later_writes(&[], &per_thread),
         parts: limits.parts,
         part_cuts: vec![(0, 0); per_thread.len()],
@@ -384,7 +385,7 @@ fn run<'v>(
         shape: None,
         batch: Vec::new(),
     };
-    search.run(sem, p, 0, &mut choice, &mut Vec::new(), out)?;
+    search.run(sem, p, 0, &mut choice, &vec![0; 2 * pairs.words], out)?;
     search.flush(sem, out);
     search.finish(out, limits.orbits);
     Ok(search.found)
@@ -771,6 +772,153 @@ fn later_writes(init: &[Ev], threads: &[Vec<Completed>]) -> Vec<Vec<(action::Loc
     out
 }
 
+/// One set of (location, value) pairs per word run of `Pairs`: the reads
+/// then the writes of a choice of threads, on the stack for a few words.
+type Masks = smallvec::SmallVec<[u64; 4]>;
+
+/// The (location, value) pairs the initial writes and the threads' variants
+/// write, numbered, with each variant's reads and writes as bit sets of
+/// those numbers, so that whether a choice's reads can still be fulfilled
+/// (c2a, c2b) is a few word operations per choice, not a scan of every
+/// chosen read against the chosen writes. A read of a pair nobody writes
+/// (`thread_variants` has dropped such variants) gets a bit of its own,
+/// which nothing sets, so it is never fulfilled, as before.
+struct Pairs {
+    /// Words per set.
+    words: usize,
+    /// Per thread, per variant: its reads' set then its writes' set.
+    masks: Vec<Vec<u64>>,
+    /// For each thread index i (and one past the last), the set of pairs
+    /// that the initial writes or threads i.. could write (`later_writes`).
+    later: Vec<u64>,
+    /// Per thread, per pair (and the pair nobody writes, last): the
+    /// variants that write it, ascending.
+    writers: Vec<Vec<Vec<usize>>>,
+}
+
+impl Pairs {
+    fn of(init: &[Ev], threads: &[Vec<Completed>]) -> Pairs {
+        let later = later_writes(init, threads);
+        let all = &later[0];
+        let unwritten = all.len();
+        let words = (unwritten + 1).div_ceil(64);
+        let set = |bits: &mut [u64], pair: &(action::Loc, i64)| {
+            let b = all.binary_search(pair).unwrap_or(unwritten);
+            bits[b / 64] |= 1 << (b % 64);
+        };
+        let masks: Vec<Vec<u64>> = threads
+            .iter()
+            .map(|variants| {
+                let mut m = vec![0u64; variants.len() * 2 * words];
+                for (k, c) in variants.iter().enumerate() {
+                    let (reads, writes) = m[k * 2 * words..(k + 1) * 2 * words].split_at_mut(words);
+                    for e in &c.frag.events {
+                        match e.label.kind {
+                            Kind::Read => set(reads, &(e.label.loc, e.label.value)),
+                            Kind::Write => set(writes, &(e.label.loc, e.label.value)),
+                            Kind::Fence => {}
+                        }
+                    }
+                }
+                m
+            })
+            .collect();
+        let mut flat = vec![0u64; later.len() * words];
+        for (i, pairs) in later.iter().enumerate() {
+            for pair in pairs {
+                set(&mut flat[i * words..(i + 1) * words], pair);
+            }
+        }
+        let writers = masks
+            .iter()
+            .map(|m| {
+                let mut by_pair = vec![Vec::new(); unwritten + 1];
+                for (k, variant) in m.chunks(2 * words).enumerate() {
+                    for (b, list) in by_pair.iter_mut().enumerate() {
+                        if variant[words + b / 64] & 1 << (b % 64) != 0 {
+                            list.push(k);
+                        }
+                    }
+                }
+                by_pair
+            })
+            .collect();
+        Pairs {
+            words,
+            masks,
+            later: flat,
+            writers,
+        }
+    }
+
+    /// What a choice of thread i's variant must meet, given `prefix`, the
+    /// reads then the writes of the variants chosen for threads 0..i: the
+    /// pairs those threads read that neither they nor the initial writes
+    /// or threads i+1.. could write (the variant must write them), then
+    /// the pairs those threads write or the initial writes or threads
+    /// i+1.. could write (where the variant's own reads may be fulfilled
+    /// besides its own writes).
+    fn level(&self, i: usize, prefix: &[u64]) -> Masks {
+        let w = self.words;
+        let later = &self.later[(i + 1) * w..(i + 2) * w];
+        let avail = (0..w).map(|j| prefix[w + j] | later[j]);
+        let needed = (0..w).map(|j| prefix[j] & !(prefix[w + j] | later[j]));
+        needed.chain(avail).collect()
+    }
+
+    /// The variants of thread i from `from` on that may pass `sourced`,
+    /// ascending: when the earlier threads read a pair that only thread i
+    /// could now write (`level`), just the variants writing that pair (of
+    /// such pairs, the one fewest variants write), else all. The pair
+    /// nobody writes has no writer, so a read of it passes nothing.
+    fn candidates<'s>(
+        &'s self,
+        level: &[u64],
+        i: usize,
+        from: usize,
+    ) -> Box<dyn Iterator<Item = usize> + 's> {
+        let needed = level[..self.words]
+            .iter()
+            .enumerate()
+            .flat_map(|(j, &word)| {
+                (0..64)
+                    .filter(move |b| word & 1 << b != 0)
+                    .map(move |b| j * 64 + b)
+            });
+        match needed
+            .map(|b| &self.writers[i][b])
+            .min_by_key(|list| list.len())
+        {
+            Some(list) => {
+                let start = list.partition_point(|&k| k < from);
+                Box::new(list[start..].iter().copied())
+            }
+            None => Box::new(from..self.masks[i].len() / (2 * self.words)),
+        }
+    }
+
+    /// Whether every read of threads 0..=i can still be fulfilled, thread
+    /// i's variant being `k` and `level` what `level` says of the variants
+    /// chosen for threads 0..i: by the chosen variants' writes, or by what
+    /// the initial writes or threads i+1.. could write.
+    fn sourced(&self, level: &[u64], i: usize, k: usize) -> bool {
+        let w = self.words;
+        let own = &self.masks[i][k * 2 * w..(k + 1) * 2 * w];
+        (0..w).all(|j| {
+            let writes = own[w + j];
+            level[j] & !writes == 0 && own[j] & !(level[w + j] | writes) == 0
+        })
+    }
+
+    /// `next`: the reads then the writes of `prefix` and thread i's variant `k`.
+    fn add(&self, i: usize, k: usize, prefix: &[u64], next: &mut Masks) {
+        let w = self.words;
+        let own = &self.masks[i][k * 2 * w..(k + 1) * 2 * w];
+        next.clear();
+        next.extend(prefix.iter().zip(own).map(|(a, b)| a | b));
+    }
+}
+
 /// Each thread's chosen variant.
 fn chosen<'t>(threads: &'t [Vec<Completed>], choice: &[usize]) -> Vec<&'t Completed> {
     threads.iter().zip(choice).map(|(t, &k)| &t[k]).collect()
@@ -856,7 +1004,9 @@ struct Product<'a, 'v> {
     groups: &'a ThreadGroups<'a>,
     init: &'a [Ev],
     threads: &'a [Vec<Completed>],
-    later_writes: Vec<Vec<(action::Loc, i64)>>,
+    /// Each variant's reads and writes as sets of (location, value) pairs
+    /// (`Pairs::sourced`).
+    pairs: &'a Pairs,
     /// As `later_writes`, without the initial writes: what threads i..
     /// could write (`part_can_complete`).
     later_thread_writes: Vec<Vec<(action::Loc, i64)>>,
@@ -912,7 +1062,7 @@ impl Product<'_, '_> {
         p: &Program,
         i: usize,
         choice: &mut Vec<usize>,
-        writes: &mut Vec<(action::Loc, i64)>,
+        prefix: &[u64],
         out: &mut Outcomes,
     ) -> Result<(), Limit> {
         if let Some(why) = interrupted(self.deadline, self.cancel) {
@@ -931,39 +1081,23 @@ impl Product<'_, '_> {
         }
         // A class's choices are non-decreasing: one arrangement per multiset.
         let from = self.classes.previous(i).map_or(0, |j| choice[j]);
-        for k in from..self.threads[i].len() {
-            let c = &self.threads[i][k];
-            let mark = writes.len();
-            writes.extend(writes_of(&c.frag.events));
+        let pairs = self.pairs;
+        let level = pairs.level(i, prefix);
+        let mut next = Masks::new();
+        for k in pairs.candidates(&level, i, from) {
             choice[i] = k;
-            if self.sourced(i, choice, writes)
+            if pairs.sourced(&level, i, k)
                 && self.promising(i, choice)
                 && self.part_can_complete(i, choice, out)
             {
-                self.run(sem, p, i + 1, choice, writes, out)?;
+                pairs.add(i, k, prefix, &mut next);
+                self.run(sem, p, i + 1, choice, &next, out)?;
             }
-            writes.truncate(mark);
             if out.limit.is_some() || self.found.is_some() {
                 return Ok(());
             }
         }
         Ok(())
-    }
-
-    /// Whether every read of threads 0..=i can still be fulfilled.
-    fn sourced(&self, i: usize, choice: &[usize], writes: &[(action::Loc, i64)]) -> bool {
-        let later = &self.later_writes[i + 1];
-        (0..=i).all(|t| {
-            self.threads[t][choice[t]]
-                .frag
-                .events
-                .iter()
-                .filter(|e| e.label.kind == Kind::Read)
-                .all(|e| {
-                    let w = (e.label.loc, e.label.value);
-                    writes.contains(&w) || later.binary_search(&w).is_ok()
-                })
-        })
     }
 
     /// Whether threads 0..=i, as chosen, can be part of a candidate: false

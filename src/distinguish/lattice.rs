@@ -24,7 +24,10 @@
 //! models that agree on a program's determined states (over the same names)
 //! give it the verdict `same` (`Pair::decide_program` compares determined
 //! states only); any other program is decided in full, exactly as without
-//! the lattice. `wk` and fences' modes are not on a chain: a `wk` access is
+//! the lattice, except that a model declaring
+//! `Capability::StrongerModesEveryState` (pwt) has its whole states, `?`
+//! values included, pinned the same way over every state (`every_state`),
+//! in the program's own skeleton. `wk` and fences' modes are not on a chain: a `wk` access is
 //! part of its skeleton, as is a fence with its mode.
 //!
 //! Two more declarations shorten the halving: a model blind to modes
@@ -373,8 +376,35 @@ pub fn determined(
     blind: bool,
     floor: Option<&Sets>,
     seen: &mut Seen,
-    mut answer: impl FnMut(&Shape) -> Answer,
+    answer: impl FnMut(&Shape) -> Answer,
 ) -> Option<(Vec<String>, BTreeSet<Vec<i64>>)> {
+    pinned(c, s, blind, floor, seen, |a| &a.determined, answer)
+}
+
+/// Model `i`'s every final state of `s`, those with a `?` value included,
+/// as `determined` finds the determined ones, for a model declaring
+/// `Capability::StrongerModesEveryState` (each state's variants then form
+/// a down-set too): a distinguishing program's record lists them all.
+pub fn every_state(
+    c: &[Coordinate],
+    s: &Shape,
+    seen: &mut Seen,
+    answer: impl FnMut(&Shape) -> Answer,
+) -> Option<Sets> {
+    let (names, states) = pinned(c, s, false, None, seen, |a| &a.states, answer)?;
+    Some(Sets::new(names, states))
+}
+
+/// `determined`, over the states `of` picks from each answer.
+fn pinned<T: Ord + Clone>(
+    c: &[Coordinate],
+    s: &Shape,
+    blind: bool,
+    floor: Option<&Sets>,
+    seen: &mut Seen,
+    of: impl Fn(&Sets) -> &BTreeSet<T>,
+    mut answer: impl FnMut(&Shape) -> Answer,
+) -> Option<(Vec<String>, BTreeSet<T>)> {
     let target = position(s, c);
     let mut lo = vec![0; c.len()];
     let mut ask = |seen: &mut Seen, at_pos: &[usize]| -> Option<Rc<Sets>> {
@@ -386,7 +416,7 @@ pub fn determined(
     };
     let universe = ask(seen, &lo)?;
     if blind {
-        return Some((universe.names.clone(), universe.determined.clone()));
+        return Some((universe.names.clone(), of(&universe).clone()));
     }
     let floor = floor.filter(|f| f.names == universe.names);
     if seen.iter().any(|(_, a)| a.names != universe.names) {
@@ -399,7 +429,7 @@ pub fn determined(
     let mut asked_hi = false;
     let mut halvings = 0;
     loop {
-        let open = match settled(seen, &target, &universe, floor) {
+        let open = match settled(seen, &target, of(&universe), floor.map(&of), &of) {
             Ok(d) => return Some((universe.names.clone(), d)),
             Err(open) => open,
         };
@@ -411,16 +441,10 @@ pub fn determined(
         if halvings == HALVINGS {
             let here = ask(seen, &target)?;
             for state in &open {
-                climb(
-                    c,
-                    &target,
-                    state,
-                    here.determined.contains(state),
-                    seen,
-                    &mut ask,
-                );
+                let has = of(&here).contains(state);
+                climb(c, &target, (state, has), seen, &of, &mut ask);
             }
-            let d = settled(seen, &target, &universe, floor).ok()?;
+            let d = settled(seen, &target, of(&universe), floor.map(&of), &of).ok()?;
             return Some((universe.names.clone(), d));
         }
         // The first coordinate on which the ends differ, halved towards `s`;
@@ -456,12 +480,12 @@ const HALVINGS: usize = 1;
 /// the fewest variants that settle every other (the maximal variants
 /// having each state, the minimal ones lacking it). A variant without an
 /// answer ends that coordinate's moves.
-fn climb(
+fn climb<T: Ord>(
     c: &[Coordinate],
     target: &[usize],
-    state: &[i64],
-    has: bool,
+    (state, has): (&T, bool),
     seen: &mut Seen,
+    of: &impl Fn(&Sets) -> &BTreeSet<T>,
     ask: &mut impl FnMut(&mut Seen, &[usize]) -> Option<Rc<Sets>>,
 ) {
     let mut p = target.to_vec();
@@ -475,7 +499,7 @@ fn climb(
             let mut q = p.clone();
             q[k] = next;
             match ask(seen, &q) {
-                Some(a) if a.determined.contains(state) == has => p = q,
+                Some(a) if of(&a).contains(state) == has => p = q,
                 _ => break,
             }
         }
@@ -486,30 +510,31 @@ fn climb(
 /// settles each of `universe`'s (the skeleton's): in when a decided variant
 /// above `target` has it (or `floor`, SC's, does), out when one below it
 /// lacks it. Else the states it does not settle.
-fn settled(
+fn settled<T: Ord + Clone>(
     seen: &Seen,
     target: &[usize],
-    universe: &Sets,
-    floor: Option<&Sets>,
-) -> Result<BTreeSet<Vec<i64>>, Vec<Vec<i64>>> {
+    universe: &BTreeSet<T>,
+    floor: Option<&BTreeSet<T>>,
+    of: &impl Fn(&Sets) -> &BTreeSet<T>,
+) -> Result<BTreeSet<T>, Vec<T>> {
     let le = |a: &[usize], b: &[usize]| a.iter().zip(b).all(|(x, y)| x <= y);
-    let above: Vec<&Sets> = seen
+    let above: Vec<&BTreeSet<T>> = seen
         .iter()
         .filter(|(p, _)| le(target, p))
-        .map(|(_, a)| &**a)
+        .map(|(_, a)| of(a))
         .collect();
-    let below: Vec<&Sets> = seen
+    let below: Vec<&BTreeSet<T>> = seen
         .iter()
         .filter(|(p, _)| le(p, target))
-        .map(|(_, a)| &**a)
+        .map(|(_, a)| of(a))
         .collect();
     let mut out = BTreeSet::new();
     let mut open = Vec::new();
-    for state in &universe.determined {
-        let floor_has = floor.is_some_and(|f| f.determined.contains(state));
-        if floor_has || above.iter().any(|a| a.determined.contains(state)) {
+    for state in universe {
+        let floor_has = floor.is_some_and(|f| f.contains(state));
+        if floor_has || above.iter().any(|a| a.contains(state)) {
             out.insert(state.clone());
-        } else if !below.iter().any(|a| !a.determined.contains(state)) {
+        } else if !below.iter().any(|a| !a.contains(state)) {
             open.push(state.clone());
         }
     }
@@ -567,12 +592,14 @@ mod tests {
             let c = coordinates(&space, &skeleton);
             prop_assert_eq!(c.len(), n);
             let le = |a: &[usize], b: &[usize]| a.iter().zip(b).all(|(x, y)| x <= y);
+            // Every third state has a `?`: `determined` leaves it out,
+            // `every_state` keeps it.
             let states_at = |p: &[usize]| -> BTreeSet<Vec<Option<i64>>> {
                 maxima
                     .iter()
                     .enumerate()
                     .filter(|(_, tops)| tops.iter().any(|q| le(p, &q[..n])))
-                    .map(|(j, _)| vec![Some(j as i64)])
+                    .map(|(j, _)| vec![Some(j as i64), (j % 3 != 2).then_some(0)])
                     .collect()
             };
             let mut all = variants(&space, &skeleton);
@@ -587,14 +614,20 @@ mod tests {
             for v in &all {
                 let d = determined(&c, v, false, None, &mut seen, |w| {
                     decided.insert(w.clone());
-                    Ok(Rc::new(Sets::new(vec!["r".into()], states_at(&position(w, &c)))))
+                    Ok(Rc::new(Sets::new(vec!["r".into(), "s".into()], states_at(&position(w, &c)))))
                 });
                 let (_, got) = d.expect("every variant answers");
                 let want: BTreeSet<Vec<i64>> = states_at(&position(v, &c))
                     .into_iter()
-                    .map(|s| s.into_iter().flatten().collect())
+                    .filter_map(|s| s.into_iter().collect())
                     .collect();
                 prop_assert_eq!(got, want, "{}", v.body());
+                let every = every_state(&c, v, &mut seen, |w| {
+                    decided.insert(w.clone());
+                    Ok(Rc::new(Sets::new(vec!["r".into(), "s".into()], states_at(&position(w, &c)))))
+                });
+                let every = every.expect("every variant answers").states;
+                prop_assert_eq!(every, states_at(&position(v, &c)), "{}", v.body());
             }
             prop_assert!(decided.len() <= all.len());
         }

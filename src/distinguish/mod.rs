@@ -315,11 +315,7 @@ impl Pair {
                 .filter(|_| self.engines[i].can(Capability::IncludesSc));
             let mut seen = known.take_seen(&skeleton, i);
             let d = lattice::determined(&c, shape, blind, floor, &mut seen, |v| {
-                if let Some(a) = known.decided_by(v, i) {
-                    return a;
-                }
-                let program = known.program(v, || checked(space, v))?;
-                self.answer(i, space, v, &program, known)
+                self.variant_answer(i, space, v, known)
             });
             known.keep_seen(&skeleton, i, seen);
             d
@@ -360,12 +356,62 @@ impl Pair {
         };
         let mut sets = Vec::new();
         for (i, name) in self.names.iter().enumerate() {
-            match self.answer(i, space, shape, &program, known) {
+            let a = match self.every_state(i, space, shape, known) {
+                Some(s) => Ok(s),
+                None => self.answer(i, space, shape, &program, known),
+            };
+            match a {
                 Ok(s) => sets.push(s),
                 Err(u) => return Decision::Undecided(u.of(name)),
             }
         }
         compare(&sets[0], &sets[1])
+    }
+
+    /// Model `i`'s every state of `shape`, `?` values included, from its
+    /// own skeleton's decided variants (`lattice::every_state`), when the
+    /// lattice is on, the engine declares
+    /// `Capability::StrongerModesEveryState` and the program was not
+    /// decided already. In the program's own skeleton, not its group's
+    /// frame: a symmetric image has the same verdict but other states.
+    fn every_state(
+        &self,
+        i: usize,
+        space: &Space,
+        shape: &Shape,
+        known: &mut lattice::Known,
+    ) -> Option<std::rc::Rc<lattice::Sets>> {
+        let engine = &self.engines[i];
+        let by_lattice = self.lattice
+            && engine.can(Capability::StrongerModes)
+            && engine.can(Capability::StrongerModesEveryState);
+        if !by_lattice || known.decided_by(shape, i).is_some() {
+            return None;
+        }
+        let c = lattice::coordinates(space, shape);
+        let skeleton = lattice::at(shape, &c, &vec![0; c.len()]);
+        let mut seen = known.take_seen(&skeleton, i);
+        let sets = lattice::every_state(&c, shape, &mut seen, |v| {
+            self.variant_answer(i, space, v, known)
+        });
+        known.keep_seen(&skeleton, i, seen);
+        sets.map(std::rc::Rc::new)
+    }
+
+    /// Model `i`'s answer for the variant `v`, as the lattice asks it: from
+    /// `known` if decided, else checked (once for both models) and decided.
+    fn variant_answer(
+        &self,
+        i: usize,
+        space: &Space,
+        v: &Shape,
+        known: &mut lattice::Known,
+    ) -> lattice::Answer {
+        if let Some(a) = known.decided_by(v, i) {
+            return a;
+        }
+        let program = known.program(v, || checked(space, v))?;
+        self.answer(i, space, v, &program, known)
     }
 
     /// Model `i`'s answer for `v` (checked as `program`), decided the first

@@ -74,6 +74,13 @@ pub enum Capability {
     /// checked by a property test; never by a model with options set or a
     /// `.cat` file of the user's.
     StrongerModes,
+    /// As `StrongerModes`, for every final state, those with a `?` value
+    /// included: `distinguish` then takes a distinguishing program's whole
+    /// states from its mode variants instead of deciding it
+    /// (`distinguish::lattice`). Declared by pwt alone, whose argument in
+    /// the book's "The mode lattice" reads a whole final state off a
+    /// pomset; checked by the same property test.
+    StrongerModesEveryState,
     /// No mode on a chain (see `StrongerModes`) changes a final state or a
     /// flag: every mode variant of a program has its skeleton's outcome, so
     /// `distinguish` decides a skeleton's weakest variant only. Declared by
@@ -104,6 +111,9 @@ impl Capability {
             Capability::LocalRefine => "the pomset-level refinement check",
             Capability::SpinReduction => "the spin-loop reduction",
             Capability::StrongerModes => "the mode lattice of `distinguish`",
+            Capability::StrongerModesEveryState => {
+                "the mode lattice of `distinguish` (every state, `?` included)"
+            }
             Capability::ModeBlind => "the mode lattice of `distinguish` (modes ignored)",
             Capability::IncludesSc => "the mode lattice of `distinguish` (SC's states as a floor)",
         }
@@ -480,7 +490,10 @@ impl Engine for WithOptions {
         // mode lattice is made for each model's defaults only.
         !matches!(
             c,
-            Capability::StrongerModes | Capability::ModeBlind | Capability::IncludesSc
+            Capability::StrongerModes
+                | Capability::StrongerModesEveryState
+                | Capability::ModeBlind
+                | Capability::IncludesSc
         ) && self.inner.can(c)
     }
     fn outcomes(&self, p: &Program, model: &Model, limits: Limits) -> Result<Outcomes, String> {

@@ -1223,6 +1223,22 @@ fn determined(
     space: &Space,
     s: &Shape,
 ) -> Option<(BTreeSet<Vec<i64>>, bool)> {
+    let (states, flagged) = every_state(engine, space, s)?;
+    let determined = states
+        .into_iter()
+        .filter_map(|st| st.into_iter().collect::<Option<Vec<i64>>>())
+        .collect();
+    Some((determined, flagged))
+}
+
+/// A model's final states of `s`, those with a `?` value included, as
+/// values, and whether it raised a flag; `None` when it gave no complete
+/// answer.
+fn every_state(
+    engine: &dyn pomset::engine::Engine,
+    space: &Space,
+    s: &Shape,
+) -> Option<(BTreeSet<Vec<Option<i64>>>, bool)> {
     let file = s.file("P", space)?;
     let (p, _) = pomset::syntax::check::check(&file).ok()?;
     if !p.values_left.is_empty() {
@@ -1237,13 +1253,7 @@ fn determined(
     let states = o
         .states
         .keys()
-        .filter_map(|st| {
-            st.regs
-                .iter()
-                .chain(&st.mem)
-                .map(|(_, v)| *v)
-                .collect::<Option<Vec<i64>>>()
-        })
+        .map(|st| st.regs.iter().chain(&st.mem).map(|(_, v)| *v).collect())
         .collect();
     Some((states, !o.flags.is_empty()))
 }
@@ -1258,7 +1268,9 @@ proptest! {
     /// targets): strengthening one mode one step never adds a determined
     /// final state, and never raises a flag the weaker program does not;
     /// and for an engine declaring `Capability::ModeBlind` (sc), changes no
-    /// determined state and no flag.
+    /// determined state and no flag; and for an engine declaring
+    /// `Capability::StrongerModesEveryState` (pwt), adds no state at all,
+    /// those with a `?` value included.
     #[test]
     fn a_stronger_mode_adds_no_determined_state_and_no_flag(
         accesses in prop::collection::vec((0usize..1000, 0u8..3, 0usize..3), 1..=3),
@@ -1285,13 +1297,19 @@ proptest! {
         for (m, pair) in &mappings {
             prop_assert!(pair.engine(1).can(Capability::StrongerModes), "{m}'s target");
         }
-        let (mut compared, mut blind) = (0, 0);
+        let (mut compared, mut blind, mut every) = (0, 0, 0);
         for (name, engine) in &engines {
             prop_assert!(engine.can(Capability::StrongerModes), "{name} declares it");
+            prop_assert_eq!(engine.can(Capability::StrongerModesEveryState), name == "pwt", "{} declares every state", name);
             let (Some((w, wflag)), Some((s, sflag))) = (determined(engine.as_ref(), &space, &weak), determined(engine.as_ref(), &space, &strong)) else { continue };
             compared += 1;
             prop_assert!(s.is_subset(&w), "{name}: {} allows a determined state {} does not", strong.body(), weak.body());
             prop_assert!(wflag || !sflag, "{name}: {} raises a flag {} does not", strong.body(), weak.body());
+            if engine.can(Capability::StrongerModesEveryState) {
+                let (Some((w, _)), Some((s, _))) = (every_state(engine.as_ref(), &space, &weak), every_state(engine.as_ref(), &space, &strong)) else { continue };
+                prop_assert!(s.is_subset(&w), "{name}: {} allows a state {} does not", strong.body(), weak.body());
+                every += 1;
+            }
             if engine.can(Capability::ModeBlind) {
                 blind += 1;
                 prop_assert!(s == w && sflag == wflag, "{name} declares itself blind to modes, but {} and {} differ", strong.body(), weak.body());
@@ -1303,6 +1321,8 @@ proptest! {
         prop_assert!(blind > 0 || determined(sc.as_ref(), &space, &weak).is_none(), "sc decided {} but was not compared", weak.body());
         // Some engine decides every such program: never vacuous.
         prop_assert!(compared > 0, "no engine decided {}", weak.body());
+        // pwt compares every state wherever it decides both programs.
+        prop_assert!(every <= compared);
     }
 }
 

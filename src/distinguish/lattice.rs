@@ -27,8 +27,9 @@
 //! the lattice, except that a model declaring
 //! `Capability::StrongerModesEveryState` (pwt) has its whole states, `?`
 //! values included, pinned the same way over every state (`every_state`),
-//! in the program's own skeleton. `wk` and fences' modes are not on a chain: a `wk` access is
-//! part of its skeleton, as is a fence with its mode.
+//! in the program's own skeleton. `wk` and fences' modes are not on a
+//! chain: a `wk` access is part of its skeleton, as is a fence with its
+//! mode.
 //!
 //! Two more declarations shorten the halving: a model blind to modes
 //! (`Capability::ModeBlind`, `sc`) has its skeleton's states at every
@@ -381,7 +382,7 @@ pub fn determined(
     pinned(c, s, blind, floor, seen, |a| &a.determined, answer)
 }
 
-/// Model `i`'s every final state of `s`, those with a `?` value included,
+/// A model's every final state of `s`, those with a `?` value included,
 /// as `determined` finds the determined ones, for a model declaring
 /// `Capability::StrongerModesEveryState` (each state's variants then form
 /// a down-set too): a distinguishing program's record lists them all.

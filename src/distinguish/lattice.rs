@@ -581,8 +581,8 @@ mod tests {
     proptest! {
         /// Whatever the down-sets (each state held below a few maximal
         /// variants), `determined` gives every variant, asked in any
-        /// order, exactly its states, deciding no more variants than
-        /// there are.
+        /// order, exactly its determined states, and `every_state` its
+        /// every state.
         #[test]
         fn the_lattice_answers_each_variant_with_its_own_states(
             n in 1usize..5,
@@ -611,10 +611,8 @@ mod tests {
                 all.swap(i, (seed >> 33) as usize % (i + 1));
             }
             let mut seen = Seen::new();
-            let mut decided = std::collections::HashSet::new();
             for v in &all {
                 let d = determined(&c, v, false, None, &mut seen, |w| {
-                    decided.insert(w.clone());
                     Ok(Rc::new(Sets::new(vec!["r".into(), "s".into()], states_at(&position(w, &c)))))
                 });
                 let (_, got) = d.expect("every variant answers");
@@ -624,13 +622,11 @@ mod tests {
                     .collect();
                 prop_assert_eq!(got, want, "{}", v.body());
                 let every = every_state(&c, v, &mut seen, |w| {
-                    decided.insert(w.clone());
                     Ok(Rc::new(Sets::new(vec!["r".into(), "s".into()], states_at(&position(w, &c)))))
                 });
                 let every = every.expect("every variant answers").states;
                 prop_assert_eq!(every, states_at(&position(v, &c)), "{}", v.body());
             }
-            prop_assert!(decided.len() <= all.len());
         }
     }
 }

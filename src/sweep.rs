@@ -8,6 +8,7 @@
 //! runner (GNU parallel, a Slurm array) may run them; we write no scheduler.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::BufRead;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -102,38 +103,110 @@ pub fn read<H: DeserializeOwned, R: DeserializeOwned>(
     command: &str,
     unit: &str,
 ) -> Result<Lines<H, R>, String> {
-    let complete = text.rfind('\n').map_or(0, |i| i + 1);
-    let mut lines = text[..complete].lines().enumerate();
-    let header = match lines.next() {
-        Some((_, l)) => {
-            serde_json::from_str::<HeaderLine<H>>(l)
-                .map_err(|e| {
-                    format!("{file}:1: not the header of `pomset {command}` records ({e})")
-                })?
-                .header
+    let mut records = Vec::new();
+    let s = scan(file, text.as_bytes(), command, unit, |r| records.push(r))?;
+    Ok(Lines {
+        header: s.header,
+        records,
+        complete: s.complete,
+        finished: s.finished,
+    })
+}
+
+/// What [`scan`] saw around a file's records.
+#[derive(Clone, Debug)]
+pub struct Scanned<H> {
+    pub header: H,
+    /// The records in the file, duplicates counted.
+    pub recorded: usize,
+    /// As in [`Lines`].
+    pub complete: usize,
+    pub finished: bool,
+}
+
+/// Reads a file of records as [`read`] does, handing each record to `each`
+/// in file order instead of keeping them: a merge of a sweep's files reads
+/// gigabytes of records and keeps counts.
+pub fn scan<H: DeserializeOwned, R: DeserializeOwned>(
+    file: &str,
+    mut input: impl BufRead,
+    command: &str,
+    unit: &str,
+    mut each: impl FnMut(R),
+) -> Result<Scanned<H>, String> {
+    let mut line = Vec::new();
+    let mut complete = 0;
+    let header = match next_line(file, &mut input, &mut line, 1)? {
+        Some(l) => {
+            complete += l.len() + 1;
+            header_of::<H>(file, l, command)?
         }
         None => return Err(format!("{file}: no header line (an empty or cut file)")),
     };
-    let mut records = Vec::new();
-    let mut finished = false;
-    for (i, l) in lines {
+    let (mut recorded, mut finished) = (0, false);
+    for number in 2.. {
+        let Some(l) = next_line(file, &mut input, &mut line, number)? else {
+            break;
+        };
+        complete += l.len() + 1;
         if l.trim().is_empty() {
             continue;
         }
         if let Ok(end) = serde_json::from_str::<EndLine>(l) {
-            finished = end.end.get(unit) == Some(&records.len());
+            finished = end.end.get(unit) == Some(&recorded);
             continue;
         }
         let r: R =
-            serde_json::from_str(l).map_err(|e| format!("{file}:{}: not a record ({e})", i + 1))?;
-        records.push(r);
+            serde_json::from_str(l).map_err(|e| format!("{file}:{number}: not a record ({e})"))?;
+        recorded += 1;
+        each(r);
     }
-    Ok(Lines {
+    Ok(Scanned {
         header,
-        records,
+        recorded,
         complete,
         finished,
     })
+}
+
+/// The header of a file of records, from its first line alone.
+pub fn header<H: DeserializeOwned>(
+    file: &str,
+    mut input: impl BufRead,
+    command: &str,
+) -> Result<H, String> {
+    let mut line = Vec::new();
+    match next_line(file, &mut input, &mut line, 1)? {
+        Some(l) => header_of(file, l, command),
+        None => Err(format!("{file}: no header line (an empty or cut file)")),
+    }
+}
+
+fn header_of<H: DeserializeOwned>(file: &str, line: &str, command: &str) -> Result<H, String> {
+    serde_json::from_str::<HeaderLine<H>>(line)
+        .map(|h| h.header)
+        .map_err(|e| format!("{file}:1: not the header of `pomset {command}` records ({e})"))
+}
+
+/// The next complete line of `input` (read into `buf`, its newline kept
+/// there and cut from the answer); `None` at the end or before a last line
+/// without its newline, which a sweep stopped while writing leaves.
+fn next_line<'b>(
+    file: &str,
+    input: &mut impl BufRead,
+    buf: &'b mut Vec<u8>,
+    number: usize,
+) -> Result<Option<&'b str>, String> {
+    buf.clear();
+    input
+        .read_until(b'\n', buf)
+        .map_err(|e| format!("{file}:{number}: {e}"))?;
+    if buf.last() != Some(&b'\n') {
+        return Ok(None);
+    }
+    let text = std::str::from_utf8(&buf[..buf.len() - 1])
+        .map_err(|e| format!("{file}:{number}: not UTF-8 ({e})"))?;
+    Ok(Some(text))
 }
 
 /// One file's part in a merge, as [`missing`] reads it.

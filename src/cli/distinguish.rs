@@ -12,7 +12,7 @@ use super::sweep::{open_jsonl, resume_command, save, Class, Progress, CANCEL};
 
 use crate::distinguish::count;
 use crate::distinguish::shape::{Bound, Shape, Space, Vocabulary};
-use crate::distinguish::shard::{self, Header, Merged, Record};
+use crate::distinguish::shard::{self, Header, Merged, Record, Tally};
 use crate::distinguish::{Pair, Shard};
 
 /// The examples under `pomset distinguish --help`.
@@ -169,10 +169,10 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
         None => (Vec::new(), None, false),
     };
     let done: HashSet<String> = opened.iter().map(|r| r.id.clone()).collect();
-    // The records by program, as the summary reads them: kept once (a
-    // sweep of millions of programs holds every record), never copied.
-    let mut records: BTreeMap<String, Record> =
-        opened.into_iter().map(|r| (r.id.clone(), r)).collect();
+    // The records as the summary reads them: tallied, each program once.
+    let mut tally = Tally::from(opened);
+    // Without a file the records are kept, to save if the sweep stops.
+    let mut kept: Vec<Record> = Vec::new();
     // Ctrl-C stops the sweep as the budget does.
     super::sweep::stop_on_ctrl_c();
     let show = a.progress || std::io::stderr().is_terminal();
@@ -229,7 +229,10 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
                 }
             }
             bar.step_class(class(shape));
-            records.insert(r.id.clone(), r);
+            if sink.is_none() {
+                kept.push(r.clone());
+            }
+            tally.add(r);
         });
         over.store(true, Ordering::Relaxed);
         bar.end();
@@ -246,13 +249,14 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
     }
     if complete && !finished {
         if let Some(f) = &mut sink {
-            writeln!(f, "{}", shard::end_line(records.len()))
+            writeln!(f, "{}", shard::end_line(tally.decided))
                 .map_err(|e| format!("writing the records: {e}"))?;
         }
     }
-    let decided = records.len();
+    let decided = tally.decided;
+    let mut merged = Merged::new(header.models.clone(), header.space.clone(), tally);
     if complete {
-        finish(&merged(&header, records), a.out.as_deref())?;
+        finish(&merged, a.out.as_deref())?;
         return Ok(true);
     }
     let why = match (spent.load(Ordering::Relaxed), a.budget) {
@@ -263,9 +267,8 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
     // Without --jsonl the records so far go to a new file, to resume from.
     let file = match &a.jsonl {
         Some(path) => path.clone(),
-        None => save("distinguish", &header, records.values())?,
+        None => save("distinguish", &header, &kept)?,
     };
-    let mut merged = merged(&header, records);
     merged
         .incomplete
         .push(format!("stopped by {why} after {decided}{of} programs"));
@@ -291,26 +294,10 @@ fn class(shape: &Shape) -> Class {
     threads << 16 | rmws << 8 | shape.size() as u32
 }
 
-/// A sweep's own records, as a merge of one complete file.
-fn merged(header: &Header, records: BTreeMap<String, Record>) -> Merged {
-    Merged {
-        models: header.models.clone(),
-        space: header.space.clone(),
-        records,
-        incomplete: Vec::new(),
-    }
-}
-
 /// `--merge`: the files' records and summary, said to be incomplete, loudly,
 /// when a shard is missing or a file's sweep stopped.
 fn merge(a: &DistinguishArgs) -> Result<bool, String> {
-    let mut files = Vec::new();
-    for path in &a.merge {
-        let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
-        files.push((name.clone(), shard::read(&name, &text)?));
-    }
-    let merged = shard::merge(files)?;
+    let merged = shard::merge(&a.merge)?;
     finish(&merged, a.out.as_deref())?;
     if merged.incomplete.is_empty() {
         return Ok(true);

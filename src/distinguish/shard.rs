@@ -164,58 +164,214 @@ pub fn read(file: &str, text: &str) -> Result<Read, String> {
     sweep::read(file, text, "distinguish", UNIT)
 }
 
-/// Records from several files (shards, or runs resumed), one per program.
+/// What a summary reads of a sweep's records: counts, the reasons for
+/// `undecided`, and the minimal records. It keeps no other record, so a
+/// merge of a sweep's gigabytes of records holds only its minimal tests.
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    /// Records added (programs decided).
+    pub decided: usize,
+    pub same: usize,
+    pub differs: usize,
+    pub undecided: usize,
+    /// Distinguishing programs whose minimality is `unknown: ...`.
+    pub unknown_minimality: usize,
+    /// How many undecided programs give each reason.
+    pub whys: BTreeMap<String, usize>,
+    /// The minimal distinguishing records, by program.
+    pub minimal: BTreeMap<String, Record>,
+}
+
+impl Tally {
+    /// Counts `r`, a program not added before (callers keep the set of
+    /// programs when the same one may come twice).
+    pub fn add(&mut self, r: Record) {
+        self.decided += 1;
+        match r.verdict.as_str() {
+            "same" => self.same += 1,
+            "differs" => self.differs += 1,
+            "undecided" => self.undecided += 1,
+            _ => {}
+        }
+        if let Some(w) = &r.why {
+            *self.whys.entry(w.clone()).or_default() += 1;
+        }
+        if r.verdict == "differs"
+            && r.minimal
+                .as_deref()
+                .is_some_and(|m| m.starts_with("unknown"))
+        {
+            self.unknown_minimality += 1;
+        }
+        if r.verdict == "differs" && r.is_minimal() {
+            self.minimal.insert(r.id.clone(), r);
+        }
+    }
+}
+
+impl<I: IntoIterator<Item = Record>> From<I> for Tally {
+    /// The tally of records of distinct programs.
+    fn from(records: I) -> Tally {
+        let mut t = Tally::default();
+        records.into_iter().for_each(|r| t.add(r));
+        t
+    }
+}
+
+/// Records from several files (shards, or runs resumed), one per program,
+/// tallied.
 #[derive(Clone, Debug)]
 pub struct Merged {
     pub models: [String; 2],
     pub space: String,
-    pub records: BTreeMap<String, Record>,
+    pub tally: Tally,
     /// Why these are not all the sweep's programs (a shard missing, a
     /// sweep stopped); empty when they are. The summary says so first.
     pub incomplete: Vec<String>,
 }
 
-/// Merges files read by [`read`], named; they must be for the same models
-/// and space. The records are moved, not copied: a sweep's files hold
-/// millions.
-pub fn merge(files: Vec<(String, Read)>) -> Result<Merged, String> {
-    let Some((_, first)) = files.first() else {
+impl Merged {
+    /// A sweep of `models` over `space` with `tally`, complete.
+    pub fn new(models: [String; 2], space: String, tally: Tally) -> Merged {
+        Merged {
+            models,
+            space,
+            tally,
+            incomplete: Vec::new(),
+        }
+    }
+}
+
+/// Merges the files of records at `paths`; they must be for the same models
+/// and space, with shards cut the same way.
+///
+/// The files are read line by line and only tallied. A program's record is
+/// counted once: two files hold the same program only when their shards
+/// overlap (`K/N` and `K'/N'` with K ≡ K' modulo gcd(N, N'); the same
+/// shard resumed into two files, or a whole sweep beside its shards). The
+/// files are grouped by overlap and each group of more than one file keeps
+/// the set of its programs while it is read. The 400 disjoint shards of a
+/// sweep of 45 M programs are merged keeping no set.
+pub fn merge(paths: &[std::path::PathBuf]) -> Result<Merged, String> {
+    use std::io::BufReader;
+    let open = |path: &std::path::PathBuf| {
+        let name = path.display().to_string();
+        std::fs::File::open(path)
+            .map(BufReader::new)
+            .map_err(|e| format!("{name}: {e}"))
+            .map(|f| (name, f))
+    };
+    let mut heads = Vec::new();
+    for path in paths {
+        let (name, f) = open(path)?;
+        let h: Header = sweep::header(&name, f, "distinguish")?;
+        heads.push((name, h));
+    }
+    let Some((_, first)) = heads.first() else {
         return Err("--merge names no file".to_string());
     };
-    let mut out = Merged {
-        models: first.header.models.clone(),
-        space: first.header.space.clone(),
-        records: BTreeMap::new(),
-        incomplete: missing(&files),
-    };
-    let cut = first.header.clone();
-    for (name, f) in files {
-        if !f.header.same_cut(&cut) {
+    let first = first.clone();
+    for (name, h) in &heads {
+        if !h.same_cut(&first) {
             return Err(format!(
                 "{name}: its shard {} was cut {} and another file's {}: merge the shards of one version",
-                f.header.shard,
-                cut_by(&f.header),
-                cut_by(&cut)
+                h.shard,
+                cut_by(h),
+                cut_by(&first)
             ));
         }
-        if f.header.models != out.models || f.header.space != out.space {
+        if h.models != first.models || h.space != first.space {
             return Err(format!(
                 "{name}: records for {} vs {} over {}, not {} vs {} over {}",
-                f.header.models[0],
-                f.header.models[1],
-                f.header.space,
-                out.models[0],
-                out.models[1],
-                out.space
+                h.models[0], h.models[1], h.space, first.models[0], first.models[1], first.space
             ));
         }
-        for r in f.records {
-            if !out.records.contains_key(&r.id) {
-                out.records.insert(r.id.clone(), r);
+    }
+    let shards: Vec<Option<Shard>> = heads
+        .iter()
+        .map(|(_, h)| Shard::parse(&h.shard).ok())
+        .collect();
+    let mut tally = Tally::default();
+    let mut scanned = vec![None; paths.len()];
+    for group in overlapping(&shards) {
+        let mut seen = (group.len() > 1).then(std::collections::HashSet::new);
+        for i in group {
+            let (name, f) = open(&paths[i])?;
+            let s: sweep::Scanned<Header> =
+                sweep::scan(&name, f, "distinguish", UNIT, |r: Record| {
+                    if seen.as_mut().is_none_or(|seen| seen.insert(r.id.clone())) {
+                        tally.add(r);
+                    }
+                })?;
+            scanned[i] = Some((s.finished, s.recorded));
+        }
+    }
+    let parts: Vec<Part> = heads
+        .iter()
+        .zip(&scanned)
+        .map(|((name, h), s)| {
+            let (finished, recorded) = s.unwrap_or_default();
+            Part {
+                file: name,
+                shard: &h.shard,
+                finished,
+                recorded,
+                total: h.programs,
+            }
+        })
+        .collect();
+    Ok(Merged {
+        models: first.models.clone(),
+        space: first.space.clone(),
+        tally,
+        incomplete: sweep::missing(&parts, UNIT),
+    })
+}
+
+/// The files (by index) grouped so that files of different groups hold no
+/// program in common: shard `K/N` holds skeleton `i` when i ≡ K (mod N), so
+/// `K/N` and `K'/N'` share one exactly when K ≡ K' (mod gcd(N, N')). A
+/// file whose shard does not parse overlaps every file. Groups in the order
+/// of their first file, files in the given order.
+fn overlapping(shards: &[Option<Shard>]) -> Vec<Vec<usize>> {
+    fn gcd(a: usize, b: usize) -> usize {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    let meet = |a: &Option<Shard>, b: &Option<Shard>| match (a, b) {
+        (Some(a), Some(b)) => {
+            let g = gcd(a.count, b.count);
+            a.index % g == b.index % g
+        }
+        _ => true,
+    };
+    // Union-find over the files.
+    let mut root: Vec<usize> = (0..shards.len()).collect();
+    fn find(root: &mut [usize], i: usize) -> usize {
+        let mut r = i;
+        while root[r] != r {
+            r = root[r];
+        }
+        root[i] = r;
+        r
+    }
+    for i in 0..shards.len() {
+        for j in 0..i {
+            if meet(&shards[i], &shards[j]) {
+                let (a, b) = (find(&mut root, i), find(&mut root, j));
+                root[a.max(b)] = a.min(b);
             }
         }
     }
-    Ok(out)
+    let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for i in 0..shards.len() {
+        let r = find(&mut root, i);
+        groups.entry(r).or_default().push(i);
+    }
+    groups.into_values().collect()
 }
 
 /// How a header's shards were cut, in words.
@@ -224,23 +380,6 @@ fn cut_by(h: &Header) -> &'static str {
         Some(ORDER) => "by skeleton",
         _ => "by program (a version before the mode lattice)",
     }
-}
-
-/// What a set of files lacks to be a whole sweep: the shards of `K/N` no
-/// file holds, and the files whose sweep stopped before the end of its
-/// shard; empty when the files are the whole.
-pub fn missing(files: &[(String, Read)]) -> Vec<String> {
-    let parts: Vec<Part> = files
-        .iter()
-        .map(|(name, f)| Part {
-            file: name,
-            shard: &f.header.shard,
-            finished: f.finished,
-            recorded: f.records.len(),
-            total: f.header.programs,
-        })
-        .collect();
-    sweep::missing(&parts, UNIT)
 }
 
 /// A minimal test, named after its family.
@@ -262,7 +401,7 @@ pub struct Test {
 /// shapes first).
 pub fn tests(m: &Merged) -> Vec<Test> {
     let mut by_family: BTreeMap<(usize, String), Vec<&Record>> = BTreeMap::new();
-    for r in m.records.values().filter(|r| r.is_minimal()) {
+    for r in m.tally.minimal.values() {
         let family = r.family.clone().unwrap_or_default();
         by_family.entry((r.size, family)).or_default().push(r);
     }
@@ -321,21 +460,7 @@ pub fn litmus(m: &Merged, t: &Test) -> String {
 /// The summary: counts, the families, and the minimal tests.
 pub fn summary(m: &Merged) -> String {
     use std::fmt::Write;
-    let count = |v: &str| m.records.values().filter(|r| r.verdict == v).count();
-    let differs: Vec<&Record> = m
-        .records
-        .values()
-        .filter(|r| r.verdict == "differs")
-        .collect();
-    let minimal = differs.iter().filter(|r| r.is_minimal()).count();
-    let unknown = differs
-        .iter()
-        .filter(|r| {
-            r.minimal
-                .as_deref()
-                .is_some_and(|s| s.starts_with("unknown"))
-        })
-        .count();
+    let t = &m.tally;
     let [a, b] = &m.models;
     let mut out = String::new();
     let _ = writeln!(out, "{a} vs {b} over {}", m.space);
@@ -350,19 +475,15 @@ pub fn summary(m: &Merged) -> String {
     }
     let _ = writeln!(
         out,
-        "{} programs: {} same, {} distinguishing ({minimal} minimal, {unknown} of unknown minimality), {} undecided",
-        m.records.len(),
-        count("same"),
-        differs.len(),
-        count("undecided")
+        "{} programs: {} same, {} distinguishing ({} minimal, {} of unknown minimality), {} undecided",
+        t.decided,
+        t.same,
+        t.differs,
+        t.minimal.len(),
+        t.unknown_minimality,
+        t.undecided
     );
-    let mut whys: BTreeMap<&str, usize> = BTreeMap::new();
-    for r in m.records.values() {
-        if let Some(w) = &r.why {
-            *whys.entry(w.as_str()).or_default() += 1;
-        }
-    }
-    for (w, n) in whys.iter().take(5) {
+    for (w, n) in t.whys.iter().take(5) {
         let _ = writeln!(out, "  undecided ({n}): {w}");
     }
     let tests = tests(m);
@@ -417,8 +538,8 @@ pub fn summary(m: &Merged) -> String {
 /// found, the bound exact: no difference among all of them, how many
 /// distinguish, or where a limit (`stopped`) or missing shards left it.
 pub fn headline(m: &Merged, programs: Option<u64>, stopped: Option<&str>) -> String {
-    let count = |v: &str| m.records.values().filter(|r| r.verdict == v).count();
-    let (decided, differs, undecided) = (m.records.len(), count("differs"), count("undecided"));
+    let t = &m.tally;
+    let (decided, differs, undecided) = (t.decided, t.differs, t.undecided);
     let [a, b] = &m.models;
     let of = programs.map_or(String::new(), |n| format!(" of {n}"));
     if let Some(limit) = stopped {
@@ -443,9 +564,38 @@ pub fn headline(m: &Merged, programs: Option<u64>, stopped: Option<&str>) -> Str
             m.space
         );
     }
-    let minimal = m.records.values().filter(|r| r.is_minimal()).count();
+    let minimal = t.minimal.len();
     format!(
         "{differs} of the {decided} programs of {} distinguish {a} from {b} ({minimal} minimal){undecided}",
         m.space
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two shards share a program exactly when some skeleton index is in
+    /// both, checked against the indices themselves.
+    #[test]
+    fn files_are_grouped_exactly_by_shared_skeletons() {
+        let shards: Vec<Shard> = (1..=6)
+            .flat_map(|n| (0..n).map(move |k| Shard { index: k, count: n }))
+            .collect();
+        for a in &shards {
+            for b in &shards {
+                let shared = (0..60).any(|i| a.holds(i) && b.holds(i));
+                let groups = overlapping(&[Some(*a), Some(*b)]);
+                assert_eq!(groups.len() == 1, shared, "{a} and {b}");
+            }
+        }
+        // Grouping is transitive: 0/4 and 2/4 share nothing, but both share
+        // with 0/2; 1/2 stays apart; an unreadable shard joins everything.
+        let s = |k, n| Some(Shard { index: k, count: n });
+        assert_eq!(
+            overlapping(&[s(0, 4), s(1, 2), s(2, 4), s(0, 2)]),
+            [vec![0, 2, 3], vec![1]]
+        );
+        assert_eq!(overlapping(&[s(0, 2), s(1, 2), None]), [vec![0, 1, 2]]);
+    }
 }

@@ -642,10 +642,9 @@ pub fn distinguish(req: &Request, sweeps: &crate::serve::sweeps::Sweeps) -> Resu
         index: chunk,
         count: sweep.chunks,
     };
-    let done: std::collections::HashSet<String> = sweep.merged.records.keys().cloned().collect();
+    let done = &sweep.decided;
     let mut records = Vec::new();
-    let through =
-        crate::distinguish::sweep(&space, &pair, part, &done, &mut |_, r| records.push(r));
+    let through = crate::distinguish::sweep(&space, &pair, part, done, &mut |_, r| records.push(r));
     let decided = records.len();
     let stopped = match through {
         true => None,
@@ -659,14 +658,14 @@ pub fn distinguish(req: &Request, sweeps: &crate::serve::sweeps::Sweeps) -> Resu
     if let Some(limit) = &stopped {
         merged.incomplete.push(format!(
             "stopped by {limit} after {}",
-            of(merged.records.len())
+            of(merged.tally.decided)
         ));
     } else if sweep.done.len() < sweep.chunks {
         merged.incomplete.push(format!(
             "{} of {} chunks decided, {}",
             sweep.done.len(),
             sweep.chunks,
-            of(merged.records.len())
+            of(merged.tally.decided)
         ));
     }
     let tests: Vec<Value> = shard::tests(&merged)
@@ -682,7 +681,7 @@ pub fn distinguish(req: &Request, sweeps: &crate::serve::sweeps::Sweeps) -> Resu
             })
         })
         .collect();
-    let count = |v: &str| merged.records.values().filter(|r| r.verdict == v).count();
+    let t = &merged.tally;
     Ok(json!({
         "sweep": sweep.id,
         "models": merged.models,
@@ -691,8 +690,8 @@ pub fn distinguish(req: &Request, sweeps: &crate::serve::sweeps::Sweeps) -> Resu
         "chunk": { "index": chunk, "of": sweep.chunks, "programs": part.programs(&space).count(), "decided": decided },
         "chunks": sweep.chunks,
         "chunks_done": sweep.done.len(),
-        "decided": merged.records.len(),
-        "counts": { "same": count("same"), "differs": count("differs"), "undecided": count("undecided") },
+        "decided": t.decided,
+        "counts": { "same": t.same, "differs": t.differs, "undecided": t.undecided },
         "complete": sweep.done.len() == sweep.chunks,
         "limit": stopped,
         "headline": shard::headline(&merged, Some(programs), stopped.as_deref()),

@@ -6,10 +6,10 @@
 //! as `pomset distinguish` prints them. The store forgets the oldest
 //! sweeps past `MAX_SWEEPS`.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeSet, HashSet, VecDeque};
 use std::sync::Mutex;
 
-use crate::distinguish::shard::{Merged, Record};
+use crate::distinguish::shard::{Merged, Record, Tally};
 
 /// Sweeps held at most.
 pub const MAX_SWEEPS: usize = 4;
@@ -20,6 +20,8 @@ pub struct Sweep {
     pub id: u64,
     pub chunks: usize,
     pub merged: Merged,
+    /// The programs decided (their ids), once each.
+    pub decided: HashSet<String>,
     pub done: BTreeSet<usize>,
 }
 
@@ -36,12 +38,8 @@ impl Sweeps {
         let sweep = Sweep {
             id: inner.0,
             chunks,
-            merged: Merged {
-                models,
-                space,
-                records: Default::default(),
-                incomplete: Vec::new(),
-            },
+            merged: Merged::new(models, space, Tally::default()),
+            decided: HashSet::new(),
             done: BTreeSet::new(),
         };
         inner.1.push_back(sweep.clone());
@@ -63,7 +61,9 @@ impl Sweeps {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         let sweep = inner.1.iter_mut().find(|s| s.id == id)?;
         for r in records {
-            sweep.merged.records.entry(r.id.clone()).or_insert(r);
+            if sweep.decided.insert(r.id.clone()) {
+                sweep.merged.tally.add(r);
+            }
         }
         if let Some(k) = chunk {
             sweep.done.insert(k);

@@ -5,7 +5,7 @@
 //! whose merge equals one unsharded run. Bounds are tiny: two threads of at
 //! most two relaxed accesses over two locations.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::Path;
 use std::process::Command;
 
@@ -13,7 +13,7 @@ use pomset::distinguish::canon::{canonical, is_canonical};
 use pomset::distinguish::enumerate::{programs, threads};
 use pomset::distinguish::minimal::{self, Minimal};
 use pomset::distinguish::shape::{Bound, Dep, Kind, Shape, Space, Vocabulary};
-use pomset::distinguish::shard::{self, Merged};
+use pomset::distinguish::shard::{self, Merged, Tally};
 use pomset::distinguish::{sweep, Decision, Pair, Record, Shard};
 use pomset::syntax::ast::Mode;
 use proptest::prelude::*;
@@ -25,20 +25,17 @@ fn tiny() -> Space {
     }
 }
 
-/// The whole sweep of `space` under `a` and `b`, merged.
-fn run(space: &Space, a: &str, b: &str) -> (Pair, Merged) {
+/// The whole sweep of `space` under `a` and `b`, merged, and its records
+/// by program.
+fn run(space: &Space, a: &str, b: &str) -> (Pair, Merged, BTreeMap<String, Record>) {
     let pair = Pair::named(a, b).expect("bundled models");
-    let mut records = Vec::new();
+    let mut records = BTreeMap::new();
     sweep(space, &pair, Shard::WHOLE, &HashSet::new(), &mut |_, r| {
-        records.push(r)
+        assert!(records.insert(r.id.clone(), r).is_none(), "a program twice");
     });
-    let merged = Merged {
-        models: pair.names.clone(),
-        space: space.describe(),
-        records: records.into_iter().map(|r| (r.id.clone(), r)).collect(),
-        incomplete: Vec::new(),
-    };
-    (pair, merged)
+    let tally = Tally::from(records.values().cloned());
+    let merged = Merged::new(pair.names.clone(), space.describe(), tally);
+    (pair, merged, records)
 }
 
 /// The families of the minimal tests, and which model allows each one's state.
@@ -58,7 +55,7 @@ const LB: &str = "r0 := x; y := 1; || r0 := y; x := 1;";
 
 #[test]
 fn sc_against_rc11_finds_store_buffering_and_relaxed_message_passing() {
-    let (_, m) = run(&tiny(), "sc", "rc11");
+    let (_, m, records) = run(&tiny(), "sc", "rc11");
     let found = families(&m);
     assert!(
         found.contains(&(SB.to_string(), "rc11".to_string())),
@@ -70,12 +67,12 @@ fn sc_against_rc11_finds_store_buffering_and_relaxed_message_passing() {
     );
     // SC's states are RC11's: no test the other way round.
     assert!(found.iter().all(|(_, by)| by == "rc11"), "{found:?}");
-    assert!(m.records.values().all(|r| r.verdict != "undecided"));
+    assert!(records.values().all(|r| r.verdict != "undecided"));
 }
 
 #[test]
 fn rc11_against_pwt_finds_load_buffering() {
-    let (_, m) = run(&tiny(), "rc11", "pwt");
+    let (_, m, _) = run(&tiny(), "rc11", "pwt");
     let found = families(&m);
     assert!(
         found.contains(&(LB.to_string(), "pwt".to_string())),
@@ -217,8 +214,8 @@ fn a_reported_test_never_has_a_removable_access() {
     };
     for space in [tiny(), rmws] {
         for (a, b) in [("sc", "rc11"), ("rc11", "pwt")] {
-            let (pair, m) = run(&space, a, b);
-            for r in m.records.values().filter(|r| r.is_minimal()) {
+            let (pair, m, _) = run(&space, a, b);
+            for r in m.tally.minimal.values() {
                 let statements = r.id.matches(';').count();
                 for k in 0..statements {
                     let body = without_statement(&r.id, k);
@@ -295,14 +292,13 @@ fn a_racy_weakening_distinguishes_nothing() {
     // With wk, SB's and MP's weakenings to wk race under RC11 (undefined
     // behaviour, undecided): no program one model allows and the other
     // forbids, so SB and MP are minimal.
-    let (pair, m) = run(&with_wk(), "sc", "rc11");
+    let (pair, _, records) = run(&with_wk(), "sc", "rc11");
     for body in [SB, MP] {
-        let r = m.records.get(body).expect("decided");
+        let r = records.get(body).expect("decided");
         assert_eq!(r.verdict, "differs", "{r:?}");
         assert_eq!(r.minimal.as_deref(), Some("yes"), "{r:?}");
     }
-    let unknown: Vec<&Record> = m
-        .records
+    let unknown: Vec<&Record> = records
         .values()
         .filter(|r| {
             r.minimal
@@ -351,8 +347,8 @@ fn an_rmw_replaced_by_its_write_still_distinguishing_is_not_minimal() {
         },
         ..tiny()
     };
-    let (_, m) = run(&space, "sc", "rc11");
-    let differs = m.records.values().filter(|r| r.verdict == "differs");
+    let (_, m, records) = run(&space, "sc", "rc11");
+    let differs = records.values().filter(|r| r.verdict == "differs");
     assert_eq!(differs.count(), 18);
     let found = families(&m);
     let expected: BTreeSet<(String, String)> = [SB, MP]
@@ -361,7 +357,7 @@ fn an_rmw_replaced_by_its_write_still_distinguishing_is_not_minimal() {
         .collect();
     assert_eq!(found, expected);
     let sb = "r0 := EXCHG(x, 1); r1 := y; || r0 := EXCHG(y, 1); r1 := x;";
-    let r = m.records.get(sb).expect("decided");
+    let r = records.get(sb).expect("decided");
     assert_eq!(
         r.minimal.as_deref(),
         Some("no: replacing P0's access 0 by a plain write still distinguishes"),
@@ -695,6 +691,22 @@ fn n_shards_merged_equal_one_unsharded_run() {
     let (ok, accepted, err) = pomset(&dir, &[&two[..], &["--partial"]].concat());
     assert!(ok, "{err}");
     assert_eq!(accepted, partial);
+    // Files that overlap count each program once: a shard twice, and the
+    // whole sweep's file beside its shards.
+    std::fs::copy(dir.join("s1.jsonl"), dir.join("s1-again.jsonl")).expect("copied");
+    let models = ["distinguish", "--models", "sc,rc11"];
+    let (ok, _, err) = pomset(&dir, &[&models[..], &["--jsonl", "w.jsonl"]].concat());
+    assert!(ok, "{err}");
+    let files = ["s0.jsonl", "s1.jsonl", "s1-again.jsonl", "s2.jsonl"];
+    let (ok, again, err) = pomset(&dir, &[&["distinguish", "--merge"], &files[..]].concat());
+    assert!(ok, "{err}");
+    assert_eq!(again, whole);
+    let (ok, again, err) = pomset(
+        &dir,
+        &[&["distinguish", "--merge", "w.jsonl"], &files[..]].concat(),
+    );
+    assert!(ok, "{err}");
+    assert_eq!(again, whole);
     for f in ["F1-1.litmus", "F2-1.litmus"] {
         let a = std::fs::read_to_string(dir.join("whole").join(f)).expect("written");
         let b = std::fs::read_to_string(dir.join("merged").join(f)).expect("written");
@@ -798,9 +810,8 @@ fn a_scope_tree_keeps_every_thread_it_names() {
         ..tiny()
     };
     assert!(programs(&space).all(|s| s.threads.len() == 2));
-    let (_, m) = run(&space, "sc", "ptx");
-    let undecided: Vec<&Record> = m
-        .records
+    let (_, m, records) = run(&space, "sc", "ptx");
+    let undecided: Vec<&Record> = records
         .values()
         .filter(|r| r.verdict == "undecided")
         .collect();
@@ -1568,17 +1579,17 @@ fn shards_cut_by_program_and_by_skeleton_do_not_mix() {
         programs: None,
         order: order.map(str::to_string),
     };
-    let file = |h: &shard::Header| {
+    let dir = scratch("cuts");
+    let file = |name: &str, h: &shard::Header| {
         let text = format!("{}\n{}\n", shard::header_line(h), shard::end_line(0));
-        shard::read("f.jsonl", &text).expect("a file of records")
+        std::fs::write(dir.join(name), text).expect("written");
+        dir.join(name)
     };
     let (old, new) = (header("0/2", None), header("1/2", Some(shard::ORDER)));
-    let e = shard::merge(vec![
-        ("old.jsonl".into(), file(&old)),
-        ("new.jsonl".into(), file(&new)),
-    ])
-    .expect_err("two cuts");
+    let e =
+        shard::merge(&[file("old.jsonl", &old), file("new.jsonl", &new)]).expect_err("two cuts");
     assert!(e.contains("merge the shards of one version"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
     assert!(!old.same_sweep(&header("0/2", Some(shard::ORDER))));
     assert!(header("0/1", None).same_sweep(&header("0/1", Some(shard::ORDER))));
 }

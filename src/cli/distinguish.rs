@@ -168,9 +168,13 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
         }
         None => (Vec::new(), None, false),
     };
-    let done: HashSet<String> = opened.iter().map(|r| r.id.clone()).collect();
     // The records as the summary reads them: tallied, each program once.
-    let mut tally = Tally::from(opened);
+    let (mut done, mut tally) = (HashSet::new(), Tally::default());
+    for r in opened {
+        if done.insert(r.id.clone()) {
+            tally.add(r);
+        }
+    }
     // Without a file the records are kept, to save if the sweep stops.
     let mut kept: Vec<Record> = Vec::new();
     // Ctrl-C stops the sweep as the budget does.

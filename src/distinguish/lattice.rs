@@ -362,7 +362,8 @@ pub type Seen = Vec<(Vec<usize>, Rc<Sets>)>;
 /// settled, `s` itself is decided, and each state that was not settled
 /// for `s` is followed from there (`climb`) to variants where it settles
 /// as many of the skeleton's other programs as one path finds, for the
-/// programs asked later. Which variants are decided changes the work only,
+/// programs asked later. A lattice of at most `HALVE_THROUGH` variants is
+/// halved on until its states are settled instead. Which variants are decided changes the work only,
 /// never the answer: every answer is `settled`'s, from decided variants
 /// and the down-sets.
 ///
@@ -429,6 +430,10 @@ fn pinned<T: Ord + Clone>(
     let mut hi: Vec<usize> = c.iter().map(|c| c.chain.len() - 1).collect();
     let mut asked_hi = false;
     let mut halvings = 0;
+    let follow = c
+        .iter()
+        .try_fold(1usize, |n, c| n.checked_mul(c.chain.len()))
+        .is_none_or(|n| n > HALVE_THROUGH);
     loop {
         let open = match settled(seen, &target, of(&universe), floor.map(&of), &of) {
             Ok(d) => return Some((universe.names.clone(), d)),
@@ -439,7 +444,7 @@ fn pinned<T: Ord + Clone>(
             asked_hi = true;
             continue;
         }
-        if halvings == HALVINGS {
+        if follow && halvings == HALVINGS {
             let here = ask(seen, &target)?;
             for state in &open {
                 let has = of(&here).contains(state);
@@ -470,6 +475,17 @@ fn pinned<T: Ord + Clone>(
 /// sample of C59's bound, 59 skeletons: 5 582 engine runs with none,
 /// 5 526 with one, 5 626 with two, 9 561 halving all the way).
 const HALVINGS: usize = 1;
+
+/// The most variants a lattice has for `determined` to halve on to the
+/// program instead of following states. Following a state pays when the
+/// path it settles is long; in a small lattice each path is a step or two,
+/// and halving decides fewer variants. Measured (engine runs, the same
+/// records): two threads of at most two accesses, rlx, acq, rel, `rc11` vs
+/// `pwt` 608 to 575, `pwt:ptx` 603 to 565 and `sc` vs `rc11` 298 to 299;
+/// three threads, total 4 with fences, 6 094 to 5 980 and 3 218 to 3 152;
+/// the C59 sample above, now that pwt's every state is pinned too, 4 334
+/// to 4 306 (4 388 with 128 here, 4 715 with 256).
+const HALVE_THROUGH: usize = 64;
 
 /// From the decided variant at `target`, which has `state` when `has`, a
 /// path of decided variants along which it keeps it (upwards) or keeps

@@ -363,9 +363,9 @@ pub type Seen = Vec<(Vec<usize>, Rc<Sets>)>;
 /// for `s` is followed from there (`climb`) to variants where it settles
 /// as many of the skeleton's other programs as one path finds, for the
 /// programs asked later. A lattice of at most `HALVE_THROUGH` variants is
-/// halved on until its states are settled instead. Which variants are decided changes the work only,
-/// never the answer: every answer is `settled`'s, from decided variants
-/// and the down-sets.
+/// halved on until its states are settled instead. Which variants are
+/// decided changes the work only, never the answer: every answer is
+/// `settled`'s, from decided variants and the down-sets.
 ///
 /// A model `blind` to modes (`Capability::ModeBlind`) has the skeleton's
 /// states at every variant: only the skeleton is decided. `floor` is SC's

@@ -248,20 +248,44 @@ pub fn missing(parts: &[Part], unit: &str) -> Vec<String> {
         given.entry(s.count).or_default().insert(s.index);
     }
     for (n, ks) in given {
-        let absent: Vec<String> = (0..n)
-            .filter(|k| !ks.contains(k))
-            .map(|k| format!("{k}/{n}"))
-            .collect();
+        let absent: Vec<usize> = (0..n).filter(|k| !ks.contains(k)).collect();
         if !absent.is_empty() {
             let s = if absent.len() == 1 { "" } else { "s" };
             out.push(format!(
                 "no file holds shard{s} {} ({} of {n} given)",
-                absent.join(", "),
+                runs(&absent, n),
                 ks.len()
             ));
         }
     }
     out
+}
+
+/// Shard indices of `K/n`, ascending, in words: runs of three or more as
+/// `a/n to b/n`, and past eight runs how many shards are left unnamed (a
+/// merge given 40 of 400 shards names 360).
+fn runs(ks: &[usize], n: usize) -> String {
+    const SHOWN: usize = 8;
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    for &k in ks {
+        match spans.last_mut() {
+            Some((_, end)) if *end + 1 == k => *end = k,
+            _ => spans.push((k, k)),
+        }
+    }
+    let mut words: Vec<String> = Vec::new();
+    for &(a, b) in spans.iter().take(SHOWN) {
+        match b - a {
+            0 => words.push(format!("{a}/{n}")),
+            1 => words.extend([format!("{a}/{n}"), format!("{b}/{n}")]),
+            _ => words.push(format!("{a}/{n} to {b}/{n}")),
+        }
+    }
+    let unnamed: usize = spans.iter().skip(SHOWN).map(|(a, b)| b - a + 1).sum();
+    if unnamed > 0 {
+        words.push(format!("and {unnamed} more"));
+    }
+    words.join(", ")
 }
 
 #[cfg(test)]
@@ -295,6 +319,21 @@ mod tests {
                 "f (shard 1/3) was stopped after 1 of 2 items",
                 "no file holds shard 2/3 (2 of 3 given)"
             ]
+        );
+    }
+
+    #[test]
+    fn missing_shards_are_named_in_runs() {
+        assert_eq!(runs(&[2], 3), "2/3");
+        assert_eq!(runs(&[1, 2, 5], 6), "1/6, 2/6, 5/6");
+        assert_eq!(
+            runs(&(40..400).collect::<Vec<_>>(), 400),
+            "40/400 to 399/400"
+        );
+        let every_other: Vec<usize> = (0..40).step_by(2).collect();
+        assert_eq!(
+            runs(&every_other, 40),
+            "0/40, 2/40, 4/40, 6/40, 8/40, 10/40, 12/40, 14/40, and 12 more"
         );
     }
 

@@ -301,7 +301,16 @@ fn class(shape: &Shape) -> Class {
 /// `--merge`: the files' records and summary, said to be incomplete, loudly,
 /// when a shard is missing or a file's sweep stopped.
 fn merge(a: &DistinguishArgs) -> Result<bool, String> {
-    let merged = shard::merge(&a.merge)?;
+    let show = a.progress || std::io::stderr().is_terminal();
+    let files = AtomicU64::new(a.merge.len() as u64);
+    let mut bar = Progress::new(show, &files, "files", 0);
+    let merged = shard::merge_reporting(&a.merge, |_| bar.step())?;
+    if show {
+        eprintln!(
+            "\rmerged {} files                              ",
+            a.merge.len()
+        );
+    }
     finish(&merged, a.out.as_deref())?;
     if merged.incomplete.is_empty() {
         return Ok(true);

@@ -256,11 +256,12 @@ pub fn merge(paths: &[std::path::PathBuf]) -> Result<Merged, String> {
     merge_reporting(paths, |_| {})
 }
 
-/// `merge`, calling `read` with the number of files read so far after each
-/// one (a front end's progress: 400 files of a large sweep take a minute).
+/// `merge`, calling `progress` with the number of files read so far after
+/// each one (a front end's progress: 400 files of a large sweep take a
+/// minute).
 pub fn merge_reporting(
     paths: &[std::path::PathBuf],
-    mut read: impl FnMut(usize),
+    mut progress: impl FnMut(usize),
 ) -> Result<Merged, String> {
     use std::io::BufReader;
     let open = |path: &std::path::PathBuf| {
@@ -313,7 +314,7 @@ pub fn merge_reporting(
                     }
                 })?;
             scanned[i] = Some((s.finished, s.recorded));
-            read(scanned.iter().filter(|s| s.is_some()).count());
+            progress(scanned.iter().filter(|s| s.is_some()).count());
         }
     }
     let parts: Vec<Part> = heads

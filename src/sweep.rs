@@ -135,14 +135,7 @@ pub fn scan<H: DeserializeOwned, R: DeserializeOwned>(
     mut each: impl FnMut(R),
 ) -> Result<Scanned<H>, String> {
     let mut line = Vec::new();
-    let mut complete = 0;
-    let header = match next_line(file, &mut input, &mut line, 1)? {
-        Some(l) => {
-            complete += l.len() + 1;
-            header_of::<H>(file, l, command)?
-        }
-        None => return Err(format!("{file}: no header line (an empty or cut file)")),
-    };
+    let (header, mut complete) = first_line(file, &mut input, &mut line, command)?;
     let (mut recorded, mut finished) = (0, false);
     for number in 2.. {
         let Some(l) = next_line(file, &mut input, &mut line, number)? else {
@@ -175,17 +168,24 @@ pub fn header<H: DeserializeOwned>(
     mut input: impl BufRead,
     command: &str,
 ) -> Result<H, String> {
-    let mut line = Vec::new();
-    match next_line(file, &mut input, &mut line, 1)? {
-        Some(l) => header_of(file, l, command),
-        None => Err(format!("{file}: no header line (an empty or cut file)")),
-    }
+    first_line(file, &mut input, &mut Vec::new(), command).map(|(h, _)| h)
 }
 
-fn header_of<H: DeserializeOwned>(file: &str, line: &str, command: &str) -> Result<H, String> {
-    serde_json::from_str::<HeaderLine<H>>(line)
-        .map(|h| h.header)
-        .map_err(|e| format!("{file}:1: not the header of `pomset {command}` records ({e})"))
+/// The header on the first line of `input`, and that line's length in
+/// bytes with its newline.
+fn first_line<H: DeserializeOwned>(
+    file: &str,
+    input: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    command: &str,
+) -> Result<(H, usize), String> {
+    let Some(line) = next_line(file, input, buf, 1)? else {
+        return Err(format!("{file}: no header line (an empty or cut file)"));
+    };
+    let header = serde_json::from_str::<HeaderLine<H>>(line)
+        .map_err(|e| format!("{file}:1: not the header of `pomset {command}` records ({e})"))?
+        .header;
+    Ok((header, line.len() + 1))
 }
 
 /// The next complete line of `input` (read into `buf`, its newline kept

@@ -304,7 +304,7 @@ fn merge(a: &DistinguishArgs) -> Result<bool, String> {
     let show = a.progress || std::io::stderr().is_terminal();
     let files = AtomicU64::new(a.merge.len() as u64);
     let mut bar = Progress::new(show, &files, "files", 0);
-    let merged = shard::merge_reporting(&a.merge, |_| bar.step())?;
+    let merged = shard::merge_reporting(&a.merge, || bar.step())?;
     if show {
         eprintln!(
             "\rmerged {} files                              ",

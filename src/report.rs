@@ -34,6 +34,11 @@ pub struct Report {
     pub seconds: f64,
     /// The logic layer's counters: queries, fast-path answers, cache hits, SAT calls.
     pub stats: Option<crate::logic::Stats>,
+    /// The engine's own counters (`Outcomes::counters`): sc's
+    /// configurations, a cat model's steps, the spin loops decided as
+    /// their last pass; absent when the engine counts none.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub search: BTreeMap<&'static str, u64>,
     /// What the states leave out (writes whose value may leave V), one sentence each.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -196,6 +201,7 @@ impl Report {
             unsupported: None,
             seconds: 0.0,
             stats: Some(o.stats),
+            search: o.counters.iter().copied().collect(),
             warnings: o
                 .notes
                 .iter()
@@ -288,6 +294,7 @@ impl Report {
             unsupported: None,
             seconds: elapsed.as_secs_f64(),
             stats: Some(stats),
+            search: BTreeMap::new(),
             warnings,
             flags: Vec::new(),
             verdict_only: true,
@@ -308,6 +315,7 @@ impl Report {
             unsupported: Some(why),
             seconds: 0.0,
             stats: None,
+            search: BTreeMap::new(),
             warnings: vec![],
             flags: Vec::new(),
             verdict_only: false,
@@ -357,11 +365,25 @@ impl Report {
             .any(|c| c.met.is_none() && c.expected.is_some_and(|e| e != "unknown"))
     }
 
-    /// The `--stats` line: the logic layer's counters, and the most heap
-    /// held at once while deciding (when the binary counts it; tests run
-    /// in parallel share one count).
+    /// The `--stats` line: the logic layer's counters, the engine's own
+    /// (`search`), and the most heap held at once while deciding (when the
+    /// binary counts it; tests run in parallel share one count). An engine
+    /// that counts its own search and asked the logic layer nothing (sc,
+    /// the cat models) shows only its own.
     pub fn stats_line(&self) -> Option<String> {
         let s = self.stats?;
+        let logic = match self.search.is_empty() || s != crate::logic::Stats::default() {
+            true => format!(
+                " queries {} fast-path {} cache-hits {} enumerated {} sat-calls {}",
+                s.queries, s.fast_path, s.cache_hits, s.enumerated, s.sat_calls
+            ),
+            false => String::new(),
+        };
+        let search: String = self
+            .search
+            .iter()
+            .map(|(name, n)| format!(" {name} {n}"))
+            .collect();
         let peak = match self.peak_bytes {
             Some(b) if b > 0 => format!(" peak-heap {:.1}MB", b as f64 / (1u64 << 20) as f64),
             _ => String::new(),
@@ -370,10 +392,7 @@ impl Report {
             true => String::new(),
             false => format!(" readers-apart {}", self.kept_apart.join(",")),
         };
-        Some(format!(
-            "Stats {} queries {} fast-path {} cache-hits {} enumerated {} sat-calls {}{peak}{apart}",
-            self.name, s.queries, s.fast_path, s.cache_hits, s.enumerated, s.sat_calls
-        ))
+        Some(format!("Stats {}{logic}{search}{peak}{apart}", self.name))
     }
 
     /// herd7's layout, one block per condition, plus our expectations; a

@@ -48,7 +48,12 @@ pub struct RunArgs {
     /// (by default an Unknown against an `expect` or allow/forbid fails the run).
     #[arg(long)]
     pub allow_unknown: bool,
-    /// Print the logic layer's counters (queries, cache hits, SAT calls) per test.
+    /// Print what each test's decision counted, on a `Stats` line: under pwt
+    /// the logic layer's queries, cache hits and SAT calls; under `--model
+    /// sc` the configurations visited; under a cat model the search's steps
+    /// (as --max-steps counts them); and the spin loops decided as their
+    /// last pass, the peak heap and the readers kept apart, where there are
+    /// any.
     #[arg(long)]
     pub stats: bool,
     /// Draw, as SVG in this directory, one complete pomset for each condition it allows.
@@ -92,8 +97,8 @@ pub fn run(args: &RunArgs, cx: Ctx) -> Result<bool, String> {
     if args.verdict_only {
         require(engine.as_ref(), Capability::VerdictOnly)?;
     }
-    if args.stats || args.draw.is_some() {
-        // `--stats` counts the logic's work and `--draw` draws pomsets.
+    if args.draw.is_some() {
+        // `--draw` draws pomsets.
         require(engine.as_ref(), Capability::Pomsets)?;
     }
     run_tests(args, cx, engine)

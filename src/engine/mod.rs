@@ -46,7 +46,7 @@ pub enum Capability {
     Explain,
     /// `draw`, `run --draw`: pictures of what reaches an outcome.
     Draw,
-    /// `pomsets`, `run --stats`: the pomsets themselves and the logic's counters.
+    /// `pomsets`, `run --draw`: the pomsets themselves.
     Pomsets,
     /// A file's `expect` lines and allow/forbid state the note's verdicts:
     /// only an engine of the pomset semantics checks them.
@@ -105,7 +105,7 @@ impl Capability {
             Capability::Symmetry => "thread symmetry",
             Capability::Explain => "`explain`",
             Capability::Draw => "`draw` and --draw",
-            Capability::Pomsets => "`pomsets` and --stats",
+            Capability::Pomsets => "`pomsets` and `run --draw`",
             Capability::Expectations => "the file's expectations",
             Capability::Vulkan => "the Vulkan extension's constructs",
             Capability::LocalRefine => "the pomset-level refinement check",

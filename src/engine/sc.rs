@@ -371,11 +371,13 @@ impl<'a> Search<'_, '_, 'a> {
         } else {
             Reach::Unreached
         };
+        let counters = self.counters();
         Outcomes {
             witnesses: self.finals.len(),
             states,
             limit: self.limit,
             stats: crate::logic::Stats::default(),
+            counters,
             notes: self
                 .p
                 .bound_note(reach)
@@ -386,6 +388,15 @@ impl<'a> Search<'_, '_, 'a> {
             orbits: None,
             factored: None,
         }
+    }
+
+    /// `--stats`: the configurations visited, and the spin loops decided as
+    /// their last pass (named only when there are some).
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        let spins = u64::from(self.p.spins);
+        let mut out = vec![("configurations", self.seen.len() as u64)];
+        out.extend((spins > 0).then_some(("spin-loops-as-last-pass", spins)));
+        out
     }
 
     /// Depth first over interleavings, memoised on whole configurations.

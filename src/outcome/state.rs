@@ -44,6 +44,11 @@ pub struct Outcomes {
     pub limit: Option<String>,
     /// The logic layer's counters for this test (`--stats`).
     pub stats: crate::logic::Stats,
+    /// The engine's own counters (`--stats`), each named as the report
+    /// prints it: what its search visited (sc's configurations, a cat
+    /// model's steps) and the reductions it took (spin loops decided
+    /// as their last pass). Empty for an engine that counts none.
+    pub counters: Vec<(&'static str, u64)>,
     /// What the outcomes leave out, one sentence each (values outside V).
     pub notes: Vec<String>,
     /// A cat model's raised flags (`flag ~empty race as data-race`), each
@@ -66,6 +71,7 @@ impl Outcomes {
             witnesses: 0,
             limit: None,
             stats: crate::logic::Stats::default(),
+            counters: Vec::new(),
             notes: Vec::new(),
             flags: Vec::new(),
             orbits: None,

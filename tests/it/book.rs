@@ -102,13 +102,19 @@ fn every_console_block_shows_real_output() {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
-        // Timings differ from run to run; the book shows the `Time` line
-        // (with some number), and everything else must match exactly.
+        // Timings and the heap differ from run to run; the book shows the
+        // `Time` line (with some number) and a `Stats` line's `peak-heap`,
+        // and everything else must match exactly.
         let stable = |s: &str| {
             s.lines()
                 .map(|l| match l.strip_prefix("Time ") {
                     Some(t) => format!("Time {} …", t.split(' ').next().unwrap_or("")),
-                    None => l.to_string(),
+                    None => match l.split_once(" peak-heap ") {
+                        Some((before, _)) if l.starts_with("Stats ") => {
+                            format!("{before} peak-heap …")
+                        }
+                        _ => l.to_string(),
+                    },
                 })
                 .collect::<Vec<_>>()
                 .join("\n")

@@ -631,6 +631,54 @@ fn options_in_a_model_name_are_those_of_set() {
     );
 }
 
+/// `run --stats` is taken under every model, and each prints what its own
+/// search counted: the logic layer's queries under the pomset semantics,
+/// configurations under sc, steps under a cat model (which asks the logic
+/// layer nothing, so no zero counts of it). `--draw` still needs pomsets.
+#[test]
+fn stats_count_each_engines_own_search() {
+    let file = "examples/classic/mp+rel+acq.litmus";
+    let stats = |model: &str| -> String {
+        let out = pomset(&["run", "--model", model, "--stats", file]);
+        assert!(out.status.success(), "{model}: {}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        let line = stdout.lines().find(|l| l.starts_with("Stats MP+rel+acq "));
+        line.unwrap_or_else(|| panic!("{model}: no Stats line in {stdout}"))
+            .to_string()
+    };
+    for model in ["pwt", "pwt:reference"] {
+        let line = stats(model);
+        assert!(line.contains(" queries "), "{model}: {line}");
+        assert!(
+            !line.contains(" steps ") && !line.contains(" configurations "),
+            "{line}"
+        );
+    }
+    let counted = |line: &str, name: &str| -> u64 {
+        let words: Vec<&str> = line.split(' ').collect();
+        let at = words.iter().position(|w| *w == name);
+        at.and_then(|i| words.get(i + 1)?.parse().ok())
+            .unwrap_or_else(|| panic!("no `{name} N` in {line}"))
+    };
+    let sc = stats("sc");
+    assert!(counted(&sc, "configurations") > 0, "{sc}");
+    assert!(
+        !sc.contains(" queries ") && !sc.contains("spin-loops"),
+        "{sc}"
+    );
+    for model in ["rc11", "ptx"] {
+        let line = stats(model);
+        assert!(counted(&line, "steps") > 0, "{model}: {line}");
+        assert!(!line.contains(" queries "), "{model}: {line}");
+    }
+    let refused = pomset(&["run", "--model", "sc", "--draw", "/tmp", file]);
+    assert!(
+        text(&refused.stderr).contains("the model `sc` does not offer `pomsets` and `run --draw`"),
+        "{}",
+        text(&refused.stderr)
+    );
+}
+
 /// `--timeout` is a finite number of seconds, not negative, for every
 /// command that takes one: anything else is a usage error naming the flag
 /// (NaN used to panic in `run`, `explain`, `refine` and `distinguish`).

@@ -148,6 +148,8 @@ fn real_output_validates() {
         // Non-default model, SC engine, a limit.
         vec!["--set", "c7a=direct", "examples/classic/sb.litmus"],
         vec!["--engine", "sc", "examples/classic/iriw.litmus"],
+        vec!["--model", "sc", "book/snippets/mp-spin.litmus"],
+        vec!["--model", "rc11", "examples/classic/iriw.litmus"],
         vec!["--max-states", "1", "examples/classic/iriw.litmus"],
         // A cat model's flag (Vulkan's data race), and a refused construct.
         vec!["--model", "vulkan", "examples/vulkan/mp-racy.litmus"],

@@ -270,9 +270,11 @@ fn an_imported_ptx_spin_is_decided_without_a_bound() {
 
 /// Under sc a reduced spin is named in the report's notes (how many loops,
 /// and the flag that unrolls them), and the bound's note goes: nothing was
-/// cut. Unrolled, the bound's note is there and the spin note is not.
+/// cut. Unrolled, the bound's note is there and the spin note is not. The
+/// counters `--stats` prints say the same: one loop reduced, and fewer
+/// configurations visited than unrolled.
 #[test]
-fn sc_names_the_reduction_in_its_notes() {
+fn sc_names_the_reduction_in_its_notes_and_counters() {
     let text = "litmus NOTE\nlocations { x, y }\n\ndo { r := x.acq; } while (r = 0); s := y;\n|| y := 1; x.rel := 1;\n\nexists (s = 0)\n";
     let sc = engine::named("sc").expect("sc");
     let notes = |spin: bool| {
@@ -281,18 +283,30 @@ fn sc_names_the_reduction_in_its_notes() {
             spin,
         };
         let p = syntax::parse_with(text, opts).expect("parses").program;
-        sc.outcomes(&p, &Model::default(), Limits::default())
-            .expect("decides")
-            .notes
+        let o = sc
+            .outcomes(&p, &Model::default(), Limits::default())
+            .expect("decides");
+        (o.notes, o.counters)
     };
-    let reduced = notes(true);
+    let ((reduced, counted), (unrolled, counted_unrolled)) = (notes(true), notes(false));
+    let count = |c: &[(&str, u64)], name: &str| c.iter().find(|x| x.0 == name).map(|x| x.1);
+    assert_eq!(
+        count(&counted, "spin-loops-as-last-pass"),
+        Some(1),
+        "{counted:?}"
+    );
+    assert_eq!(count(&counted_unrolled, "spin-loops-as-last-pass"), None);
+    let seen = |c: &[(&str, u64)]| count(c, "configurations").expect("counted");
+    assert!(
+        seen(&counted) < seen(&counted_unrolled),
+        "{counted:?} {counted_unrolled:?}"
+    );
     assert_eq!(reduced.len(), 1, "{reduced:?}");
     assert!(
         reduced[0].starts_with("1 spin loop decided as the last pass"),
         "{reduced:?}"
     );
     assert!(reduced[0].contains("--no-spin-reduction"), "{reduced:?}");
-    let unrolled = notes(false);
     assert_eq!(unrolled.len(), 1, "{unrolled:?}");
     assert!(
         unrolled[0].starts_with("bounded by --unroll 2"),

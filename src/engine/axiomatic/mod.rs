@@ -594,6 +594,7 @@ pub fn outcomes_with(
         witnesses,
         limit: over.or(seen.limit),
         stats: crate::logic::Stats::default(),
+        counters: vec![("steps", seen.candidates as u64)],
         notes,
         flags: flags.into_iter().collect(),
         orbits,
@@ -791,6 +792,8 @@ impl Found {
             witnesses,
             limit: None,
             stats: crate::logic::Stats::default(),
+            // The search that found the runs, shared by every variant.
+            counters: vec![("steps", self.seen.candidates as u64)],
             notes,
             flags: flags.into_iter().collect(),
             orbits: None,

@@ -187,24 +187,23 @@ impl Tally {
     /// programs when the same one may come twice).
     pub fn add(&mut self, r: Record) {
         self.decided += 1;
-        match r.verdict.as_str() {
-            "same" => self.same += 1,
-            "differs" => self.differs += 1,
-            "undecided" => self.undecided += 1,
-            _ => {}
-        }
         if let Some(w) = &r.why {
             *self.whys.entry(w.clone()).or_default() += 1;
         }
-        if r.verdict == "differs"
-            && r.minimal
-                .as_deref()
-                .is_some_and(|m| m.starts_with("unknown"))
-        {
-            self.unknown_minimality += 1;
-        }
-        if r.verdict == "differs" && r.is_minimal() {
-            self.minimal.insert(r.id.clone(), r);
+        match r.verdict.as_str() {
+            "same" => self.same += 1,
+            "undecided" => self.undecided += 1,
+            "differs" => {
+                self.differs += 1;
+                let minimality = r.minimal.as_deref();
+                if minimality.is_some_and(|m| m.starts_with("unknown")) {
+                    self.unknown_minimality += 1;
+                }
+                if r.is_minimal() {
+                    self.minimal.insert(r.id.clone(), r);
+                }
+            }
+            _ => {}
         }
     }
 }

@@ -28,9 +28,10 @@ pub struct Row {
     /// Under a loop bound that cut a path, `Never` and `Always` are about the
     /// executions within it and say so: `Never (--unroll 2)`.
     pub verdicts: Vec<String>,
-    /// One per column: whether the model raised `data-race` on the test (a
-    /// consistent execution kept by the filter has a data race: undefined
-    /// behaviour under RC11 and Vulkan, whatever the condition).
+    /// One per column: whether the model raised a flag it declares
+    /// `undefined` on the test (under RC11 and Vulkan a data race, under
+    /// the HRF models a heterogeneous race: undefined behaviour, whatever
+    /// the condition; PTX's races are defined and not counted here).
     pub racy: Vec<bool>,
 }
 
@@ -117,10 +118,14 @@ fn unreached(p: &crate::syntax::core::Program, r: &Result<Report, String>) -> bo
         .is_ok_and(|r| note.is_some_and(|n| r.warnings.contains(&n)))
 }
 
-/// Whether a report raised herd7's `data-race` flag.
+/// Whether a report raised a flag its model declares `undefined`.
 fn racy(r: &Result<Report, String>) -> bool {
     r.as_ref()
-        .is_ok_and(|r| r.flags.iter().any(|f| f.name == "data-race"))
+        .is_ok_and(|r| {
+            r.flags
+                .iter()
+                .any(|f| f.meaning == crate::outcome::FlagMeaning::Undefined)
+        })
 }
 
 /// A cell of the table: the observation, or `Unknown` / `Unsupported`.

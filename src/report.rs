@@ -77,6 +77,20 @@ pub struct FlagCount {
     pub name: String,
     /// Consistent executions raising it.
     pub executions: usize,
+    /// What the model says it means (`undefined data-race`).
+    pub meaning: crate::outcome::FlagMeaning,
+}
+
+impl FlagCount {
+    /// herd7's `Flag NAME`, with the count and what the model says it means.
+    pub fn line(&self) -> String {
+        format!(
+            "Flag {} ({} executions; {})",
+            self.name,
+            self.executions,
+            self.meaning.gloss()
+        )
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -214,6 +228,7 @@ impl Report {
                 .map(|(name, n)| FlagCount {
                     name: name.clone(),
                     executions: *n,
+                    meaning: crate::outcome::FlagMeaning::Undeclared,
                 })
                 .collect(),
             verdict_only: false,
@@ -466,7 +481,7 @@ impl Report {
         // herd7 prints flags whether or not the test has a condition.
         if self.conditions.is_empty() {
             for f in &self.flags {
-                let _ = writeln!(out, "Flag {} ({} executions)", f.name, f.executions);
+                let _ = writeln!(out, "{}", f.line());
             }
         }
         for (i, c) in self.conditions.iter().enumerate() {
@@ -480,7 +495,7 @@ impl Report {
             let _ = writeln!(out, "Positive: {} Negative: {}", c.positive, c.negative);
             if i == 0 {
                 for f in &self.flags {
-                    let _ = writeln!(out, "Flag {} ({} executions)", f.name, f.executions);
+                    let _ = writeln!(out, "{}", f.line());
                 }
             }
             let _ = writeln!(out, "Condition {}", c.text);

@@ -11,7 +11,8 @@ use super::depth::{MAX_IR_DEPTH, MAX_IR_NODES};
 use super::parse::{self, Binding, CheckKind, Expr, ExprKind, Stmt};
 use super::{CatError, LoadError, Source, Ty};
 use crate::syntax::diagnostic::Diagnostic;
-use crate::syntax::span::Span;
+use crate::outcome::FlagMeaning;
+use crate::syntax::span::{Ident, Span};
 
 /// A compiled expression: names are slots, builtins or inlined arguments.
 #[derive(Clone, Debug)]
@@ -100,9 +101,24 @@ pub struct Check {
     pub file: usize,
 }
 
+/// An option a model declares (`let inclusive[inclusion = nested] = ...`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CatOption {
+    pub name: String,
+    /// Its values, the default first.
+    pub values: Vec<String>,
+    /// The value this model was compiled with.
+    pub chosen: String,
+}
+
 /// A compiled cat model.
 #[derive(Clone, Debug)]
 pub struct Model {
+    /// What each flag means when raised (`undefined data-race`), as the
+    /// model declares it; a flag it does not name is `Undeclared`.
+    pub meanings: Vec<(String, FlagMeaning)>,
+    /// The options it declares, each with the value chosen.
+    pub options: Vec<CatOption>,
     /// The title on its first line, or the file name.
     pub name: String,
     pub sources: Vec<Source>,
@@ -145,6 +161,15 @@ pub struct Model {
     /// By slot: whether its value is a function of the candidate's frame,
     /// values, rf and the `with`'s choice (`cat::frame::co_free`).
     pub co_free: Vec<bool>,
+}
+
+/// The parameters of a function binding, as `check_names` scopes them.
+fn param_names(b: &Binding) -> Vec<&str> {
+    b.params
+        .iter()
+        .flatten()
+        .map(|p| p.name.as_str())
+        .collect()
 }
 
 /// What a name stands for while compiling.
@@ -191,6 +216,13 @@ struct Compiler {
     depth: usize,
     /// The `Ir` nodes built so far (`depth::MAX_IR_NODES`).
     nodes: usize,
+    /// The options the model was asked for (`hrf-direct[inclusion=mutual]`).
+    settings: Vec<(String, String)>,
+    /// The options the model declares (`let NAME[OPTION = VALUE]`), each
+    /// with its values in the order first bound (the first the default).
+    options: Vec<(String, Vec<String>)>,
+    /// The flags' meanings it declares, each with the place of its name.
+    meanings: Vec<(Ident, FlagMeaning, usize)>,
 }
 
 /// An `Ir`'s depth and number of nodes.
@@ -207,7 +239,17 @@ type Compiled<T> = Result<T, Diagnostic>;
 
 /// Compiles a model's main file (and everything it includes).
 pub fn compile(main: Source) -> Result<Model, LoadError> {
+    compile_with(main, &[])
+}
+
+/// `compile`, with the model's options set (`settings`: OPTION, VALUE); an
+/// option the model does not declare, or a value it does not bind, is
+/// refused by name.
+pub fn compile_with(main: Source, settings: &[(String, String)]) -> Result<Model, LoadError> {
     let mut c = Compiler {
+        settings: settings.to_vec(),
+        options: Vec::new(),
+        meanings: Vec::new(),
         sources: Vec::new(),
         steps: Vec::new(),
         slots: 0,
@@ -227,7 +269,21 @@ pub fn compile(main: Source) -> Result<Model, LoadError> {
         env.insert(name.to_string(), Entry::Function(f));
     }
     let fallback = main.name.clone();
-    let title = c.file(main, &mut env)?;
+    let again = main.clone();
+    let title = match c.file(main, &mut env) {
+        Ok(title) => title,
+        // A value the model binds nothing for leaves a name unbound: the
+        // option is then the error to report, found from the defaults.
+        Err(e) if !settings.is_empty() => {
+            let defaults = compile_with(again, &[])?;
+            let declared = Compiler::declared(&defaults.options);
+            declared.chosen_options_with(settings, &defaults.name)?;
+            return Err(e);
+        }
+        Err(e) => return Err(e),
+    };
+    let options = c.chosen_options(title.as_deref().unwrap_or(&fallback))?;
+    let meanings = c.flag_meanings()?;
     let mut defined_by = vec![0; c.slots];
     for (i, step) in c.steps.iter().enumerate() {
         match step {
@@ -252,6 +308,8 @@ pub fn compile(main: Source) -> Result<Model, LoadError> {
     }
     checks.sort();
     let mut model = Model {
+        meanings,
+        options,
         name: title.unwrap_or(fallback),
         sources: c.sources,
         steps: c.steps,
@@ -405,6 +463,12 @@ impl Compiler {
                 // `let a = ... and b = ...`: each sees only what came before.
                 let before = env.clone();
                 for b in bindings {
+                    if !self.guard_holds(b) {
+                        // Not this option's value: its names are still
+                        // checked, so a typo shows whatever is chosen.
+                        check_names(&b.body, &before, &param_names(b))?;
+                        continue;
+                    }
                     let entry = self.binding(b, file, &before)?;
                     env.insert(b.name.name.clone(), entry);
                 }
@@ -416,6 +480,12 @@ impl Compiler {
                 span,
             } => self.rec(bindings, *span, file, env),
             Stmt::Include { .. } => Ok(()),
+            Stmt::Meaning { meaning, names, .. } => {
+                for n in names {
+                    self.meanings.push((n.clone(), *meaning, file));
+                }
+                Ok(())
+            }
             Stmt::Check {
                 kind,
                 negated,
@@ -514,6 +584,167 @@ impl Compiler {
         Ok(Entry::Slot(slot, ty))
     }
 
+    /// Whether binding `b` is made: it has no guard, or its option has the
+    /// guard's value (asked for, or else the first value bound: the
+    /// default). Records the option and its value.
+    fn guard_holds(&mut self, b: &Binding) -> bool {
+        let Some((option, value)) = &b.guard else {
+            return true;
+        };
+        let values = match self.options.iter_mut().find(|(n, _)| *n == option.name) {
+            Some((_, values)) => values,
+            None => {
+                self.options.push((option.name.clone(), Vec::new()));
+                &mut self.options.last_mut().expect("just pushed").1
+            }
+        };
+        if !values.contains(&value.name) {
+            values.push(value.name.clone());
+        }
+        let default = values[0].clone();
+        let chosen = self
+            .settings
+            .iter()
+            .rev()
+            .find(|(k, _)| *k == option.name)
+            .map_or(default, |(_, v)| v.clone());
+        chosen == value.name
+    }
+
+    /// A compiler holding only `options`' declarations (to check settings).
+    fn declared(options: &[CatOption]) -> Compiler {
+        Compiler {
+            sources: Vec::new(),
+            steps: Vec::new(),
+            slots: 0,
+            shown: Vec::new(),
+            names: Vec::new(),
+            including: Vec::new(),
+            calls: 0,
+            inlined: 0,
+            depth: 0,
+            nodes: 0,
+            settings: Vec::new(),
+            options: options
+                .iter()
+                .map(|o| (o.name.clone(), o.values.clone()))
+                .collect(),
+            meanings: Vec::new(),
+        }
+    }
+
+    /// `chosen_options` for `settings`.
+    fn chosen_options_with(
+        mut self,
+        settings: &[(String, String)],
+        model: &str,
+    ) -> Result<Vec<CatOption>, LoadError> {
+        self.settings = settings.to_vec();
+        self.chosen_options(model)
+    }
+
+    /// The options declared, with the values chosen; an option asked for
+    /// that the model does not declare, or a value it does not bind, is
+    /// refused with the model's options listed.
+    fn chosen_options(&self, model: &str) -> Result<Vec<CatOption>, LoadError> {
+        let listed = || {
+            if self.options.is_empty() {
+                return format!("`{model}` declares no options");
+            }
+            let each: Vec<String> = self
+                .options
+                .iter()
+                .map(|(n, vs)| format!("{n} ({}, default {})", vs.join("|"), vs[0]))
+                .collect();
+            format!("the options of `{model}`: {}", each.join(", "))
+        };
+        for (k, v) in &self.settings {
+            match self.options.iter().find(|(n, _)| n == k) {
+                None => {
+                    return Err(LoadError::Io(format!(
+                        "the model `{model}` has no option `{k}`; {}",
+                        listed()
+                    )))
+                }
+                Some((_, vs)) if !vs.contains(v) => {
+                    return Err(LoadError::Io(format!(
+                        "the option `{k}` of `{model}` takes {}, not `{v}`",
+                        vs.join(" or ")
+                    )))
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(self
+            .options
+            .iter()
+            .map(|(n, vs)| CatOption {
+                name: n.clone(),
+                values: vs.clone(),
+                chosen: self
+                    .settings
+                    .iter()
+                    .rev()
+                    .find(|(k, _)| k == n)
+                    .map_or_else(|| vs[0].clone(), |(_, v)| v.clone()),
+            })
+            .collect())
+    }
+
+    /// The flags' meanings, each naming a flag of the model, none declared
+    /// twice with different meanings.
+    fn flag_meanings(&self) -> Result<Vec<(String, FlagMeaning)>, LoadError> {
+        let flags: Vec<&str> = self
+            .steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Check(c) if c.flag => Some(c.name.as_str()),
+                _ => None,
+            })
+            .collect();
+        let mut out: Vec<(String, FlagMeaning)> = Vec::new();
+        for (name, meaning, file) in &self.meanings {
+            let located = |d: Diagnostic| LoadError::Cat(CatError::new(&self.sources[*file], d));
+            if !flags.contains(&name.name.as_str()) {
+                let known = if flags.is_empty() {
+                    "the model raises no flag".to_string()
+                } else {
+                    format!("its flags: {}", flags.join(", "))
+                };
+                return Err(located(
+                    Diagnostic::error(
+                        format!("`{}` names no flag of the model", name.name),
+                        name.span,
+                    )
+                    .with_label("not a flag")
+                    .with_hint(format!(
+                        "a meaning is declared for a flag raised by `flag ... as NAME`; {known}"
+                    )),
+                ));
+            }
+            match out.iter().find(|(n, _)| *n == name.name) {
+                Some((_, m)) if m != meaning => {
+                    return Err(located(
+                        Diagnostic::error(
+                            format!(
+                                "the flag `{}` is declared {} and {}",
+                                name.name,
+                                m.keyword(),
+                                meaning.keyword()
+                            ),
+                            name.span,
+                        )
+                        .with_label("a second meaning")
+                        .with_hint("a flag means one thing: keep one of the declarations"),
+                    ))
+                }
+                Some(_) => {}
+                None => out.push((name.name.clone(), *meaning)),
+            }
+        }
+        Ok(out)
+    }
+
     fn new_slot(&mut self, name: &str, ty: Ty) -> usize {
         let slot = self.slots;
         self.slots += 1;
@@ -530,6 +761,11 @@ impl Compiler {
         file: usize,
         env: &mut Env,
     ) -> Compiled<()> {
+        if let Some(b) = bindings.iter().find(|b| b.guard.is_some()) {
+            return Err(Diagnostic::error("an option's guard in `let rec`", b.name.span)
+                .with_label("guarded here")
+                .with_hint("bind the option's alternatives with `let NAME[OPTION = VALUE]`, and use them in the `let rec`"));
+        }
         if let Some(f) = bindings.iter().find(|b| b.params.is_some()) {
             return Err(Diagnostic::error("recursive functions are not supported", f.name.span)
                 .with_label("a function in `let rec`")

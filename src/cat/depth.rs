@@ -71,7 +71,7 @@ pub fn check_depth(file: &File) -> Result<(), Diagnostic> {
             Stmt::Check { expr, .. } => stack.push((expr, 1)),
             Stmt::Show(items) => stack.extend(items.iter().map(|(e, _)| (e, 1))),
             Stmt::With { set, order, .. } => stack.extend([(set, 1), (order, 1)]),
-            Stmt::Include { .. } => {}
+            Stmt::Include { .. } | Stmt::Meaning { .. } => {}
         }
     }
     while let Some((e, depth)) = stack.pop() {

@@ -160,26 +160,41 @@ impl LoadError {
 
 /// Loads a model by bundled name (`rc11`) or as a `.cat` file.
 pub fn load(spec: &str) -> Result<Model, LoadError> {
+    load_with(spec, &[])
+}
+
+/// `load`, with the options the model declares set (`settings`: OPTION,
+/// VALUE). A bundled model's claims (`STRONGER_MODES`, `INCLUDES_SC`) are
+/// argued for its defaults only, so a model with an option set away from
+/// its default makes none.
+pub fn load_with(spec: &str, settings: &[(String, String)]) -> Result<Model, LoadError> {
     if let Some(text) = bundled(spec) {
         let short = spec.strip_suffix(".cat").unwrap_or(spec);
-        let mut model = compile::compile(Source {
-            name: format!("{short}.cat"),
-            text: text.to_string(),
-            dir: None,
-        })?;
+        let mut model = compile::compile_with(
+            Source {
+                name: format!("{short}.cat"),
+                text: text.to_string(),
+                dir: None,
+            },
+            settings,
+        )?;
+        let defaults = model.options.iter().all(|o| o.chosen == o.values[0]);
         model.lowering = lowering(short);
-        model.stronger_modes = STRONGER_MODES.contains(&short);
-        model.includes_sc = INCLUDES_SC.contains(&short);
+        model.stronger_modes = defaults && STRONGER_MODES.contains(&short);
+        model.includes_sc = defaults && INCLUDES_SC.contains(&short);
         return Ok(model);
     }
     let path = Path::new(spec);
     let text = std::fs::read_to_string(path)
         .map_err(|e| LoadError::Io(format!("cannot read model `{spec}`: {e}")))?;
-    compile::compile(Source {
-        name: spec.to_string(),
-        text,
-        dir: path.parent().map(Path::to_path_buf),
-    })
+    compile::compile_with(
+        Source {
+            name: spec.to_string(),
+            text,
+            dir: path.parent().map(Path::to_path_buf),
+        },
+        settings,
+    )
 }
 
 /// Compiles a model from text (the name is used in diagnostics; includes

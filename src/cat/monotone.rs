@@ -178,6 +178,16 @@ pub fn reads_placement(model: &Model) -> bool {
     })
 }
 
+/// Whether the model reads the storage classes of a release's or an
+/// acquire's semantics (`SEMSC0` to `SEMSC3`, Vulkan's): its programs must
+/// then write them to synchronise (`Engine::qualifiers`).
+pub fn reads_semantics(model: &Model) -> bool {
+    use super::builtins::{Builtin, VkBuiltin};
+    uses(model, &|ir| {
+        matches!(ir, Ir::Builtin(Builtin::Vulkan(VkBuiltin::SemSc(_))))
+    })
+}
+
 /// Whether some expression of the model has a node `hit` picks.
 fn uses(model: &Model, hit: &dyn Fn(&Ir) -> bool) -> bool {
     let any = |ir: &Ir| {

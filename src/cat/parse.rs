@@ -9,7 +9,23 @@
 //!             | ["flag"] ["~"] ("acyclic" | "irreflexive" | "empty") expr ["as" NAME]
 //!             | "show" expr ["as" NAME] ("," expr ["as" NAME])*
 //!             | "with" NAME "from" "linearisations" "(" expr "," expr ")"
-//! binding   ::= NAME ["(" NAME ("," NAME)* ")"] "=" expr
+//!             | ("undefined" | "defined" | "unsupported") NAME ("," NAME)*
+//! binding   ::= NAME ["[" NAME "=" NAME "]"] ["(" NAME ("," NAME)* ")"] "=" expr
+//! ```
+//!
+//! Two forms are pomset's own, outside herd7's language (the book's
+//! "Axiomatic models and comparisons"):
+//!
+//! - `undefined NAME` (or `defined`, `unsupported`) states what the flag
+//!   NAME means when raised: the program has undefined behaviour, is still
+//!   defined, or is outside what the model describes. `undefined`,
+//!   `defined` and `unsupported` are keywords only at the start of a
+//!   statement.
+//! - `let NAME[OPTION = VALUE] = e` binds NAME only when the model's
+//!   option OPTION is VALUE (`hrf-direct[inclusion=mutual]`); the first
+//!   value a model binds for an option is its default.
+//!
+//! ```text
 //! expr      ::= expr "|" expr | expr ";" expr | expr "\" expr | expr "&" expr
 //!             | expr "*" expr | "~" expr | expr ("^-1" | "+" | "*" | "?")
 //!             | NAME | NAME "(" expr ("," expr)* ")" | "[" expr "]" | "(" expr ")"
@@ -66,6 +82,8 @@ impl CheckKind {
 #[derive(Clone, Debug)]
 pub struct Binding {
     pub name: Ident,
+    /// `[OPTION = VALUE]`: bound only when the option has that value.
+    pub guard: Option<(Ident, Ident)>,
     /// `Some` for a function.
     pub params: Option<Vec<Ident>>,
     pub body: Expr,
@@ -91,6 +109,13 @@ pub enum Stmt {
         span: Span,
     },
     Show(Vec<(Expr, Option<Ident>)>),
+    /// `undefined NAME, ...` (or `defined`, `unsupported`): what the flags
+    /// named mean when raised.
+    Meaning {
+        meaning: crate::outcome::FlagMeaning,
+        names: Vec<Ident>,
+        span: Span,
+    },
     /// `with NAME from linearisations(S, r)`: the rest of the model holds
     /// for some strict total order NAME on the set S that extends r.
     With {
@@ -121,6 +146,17 @@ pub fn parse(src: &str) -> Result<File, Diagnostic> {
     let file = p.file()?;
     super::depth::check_depth(&file)?;
     Ok(file)
+}
+
+/// The meaning a statement-opening word declares (`undefined NAME`).
+fn meaning(word: &str) -> Option<crate::outcome::FlagMeaning> {
+    use crate::outcome::FlagMeaning::*;
+    match word {
+        "undefined" => Some(Undefined),
+        "defined" => Some(Defined),
+        "unsupported" => Some(Unsupported),
+        _ => None,
+    }
 }
 
 struct Parser {
@@ -263,10 +299,26 @@ impl Parser {
                 }
             }
             Some(Tok::With) => self.with(start),
+            Some(Tok::Name(n)) if meaning(n).is_some() && matches!(self.toks.get(self.at + 1), Some((Tok::Name(_), _))) => {
+                let meaning = meaning(n).unwrap_or(crate::outcome::FlagMeaning::Undeclared);
+                self.at += 1;
+                let mut names = vec![self.name("a flag's name")?];
+                while self.eat(&Tok::Comma) {
+                    names.push(self.name("a flag's name")?);
+                }
+                let span = start.to(Span::new(self.prev_end(), self.prev_end()));
+                Ok(Stmt::Meaning {
+                    meaning,
+                    names,
+                    span,
+                })
+            }
             Some(Tok::Flag | Tok::Tilde | Tok::Acyclic | Tok::Irreflexive | Tok::Empty) => {
                 self.check(start)
             }
-            _ => Err(self.unexpected("`let`, `include`, `with`, a check or `show`")),
+            _ => Err(self.unexpected(
+                "`let`, `include`, `with`, a check, `show` or a flag's meaning (`undefined NAME`)",
+            )),
         }
     }
 
@@ -327,6 +379,15 @@ impl Parser {
 
     fn binding(&mut self) -> Parsed<Binding> {
         let name = self.name("a name to bind")?;
+        let guard = if self.eat(&Tok::LBracket) {
+            let option = self.name("an option's name")?;
+            self.expect(&Tok::Eq, "`=` after the option's name")?;
+            let value = self.name("the option's value")?;
+            self.expect(&Tok::RBracket, "`]` after the option's value")?;
+            Some((option, value))
+        } else {
+            None
+        };
         let params = if self.eat(&Tok::LParen) {
             let mut ps = vec![self.name("a parameter name")?];
             while self.eat(&Tok::Comma) {
@@ -339,7 +400,12 @@ impl Parser {
         };
         self.expect(&Tok::Eq, "`=`")?;
         let body = self.expr()?;
-        Ok(Binding { name, params, body })
+        Ok(Binding {
+            name,
+            guard,
+            params,
+            body,
+        })
     }
 
     fn expr(&mut self) -> Parsed<Expr> {

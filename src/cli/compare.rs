@@ -25,9 +25,11 @@ explain commands for both sides; the exit code is 1 when there is one. The
 programs go to TGT by the identity on modes, except to ptx (the PTX
 lowering, on every run of ptx) and from pwt to vulkan (the Vulkan mapping,
 only here; the variant wk-rlx reads wk as atomic): the book's \"PTX\" and
-\"Vulkan\" have the tables. An outcome in a test where TGT raises
-data-race is listed apart as racy under TGT (undefined behaviour there),
-not as a counterexample.";
+\"Vulkan\" have the tables. An outcome in a test where TGT raises a
+flag its model declares undefined (rc11's and vulkan's data-race, the HRF
+models' heterogeneous-race) is listed apart as racy under TGT (undefined
+behaviour there), not as a counterexample; ptx declares its data-race
+defined, so a racy PTX test is compared like any other.";
 
 /// `pomset compare`'s flags.
 #[derive(clap::Args, Debug)]

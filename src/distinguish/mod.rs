@@ -29,7 +29,7 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::engine::{Capability, Engine};
-use crate::outcome::Limits;
+use crate::outcome::{FlagMeaning, Limits};
 use shape::{Shape, Space};
 pub use shard::{Record, Shard};
 
@@ -565,8 +565,18 @@ impl Pair {
         if let Some(note) = o.notes.first() {
             return Err(Undecided::unknown(note.clone()));
         }
-        if let Some((flag, _)) = o.flags.first() {
+        // What a flag means is the model's statement: undefined behaviour
+        // allows every outcome (the program tells no model apart); a
+        // defined flag leaves the states standing; any other, unknown.
+        let meaning = |f: &str| engine.flag_meaning(f);
+        if let Some((flag, _)) = o.flags.iter().find(|(f, _)| meaning(f) == FlagMeaning::Undefined) {
             return Err(Undecided::distinguishes_nothing(format!("raises {flag}")));
+        }
+        if let Some((flag, _)) = o.flags.iter().find(|(f, _)| meaning(f) != FlagMeaning::Defined) {
+            return Err(Undecided::unknown(format!(
+                "raises {flag} ({})",
+                meaning(flag).gloss()
+            )));
         }
         // The names are those of the first state; every other state must
         // name the same registers and locations in the same order, compared

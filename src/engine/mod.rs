@@ -120,6 +120,17 @@ impl Capability {
     }
 }
 
+/// The qualifiers a model's programs carry (`Engine::qualifiers`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Qualifiers {
+    /// The note's language: modes and scopes.
+    Note,
+    /// Vulkan's: a release or acquire synchronises only through the
+    /// storage classes its semantics name, a plain access is seen only
+    /// through availability and visibility.
+    Vulkan,
+}
+
 /// What the local refinement check found (`Engine::refine_locally`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LocalRefinement {
@@ -170,6 +181,22 @@ pub trait Engine: Send + Sync {
     /// options `model` sets).
     fn report_model(&self, _model: &Model) -> Option<Vec<String>> {
         None
+    }
+
+    /// The qualifiers its programs carry, which a generated program (a
+    /// refinement's context) must write to mean what a program of this
+    /// model would: the note's language, or Vulkan's storage-class
+    /// semantics, availability and visibility (a cat model that reads the
+    /// semantics' storage classes, `SEMSC0` to `SEMSC3`).
+    fn qualifiers(&self) -> Qualifiers {
+        Qualifiers::Note
+    }
+
+    /// What a flag this engine raises means (`FlagMeaning`): a cat model's
+    /// own declaration (`undefined data-race`); `Undeclared` for a flag it
+    /// does not declare. The native engines raise no flag.
+    fn flag_meaning(&self, _flag: &str) -> crate::outcome::FlagMeaning {
+        crate::outcome::FlagMeaning::Undeclared
     }
 
     /// Whether it reads the model options (`Model`) at all: SC and the cat
@@ -346,7 +373,14 @@ fn named_from(spec: &str, files: bool) -> Result<Box<dyn Engine>, NameError> {
         None if crate::cat::bundled(name).is_none() && (!files || !is_file_name(name)) => {
             return Err(NameError::Unknown(unknown_model(name, files)))
         }
-        None => match crate::cat::load(name) {
+        // A cat model's options are its own (`let NAME[OPTION = VALUE]`),
+        // chosen when it is compiled: the note's options are pwt's.
+        None => match crate::cat::load_with(name, &sets) {
+            Ok(mut m) if !sets.is_empty() => {
+                let set: Vec<String> = sets.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                m.name = format!("{}[{}]", m.name, set.join(","));
+                return Ok(Box::new(axiomatic::Cat::new(m)));
+            }
             Ok(m) => Box::new(axiomatic::Cat::new(m)),
             Err(crate::cat::LoadError::Io(why)) => {
                 return Err(NameError::Unknown(format!(
@@ -502,6 +536,12 @@ impl Engine for WithOptions {
     fn report_model(&self, model: &Model) -> Option<Vec<String>> {
         self.inner.report_model(&self.model(model))
     }
+    fn flag_meaning(&self, flag: &str) -> crate::outcome::FlagMeaning {
+        self.inner.flag_meaning(flag)
+    }
+    fn qualifiers(&self) -> Qualifiers {
+        self.inner.qualifiers()
+    }
     fn reads_options(&self) -> bool {
         self.inner.reads_options()
     }
@@ -611,6 +651,9 @@ pub fn decide(
         }
         Err(why) => return Report::unsupported(p, model, why),
     };
+    for f in &mut report.flags {
+        f.meaning = engine.flag_meaning(&f.name);
+    }
     if !engine.can(Capability::Expectations) {
         report = report.without_expectations();
     }

@@ -15,4 +15,4 @@ pub mod state;
 pub mod verdict;
 
 pub use limits::{interrupted, Limits, MAX_PARTITIONS, MAX_STATES};
-pub use state::{Outcomes, Settled, State, Unsupported};
+pub use state::{FlagMeaning, Outcomes, Settled, State, Unsupported};

@@ -199,3 +199,49 @@ pub fn refusal_text(u: &Unsupported) -> String {
         Unsupported::VulkanOnly(..) => u.sentence(""),
     }
 }
+
+/// What a model says a raised flag means: the model's own statement (a
+/// cat model's `undefined NAME`, `defined NAME` or `unsupported NAME`),
+/// read by every command that compares programs (`refine`, the table,
+/// `distinguish`, `compare`, the explorer), never decided per model name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FlagMeaning {
+    /// Raised in some consistent execution, the program has undefined
+    /// behaviour: every outcome is allowed (C++'s and Vulkan's data races,
+    /// HRF's heterogeneous races). A context where the source raises it
+    /// tests nothing (it is vacuous); a target raising it alone is a
+    /// counterexample.
+    Undefined,
+    /// Raised, the program is still defined and its outcomes are those
+    /// listed (PTX's data races: "PTX does not declare racy programs to be
+    /// illegal"). Outcomes are compared as for a program without it.
+    Defined,
+    /// Raised, the model does not describe the program (HRF's fences): no
+    /// verdict from that program.
+    Unsupported,
+    /// The model does not say: no verdict rests on a program raising it.
+    Undeclared,
+}
+
+impl FlagMeaning {
+    /// The word a cat model declares it with (`undefined data-race`).
+    pub fn keyword(self) -> &'static str {
+        match self {
+            FlagMeaning::Undefined => "undefined",
+            FlagMeaning::Defined => "defined",
+            FlagMeaning::Unsupported => "unsupported",
+            FlagMeaning::Undeclared => "undeclared",
+        }
+    }
+
+    /// How a report explains it, after the flag's name.
+    pub fn gloss(self) -> &'static str {
+        match self {
+            FlagMeaning::Undefined => "undefined behaviour: every outcome allowed",
+            FlagMeaning::Defined => "defined behaviour: the outcomes listed stand",
+            FlagMeaning::Unsupported => "the model does not describe this program",
+            FlagMeaning::Undeclared => "the model does not declare what it means",
+        }
+    }
+}

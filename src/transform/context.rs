@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use super::grammar::{self, Context, Size, Vocabulary};
 use crate::engine::{Capability, Engine};
 use crate::model::Model;
-use crate::outcome::{Limits, Outcomes, State};
+use crate::outcome::{FlagMeaning, Limits, Outcomes, State};
 use crate::refinement::Refinement;
 use crate::syntax::{self, core::Program};
 
@@ -81,9 +81,16 @@ pub enum Found {
         bound: String,
         /// Contexts in the bound, all tried.
         total: usize,
-        /// Of those, contexts where the source raised a flag (undefined
-        /// behaviour: every outcome is then allowed to the target).
-        flagged: usize,
+        /// Of those, the vacuous ones: the source has undefined behaviour
+        /// there (a flag its model declares `undefined`, such as a data
+        /// race under rc11 or vulkan), so every outcome is allowed to the
+        /// target and the context tests nothing.
+        vacuous: usize,
+        /// Of those, contexts the model does not describe (the source or
+        /// the target raises a flag its model declares `unsupported`, such
+        /// as a fence under the HRF models): outside the model, they test
+        /// nothing either.
+        outside: usize,
     },
     /// A limit stopped the search, or left contexts undecided: no verdict.
     Stopped {
@@ -158,7 +165,11 @@ pub fn vocabulary(req: &Refinement) -> Vocabulary {
         .filter(|r| family.contains(&r.thread))
         .map(|r| r.name.clone())
         .collect();
-    let sc_words = |t: &str| t.contains(".sc");
+    // `.sc` as a mode, not the start of a storage class (`.sc1`, `.semsc0`).
+    let sc_words = |t: &str| {
+        t.match_indices(".sc")
+            .any(|(i, _)| !t[i + 3..].starts_with(|c: char| c.is_ascii_alphanumeric()))
+    };
     let p0 = p.main.first().map(|(t, _)| *t);
     let unset = p
         .unassigned
@@ -174,7 +185,26 @@ pub fn vocabulary(req: &Refinement) -> Vocabulary {
         .header
         .lines()
         .any(|l| l.trim_start().starts_with("scopes"));
+    let fence_words = |t: &str| t.contains("F.");
+    let fence_fragment = fence_words(&req.source_text) || fence_words(&req.target_text);
+    // The classic fenced shapes need two locations.
+    if fence_fragment && locs.len() < 2 {
+        let second = ["w", "u", "v"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain((0..).map(|k| format!("w{k}")))
+            .find(|n| !locs.contains(n) && !p.regs.iter().any(|r| &r.name == n))
+            .unwrap_or_else(|| "w".into());
+        locs.push(second);
+    }
+    let release_words = |t: &str| {
+        [".rel", ".ra", "F.sc"].iter().any(|w| t.contains(w))
+            || (sc_words(t) && t.contains(":="))
+    };
     Vocabulary {
+        vulkan: None,
+        fence_fragment,
+        fragment_releases: release_words(&req.source_text) || release_words(&req.target_text),
         locs,
         values,
         fragment_locs,
@@ -188,6 +218,55 @@ pub fn vocabulary(req: &Refinement) -> Vocabulary {
             && !placed
             && req.context.is_empty(),
     }
+}
+
+/// The vocabulary for `req` in the qualifiers `engine`'s programs carry
+/// (`Engine::qualifiers`): under Vulkan's, the storage classes the
+/// fragments and the file's threads use, and each location's class.
+pub fn vocabulary_for(req: &Refinement, engine: &dyn Engine) -> Vocabulary {
+    let mut vocab = vocabulary(req);
+    if engine.qualifiers() == crate::engine::Qualifiers::Vulkan {
+        let texts: Vec<&str> = [req.source_text.as_str(), req.target_text.as_str()]
+            .into_iter()
+            .chain(req.context.iter().map(String::as_str))
+            .collect();
+        vocab.vulkan = Some(storage_classes(&vocab.locs, &texts));
+    }
+    vocab
+}
+
+/// The storage classes `texts` use: each location's (`x.wk.sc1`, 0 when
+/// unwritten), and every class named, in a semantics (`.semsc1`) or on an
+/// access; class 0 when none is.
+fn storage_classes(locs: &[String], texts: &[&str]) -> grammar::VulkanWords {
+    let mut words = grammar::VulkanWords {
+        classes: 0,
+        class_of: vec![0; locs.len()],
+    };
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.';
+    for word in texts.iter().flat_map(|t| t.split(|c: char| !is_word(c))) {
+        let mut parts = word.split('.');
+        let head = parts.next().unwrap_or_default();
+        for part in parts {
+            let class = |prefix: &str| {
+                part.strip_prefix(prefix)
+                    .and_then(|n| n.parse::<u8>().ok())
+                    .filter(|&n| n < 4)
+            };
+            if let Some(n) = class("semsc") {
+                words.classes |= 1 << n;
+            } else if let Some(n) = class("sc") {
+                words.classes |= 1 << n;
+                if let Some(at) = locs.iter().position(|l| l == head) {
+                    words.class_of[at] = n;
+                }
+            }
+        }
+    }
+    if words.classes == 0 {
+        words.classes = 1;
+    }
+    words
 }
 
 /// The integer constants written in a fragment's text.
@@ -243,8 +322,10 @@ fn decision_limits(engine: &dyn Engine, run: Limits) -> Limits {
 #[derive(Default)]
 pub struct Tests {
     /// By context index: the source's and the target's programs (`None`:
-    /// a test that does not parse).
+    /// a test that does not parse), in the note's qualifiers.
     parsed: std::cell::RefCell<Vec<Option<std::rc::Rc<Pair>>>>,
+    /// The same in Vulkan's (`Engine::qualifiers`): the text differs.
+    vulkan: std::cell::RefCell<Vec<Option<std::rc::Rc<Pair>>>>,
 }
 
 type Pair = Option<(Program, Program)>;
@@ -256,15 +337,16 @@ const KEPT: usize = 4096;
 
 impl Tests {
     /// The parsed source and target of context `k`.
-    fn get(&self, k: usize, parse: impl FnOnce() -> Pair) -> std::rc::Rc<Pair> {
+    fn get(&self, k: usize, vulkan: bool, parse: impl FnOnce() -> Pair) -> std::rc::Rc<Pair> {
         if k >= KEPT {
             return std::rc::Rc::new(parse());
         }
-        if let Some(Some(p)) = self.parsed.borrow().get(k) {
+        let kept = if vulkan { &self.vulkan } else { &self.parsed };
+        if let Some(Some(p)) = kept.borrow().get(k) {
             return p.clone();
         }
         let p = std::rc::Rc::new(parse());
-        let mut all = self.parsed.borrow_mut();
+        let mut all = kept.borrow_mut();
         if all.len() <= k {
             all.resize(k + 1, None);
         }
@@ -297,7 +379,7 @@ pub fn search_sharing(
     tests: &Tests,
 ) -> Found {
     let limits = decision_limits(engine, run);
-    let vocab = vocabulary(req);
+    let vocab = vocabulary_for(req, engine);
     // A placement on two GPUs changes nothing an engine blind to placement
     // decides: those contexts are listed (their indices key `tests`, shared
     // across models) but skipped, and the bound does not name them.
@@ -346,7 +428,7 @@ pub fn search_sharing(
         return stopped(total, total, Some(why));
     }
     let budget = bound.max_contexts.unwrap_or(usize::MAX);
-    let (mut flagged, mut undecided, mut limit) = (0, 0, None::<String>);
+    let (mut vacuous, mut outside, mut undecided, mut limit) = (0, 0, 0, None::<String>);
     for (k, &(at, ctx)) in all.iter().enumerate() {
         if k >= budget {
             limit = Some(format!("--max-contexts {budget}"));
@@ -355,7 +437,7 @@ pub fn search_sharing(
         if let Some(l) = crate::outcome::limits::interrupted(run.deadline, run.cancel) {
             return stopped(k, undecided, Some(l));
         }
-        let parsed = tests.get(at, || parse_pair(req, &vocab, ctx));
+        let parsed = tests.get(at, vocab.vulkan.is_some(), || parse_pair(req, &vocab, ctx));
         match decide_parsed(req, engine, model, limits, &vocab, ctx, &parsed) {
             One::Distinguishes(mut c) => {
                 c.tried = k + 1;
@@ -363,7 +445,8 @@ pub fn search_sharing(
                 return Found::Counterexample(c);
             }
             One::Same => {}
-            One::SourceFlagged => flagged += 1,
+            One::SourceFlagged => vacuous += 1,
+            One::Outside => outside += 1,
             One::Undecided(l) => {
                 undecided += 1;
                 limit.get_or_insert(l);
@@ -382,10 +465,15 @@ pub fn search_sharing(
     }
     match limit {
         Some(l) => stopped(total, undecided, Some(l)),
+        // Every context outside the model: nothing was tested.
+        None if total > 0 && outside == total => Found::Unknown(format!(
+            "the model describes none of the {total} contexts of {named} (in each the source or the target raises a flag it declares `unsupported`)"
+        )),
         None => Found::NoneUpTo {
             bound: named,
             total,
-            flagged,
+            vacuous,
+            outside,
         },
     }
 }
@@ -393,11 +481,19 @@ pub fn search_sharing(
 /// The bound as the answer names it, with the values the grammar's `set`s
 /// give the registers the fragment reads before assigning.
 pub fn bound_text(bound: Bound, vocab: &Vocabulary) -> String {
-    let placed = if vocab.gpu_scoped {
+    let mut placed = if vocab.gpu_scoped {
         format!("{}, on one GPU or split over two", bound.text())
     } else {
         bound.text()
     };
+    if vocab.fence_fragment {
+        placed.push_str(", and the classic fenced shapes around it");
+    }
+    if vocab.vulkan.is_some() {
+        placed.push_str(
+            ", in Vulkan's qualifiers (the fragment's unqualified statements by the mapping pwt:vulkan)",
+        );
+    }
     if vocab.unset.is_empty() {
         return placed;
     }
@@ -435,8 +531,12 @@ fn stopped(
 enum One {
     Distinguishes(Counterexample),
     Same,
-    /// The source raised a flag: nothing to tell apart.
+    /// The source raised a flag its model declares `undefined`: nothing to
+    /// tell apart.
     SourceFlagged,
+    /// The source or the target raised a flag its model declares
+    /// `unsupported`: the model does not describe it.
+    Outside,
     /// A value outside a declared V, a cut loop, no execution: no verdict
     /// from this context.
     Undecided(String),
@@ -467,8 +567,35 @@ fn parse_pair(req: &Refinement, vocab: &Vocabulary, ctx: &Context) -> Pair {
         parse(req, &text(&req.source_text)),
         parse(req, &text(&req.target_text)),
     ) {
-        (Ok(s), Ok(t)) => Some((s.program, t.program)),
+        (Ok(s), Ok(t)) => Some((in_model(vocab, s.program), in_model(vocab, t.program))),
         _ => None,
+    }
+}
+
+/// A generated program as the model reads it: under Vulkan's qualifiers,
+/// the statements written without any (the fragment's, the file's threads')
+/// through the mapping of `--mapping pwt:vulkan` (the book's "Vulkan"): a
+/// note-language release gains the storage classes' semantics and
+/// MakeAvailable, as a compiler would emit it. A statement that carries
+/// Vulkan qualifiers, as every context instruction does, is left as written.
+fn in_model(vocab: &Vocabulary, p: Program) -> Program {
+    use crate::engine::axiomatic::{Lowering, VulkanReading};
+    match vocab.vulkan {
+        Some(_) => Lowering::Vulkan(VulkanReading::DEFAULT).apply(&p),
+        None => p,
+    }
+}
+
+/// A generated test as the answer prints it: formatted, and under Vulkan's
+/// qualifiers as the model reads it (`in_model`), so that `run --model`
+/// decides the printed test as the search did.
+fn shown(req: &Refinement, vocab: &Vocabulary, text: &str) -> String {
+    if vocab.vulkan.is_none() {
+        return printed(text);
+    }
+    match parse(req, text) {
+        Ok(t) => syntax::print::core_program(&in_model(vocab, t.program)),
+        Err(_) => printed(text),
     }
 }
 
@@ -513,39 +640,71 @@ fn decide_parsed(
         // `run` reads no state as Unknown, never as Never.
         return One::Undecided("the source has no execution".into());
     }
-    if !so.flags.is_empty() {
+    // What the source's flags mean is the model's statement: a program
+    // with undefined behaviour allows every outcome (the context is
+    // vacuous); a defined flag changes nothing; a program the model does
+    // not describe, or whose flag it does not explain, gives no verdict.
+    let meaning = |f: &str| engine.flag_meaning(f);
+    if so.flags.iter().any(|(f, _)| meaning(f) == FlagMeaning::Undefined) {
         return One::SourceFlagged;
+    }
+    if so.flags.iter().any(|(f, _)| meaning(f) == FlagMeaning::Unsupported) {
+        return One::Outside;
+    }
+    if let Some((f, _)) = so.flags.iter().find(|(f, _)| meaning(f) != FlagMeaning::Defined) {
+        return One::Undecided(format!(
+            "the source raises the flag {f} ({})",
+            meaning(f).gloss()
+        ));
     }
     let to = match engine.outcomes(tgt, model, limits) {
         Ok(o) => o,
         Err(why) => return One::Refused(why),
     };
-    if let Some((f, _)) = to
-        .flags
-        .iter()
-        .find(|(f, _)| so.flags.iter().all(|g| &g.0 != f))
-    {
+    // A target the model does not describe tells nothing either.
+    if to.flags.iter().any(|(f, _)| meaning(f) == FlagMeaning::Unsupported) {
+        return One::Outside;
+    }
+    // A target that alone has undefined behaviour is a counterexample
+    // whatever its outcomes.
+    if let Some((f, _)) = to.flags.iter().find(|(f, _)| {
+        meaning(f) == FlagMeaning::Undefined && so.flags.iter().all(|g| &g.0 != f)
+    }) {
         return One::Distinguishes(Counterexample {
-            target_test: printed(&text(&req.target_text, "")),
-            source_test: printed(&text(&req.source_text, "")),
+            target_test: shown(req, vocab, &text(&req.target_text, "")),
+            source_test: shown(req, vocab, &text(&req.source_text, "")),
             witness: Witness::Flag(f.clone()),
             tried: 0,
             total: 0,
         });
     }
+    // A target flag the model does not explain may be undefined behaviour
+    // the source lacks: only an outcome can then tell them apart (the
+    // source being defined, a new outcome is one under either reading).
+    let unexplained = to
+        .flags
+        .iter()
+        .find(|(f, _)| !matches!(meaning(f), FlagMeaning::Defined | FlagMeaning::Undefined));
+    let same = || match unexplained {
+        Some((f, _)) => One::Undecided(format!(
+            "the target raises the flag {f} ({})",
+            meaning(f).gloss()
+        )),
+        None => One::Same,
+    };
     // The target's states are what it reaches even if a limit stopped it
     // (each is a real execution); only the source must be complete.
     let Some((tc, sc)) = witness(src, &so, tgt, &to) else {
-        return One::Same;
+        return same();
     };
     let (s_test, t_test) = (text(&req.source_text, &sc), text(&req.target_text, &tc));
     // The judge of `run`, on the parsed conditions, has the last word.
     if !reaches(req, &t_test, &to) || reaches(req, &s_test, &so) {
-        return One::Same;
+        return same();
     }
     One::Distinguishes(Counterexample {
-        target_test: printed(&t_test),
-        source_test: printed(&s_test),
+        target_test: shown(req, vocab, &t_test),
+        source_test: shown(req, vocab, &s_test),
         witness: Witness::Outcome(
             tc.trim()
                 .trim_start_matches("exists (")
@@ -770,18 +929,18 @@ pub fn found_text(head: &str, found: &Found) -> String {
         Found::NoneUpTo {
             bound,
             total,
-            flagged,
+            vacuous,
+            outside,
         } => {
-            let flagged = if *flagged > 0 {
-                format!(
-                    "; in {flagged} of them the source raises a flag (undefined behaviour: every outcome allowed)"
-                )
-            } else {
-                String::new()
-            };
             format!(
-                "{head}: no counterexample in the {} of {bound}, every one decided{flagged}\n",
-                crate::report::count(*total, "context")
+                "{head}: {} in the {} of {bound}, every one decided{}\n",
+                if mostly_vacuous(*total, *vacuous + *outside) {
+                    "vacuous: no counterexample"
+                } else {
+                    "no counterexample"
+                },
+                crate::report::count(*total, "context"),
+                vacuous_text(*total, *vacuous, *outside)
             )
         }
         Found::Stopped { .. } => {
@@ -789,4 +948,34 @@ pub fn found_text(head: &str, found: &Found) -> String {
         }
         Found::Unknown(why) => format!("{head}: unknown: {why}\n"),
     }
+}
+
+/// Whether most of a bound's contexts were vacuous (the source undefined
+/// there): the answer then says so first, as the table's word `vacuous`.
+pub fn mostly_vacuous(total: usize, vacuous: usize) -> bool {
+    vacuous > 0 && vacuous * 2 > total
+}
+
+/// `; N of the M are vacuous ...`, or nothing: the contexts that tested
+/// nothing, undefined (`vacuous`) or outside the model (`outside`).
+pub fn vacuous_text(total: usize, vacuous: usize, outside: usize) -> String {
+    let mut parts = Vec::new();
+    if vacuous > 0 {
+        parts.push(format!(
+            "{vacuous} of the {total} are vacuous (the source has undefined behaviour there, a flag its model declares `undefined`: every outcome allowed)"
+        ));
+    }
+    if outside > 0 {
+        parts.push(format!(
+            "{outside} of the {total} are outside the model (the source or the target raises a flag it declares `unsupported`)"
+        ));
+    }
+    if parts.is_empty() {
+        return String::new();
+    }
+    format!(
+        "; {}, so {} tested",
+        parts.join("; "),
+        crate::report::count(total - vacuous - outside, "context")
+    )
 }

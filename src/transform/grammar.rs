@@ -13,7 +13,38 @@
 //!            | F.m           m ∈ {acq, rel, sc}
 //!            | a := FADD(ℓ, 1)                        (relaxed)
 //!            | a := f.acq; if (a = 1) { b := ℓ; }    (a guarded reader; size 2)
+//!            | a := f.acq; if (a = 1) { ℓ.wk := v; g.rel := 1; }
+//!                                      (a guarded writer; size 3; ℓ a location
+//!                                      of the fragment, f, g and ℓ distinct)
+//! classic  ::= (a fence fragment only) P0: pre FRAGMENT post with one of
+//!              the classic fenced shapes beside it: SB, MP (P0 writing or
+//!              reading), LB, R, S, 2+2W, IRIW (P0 a reader), the other
+//!              side's fence each of none, acq, rel, sc
 //! ```
+//!
+//! A guarded writer is the race-free observer of code that moves plain
+//! accesses across synchronisation: it writes its data only once it has
+//! acquired the fragment's release, and publishes it by a release the
+//! fragment may acquire, so a model where races are undefined sees the
+//! difference without a race.
+//!
+//! The classic shapes are a family of their own, tried after the bound's
+//! contexts wherever the source or the target has a fence: store
+//! buffering with fences needs an access on each side of the fragment and
+//! a three-instruction thread beside it (size 5), beyond any small size
+//! bound, and it is what tells a fence from `skip`.
+//!
+//! A model states which qualifiers its programs carry (`Qualifiers`): under
+//! Vulkan's, whose releases and acquires synchronise only through the
+//! storage classes their semantics name and whose plain accesses are seen
+//! only through availability and visibility, every context instruction is
+//! written as a SPIR-V program would write it: a release with the storage
+//! classes the fragment uses in its semantics and `.semav`, an acquire with
+//! them and `.semvis`, a fence with both sides' (an sc fence as `F.ra`),
+//! each access in its location's storage class, plain accesses `.nonpriv`.
+//! It is the mapping of `--mapping pwt:vulkan` (the book's "Vulkan").
+//!
+//! ```text
 //!
 //! over the fragment's locations and one more (`ℓ, f`), with written values
 //! `v`: to the fragment's locations its nonzero constants and one value it
@@ -76,6 +107,13 @@ pub enum Instr {
         flag: usize,
         loc: usize,
     },
+    /// `a := flag.acq; if (a = 1) { loc.wk := value; signal.rel := 1; }`.
+    GuardedWriter {
+        flag: usize,
+        loc: usize,
+        value: i64,
+        signal: usize,
+    },
 }
 
 impl Instr {
@@ -83,6 +121,7 @@ impl Instr {
     pub fn size(&self) -> usize {
         match self {
             Instr::Guarded { .. } => 2,
+            Instr::GuardedWriter { .. } => 3,
             _ => 1,
         }
     }
@@ -91,6 +130,9 @@ impl Instr {
         match self {
             Instr::Read { loc, .. } | Instr::Write { loc, .. } | Instr::Fadd { loc } => vec![*loc],
             Instr::Guarded { flag, loc } => vec![*flag, *loc],
+            Instr::GuardedWriter {
+                flag, loc, signal, ..
+            } => vec![*flag, *loc, *signal],
             Instr::Fence(_) => vec![],
         }
     }
@@ -104,27 +146,43 @@ impl Instr {
         }
     }
 
-    /// The instruction as litmus text, its registers drawn from `reg`.
-    fn text(&self, locs: &[String], reg: &mut dyn FnMut() -> String) -> String {
-        let with_mode = |mode: &str| {
-            if mode.is_empty() {
-                String::new()
-            } else {
-                format!(".{mode}")
-            }
-        };
+    /// The instruction as litmus text in the model's qualifiers, its
+    /// registers drawn from `reg`.
+    fn text(&self, vocab: &Vocabulary, reg: &mut dyn FnMut() -> String) -> String {
+        let locs = &vocab.locs;
+        let q = |loc: usize, mode: &str| vocab.qualified(Some(loc), mode);
         match self {
-            Instr::Read { loc, mode } => format!("{} := {}{};", reg(), locs[*loc], with_mode(mode)),
+            Instr::Read { loc, mode } => format!("{} := {}{};", reg(), locs[*loc], q(*loc, mode)),
             Instr::Write { loc, mode, value } => {
-                format!("{}{} := {value};", locs[*loc], with_mode(mode))
+                format!("{}{} := {value};", locs[*loc], q(*loc, mode))
             }
-            Instr::Fence(mode) => format!("F.{mode};"),
+            Instr::Fence(mode) => format!("F{};", vocab.qualified(None, mode)),
             Instr::Fadd { loc } => format!("{} := FADD({}, 1);", reg(), locs[*loc]),
             Instr::Guarded { flag, loc } => {
                 let (a, b) = (reg(), reg());
                 format!(
-                    "{a} := {}.acq; if ({a} = 1) {{ {b} := {}; }}",
-                    locs[*flag], locs[*loc]
+                    "{a} := {}{}; if ({a} = 1) {{ {b} := {}{}; }}",
+                    locs[*flag],
+                    q(*flag, "acq"),
+                    locs[*loc],
+                    q(*loc, "")
+                )
+            }
+            Instr::GuardedWriter {
+                flag,
+                loc,
+                value,
+                signal,
+            } => {
+                let a = reg();
+                format!(
+                    "{a} := {}{}; if ({a} = 1) {{ {}{} := {value}; {}{} := 1; }}",
+                    locs[*flag],
+                    q(*flag, "acq"),
+                    locs[*loc],
+                    q(*loc, "wk"),
+                    locs[*signal],
+                    q(*signal, "rel")
                 )
             }
         }
@@ -176,7 +234,7 @@ impl Context {
             let _ = write!(p0, "{q} := {v}; ");
         }
         if let Some(i) = &self.pre {
-            let _ = write!(p0, "{} ", i.text(&vocab.locs, &mut p0_reg));
+            let _ = write!(p0, "{} ", i.text(vocab, &mut p0_reg));
         }
         p0.push_str(fragment.trim_end());
         if let Some(i) = &self.post {
@@ -184,7 +242,7 @@ impl Context {
             if !p0.ends_with(';') && !p0.ends_with('}') {
                 p0.push(';');
             }
-            let _ = write!(p0, " {}", i.text(&vocab.locs, &mut p0_reg));
+            let _ = write!(p0, " {}", i.text(vocab, &mut p0_reg));
         }
         let threads = self
             .threads
@@ -196,7 +254,7 @@ impl Context {
                     format!("a{}", n - 1)
                 };
                 t.iter()
-                    .map(|i| i.text(&vocab.locs, &mut reg))
+                    .map(|i| i.text(vocab, &mut reg))
                     .collect::<Vec<_>>()
                     .join(" ")
             })
@@ -329,9 +387,66 @@ pub struct Vocabulary {
     /// context is also tried with its parallel threads split over two
     /// GPUs, the one placement where `gpu` and `sys` differ.
     pub gpu_scoped: bool,
+    /// The qualifiers the model's programs carry: `None` for the note's
+    /// language, else Vulkan's (`VulkanWords`).
+    pub vulkan: Option<VulkanWords>,
+    /// Whether the source or the target has a fence: the classic fenced
+    /// shapes are then tried too (`classic`).
+    pub fence_fragment: bool,
+    /// Whether the source or the target releases (a `rel`, `ra` or `sc`
+    /// write or fence): guarded writers are then tried too.
+    pub fragment_releases: bool,
+}
+
+/// What a Vulkan context writes: the storage classes the fragment uses
+/// (named in every release's and acquire's semantics) and each location's
+/// storage class (`locs`' order; 0 where the fragment names none).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VulkanWords {
+    /// Bit n: storage class n is used.
+    pub classes: u8,
+    pub class_of: Vec<u8>,
 }
 
 impl Vocabulary {
+    /// `.MODE` with the model's qualifiers for an access to `loc` (a fence
+    /// for `None`): nothing more in the note's language; under Vulkan the
+    /// mapping of `--mapping pwt:vulkan` (the module's doc). An empty mode
+    /// is the default (rlx) access.
+    pub fn qualified(&self, loc: Option<usize>, mode: &str) -> String {
+        let with_mode = if mode.is_empty() {
+            String::new()
+        } else {
+            format!(".{mode}")
+        };
+        let Some(vk) = &self.vulkan else {
+            return with_mode;
+        };
+        let semantics: String = (0..4)
+            .filter(|n| vk.classes >> n & 1 == 1)
+            .map(|n| format!(".semsc{n}"))
+            .collect();
+        let Some(loc) = loc else {
+            // An sc fence is Vulkan's acquire-release one.
+            return match mode {
+                "acq" => format!(".acq{semantics}.semvis"),
+                "rel" => format!(".rel{semantics}.semav"),
+                _ => format!(".ra{semantics}.semav.semvis"),
+            };
+        };
+        let class = match vk.class_of.get(loc).copied().unwrap_or(0) {
+            0 => String::new(),
+            n => format!(".sc{n}"),
+        };
+        match mode {
+            "acq" => format!(".acq{class}{semantics}.semvis"),
+            "rel" => format!(".rel{class}{semantics}.semav"),
+            "sc" => format!(".sc{class}{semantics}.semav.semvis"),
+            "wk" => format!(".wk{class}.nonpriv"),
+            _ => format!("{with_mode}{class}"),
+        }
+    }
+
     /// The values a `set` gives a register read before assignment.
     pub fn set_values(&self) -> Vec<i64> {
         std::iter::once(0)
@@ -418,6 +533,23 @@ impl Vocabulary {
         for flag in 0..n {
             for loc in (0..n).filter(|&l| l != flag) {
                 out.push(Instr::Guarded { flag, loc });
+            }
+        }
+        // Guarded writers publish data of the fragment's own locations,
+        // once they have acquired a release of the fragment's: none
+        // without one (no context instruction before it releases).
+        for flag in (0..n).filter(|_| self.fragment_releases) {
+            for &loc in self.fragment_locs.iter().filter(|&&l| l != flag) {
+                for value in self.written(loc) {
+                    for signal in (0..n).filter(|&g| g != flag && g != loc) {
+                        out.push(Instr::GuardedWriter {
+                            flag,
+                            loc,
+                            value,
+                            signal,
+                        });
+                    }
+                }
             }
         }
         out
@@ -561,7 +693,75 @@ fn enumerate_within(
             }
         }
     }
+    if vocab.fence_fragment {
+        for c in classic(vocab) {
+            for apart in vocab.placements(&c.threads) {
+                for sets in &settings {
+                    out.push(Context {
+                        sets: sets.clone(),
+                        apart,
+                        ..c.clone()
+                    });
+                }
+            }
+        }
+    }
     Ok(out)
+}
+
+/// The classic fenced shapes around a fence fragment (the module's
+/// `classic`): P0 is `pre FRAGMENT post`, the fragment standing where the
+/// shape has its fence, and the other side is the shape's other thread (or
+/// threads, for IRIW) with each fence of none, acq, rel and sc in the
+/// middle. Over each ordered pair of distinct locations x, y (one order
+/// only where both are fresh: they are then interchangeable); relaxed
+/// accesses, values 1 and 2.
+pub fn classic(vocab: &Vocabulary) -> Vec<Context> {
+    let n = vocab.locs.len();
+    let fresh = |l: usize| !vocab.fragment_locs.contains(&l);
+    let w = |loc: usize, value: i64| Instr::Write {
+        loc,
+        mode: "rlx",
+        value,
+    };
+    let r = |loc: usize| Instr::Read { loc, mode: "rlx" };
+    let mut out = Vec::new();
+    for x in 0..n {
+        for y in (0..n).filter(|&y| y != x && !(fresh(x) && fresh(y) && y < x)) {
+            // (name, pre, post, the other threads, the fenced thread's two accesses)
+            let shapes: [(Instr, Instr, Vec<Instr>, [Instr; 2]); 8] = [
+                (w(x, 1), r(y), vec![], [w(y, 1), r(x)]),  // SB
+                (w(x, 1), w(y, 1), vec![], [r(y), r(x)]),  // MP, P0 writing
+                (r(y), r(x), vec![], [w(x, 1), w(y, 1)]),  // MP, P0 reading
+                (r(x), w(y, 1), vec![], [r(y), w(x, 1)]),  // LB
+                (w(x, 1), w(y, 1), vec![], [w(y, 2), r(x)]), // R
+                (w(x, 2), w(y, 1), vec![], [r(y), w(x, 1)]), // S
+                (w(x, 1), w(y, 2), vec![], [w(y, 1), w(x, 2)]), // 2+2W
+                (r(x), r(y), vec![w(x, 1), w(y, 1)], [r(y), r(x)]), // IRIW
+            ];
+            for (pre, post, lone, [a, b]) in shapes {
+                for fence in [None, Some("acq"), Some("rel"), Some("sc")] {
+                    let fenced: Vec<Instr> = std::iter::once(a.clone())
+                        .chain(fence.map(Instr::Fence))
+                        .chain([b.clone()])
+                        .collect();
+                    let threads = lone
+                        .iter()
+                        .map(|i| vec![i.clone()])
+                        .chain([fenced])
+                        .collect();
+                    out.push(Context {
+                        sets: vec![],
+                        pre: Some(pre.clone()),
+                        post: Some(post.clone()),
+                        threads,
+                        apart: 0,
+                    });
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Calls `emit` with each nondecreasing list of shape indices (from

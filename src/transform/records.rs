@@ -141,6 +141,15 @@ pub struct CellRecord {
     pub total: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
+    /// A bounded (or vacuous) cell: the contexts of the bound, all decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contexts: Option<usize>,
+    /// Of those, the vacuous ones (the source undefined there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vacuous: Option<usize>,
+    /// Of those, the ones outside the model (the source unsupported there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside: Option<usize>,
 }
 
 /// `{"exists": "..."}` or `{"flag": "..."}`.
@@ -161,6 +170,9 @@ impl From<Cell> for CellRecord {
             tried: None,
             total: None,
             why: None,
+            contexts: None,
+            vacuous: None,
+            outside: None,
         };
         match c {
             Cell::Unsound(Some(cx)) => {
@@ -175,6 +187,15 @@ impl From<Cell> for CellRecord {
                 r.total = Some(cx.total);
             }
             Cell::Unknown(why) => r.why = Some(why),
+            Cell::Bounded {
+                contexts,
+                vacuous,
+                outside,
+            } => {
+                r.contexts = Some(contexts);
+                r.vacuous = Some(vacuous);
+                r.outside = Some(outside);
+            }
             _ => {}
         }
         r
@@ -188,7 +209,19 @@ impl TryFrom<CellRecord> for Cell {
         match r.verdict.as_str() {
             "sound" => Ok(Cell::Sound),
             "unsound*" => Ok(Cell::Unsound(None)),
-            "bounded" => Ok(Cell::Bounded),
+            "bounded" | "vacuous" => match (r.contexts, r.vacuous, r.outside.unwrap_or(0)) {
+                (Some(contexts), Some(vacuous), outside) if vacuous + outside <= contexts => {
+                    Ok(Cell::Bounded {
+                        contexts,
+                        vacuous,
+                        outside,
+                    })
+                }
+                _ => Err(
+                    "a bounded cell needs contexts and vacuous (vacuous and outside within contexts)"
+                        .into(),
+                ),
+            },
             "unknown" => r
                 .why
                 .map(Cell::Unknown)
@@ -215,7 +248,7 @@ impl TryFrom<CellRecord> for Cell {
                 }))))
             }
             other => Err(format!(
-                "no verdict `{other}` (sound, unsound, unsound*, bounded, unknown)"
+                "no verdict `{other}` (sound, unsound, unsound*, bounded, vacuous, unknown)"
             )),
         }
     }

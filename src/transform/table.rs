@@ -26,8 +26,14 @@ pub enum Cell {
     /// match in the source and no test within the bound.
     Unsound(Option<Box<Counterexample>>),
     /// Every context of the bound decided, none distinguishing (a cat model
-    /// has no local check).
-    Bounded,
+    /// has no local check): how many contexts, and how many of them were
+    /// vacuous (the source undefined there, so they tested nothing).
+    Bounded {
+        contexts: usize,
+        vacuous: usize,
+        /// Contexts outside the model (`Found::NoneUpTo::outside`).
+        outside: usize,
+    },
     /// Undecided, and why (a limit, named; never read as a verdict).
     Unknown(String),
 }
@@ -39,7 +45,12 @@ impl Cell {
             Cell::Sound => "sound",
             Cell::Unsound(Some(_)) => "unsound",
             Cell::Unsound(None) => "unsound*",
-            Cell::Bounded => "bounded",
+            Cell::Bounded {
+                contexts,
+                vacuous,
+                outside,
+            } if context::mostly_vacuous(*contexts, vacuous + outside) => "vacuous",
+            Cell::Bounded { .. } => "bounded",
             Cell::Unknown(_) => "unknown",
         }
     }
@@ -79,7 +90,16 @@ fn decide_sharing(
         let found = search();
         return match found {
             Found::Counterexample(c) => Cell::Unsound(Some(Box::new(c))),
-            Found::NoneUpTo { .. } => Cell::Bounded,
+            Found::NoneUpTo {
+                total,
+                vacuous,
+                outside,
+                ..
+            } => Cell::Bounded {
+                contexts: total,
+                vacuous,
+                outside,
+            },
             Found::Stopped { .. } => Cell::Unknown(stopped_text(&found)),
             Found::Unknown(why) => Cell::Unknown(why),
         };
@@ -170,11 +190,17 @@ pub fn reproduces(c: &Counterexample, engine: &dyn Engine) -> bool {
         return false;
     };
     let complete = s.program.values_left.is_empty() && s.program.unroll.is_none();
-    if !so.flags.is_empty() || so.limit.is_some() || !complete {
+    // The source must be defined and decided in full: no flag but those
+    // its model declares `defined` (a PTX race), no limit, no cut loop.
+    let defined = |f: &str| engine.flag_meaning(f) == crate::outcome::FlagMeaning::Defined;
+    if !so.flags.iter().all(|(f, _)| defined(f)) || so.limit.is_some() || !complete {
         return false;
     }
     match &c.witness {
-        Witness::Flag(f) => to.flags.iter().any(|g| &g.0 == f),
+        Witness::Flag(f) => {
+            engine.flag_meaning(f) == crate::outcome::FlagMeaning::Undefined
+                && to.flags.iter().any(|g| &g.0 == f)
+        }
         Witness::Outcome(_) => {
             let (Some(tc), Some(sc)) = (t.program.conditions.first(), s.program.conditions.first())
             else {
@@ -359,9 +385,28 @@ pub struct Family {
     /// group is not a product of them.
     pub holes: String,
     pub words: Vec<&'static str>,
+    /// By model, over the group's bounded cells: the contexts decided and
+    /// how many of them tested nothing (vacuous, or outside the model).
+    pub vacuous: Vec<(usize, usize)>,
     pub instances: usize,
     /// The rows of the group (indices into `Table::rows`), in order.
     pub rows: Vec<usize>,
+}
+
+impl Family {
+    /// Each cell as the table prints it: its word, and for a bounded or
+    /// vacuous cell with vacuous contexts, their share of the group's
+    /// contexts (`bounded 12/96v`: 12 of the 96 contexts tested nothing).
+    pub fn shown(&self) -> Vec<String> {
+        self.words
+            .iter()
+            .zip(&self.vacuous)
+            .map(|(w, &(contexts, vacuous))| match vacuous {
+                0 => w.to_string(),
+                _ => format!("{w} {vacuous}/{contexts}v"),
+            })
+            .collect()
+    }
 }
 
 impl Table {
@@ -386,6 +431,18 @@ impl Table {
         groups
             .into_iter()
             .map(|(schema, words, rows, at)| Family {
+                vacuous: (0..self.models.len())
+                    .map(|m| {
+                        rows.iter().fold((0, 0), |(c, v), r| match r.cells[m] {
+                            Cell::Bounded {
+                                contexts,
+                                vacuous,
+                                outside,
+                            } => (c + contexts, v + vacuous + outside),
+                            _ => (c, v),
+                        })
+                    })
+                    .collect(),
                 holes: holes_text(&rows, rows.len() == all_of(&schema)),
                 schema,
                 words,
@@ -409,7 +466,7 @@ impl Table {
                 f.schema,
                 f.holes,
                 f.instances,
-                f.words.join(" | ")
+                f.shown().join(" | ")
             );
         }
         s
@@ -425,16 +482,28 @@ impl Table {
             .unwrap_or(0)
             .max(14);
         let w1 = fams.iter().map(|f| f.holes.len()).max().unwrap_or(0).max(5);
+        let shown: Vec<Vec<String>> = fams.iter().map(Family::shown).collect();
+        // Each model's column as wide as its name and its widest cell.
+        let widths: Vec<usize> = (0..self.models.len())
+            .map(|m| {
+                shown
+                    .iter()
+                    .map(|cells| cells[m].chars().count())
+                    .chain([self.models[m].chars().count(), 9])
+                    .max()
+                    .unwrap_or(9)
+            })
+            .collect();
         let mut s = format!("{:w0$}  {:w1$}  {:>3}", "transformation", "holes", "n");
-        for m in &self.models {
-            let _ = write!(s, "  {m:9}");
+        for (m, w) in self.models.iter().zip(&widths) {
+            let _ = write!(s, "  {m:w$}");
         }
         s = s.trim_end().to_string();
         s.push('\n');
-        for f in fams {
+        for (f, cells) in fams.iter().zip(&shown) {
             let mut line = format!("{:w0$}  {:w1$}  {:>3}", f.schema, f.holes, f.instances);
-            for w in &f.words {
-                let _ = write!(line, "  {w:9}");
+            for (c, w) in cells.iter().zip(&widths) {
+                let _ = write!(line, "  {c:w$}");
             }
             s.push_str(line.trim_end());
             s.push('\n');

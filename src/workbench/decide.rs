@@ -21,6 +21,13 @@ pub struct Refined {
     pub model: String,
     /// The limit that stopped it (the verdict is then unknown), named.
     pub limit: Option<String>,
+    /// A context search that went through: the contexts of the bound and
+    /// how many were vacuous (the source undefined there: they tested
+    /// nothing). `None` where no search answered.
+    pub contexts: Option<usize>,
+    pub vacuous: Option<usize>,
+    /// Of those, how many lay outside the model (the source unsupported).
+    pub outside: Option<usize>,
 }
 
 /// Decides a refinement file's text (`refine`/`source`/`target`) under its
@@ -68,6 +75,9 @@ pub fn refine_under(
             text: report.text(),
             model: name,
             limit: report.limit.clone(),
+            contexts: None,
+            vacuous: None,
+            outside: None,
         });
     }
     let head = format!("Refinement {} under {name}", req.name);
@@ -75,6 +85,15 @@ pub fn refine_under(
     let found = crate::transform::search(&req, engine, &model, bound, limits.run);
     let (verdict, counterexample, limit) = match &found {
         Found::Counterexample(c) => ("unsound", Some(c.target_test.clone()), None),
+        Found::NoneUpTo {
+            total,
+            vacuous,
+            outside,
+            ..
+        } if crate::transform::context::mostly_vacuous(*total, vacuous + outside) =>
+        {
+            ("vacuous", None, None)
+        }
         Found::NoneUpTo { .. } => ("no counterexample", None, None),
         Found::Stopped { limit, .. } => ("unknown", None, Some(limit.clone())),
         Found::Unknown(_) => ("unknown", None, None),
@@ -87,5 +106,17 @@ pub fn refine_under(
         text: crate::transform::found_text(&head, &found),
         model: name,
         limit,
+        contexts: match &found {
+            Found::NoneUpTo { total, .. } => Some(*total),
+            _ => None,
+        },
+        vacuous: match &found {
+            Found::NoneUpTo { vacuous, .. } => Some(*vacuous),
+            _ => None,
+        },
+        outside: match &found {
+            Found::NoneUpTo { outside, .. } => Some(*outside),
+            _ => None,
+        },
     })
 }

@@ -28,6 +28,7 @@ mod factored;
 mod families;
 mod foreign;
 mod gen;
+mod gpu_answers;
 mod hygiene;
 mod interrupt;
 mod invariance;

@@ -635,7 +635,7 @@ fn the_transformation_schemas_are_listed_with_their_instances() {
     let answer: Value = serde_json::from_str(&text).expect("JSON back");
     assert_eq!(
         answer["models"],
-        json!(["pwt", "rc11", "ptx", "vulkan", "sc"])
+        json!(["pwt", "rc11", "ptx", "vulkan", "hrf-direct", "hrf-indirect", "sc"])
     );
     let roach = answer["schemas"]
         .as_array()
@@ -650,7 +650,8 @@ fn the_transformation_schemas_are_listed_with_their_instances() {
 #[test]
 fn one_schema_is_decided_under_the_chosen_models_with_each_unsound_cells_test() {
     // The book's table: roach-acq is unsound under SC (a test shows it),
-    // bounded under RC11 (no context of the bound distinguishes).
+    // bounded under RC11 (no context of the bound distinguishes); with a
+    // plain (wk) write most of RC11's contexts race (vacuous).
     let (status, answer) = post(
         "/api/transformations",
         json!({ "schema": "roach-acq", "models": "sc,rc11", "timeout": 60 }),
@@ -660,9 +661,15 @@ fn one_schema_is_decided_under_the_chosen_models_with_each_unsound_cells_test() 
     assert_eq!(answer["instances"], 2);
     assert_eq!(answer["limit"], Value::Null);
     let families = answer["families"].as_array().expect("families");
-    assert_eq!(families.len(), 1, "{answer}");
-    assert_eq!(families[0]["holes"], "all");
-    assert_eq!(families[0]["words"], json!(["unsound", "bounded"]));
+    assert_eq!(families.len(), 2, "{answer}");
+    assert_eq!(families[0]["holes"], "M1=wk");
+    assert_eq!(families[0]["words"], json!(["unsound", "vacuous"]));
+    let rc11 = &families[0]["cells"][1];
+    assert_eq!(rc11["model"], "rc11", "{answer}");
+    assert!(rc11["vacuous"].as_u64().is_some_and(|v| v > 0), "{rc11}");
+    assert_eq!(rc11["contexts"], json!(661), "{rc11}");
+    assert_eq!(families[1]["holes"], "M1=rlx");
+    assert_eq!(families[1]["words"], json!(["unsound", "bounded"]));
     let cells = cells(&answer);
     let (_, sc) = cells.iter().find(|(m, _)| m == "sc").expect("an sc cell");
     let test = sc["target_test"].as_str().expect("the distinguishing test");

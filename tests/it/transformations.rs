@@ -10,7 +10,15 @@ use pomset::outcome::Limits;
 use pomset::refinement::{quick, Refinement};
 use pomset::transform::{self, grammar, table, Bound, Cell, Found};
 
-const MODELS: &[&str] = &["pwt", "rc11", "ptx", "vulkan", "sc"];
+const MODELS: &[&str] = &[
+    "pwt",
+    "rc11",
+    "ptx",
+    "vulkan",
+    "hrf-direct",
+    "hrf-indirect",
+    "sc",
+];
 
 fn engines(models: &[&str]) -> Vec<(String, Box<dyn Engine>)> {
     models
@@ -97,8 +105,12 @@ fn identity_instance_of_every_schema_has_no_counterexample() {
         for (model, e) in engines(MODELS) {
             let m = e.options(&r.program.model);
             let found = transform::search(&r, e.as_ref(), &m, small(), Limits::default());
+            // A fence fragment lies outside the HRF models (no fences in
+            // the paper): no verdict, named, and never a counterexample.
+            let outside = matches!(&found, Found::Unknown(why) if why.starts_with("the model describes none"));
             assert!(
-                matches!(found, Found::NoneUpTo { .. }),
+                matches!(found, Found::NoneUpTo { .. })
+                    || (outside && model.starts_with("hrf") && r.source_text.contains("F.")),
                 "{name} as its own target under {model}: {found:?}"
             );
         }

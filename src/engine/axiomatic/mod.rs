@@ -14,7 +14,7 @@ pub mod picture;
 pub mod relation;
 mod search;
 
-pub use lower::{Lowering, Mapping};
+pub use lower::{Lowering, Mapping, VulkanReading};
 pub use picture::pictures;
 pub use search::schedule;
 
@@ -850,6 +850,14 @@ impl crate::engine::Engine for Cat {
         &self.model.name
     }
 
+    fn flag_meaning(&self, flag: &str) -> crate::outcome::FlagMeaning {
+        self.model
+            .meanings
+            .iter()
+            .find(|(n, _)| n == flag)
+            .map_or(crate::outcome::FlagMeaning::Undeclared, |(_, m)| *m)
+    }
+
     fn can(&self, c: crate::engine::Capability) -> bool {
         CAPABILITIES.contains(&c)
             || (c == crate::engine::Capability::StrongerModes && self.model.stronger_modes)
@@ -875,6 +883,14 @@ impl crate::engine::Engine for Cat {
 
     fn reads_placement(&self) -> bool {
         crate::cat::monotone::reads_placement(&self.model)
+    }
+
+    fn qualifiers(&self) -> crate::engine::Qualifiers {
+        if crate::cat::monotone::reads_semantics(&self.model) {
+            crate::engine::Qualifiers::Vulkan
+        } else {
+            crate::engine::Qualifiers::Note
+        }
     }
 
     /// A cat model reads none of the pomset semantics' options.

@@ -418,7 +418,8 @@ function openTest(source, model) {
 
 // A cell's word, coloured as verdicts are: sound green, unsound red,
 // unknown orange, bounded plain.
-const WORD_CLASS = { sound: "ok", unsound: "no", "unsound*": "no", bounded: "plain", unknown: "unknown" };
+// A vacuous cell (most of its contexts tested nothing) reads as unknown does.
+const WORD_CLASS = { sound: "ok", unsound: "no", "unsound*": "no", bounded: "plain", vacuous: "unknown", unknown: "unknown" };
 
 let tableGeneration = 0;
 
@@ -490,8 +491,12 @@ function showCell(row, c) {
     td.appendChild(a);
     return;
   }
-  text(td, c.verdict);
+  // A bounded cell says how many of its contexts tested nothing, as the
+  // terminal's table does (`bounded 12/96v`).
+  const idle = (c.vacuous || 0) + (c.outside || 0);
+  text(td, idle > 0 ? `${c.verdict} ${idle}/${c.contexts}v` : c.verdict);
   td.title = c.why ? `${c.instance}: ${limitWords(c.why)}`
+    : idle > 0 ? `${c.instance}: ${c.vacuous || 0} of its ${c.contexts} contexts vacuous (the source undefined there), ${c.outside || 0} outside the model`
     : c.verdict === "unsound*" ? `${c.instance}: a target pomset with no match in the source, no test within the bound`
     : c.instance;
 }

@@ -904,3 +904,22 @@ fn heavy_requests_wait_their_turn_in_the_queue() {
         "the two beyond the turns waited, first and second"
     );
 }
+
+/// A decision lists (and holds for paging) at most `MAX_LISTED` states,
+/// the first determined ones, whatever the engine kept: listed states are
+/// plain values, and 200 000 of them took hundreds of megabytes a request.
+/// A ring of ten store-buffering threads has 3^10 states, 2^10 of them
+/// without `?`.
+#[test]
+fn a_decision_lists_at_most_max_listed_states() {
+    let (status, answer) = post(
+        "/api/decide",
+        json!({ "source": sb_ring(10), "timeout": 60 }),
+    );
+    assert_eq!(status, 200, "{answer}");
+    assert!(answer["report"]["limit"].is_null(), "{}", answer["report"]["limit"]);
+    assert_eq!(answer["page"]["all"], 59049);
+    assert_eq!(answer["page"]["total"], 1024, "the determined ones held");
+    assert!(1024 <= pomset::serve::api::MAX_LISTED && 59049 > pomset::serve::api::MAX_LISTED);
+}
+

@@ -1,5 +1,6 @@
-//! Generates the parser from `grammar/litmus.lalrpop`, and the list of
-//! bundled examples that `pomset serve` embeds (`examples/**`).
+//! Generates the parser from `grammar/litmus.lalrpop`, and the lists of
+//! bundled examples and of the book's files that `pomset serve` embeds
+//! (`examples/**`, `book/src/**`).
 use std::path::{Path, PathBuf};
 
 fn main() {
@@ -11,6 +12,47 @@ fn main() {
         .expect("grammar/litmus.lalrpop must build");
     println!("cargo:rerun-if-changed=grammar");
     embed_examples(&out);
+    embed_book(&out);
+}
+
+/// Writes `book.rs`: `(path under book/src/, include_bytes!(file))` for
+/// every file of the book (chapters, pictures, the JSON schema), sorted:
+/// `pomset serve` renders the chapters and serves the rest, offline.
+fn embed_book(out: &Path) {
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"))
+        .join("book/src");
+    println!("cargo:rerun-if-changed=book/src");
+    let mut files = Vec::new();
+    walk_all(&root, &mut files);
+    files.sort();
+    let mut text = String::from("&[\n");
+    for f in files {
+        let Ok(rel) = f.strip_prefix(&root) else {
+            continue;
+        };
+        text.push_str(&format!(
+            "    ({:?}, include_bytes!({:?})),\n",
+            rel.to_string_lossy(),
+            f.to_string_lossy()
+        ));
+    }
+    text.push_str("]\n");
+    std::fs::write(out.join("book.rs"), text).expect("OUT_DIR is writable");
+}
+
+fn walk_all(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            println!("cargo:rerun-if-changed={}", p.display());
+            walk_all(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
 }
 
 /// Writes `examples.rs`: `(path under examples/, include_str!(file))` for

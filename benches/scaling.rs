@@ -8,7 +8,7 @@
 //! `--verdict-only` under the pomset semantics and in full under RC11
 //! (`--model rc11`), each given 60 s and 4 GB as the comparison with herd7
 //! was, and the table in the book's Performance chapter (between the
-//! `scaling` markers of `book/src/performance.md`) is rewritten with the
+//! `scaling` markers of `book/src/appendix-performance.md`) is rewritten with the
 //! times and peak heaps. `SCALING_TABLE=0` skips the table.
 
 use std::fmt::Write;
@@ -334,7 +334,7 @@ fn table() {
             );
         }
     }
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("book/src/performance.md");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("book/src/appendix-performance.md");
     let Ok(book) = std::fs::read_to_string(&path) else {
         eprintln!("cannot read {}", path.display());
         return;

@@ -172,6 +172,24 @@ fn param_names(b: &Binding) -> Vec<&str> {
         .collect()
 }
 
+impl Model {
+    /// Whether the model reads a builtin that `is` picks, in any step.
+    pub fn reads(&self, is: impl Fn(Builtin) -> bool) -> bool {
+        fn walk(ir: &Ir, is: &dyn Fn(Builtin) -> bool) -> bool {
+            match ir {
+                Ir::Builtin(b) => is(*b),
+                _ => ir.children().any(|c| walk(c, is)),
+            }
+        }
+        self.steps.iter().any(|s| match s {
+            Step::Let(_, ir) => walk(ir, &is),
+            Step::Rec { bodies, .. } => bodies.iter().any(|b| walk(b, &is)),
+            Step::Check(c) => walk(&c.ir, &is),
+            Step::With { set, order, .. } => walk(set, &is) || walk(order, &is),
+        })
+    }
+}
+
 /// What a name stands for while compiling.
 #[derive(Clone, Debug)]
 enum Entry {

@@ -182,10 +182,8 @@ pub fn reads_placement(model: &Model) -> bool {
 /// acquire's semantics (`SEMSC0` to `SEMSC3`, Vulkan's): its programs must
 /// then write them to synchronise (`Engine::qualifiers`).
 pub fn reads_semantics(model: &Model) -> bool {
-    use super::builtins::{Builtin, VkBuiltin};
-    uses(model, &|ir| {
-        matches!(ir, Ir::Builtin(Builtin::Vulkan(VkBuiltin::SemSc(_))))
-    })
+    use super::builtins::VkBuiltin;
+    model.reads(|b| matches!(b, Builtin::Vulkan(VkBuiltin::SemSc(_))))
 }
 
 /// Whether some expression of the model has a node `hit` picks.

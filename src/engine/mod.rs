@@ -199,6 +199,16 @@ pub trait Engine: Send + Sync {
         crate::outcome::FlagMeaning::Undeclared
     }
 
+    /// Why a verdict of `p` under this model may surprise its reader, one
+    /// sentence each (a cat model's releases that order nothing without
+    /// storage classes): added to the report's warnings by `decide`, so
+    /// every front end says it where it shows the verdict. Not a limit and
+    /// not a note on the states (`Outcomes::notes`, which a sweep reads as
+    /// incomplete): the states are whole.
+    fn hints(&self, _p: &Program) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Whether it reads the model options (`Model`) at all: SC and the cat
     /// models decide the same whatever they are set to.
     fn reads_options(&self) -> bool {
@@ -542,6 +552,9 @@ impl Engine for WithOptions {
     fn qualifiers(&self) -> Qualifiers {
         self.inner.qualifiers()
     }
+    fn hints(&self, p: &Program) -> Vec<String> {
+        self.inner.hints(p)
+    }
     fn reads_options(&self) -> bool {
         self.inner.reads_options()
     }
@@ -636,7 +649,9 @@ pub fn decide(
     let options = engine.options(model);
     let model = &options;
     if verdict_only {
-        return engine.verdicts(p, model, limits);
+        let mut report = engine.verdicts(p, model, limits);
+        report.warnings.extend(engine.hints(p));
+        return report;
     }
     let limits = Limits {
         symmetry: limits.symmetry && engine.can(Capability::Symmetry),
@@ -660,5 +675,6 @@ pub fn decide(
     if let Some(named) = engine.report_model(model) {
         report.model = named;
     }
+    report.warnings.extend(engine.hints(p));
     report
 }

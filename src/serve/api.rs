@@ -19,6 +19,12 @@ pub const MAX_POMSETS: usize = 1_000_000;
 pub const DEFAULT_POMSETS: usize = 200_000;
 /// Final states kept per request: what bounds a request's memory.
 pub const MAX_STATES: usize = 200_000;
+/// States a decision lists (and the server holds for `/api/states`) at
+/// most: the first determined ones, as `run` lists its first thousand.
+/// Listed states are plain values (a name and a value per register and
+/// location), a thousand times the engine's packed ones: 200 000 of a
+/// twelve-thread ring took 390 MB a request; 20 000 take a tenth.
+pub const MAX_LISTED: usize = 20_000;
 /// Pictures drawn per request at most.
 pub const MAX_PICTURES: usize = 50;
 /// States per page (`decide`, `states`) by default, and at most.
@@ -158,12 +164,13 @@ fn refused(p: &crate::syntax::core::Program, model: &Model) -> Result<(), Proble
 }
 
 /// `POST /api/decide`: the report (states, verdicts), its text as `pomset
-/// run` prints it, the warnings, and the options with their values. The
+/// run` prints it, the warnings (located, and rendered as `pomset run`
+/// prints them on standard error), and the options with their values. The
 /// report lists only the first `page` states; `page` says how many are held
 /// (`total`), how many there are in all (`all`), and the id under which
 /// `states` serves the held ones. The engine keeps states as compactly as
 /// `pomset run` does (one per orbit of interchangeable threads, readers
-/// kept apart as a product), and a decision holds at most `MAX_STATES` of
+/// kept apart as a product), and a decision holds at most `MAX_LISTED` of
 /// them: every state when there are no more, else the first determined
 /// ones, as `run` lists its first thousand.
 pub fn decide(req: &Request, held: &Held) -> Result<Value, Problem> {
@@ -171,7 +178,7 @@ pub fn decide(req: &Request, held: &Held) -> Result<Value, Problem> {
     let p = &loaded.test.program;
     let limits = Limits {
         orbits: true,
-        listed: Some(MAX_STATES),
+        listed: Some(MAX_LISTED),
         ..req.limits()
     };
     let engine = req.engine()?;
@@ -181,10 +188,17 @@ pub fn decide(req: &Request, held: &Held) -> Result<Value, Problem> {
     let all = report.unlisted.map_or(total, |u| u.total);
     let id = held.keep(&report.states);
     report.states.truncate(req.page_size());
+    // The warnings as the terminal prints them (`pomset run`'s standard error).
+    let name = if req.test.name.is_empty() { "test.litmus" } else { req.test.name.as_str() };
+    let rendered = match loaded.test.warnings.is_empty() {
+        true => String::new(),
+        false => loaded.test.warnings.render(name, &req.test.source),
+    };
     Ok(json!({
         "report": report,
         "text": text,
         "warnings": loaded.warnings,
+        "warnings_rendered": rendered,
         "options": workbench::options_for(&loaded.model, engine.as_ref()),
         "page": { "id": id, "offset": 0, "total": total, "all": all },
     }))
@@ -559,27 +573,14 @@ pub const MAX_SWEEP_THREADS: usize = 3;
 pub const MAX_SWEEP_PER_THREAD: usize = 3;
 pub const SWEEP_CHUNK: u64 = 16;
 
-/// `POST /api/distinguish`: one chunk (shard `chunk/chunks`) of `pomset
-/// distinguish --models A,B` over the bound given, within the request's
-/// limits. The first request of a sweep gives no `sweep` (nor `chunks`:
-/// the server cuts the sweep into chunks of about `SWEEP_CHUNK` programs);
-/// its answer's `sweep` and `chunks` name the rest. Every answer carries
-/// the sweep so far: the programs decided, the headline (the bound stated
-/// exactly: no difference among its N programs, or how many distinguish,
-/// or the limit that stopped it after k of N), the summary `pomset
-/// distinguish` prints, and the minimal tests as litmus files.
-pub fn distinguish(req: &Request, sweeps: &crate::serve::sweeps::Sweeps) -> Result<Value, Problem> {
+/// The space of a `distinguish` request (its bound and vocabulary, the
+/// defaults as `pomset distinguish`'s) and its number of programs, when
+/// that can be counted without listing them.
+fn sweep_space(
+    req: &Request,
+) -> Result<(crate::distinguish::shape::Space, Option<u64>), Problem> {
+    use crate::distinguish::count;
     use crate::distinguish::shape::{Bound, Space, Vocabulary};
-    use crate::distinguish::{count, shard, Pair, Shard};
-    let names = match &req.models {
-        Some(w) => w.list()?,
-        None => vec!["sc".to_string(), "rc11".to_string()],
-    };
-    let [a, b] = names.as_slice() else {
-        return Err(Problem::message(
-            "give two models (`models`: [\"sc\", \"rc11\"])",
-        ));
-    };
     let threads = req.threads.unwrap_or(2);
     let per_thread = req.per_thread.unwrap_or(2);
     if threads > MAX_SWEEP_THREADS || per_thread > MAX_SWEEP_PER_THREAD {
@@ -605,8 +606,47 @@ pub fn distinguish(req: &Request, sweeps: &crate::serve::sweeps::Sweeps) -> Resu
             .map_err(Problem::message)?,
     };
     space.check().map_err(Problem::message)?;
-    let programs = count::programs(&space).filter(|&n| n <= MAX_SWEEP_PROGRAMS);
-    let Some(programs) = programs else {
+    let programs = count::programs(&space);
+    Ok((space, programs))
+}
+
+/// `POST /api/distinguish/count`: the bound a `distinguish` request gives,
+/// counted before any sweep (no program is decided): `programs` (null when
+/// it cannot be counted without listing), `max` (the most the explorer
+/// sweeps), `sweepable`, and `space` (the bound stated in full). The page
+/// asks it as the form changes, so it offers only bounds it sweeps.
+pub fn distinguish_count(req: &Request) -> Result<Value, Problem> {
+    let (space, programs) = sweep_space(req)?;
+    Ok(json!({
+        "programs": programs,
+        "max": MAX_SWEEP_PROGRAMS,
+        "sweepable": programs.is_some_and(|n| n <= MAX_SWEEP_PROGRAMS),
+        "space": space.describe(),
+    }))
+}
+
+/// `POST /api/distinguish`: one chunk (shard `chunk/chunks`) of `pomset
+/// distinguish --models A,B` over the bound given, within the request's
+/// limits. The first request of a sweep gives no `sweep` (nor `chunks`:
+/// the server cuts the sweep into chunks of about `SWEEP_CHUNK` programs);
+/// its answer's `sweep` and `chunks` name the rest. Every answer carries
+/// the sweep so far: the programs decided, the headline (the bound stated
+/// exactly: no difference among its N programs, or how many distinguish,
+/// or the limit that stopped it after k of N), the summary `pomset
+/// distinguish` prints, and the minimal tests as litmus files.
+pub fn distinguish(req: &Request, sweeps: &crate::serve::sweeps::Sweeps) -> Result<Value, Problem> {
+    use crate::distinguish::{shard, Pair, Shard};
+    let names = match &req.models {
+        Some(w) => w.list()?,
+        None => vec!["sc".to_string(), "rc11".to_string()],
+    };
+    let [a, b] = names.as_slice() else {
+        return Err(Problem::message(
+            "give two models (`models`: [\"sc\", \"rc11\"])",
+        ));
+    };
+    let (space, programs) = sweep_space(req)?;
+    let Some(programs) = programs.filter(|&n| n <= MAX_SWEEP_PROGRAMS) else {
         return Err(Problem::message(format!(
             "the bound has more than {MAX_SWEEP_PROGRAMS} programs, more than the explorer sweeps: `pomset distinguish` sweeps it (with --shard and --budget)"
         )));

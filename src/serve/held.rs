@@ -16,7 +16,7 @@ use crate::report::StateCount;
 
 /// Decisions held at most, and states held at most over all of them.
 pub const MAX_HELD: usize = 8;
-pub const MAX_HELD_STATES: usize = 400_000;
+pub const MAX_HELD_STATES: usize = 160_000;
 
 /// The states of recent decisions, by id; shared by the server's requests.
 #[derive(Default)]

@@ -5,6 +5,7 @@
 //! requests run side by side and none can hang the server.
 
 pub mod api;
+pub mod book;
 pub mod held;
 pub mod sweeps;
 
@@ -27,21 +28,110 @@ use sweeps::Sweeps;
 const INDEX: &str = include_str!("page/index.html");
 const STYLE: &str = include_str!("page/style.css");
 const SCRIPT: &str = include_str!("page/app.js");
-/// The book's chapter on the explorer, linked from the page (which fetches
-/// nothing from the network).
-const CHAPTER: &str = include_str!("../../book/src/explorer.md");
-/// The chapters the explorer's transformation table and distinguish form
-/// link to.
-const TRANSFORMATIONS: &str = include_str!("../../book/src/transformations.md");
-const DISTINGUISH: &str = include_str!("../../book/src/distinguish.md");
 
 /// What the requests of one router share: the held states, the sweeps
-/// under way, and the number of computations under way (`GET /api/status`).
+/// under way, the number of computations under way (`GET /api/status`),
+/// and the queue of the heavy ones.
 #[derive(Default)]
 pub struct Work {
     pub held: Held,
     pub sweeps: Sweeps,
     running: AtomicUsize,
+    pub queue: Queue,
+}
+
+/// The heavy requests (every decision, explanation, drawing, refinement,
+/// comparison, table schema and sweep chunk) run at most `Queue::limit` at
+/// once; the others wait their turn in order of arrival, so memory grows
+/// with the limit, not with the number of requests (each request's own
+/// memory is bounded by its limits). A waiting request that its client
+/// abandons leaves the queue; past `MAX_WAITING` waiting, a request is
+/// refused at once (503) with the reason. A client may name its request
+/// (`x-pomset-ticket`) and ask `GET /api/status?ticket=T` for its place in
+/// the queue, as the page does.
+pub struct Queue {
+    permits: Arc<tokio::sync::Semaphore>,
+    limit: usize,
+    /// The requests waiting, first first: an id of the server's and the
+    /// client's ticket.
+    waiting: Mutex<Vec<(u64, String)>>,
+    next: AtomicUsize,
+}
+
+/// The most requests that wait for their turn at once.
+pub const MAX_WAITING: usize = 64;
+
+impl Default for Queue {
+    fn default() -> Queue {
+        Queue::new(default_running())
+    }
+}
+
+/// Heavy requests run at once by default: one per core, at most 4 (a
+/// decision may itself use several cores).
+pub fn default_running() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .clamp(1, 4)
+}
+
+impl Queue {
+    pub fn new(limit: usize) -> Queue {
+        let limit = limit.max(1);
+        Queue {
+            permits: Arc::new(tokio::sync::Semaphore::new(limit)),
+            limit,
+            waiting: Mutex::new(Vec::new()),
+            next: AtomicUsize::new(0),
+        }
+    }
+
+    /// How many heavy requests run at once.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    fn waiting(&self) -> std::sync::MutexGuard<'_, Vec<(u64, String)>> {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// How many requests wait, and the place (1 = next) of the one with
+    /// `ticket`, if it waits.
+    pub fn position(&self, ticket: Option<&str>) -> (usize, Option<usize>) {
+        let waiting = self.waiting();
+        let place = ticket.and_then(|t| waiting.iter().position(|(_, w)| w == t).map(|k| k + 1));
+        (waiting.len(), place)
+    }
+
+    /// Waits for a turn (in order of arrival); `Err` with the reason when
+    /// too many wait already. Dropping the future leaves the queue; the
+    /// permit goes with the computation, which returns it when it ends.
+    async fn turn(&self, ticket: String) -> Result<tokio::sync::OwnedSemaphorePermit, String> {
+        let id = self.next.fetch_add(1, Ordering::SeqCst) as u64;
+        {
+            let mut waiting = self.waiting();
+            if waiting.len() >= MAX_WAITING {
+                return Err(format!(
+                    "the explorer is busy: {} requests are waiting for the {} that run at once; try again when they are done",
+                    waiting.len(),
+                    self.limit
+                ));
+            }
+            waiting.push((id, ticket));
+        }
+        struct Leave<'a>(&'a Queue, u64);
+        impl Drop for Leave<'_> {
+            fn drop(&mut self) {
+                self.0.waiting().retain(|(i, _)| *i != self.1);
+            }
+        }
+        let _leave = Leave(self, id);
+        self.permits
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|_| "the server is stopping".to_string())
+    }
 }
 
 /// The routes: the page, its two assets, and the API.
@@ -62,71 +152,125 @@ pub fn router() -> Router {
             get(|| async { page(SCRIPT, "text/javascript; charset=utf-8") }),
         )
         .route(
-            "/book/explorer.md",
-            get(|| async { page(CHAPTER, "text/plain; charset=utf-8") }),
+            "/book",
+            get(|| async { (StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, "/book/")]) }),
         )
+        .route("/book/", get(|| async { book_page(String::new()) }))
         .route(
-            "/book/transformations.md",
-            get(|| async { page(TRANSFORMATIONS, "text/plain; charset=utf-8") }),
-        )
-        .route(
-            "/book/distinguish.md",
-            get(|| async { page(DISTINGUISH, "text/plain; charset=utf-8") }),
+            "/book/{*path}",
+            get(|path: axum::extract::Path<String>| async move { book_page(path.0) }),
         )
         .route("/api/examples", get(|| async { Json(api::examples()) }))
         .route(
             "/api/status",
-            get(move || async move {
-                Json(json!({ "running": status.running.load(Ordering::SeqCst) }))
-            }),
+            get(
+                move |q: axum::extract::Query<std::collections::HashMap<String, String>>| async move {
+                    let (waiting, position) = status.queue.position(q.get("ticket").map(String::as_str));
+                    Json(json!({
+                        "running": status.running.load(Ordering::SeqCst),
+                        "waiting": waiting,
+                        "at_once": status.queue.limit(),
+                        "position": position,
+                    }))
+                },
+            ),
         )
         .route("/api/options", get(|| async { answer(api::options(None)) }))
         .route(
             "/api/options",
-            api_route(&work, |r, _| api::options(Some(r))),
+            api_route(&work, Light, |r, _| api::options(Some(r))),
         )
         .route(
             "/api/decide",
-            api_route(&work, |r, w| api::decide(r, &w.held)),
+            api_route(&work, Heavy, |r, w| api::decide(r, &w.held)),
         )
         .route(
             "/api/states",
-            api_route(&work, |r, w| api::states(r, &w.held)),
+            api_route(&work, Light, |r, w| api::states(r, &w.held)),
         )
-        .route("/api/explain", api_route(&work, |r, _| api::explain(r)))
-        .route("/api/pomsets", api_route(&work, |r, _| api::pomsets(r)))
-        .route("/api/draw", api_route(&work, |r, _| api::draw(r)))
-        .route("/api/refine", api_route(&work, |r, _| api::refine(r)))
-        .route("/api/vary", api_route(&work, |r, _| api::vary(r)))
-        .route("/api/compare", api_route(&work, |r, _| api::compare(r)))
+        .route("/api/explain", api_route(&work, Heavy, |r, _| api::explain(r)))
+        .route("/api/pomsets", api_route(&work, Heavy, |r, _| api::pomsets(r)))
+        .route("/api/draw", api_route(&work, Heavy, |r, _| api::draw(r)))
+        .route("/api/refine", api_route(&work, Heavy, |r, _| api::refine(r)))
+        .route("/api/vary", api_route(&work, Heavy, |r, _| api::vary(r)))
+        .route("/api/compare", api_route(&work, Heavy, |r, _| api::compare(r)))
         .route(
             "/api/transformations",
             get(|| async { answer(api::transformations_list()) }),
         )
         .route(
             "/api/transformations",
-            api_route(&work, |r, _| api::transformations(r)),
+            api_route(&work, Heavy, |r, _| api::transformations(r)),
+        )
+        .route(
+            "/api/distinguish/count",
+            api_route(&work, Light, |r, _| api::distinguish_count(r)),
         )
         .route(
             "/api/distinguish",
-            api_route(&work, |r, w| api::distinguish(r, &w.sweeps)),
+            api_route(&work, Heavy, |r, w| api::distinguish(r, &w.sweeps)),
         )
 }
 
+/// Whether an endpoint waits its turn in the queue (`Queue`): the ones
+/// that decide do, those that read what is held or parse only do not.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Weight {
+    Heavy,
+    Light,
+}
+use Weight::{Heavy, Light};
+
 /// A `POST` endpoint over `f`, run by `endpoint`.
-fn api_route<F>(work: &Arc<Work>, f: F) -> MethodRouter
+fn api_route<F>(work: &Arc<Work>, weight: Weight, f: F) -> MethodRouter
 where
     F: Fn(&Request, &Work) -> Result<Value, Problem> + Clone + Send + Sync + 'static,
 {
     let work = work.clone();
-    post(move |body: Result<Json<Request>, JsonRejection>| {
-        let (work, f) = (work.clone(), f.clone());
-        async move { endpoint(body, work, f).await }
-    })
+    post(
+        move |headers: axum::http::HeaderMap, body: Result<Json<Request>, JsonRejection>| {
+            let (work, f) = (work.clone(), f.clone());
+            let ticket = headers
+                .get("x-pomset-ticket")
+                .and_then(|t| t.to_str().ok())
+                .map(str::to_string);
+            async move {
+                if weight == Light {
+                    return endpoint(body, work, f, None).await;
+                }
+                let queue = work.clone();
+                match queue.queue.turn(ticket.unwrap_or_default()).await {
+                    Ok(permit) => endpoint(body, work, f, Some(permit)).await,
+                    Err(busy) => (
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        Json(json!({ "error": Problem::message(busy) })),
+                    )
+                        .into_response(),
+                }
+            }
+        },
+    )
 }
 
 fn page(text: &'static str, kind: &'static str) -> Response {
     ([(header::CONTENT_TYPE, kind)], text).into_response()
+}
+
+/// A page of the book (`book::page`): a chapter rendered, a picture, a
+/// chapter's Markdown moved to its rendered page, or 404.
+fn book_page(path: String) -> Response {
+    match book::page(&path) {
+        Some(book::Served::File(kind, body)) => ([(header::CONTENT_TYPE, kind)], body).into_response(),
+        Some(book::Served::Moved(to)) => {
+            (StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, to)]).into_response()
+        }
+        None => (
+            StatusCode::NOT_FOUND,
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            format!("the book has no page `{path}` (the contents: /book/)"),
+        )
+            .into_response(),
+    }
 }
 
 /// A result as a response: the value, or `{"error": Problem}` with 400.
@@ -137,12 +281,17 @@ fn answer(result: Result<Value, Problem>) -> Response {
     }
 }
 
-/// Runs `f` on a blocking thread with a cancel flag in the request's
-/// limits, set when the client goes away (axum drops this future when the
+/// Runs `f` on a blocking thread (holding its turn of the queue, `permit`,
+/// until it ends) with a cancel flag in the request's limits, set when the client goes away (axum drops this future when the
 /// connection closes: the page's Cancel aborts its fetch), so no search
 /// outlives its client; a malformed body is a located JSON error and a
 /// panic is a 500 with a message, never a dropped connection.
-async fn endpoint<F>(body: Result<Json<Request>, JsonRejection>, work: Arc<Work>, f: F) -> Response
+async fn endpoint<F>(
+    body: Result<Json<Request>, JsonRejection>,
+    work: Arc<Work>,
+    f: F,
+    permit: Option<tokio::sync::OwnedSemaphorePermit>,
+) -> Response
 where
     F: FnOnce(&Request, &Work) -> Result<Value, Problem> + Send + 'static,
 {
@@ -166,6 +315,7 @@ where
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&req, &work)));
         work.running.fetch_sub(1, Ordering::SeqCst);
         drop(flag);
+        drop(permit);
         result
     });
     let result = job.await;

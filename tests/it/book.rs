@@ -296,3 +296,73 @@ fn the_tutorial_explains_the_headline_word_where_it_first_appears() {
         "{paragraph}"
     );
 }
+
+/// Every relative link of the book, the README and examples/README.md
+/// names a file of the repository, and a link to a chapter's heading
+/// (`chapter.md#id`) names one of its headings (by mdBook's ids); a path
+/// in code that leaves the folder (`../x`) names a file too. A reader
+/// follows them: a link out of the repository (the project's spec lives
+/// outside it) is a dead end.
+#[test]
+fn every_relative_link_resolves() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("book/src"))
+        .expect("book/src exists")
+        .map(|e| e.expect("readable entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    files.sort();
+    files.push(root.join("README.md"));
+    files.push(root.join("examples/README.md"));
+    let mut dead = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("readable");
+        let dir = file.parent().expect("a folder");
+        let shown = file.strip_prefix(root).unwrap_or(file).display().to_string();
+        let mut targets: Vec<(usize, String)> = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            for t in between(line, "](", ")").chain(between(line, "`../", "`")) {
+                if !t.is_empty() && !t.contains(char::is_whitespace) {
+                    targets.push((i + 1, t));
+                }
+            }
+        }
+        for (line, target) in targets {
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            let (path, anchor) = match target.split_once('#') {
+                Some((p, a)) => (p, Some(a)),
+                None => (target.as_str(), None),
+            };
+            let resolved = if path.is_empty() {
+                file.clone()
+            } else {
+                dir.join(path)
+            };
+            if !resolved.exists() {
+                dead.push(format!("{shown}:{line}: {target} (no such file)"));
+                continue;
+            }
+            let Some(anchor) = anchor else { continue };
+            if resolved.extension().is_some_and(|x| x == "md") {
+                let chapter = std::fs::read_to_string(&resolved).expect("readable");
+                let ids = pomset::serve::book::heading_ids(&chapter);
+                if !ids.iter().any(|id| id == anchor) {
+                    dead.push(format!("{shown}:{line}: {target} (no such heading)"));
+                }
+            }
+        }
+    }
+    assert!(dead.is_empty(), "dead links:\n{}", dead.join("\n"));
+}
+
+/// The texts of `line` between each `open` and the next `close` (a code
+/// path keeps its leading `../`).
+fn between<'a>(line: &'a str, open: &'a str, close: &'a str) -> impl Iterator<Item = String> + 'a {
+    let keep = if open.starts_with('`') { &open[1..] } else { "" };
+    line.match_indices(open).filter_map(move |(at, _)| {
+        let rest = &line[at + open.len()..];
+        rest.find(close).map(|end| format!("{keep}{}", &rest[..end]))
+    })
+}

@@ -255,7 +255,7 @@ How it is computed, and what it assumes:
   with a read of an initial value, which is why `init` appears among the deciding options of
   most sets.
 - Three entries were added to the catalogue for this chapter, their programs legible in the
-  seed and their outcomes reconstructed from the prose (see their files): C39 (RSYNC+RSC, "a
+  note and their outcomes reconstructed from the prose (see their files): C39 (RSYNC+RSC, "a
   cycle"), C57 and C59 (§13.4's release-sequence pair). C39 and C59 carry `disputed` lines:
   no default reproduces them.
 

@@ -802,3 +802,131 @@ fn a_sweep_stops_at_the_request_limit_with_the_limit_and_the_count_named() {
     let (status, _) = post("/api/distinguish", json!({ "threads": 9 }));
     assert_eq!(status, 400, "a bound past the explorer's");
 }
+
+/// The book as the explorer serves it (`serve::book`): mdBook's heading
+/// ids, links between chapters to their rendered pages, every chapter
+/// rendered, a chapter's Markdown moved to its page, pictures as they are.
+#[test]
+fn the_book_is_served_rendered_with_its_pictures_and_links() {
+    use pomset::serve::book::{heading_ids, page, render, Served, FILES};
+    assert_eq!(
+        heading_ids("# A b\n\n## The cat engine: a write's co positions\n\n## `x` and y\n\n## A b\n"),
+        ["a-b", "the-cat-engine-a-writes-co-positions", "x-and-y", "a-b-1"]
+    );
+    let html = render(
+        "# T\n\nSee [the diagrams](diagrams.md#arrows) and ![a](explorer/x.png) and [web](https://x.org/a.md).\n",
+    );
+    assert!(html.contains("href=\"diagrams.html#arrows\""), "{html}");
+    assert!(html.contains("src=\"explorer/x.png\""), "{html}");
+    assert!(html.contains("href=\"https://x.org/a.md\""), "{html}");
+    assert!(html.contains("<h1 id=\"t\">T</h1>"), "{html}");
+    assert!(html.contains("<title>T (pomset book)</title>"), "{html}");
+    for (path, _) in FILES {
+        if let Some(stem) = path.strip_suffix(".md") {
+            let Some(Served::File(kind, body)) = page(&format!("{stem}.html")) else {
+                panic!("{path} is not served");
+            };
+            assert!(kind.starts_with("text/html"));
+            assert!(String::from_utf8_lossy(&body).contains("<h1"), "{path}");
+        }
+    }
+    assert!(matches!(page("explorer.md"), Some(Served::Moved(p)) if p == "explorer.html"));
+    assert!(page("nonesuch.html").is_none());
+    assert!(matches!(page("explorer/error.png"), Some(Served::File("image/png", _))));
+    // Over HTTP: the contents, a chapter with its picture, the old address moved.
+    let (status, contents) = request("GET", "/book/", None);
+    assert_eq!(status, 200);
+    assert!(contents.contains("href=\"explorer.html\""), "{contents}");
+    let (status, chapter) = request("GET", "/book/explorer.html", None);
+    assert_eq!(status, 200);
+    assert!(chapter.contains("<img src=\"explorer/mp-rel-acq.png\""), "{chapter}");
+    let (status, _) = request("GET", "/book/explorer.md", None);
+    assert_eq!(status, 301);
+    let (status, _) = request("GET", "/book/nonesuch.html", None);
+    assert_eq!(status, 404);
+}
+
+/// Heavy requests run a few at a time (`serve::Queue`): the others wait
+/// their turn, each can learn its place, and all are answered.
+#[test]
+fn heavy_requests_wait_their_turn_in_the_queue() {
+    // A server of its own, so that no other test's requests are counted.
+    let server = pomset::serve::start("127.0.0.1:0".parse().expect("an address"))
+        .expect("the server starts");
+    let addr = server.addr;
+    std::thread::spawn(move || server.wait());
+    let status = |ticket: &str| -> Value {
+        let mut stream = TcpStream::connect(addr).expect("the server accepts");
+        stream
+            .write_all(format!("GET /api/status?ticket={ticket} HTTP/1.0\r\nHost: localhost\r\n\r\n").as_bytes())
+            .expect("request sent");
+        let mut response = String::new();
+        stream.read_to_string(&mut response).expect("a response");
+        serde_json::from_str(response.split_once("\r\n\r\n").expect("a body").1).expect("JSON")
+    };
+    let at_once = status("")["at_once"].as_u64().expect("at_once") as usize;
+    assert!((1..=4).contains(&at_once));
+    let send = move |ticket: String| {
+        std::thread::spawn(move || {
+            let body = json!({ "from": SIX_READS, "to": SIX_READS, "timeout": 2 }).to_string();
+            let mut stream = TcpStream::connect(addr).expect("the server accepts");
+            let head = format!(
+                "POST /api/refine HTTP/1.0\r\nHost: localhost\r\nContent-Type: application/json\r\nx-pomset-ticket: {ticket}\r\nContent-Length: {}\r\n\r\n",
+                body.len()
+            );
+            stream.write_all(head.as_bytes()).expect("request sent");
+            stream.write_all(body.as_bytes()).expect("body sent");
+            let mut response = String::new();
+            stream.read_to_string(&mut response).expect("a response");
+            response.split_whitespace().nth(1).map(str::to_string)
+        })
+    };
+    let clients: Vec<_> = (0..at_once + 2).map(|k| send(format!("t{k}"))).collect();
+    let started = std::time::Instant::now();
+    let mut most = 0;
+    let mut places = std::collections::BTreeSet::new();
+    while started.elapsed().as_secs() < 30 {
+        let s = status("t0");
+        let running = s["running"].as_u64().unwrap_or(0) as usize;
+        most = most.max(running);
+        for k in 0..at_once + 2 {
+            let t = status(&format!("t{k}"));
+            most = most.max(t["running"].as_u64().unwrap_or(0) as usize);
+            if let Some(p) = t["position"].as_u64() {
+                places.insert(p);
+            }
+        }
+        if s["waiting"] == 0 && running == 0 && places.len() >= 2 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    for c in clients {
+        assert_eq!(c.join().expect("a client").as_deref(), Some("200"));
+    }
+    assert!(most <= at_once, "{most} ran at once, more than {at_once}");
+    assert_eq!(
+        places,
+        [1, 2].into_iter().collect(),
+        "the two beyond the turns waited, first and second"
+    );
+}
+
+/// A decision lists (and holds for paging) at most `MAX_LISTED` states,
+/// the first determined ones, whatever the engine kept: listed states are
+/// plain values, and 200 000 of them took hundreds of megabytes a request.
+/// A ring of ten store-buffering threads has 3^10 states, 2^10 of them
+/// without `?`.
+#[test]
+fn a_decision_lists_at_most_max_listed_states() {
+    let (status, answer) = post(
+        "/api/decide",
+        json!({ "source": sb_ring(10), "timeout": 60 }),
+    );
+    assert_eq!(status, 200, "{answer}");
+    assert!(answer["report"]["limit"].is_null(), "{}", answer["report"]["limit"]);
+    assert_eq!(answer["page"]["all"], 59049);
+    assert_eq!(answer["page"]["total"], 1024, "the determined ones held");
+    assert!(1024 <= pomset::serve::api::MAX_LISTED && 59049 > pomset::serve::api::MAX_LISTED);
+}
+

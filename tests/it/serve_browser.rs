@@ -463,3 +463,262 @@ fn save(page: &mut Page, name: &str) {
     std::fs::write(dir.join(name), page.screenshot()).expect("the screenshot is written");
     eprintln!("wrote {}", dir.join(name).display());
 }
+
+/// Starts Chromium and a server of its own, or says why it cannot.
+fn browser_and_server() -> Option<(cdp::Browser, String, std::net::SocketAddr)> {
+    let Some(binary) = cdp::chromium() else {
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "CI=true and Chromium is not installed (.ci/run installs Debian's chromium)"
+        );
+        println!("skipped: Chromium is not installed (apt-get install chromium runs this test)");
+        return None;
+    };
+    let server = pomset::serve::start("127.0.0.1:0".parse().expect("an address"))
+        .expect("the server starts");
+    let addr = server.addr;
+    std::thread::spawn(move || server.wait());
+    Some((cdp::Browser::start(&binary), format!("http://{addr}/"), addr))
+}
+
+/// Sets the open tab's fragment, as a user editing the address would, and
+/// waits for the view it names.
+fn follow(page: &mut Page, hash: &str) {
+    page.eval(&format!(
+        "new Promise(r => {{ addEventListener('hashchange', () => setTimeout(r, 0), {{ once: true }}); \
+         location.hash = {hash:?}; }})"
+    ));
+    settle(page);
+}
+
+/// Elements past the right edge of the window (a `pre` scrolls inside itself).
+fn past_the_edge(page: &mut Page) -> Vec<String> {
+    strings(page.eval(
+        "[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > \
+         document.documentElement.clientWidth + 0.5 && e.closest('pre') === null && e.getClientRects().length > 0)\
+         .map(e => e.tagName + '#' + e.id + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))",
+    ))
+}
+
+#[test]
+fn the_explorer_shows_warnings_follows_links_and_fits_1280_px() {
+    let Some((browser, base, addr)) = browser_and_server() else {
+        return;
+    };
+    let mut page = browser.page();
+    page.set_width(1280, 900);
+
+    // Warnings: `x0` and `x1` are read as registers; the page says so
+    // under the verdicts, as `pomset run` prints it on standard error.
+    let src = "litmus T\nx0 := 1; x1 := 1;\n|| r := x1; s := x0;\nexists (r = 1)\n";
+    open(
+        &mut page,
+        &format!("{base}#src={}", src.replace(' ', "%20").replace('\n', "%0A")),
+    );
+    assert_eq!(verdicts(&mut page), ["Never plain"]);
+    assert_eq!(page.eval("document.getElementById('warnings').hidden"), false);
+    let warned = text(&mut page, "#warnings");
+    assert!(
+        warned.contains("warning: register `x1` is read before any assignment in P1")
+            && warned.contains("test.litmus:3:9")
+            && warned.contains("hint: its value ranges over V"),
+        "{warned}"
+    );
+
+    // Under vulkan, MP+rel+acq is Sometimes, and the warning under the
+    // verdict says why: its release and acquire carry no storage class.
+    open(&mut page, &format!("{base}#ex=classic%2Fmp%2Brel%2Bacq.litmus&model=vulkan"));
+    assert_eq!(verdicts(&mut page), ["Sometimes plain"]);
+    let why = text(&mut page, "#warnings");
+    assert!(why.contains("no storage class in their semantics"), "{why}");
+    // Under pwt the same test warns of nothing.
+    choose(&mut page, "model", "pwt");
+    assert_eq!(verdicts(&mut page), ["Never ok"]);
+    assert_eq!(page.eval("document.getElementById('warnings').hidden"), true);
+
+    // A link with values the explorer does not have: each named above the
+    // page, the menus never blank, the rest of the link applied.
+    open(
+        &mut page,
+        &format!("{base}#ex=classic%2Fnonesuch.litmus&model=bogus&set=c7a=bogus,c8b=strong&vary=nope&bogus=1"),
+    );
+    let said = text(&mut page, "#link-problem");
+    for expected in [
+        "no bundled example `classic/nonesuch.litmus`",
+        "the model `bogus`",
+        "the option c7a has no value `bogus`",
+        "vary: the link names no model option `nope`",
+        "`bogus` is not a parameter",
+    ] {
+        assert!(said.contains(expected), "{expected:?} in {said}");
+    }
+    assert_eq!(page.eval("document.getElementById('model').value"), "pwt");
+    assert_eq!(
+        page.eval("document.getElementById('examples').value"),
+        "classic/mp+rel+acq.litmus"
+    );
+    assert_eq!(page.eval("document.getElementById('option-c8b').value"), "strong");
+    assert_eq!(text(&mut page, "#changed"), "(1 not default)");
+
+    // A changed fragment in the open tab is followed: another example,
+    // decided, and the message of the earlier link gone.
+    follow(&mut page, "#ex=catalogue%2Fc06-mp-fences.litmus&set=c7a=direct");
+    assert_eq!(
+        page.eval("document.getElementById('examples').value"),
+        "catalogue/c06-mp-fences.litmus"
+    );
+    assert_eq!(verdicts(&mut page), ["Sometimes ok"]);
+    assert_eq!(page.eval("document.getElementById('link-problem').hidden"), true);
+
+    // Bare `&check` presses Check, as documented.
+    follow(&mut page, "#from=r%20:=%20y;%20x%20:=%201;&to=x%20:=%201;%20r%20:=%20y;&check");
+    let refined = text(&mut page, "#refinement");
+    assert!(refined.contains("sound"), "{refined}");
+
+    // The distinguish form: Sweep only for a bound the server sweeps, the
+    // count said; threads 0 is sent as typed and refused with the reason.
+    page.eval("document.getElementById('distinguish-panel').open = true");
+    let set = |page: &mut Page, id: &str, v: &str| {
+        page.eval(&format!(
+            "(() => {{ const e = document.getElementById({id:?}); e.value = {v:?}; e.dispatchEvent(new Event('input')); }})()"
+        ));
+        page.wait_for(
+            "new Promise(r => setTimeout(() => r(true), 300))",
+            5,
+        );
+    };
+    set(&mut page, "dist-threads", "3");
+    set(&mut page, "dist-per-thread", "3");
+    assert_eq!(page.eval("document.getElementById('dist-run').disabled"), true);
+    let count = text(&mut page, "#dist-count");
+    assert!(count.contains("53018 programs, more than the 20000"), "{count}");
+    set(&mut page, "dist-locations", "1");
+    assert_eq!(page.eval("document.getElementById('dist-run').disabled"), false);
+    assert_eq!(text(&mut page, "#dist-count"), "679 programs in this bound.");
+    set(&mut page, "dist-threads", "0");
+    set(&mut page, "dist-locations", "2");
+    let refused = text(&mut page, "#dist-count");
+    assert!(refused.contains("take at least 1"), "{refused}");
+    page.eval("document.getElementById('dist-run').disabled = false");
+    click(&mut page, "#dist-run");
+    let headline = text(&mut page, "#dist-headline");
+    assert!(headline.contains("take at least 1"), "threads 0 is not 2: {headline}");
+
+    // An empty field is the server's default (2).
+    set(&mut page, "dist-threads", "");
+    set(&mut page, "dist-per-thread", "");
+    assert_eq!(text(&mut page, "#dist-count"), "120 programs in this bound.");
+
+    // Bare `&sweep` runs the form, as documented.
+    follow(&mut page, "#ex=classic%2Fmp.litmus&sweep");
+    let headline = text(&mut page, "#dist-headline");
+    assert!(headline.contains("distinguish sc from rc11"), "{headline}");
+    let progress = text(&mut page, "#dist-progress");
+    assert!(progress.contains("(chunk 8 of 8)"), "{progress}");
+    // The timer runs once for the whole sweep, not once a chunk: the
+    // progress line never hides between the chunks.
+    page.eval(
+        "window.__shown = []; new MutationObserver(() => window.__shown.push(document.getElementById('progress').hidden))\
+         .observe(document.getElementById('progress'), { attributes: true, attributeFilter: ['hidden'] })",
+    );
+    click(&mut page, "#dist-run");
+    assert!(text(&mut page, "#dist-progress").contains("(chunk 8 of 8)"));
+    let shown = page.eval("window.__shown.filter((h, i, all) => i === 0 || h !== all[i - 1])");
+    assert_eq!(
+        shown,
+        serde_json::json!([false, true]),
+        "the progress line hid between the chunks: the timer restarted"
+    );
+
+    // 1280 px: the Compare and Transformations tables fit the page.
+    open(&mut page, &format!("{base}#table=roach-acq"));
+    page.eval("document.getElementById('compare-panel').open = true");
+    click(&mut page, "#compare");
+    assert!(rows(&mut page, "comparison") >= 1);
+    assert!(rows(&mut page, "table") >= 1);
+    assert_eq!(past_the_edge(&mut page), Vec::<String>::new(), "at 1280 px");
+    let overflow =
+        page.eval("document.documentElement.scrollWidth - document.documentElement.clientWidth");
+    assert_eq!(overflow, 0, "no horizontal scrolling at 1280 px");
+
+    // The Book link: the chapter rendered, its pictures and links served.
+    let book = page.eval("document.getElementById('book').href");
+    page.navigate(book.as_str().expect("the Book link"));
+    page.wait_for("document.readyState === 'complete' && !!document.querySelector('h1')", 10);
+    assert_eq!(text(&mut page, "h1"), "The web explorer");
+    let images = page.eval(
+        "Promise.all([...document.images].map(i => i.decode().then(() => i.naturalWidth > 0, () => false)))",
+    );
+    assert!(
+        images.as_array().is_some_and(|a| !a.is_empty() && a.iter().all(|b| b == true)),
+        "{images}"
+    );
+    let dead = strings(page.eval(
+        "Promise.all([...document.querySelectorAll('a[href]')].map(a => a.href).filter(h => h.startsWith(location.origin))\
+         .map(h => fetch(h).then(r => r.ok ? null : h + ' ' + r.status))).then(l => l.filter(x => x))",
+    ));
+    assert_eq!(dead, Vec::<String>::new(), "the chapter's links");
+    let anchors = page.eval(
+        "[...document.querySelectorAll('a[href^=\"#\"]')].every(a => document.getElementById(decodeURIComponent(a.hash.slice(1))))",
+    );
+    assert_eq!(anchors, true);
+    let _ = addr;
+}
+
+/// Heavy requests beyond what the server runs at once wait in its queue,
+/// and the page shows its place in it.
+#[test]
+fn a_request_waiting_for_its_turn_shows_its_place_in_the_queue() {
+    let Some((browser, base, addr)) = browser_and_server() else {
+        return;
+    };
+    let mut page = browser.page();
+    open(&mut page, &base);
+    let status = |addr: std::net::SocketAddr| -> Value {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(addr).expect("the server accepts");
+        s.write_all(b"GET /api/status HTTP/1.0\r\nHost: localhost\r\n\r\n")
+            .expect("sent");
+        let mut r = String::new();
+        s.read_to_string(&mut r).expect("an answer");
+        serde_json::from_str(r.split_once("\r\n\r\n").expect("a body").1).expect("JSON")
+    };
+    let at_once = status(addr)["at_once"].as_u64().expect("at_once") as usize;
+    // Occupy every turn with a refinement that runs to its 4 s limit.
+    let six = "r1 := x; r2 := x; r3 := x; r4 := x; r5 := x; r6 := x;";
+    let busy: Vec<_> = (0..at_once)
+        .map(|_| {
+            std::thread::spawn(move || {
+                use std::io::{Read, Write};
+                let body = serde_json::json!({ "from": six, "to": six, "timeout": 4 }).to_string();
+                let mut s = std::net::TcpStream::connect(addr).expect("the server accepts");
+                let head = format!(
+                    "POST /api/refine HTTP/1.0\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                    body.len()
+                );
+                s.write_all(head.as_bytes()).expect("sent");
+                s.write_all(body.as_bytes()).expect("sent");
+                let mut r = String::new();
+                let _ = s.read_to_string(&mut r);
+            })
+        })
+        .collect();
+    let started = std::time::Instant::now();
+    while status(addr)["running"].as_u64() != Some(at_once as u64) {
+        assert!(started.elapsed().as_secs() < 10, "{}", status(addr));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    page.eval("document.getElementById('run').click()");
+    page.wait_for(
+        "/waiting for a turn: 1 of 1 in the queue/.test(document.getElementById('elapsed').innerText)",
+        10,
+    );
+    assert!(status(addr)["running"].as_u64() <= Some(at_once as u64));
+    for b in busy {
+        b.join().expect("a busy client");
+    }
+    settle(&mut page);
+    assert_eq!(verdicts(&mut page), ["Never ok"]);
+    assert_eq!(status(addr)["waiting"], 0);
+}

@@ -175,6 +175,64 @@ impl Lowering {
     }
 }
 
+/// Why a model that synchronises through the storage classes in an
+/// event's semantics (it reads `SEMSC0`..`SEMSC3`, as Vulkan's does) finds
+/// `p`'s releases and acquires ordering nothing: some carry no storage
+/// class in their semantics (every `rel`, `acq` and `sc` of the note's
+/// language, which has none). `None` when the model reads no such set or
+/// every release and acquire of `p` names a class.
+pub fn unqualified_synchronisation(p: &Program, model: &crate::cat::Model) -> Option<String> {
+    use crate::cat::builtins::{Builtin, VkBuiltin};
+    fn walk(s: &Stmt, semsc: Option<u8>, found: &mut usize) {
+        let syncs = |m: &crate::action::Mode| m.is_release() || m.is_acquire();
+        match s {
+            Stmt::Read { mode, .. } | Stmt::Write { mode, .. } | Stmt::Fence { mode, .. } => {
+                if syncs(mode) && semsc.unwrap_or(0) == 0 {
+                    *found += 1;
+                }
+            }
+            Stmt::Rmw {
+                read_mode,
+                write_mode,
+                ..
+            } => {
+                if (syncs(read_mode) || syncs(write_mode)) && semsc.unwrap_or(0) == 0 {
+                    *found += 1;
+                }
+            }
+            Stmt::Barrier { mode: Some(m), vk, .. } => {
+                if syncs(m) && vk.semsc == 0 {
+                    *found += 1;
+                }
+            }
+            Stmt::Vulkan { vk, body, .. } => walk(body, Some(vk.semsc), found),
+            Stmt::If { then, els, .. } => {
+                walk(then, semsc, found);
+                walk(els, semsc, found);
+            }
+            Stmt::Seq(v) => v.iter().for_each(|s| walk(s, semsc, found)),
+            Stmt::Par { left, right, .. } => {
+                walk(left, semsc, found);
+                walk(right, semsc, found);
+            }
+            _ => {}
+        }
+    }
+    if !model.reads(|b| matches!(b, Builtin::Vulkan(VkBuiltin::SemSc(_)))) {
+        return None;
+    }
+    let mut found = 0;
+    for (_, s) in &p.main {
+        walk(s, None, &mut found);
+    }
+    (found > 0).then(|| {
+        format!(
+            "{found} release or acquire access(es) or fence(s) of this test carry no storage class in their semantics (`.semsc0` to `.semsc3`), and {} synchronises only through those: here they order no more than relaxed ones (`--mapping pwt:vulkan` adds the classes, as a compiler would; the book's Vulkan chapter, \"The compilation check\")",
+            model.name
+        )
+    })
+}
+
 /// The storage classes a program's accesses use, as a bit set (class 0
 /// for every unqualified access).
 fn storage_classes(p: &Program) -> u8 {

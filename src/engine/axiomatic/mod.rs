@@ -881,6 +881,17 @@ impl crate::engine::Engine for Cat {
         Some(vec![self.model.name.clone()])
     }
 
+    /// Why a release or an acquire of `p` orders nothing here, where it
+    /// does (`lower::unqualified_synchronisation`), after the model's
+    /// lowering (which gives them their storage classes).
+    fn hints(&self, p: &Program) -> Vec<String> {
+        let lowered = self.model.lowering.map(|l| l.apply(p));
+        let p = lowered.as_ref().unwrap_or(p);
+        lower::unqualified_synchronisation(p, &self.model)
+            .into_iter()
+            .collect()
+    }
+
     fn reads_placement(&self) -> bool {
         crate::cat::monotone::reads_placement(&self.model)
     }

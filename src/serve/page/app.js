@@ -27,6 +27,11 @@ let pending = 0;
 const controllers = new Set();
 let since = 0;
 let ticking = null;
+// The tickets of the requests under way (`x-pomset-ticket`): the server
+// says where each waits in its queue of heavy requests (`/api/status`).
+const tickets = new Set();
+let queued = null;   // the place of the first waiting request, as last asked
+let asking = false;
 function setPending(n) {
   pending = n;
   document.body.dataset.pending = String(n);
@@ -41,21 +46,55 @@ function setPending(n) {
     clearInterval(ticking);
   }
 }
-function tick() { text($("elapsed"), `working… ${((Date.now() - since) / 1000).toFixed(1)} s`); }
+function tick() {
+  const secs = `${((Date.now() - since) / 1000).toFixed(1)} s`;
+  text($("elapsed"), queued ? `waiting for a turn: ${queued.position} of ${queued.waiting} in the queue (the server runs ${queued.at_once} at once)… ${secs}` : `working… ${secs}`);
+  askQueue();
+}
+
+// Asks the server where the page's requests wait, at most one question at
+// a time: the place of the first that waits, or none.
+async function askQueue() {
+  if (asking || tickets.size === 0) { if (tickets.size === 0) queued = null; return; }
+  asking = true;
+  try {
+    let first = null;
+    for (const t of tickets) {
+      const status = await (await fetch(`/api/status?ticket=${encodeURIComponent(t)}`)).json();
+      if (status.position && (!first || status.position < first.position)) first = status;
+    }
+    queued = first;
+  } catch (e) {
+    queued = null;
+  } finally {
+    asking = false;
+  }
+}
+
+// A task of several requests (the table's schemas, a sweep's chunks) is
+// one piece of work for the progress line: its timer runs from the first
+// request to the last, not from each.
+async function working(task) {
+  setPending(pending + 1);
+  try { return await task(); } finally { setPending(pending - 1); }
+}
 
 function cancelAll() {
   for (const c of controllers) c.abort();
 }
 
+let ticketCount = 0;
 async function api(path, body) {
   const controller = new AbortController();
+  const ticket = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}-${++ticketCount}`;
   const init = body === undefined ? { signal: controller.signal } : {
     method: "POST",
-    headers: { "Content-Type": "application/json" },
+    headers: { "Content-Type": "application/json", "x-pomset-ticket": ticket },
     body: JSON.stringify(body),
     signal: controller.signal,
   };
   controllers.add(controller);
+  tickets.add(ticket);
   setPending(pending + 1);
   try {
     const response = await fetch(path, init);
@@ -67,6 +106,7 @@ async function api(path, body) {
     throw e;
   } finally {
     controllers.delete(controller);
+    tickets.delete(ticket);
     setPending(pending - 1);
   }
 }
@@ -145,7 +185,10 @@ function edited() {
 
 // ---------------------------------------------------------------- deciding
 
-async function run() {
+// One run: the decision and the drawing of its first state, one timer.
+function run() { return working(decideAndDraw); }
+
+async function decideAndDraw() {
   $("problem").hidden = true;
   $("limit").hidden = true;
   $("stale").hidden = true;
@@ -163,6 +206,7 @@ async function run() {
     if (generation !== state.generation) return;
     // Results of an earlier text would read as this one's: cleared.
     for (const id of ["verdicts", "states"]) $(id).tBodies[0].innerHTML = "";
+    $("warnings").hidden = true;
     $("pictures").innerHTML = "";
     text($("report"), "");
     text($("drawn-what"), "");
@@ -203,6 +247,7 @@ function showReport(answer) {
     row.onclick = () => { $("outcome").value = c.text.replace(/^(forbid|allow|exists|~exists|forall)\s*/, ""); };
   }
   state.last = { source, model: state.model, verdicts };
+  showWarnings(answer);
   if (report.limit || report.unsupported) {
     text($("limit"), report.limit ? `Limit reached: ${limitWords(report.limit)} (verdicts Unknown; \`pomset run\` on the command line takes higher limits)` : report.unsupported);
     $("limit").hidden = false;
@@ -213,6 +258,20 @@ function showReport(answer) {
   listStates(report.states);
   text($("report"), answer.text);
   showOptions(answer.options);
+}
+
+// The warnings of a decision as `pomset run` prints them: the test's own
+// (registers read as locations, a value outside V, ...), rustc-style as on
+// standard error, then the report's (`Warning: ...`), such as a model's
+// reason for a verdict.
+function showWarnings(answer) {
+  const box = $("warnings");
+  const lines = [];
+  if (answer.warnings_rendered) lines.push(answer.warnings_rendered.trimEnd());
+  else for (const w of answer.warnings || []) lines.push(`${w.file}:${w.line}:${w.col}: warning: ${w.message}${w.hint ? `\n  hint: ${w.hint}` : ""}`);
+  for (const w of (answer.report && answer.report.warnings) || []) lines.push(`Warning: ${limitWords(w)}`);
+  text(box, lines.join("\n"));
+  box.hidden = lines.length === 0;
 }
 
 // Appends states to the table (one page: the rows stay few whatever the test).
@@ -416,6 +475,17 @@ function openTest(source, model) {
   $("source").scrollIntoView({ block: "nearest" });
 }
 
+// A number field of a form as typed: empty is the server's default
+// (undefined, left out of the request), anything else is sent as it is,
+// zero included, for the server to accept or refuse with its reason.
+function formNumber(id, what) {
+  const typed = $(id).value.trim();
+  if (typed === "") return undefined;
+  const n = Number(typed);
+  if (!Number.isInteger(n) || n < 0) throw { message: `${what} takes a whole number, not \`${typed}\`` };
+  return n;
+}
+
 // A cell's word, coloured as verdicts are: sound green, unsound red,
 // unknown orange, bounded plain.
 // A vacuous cell (most of its contexts tested nothing) reads as unknown does.
@@ -425,7 +495,9 @@ let tableGeneration = 0;
 
 // The transformation table, schema by schema (one request each, within the
 // server's limits), as `pomset transformations` prints it.
-async function decideTable() {
+function decideTable() { return working(decideSchemas); }
+
+async function decideSchemas() {
   const generation = ++tableGeneration;
   const table = $("table");
   const progress = $("table-progress");
@@ -434,7 +506,14 @@ async function decideTable() {
   const chosen = $("table-schema").value;
   const schemas = chosen ? [chosen] : state.schemas.map((s) => s.name);
   const models = $("table-models").value;
-  const body = { models, context_size: Number($("table-size").value) || 2, timeout: Number($("table-timeout").value) || 30 };
+  let body;
+  try {
+    body = { models, context_size: formNumber("table-size", "context size"), timeout: formNumber("table-timeout", "seconds per schema") };
+  } catch (problem) {
+    text(progress, problem.message);
+    return;
+  }
+  if (body.timeout === undefined) body.timeout = 30;
   let header = false;
   for (let k = 0; k < schemas.length; k++) {
     text(progress, `${k} of ${schemas.length} schemas decided; deciding ${schemas[k]}…`);
@@ -505,21 +584,72 @@ let sweepGeneration = 0;
 
 // `pomset distinguish` over the form's bound, a chunk per request, with the
 // count of programs decided; it stops at the first limit, naming it.
-async function sweep() {
+function sweep() { return working(sweepChunks); }
+
+// The distinguish form's bound as a request (what the form says; a field
+// left empty is the server's default).
+function sweepBody() {
+  return {
+    models: [$("dist-a").value.trim(), $("dist-b").value.trim()],
+    threads: formNumber("dist-threads", "threads"),
+    per_thread: formNumber("dist-per-thread", "accesses per thread"),
+    locations: formNumber("dist-locations", "locations"),
+    modes: $("dist-modes").value,
+    fences: $("dist-fences").checked,
+  };
+}
+
+// The form's bound counted as it changes (no program decided): Sweep is
+// offered only for a bound the server sweeps, and the note says why not.
+let countGeneration = 0;
+async function countSweep() {
+  const generation = ++countGeneration;
+  const note = $("dist-count");
+  const button = $("dist-run");
+  let answer;
+  try {
+    const response = await fetch("/api/distinguish/count", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(sweepBody()),
+    });
+    answer = await response.json();
+    if (!response.ok) throw answer.error || { message: "the bound cannot be counted" };
+  } catch (problem) {
+    if (generation !== countGeneration) return;
+    text(note, problem.message);
+    note.className = "note no";
+    button.disabled = true;
+    return;
+  }
+  if (generation !== countGeneration) return;
+  note.className = "note";
+  if (answer.sweepable) {
+    text(note, `${answer.programs} programs in this bound.`);
+    button.disabled = false;
+  } else {
+    text(note, answer.programs === null
+      ? `This bound is too large to count here, more than the explorer sweeps: \`pomset distinguish\` sweeps it (with --shard and --budget).`
+      : `This bound has ${answer.programs} programs, more than the ${answer.max} the explorer sweeps: \`pomset distinguish\` sweeps it (with --shard and --budget).`);
+    note.className = "note no";
+    button.disabled = true;
+  }
+}
+
+async function sweepChunks() {
   const generation = ++sweepGeneration;
   const progress = $("dist-progress");
   const list = $("dist-tests");
   list.innerHTML = "";
   text($("dist-headline"), "");
   text($("dist-summary"), "");
-  const body = {
-    models: [$("dist-a").value.trim(), $("dist-b").value.trim()],
-    threads: Number($("dist-threads").value) || 2,
-    per_thread: Number($("dist-per-thread").value) || 2,
-    locations: Number($("dist-locations").value) || 2,
-    modes: $("dist-modes").value,
-    fences: $("dist-fences").checked,
-  };
+  let body;
+  try {
+    body = sweepBody();
+  } catch (problem) {
+    showProblem("dist-headline", problem);
+    return;
+  }
   let chunks = 1;
   let id = null;
   for (let k = 0; k < chunks; k++) {
@@ -653,13 +783,147 @@ function updateShare() {
   history.replaceState(null, "", link);
 }
 
-function readHash() {
+// The parameters a link may carry (the book's "Sharing a link").
+const LINK_KEYS = ["ex", "src", "set", "model", "timeout", "from", "to", "flip", "vary", "explain", "check", "table", "models", "sweep"];
+
+// The link's parameters: `key=value`, or a bare `key` (`&check`, `&sweep`),
+// whose value is empty. What cannot be read is added to `problems`.
+function readHash(problems) {
   const params = {};
   for (const part of location.hash.replace(/^#/, "").split("&")) {
+    if (!part) continue;
     const at = part.indexOf("=");
-    if (at > 0) params[part.slice(0, at)] = decodeURIComponent(part.slice(at + 1));
+    const key = at < 0 ? part : part.slice(0, at);
+    let value = at < 0 ? "" : part.slice(at + 1);
+    try {
+      value = decodeURIComponent(value);
+    } catch (e) {
+      problems.push(`the link's \`${key}\` is not URL-encoded text: ignored`);
+      continue;
+    }
+    if (!LINK_KEYS.includes(key)) {
+      problems.push(`the link's \`${key}\` is not a parameter of the explorer (it takes ${LINK_KEYS.join(", ")}): ignored`);
+      continue;
+    }
+    params[key] = value;
   }
   return params;
+}
+
+// An option's value as a link gives it (`c7a=direct`): the problem, if the
+// option or the value is not one the explorer has.
+function optionProblem(k, v) {
+  const o = (state.options || []).find((o) => o.name === k);
+  if (!o) return `the link names no model option \`${k}\``;
+  if (!o.values.includes(v)) return `the option ${k} has no value \`${v}\` (it takes ${o.values.join(", ")})`;
+  return null;
+}
+
+// Opens the view a link describes (at start, and when the address's
+// fragment changes in an open tab): the test, the options and the model,
+// decided, then the actions the link asks for. A value the explorer does
+// not have is named in a message above the page, never left as a blank
+// menu: the rest of the link still applies.
+async function openLink() {
+  delete document.body.dataset.ready;
+  const problems = [];
+  const params = readHash(problems);
+  const fallback = "classic/mp+rel+acq.litmus";
+  if (params.ex !== undefined) {
+    if (!chooseExample(params.ex)) {
+      problems.push(`the link names no bundled example \`${params.ex}\`: ${params.src !== undefined ? "its `src` is shown" : `showing ${fallback}`}`);
+      if (params.src !== undefined) { $("source").value = params.src; $("examples").value = ""; } else chooseExample(fallback);
+    }
+  } else if (params.src !== undefined) {
+    $("source").value = params.src;
+    $("examples").value = "";
+    state.last = null;
+  } else if (!state.linked) {
+    chooseExample(fallback);
+  }
+  state.linked = true;
+  state.sets = {};
+  for (const kv of (params.set || "").split(",").filter(Boolean)) {
+    const at = kv.indexOf("=");
+    const [k, v] = at < 0 ? [kv.trim(), ""] : [kv.slice(0, at).trim(), kv.slice(at + 1).trim()];
+    const problem = optionProblem(k, v);
+    if (problem) problems.push(`${problem}: not set`);
+    else state.sets[k] = v;
+  }
+  const models = [...$("model").options].map((o) => o.value);
+  if (params.model === undefined || params.model === "") state.model = "pwt";
+  else if (models.includes(params.model)) state.model = params.model;
+  else {
+    problems.push(`the link names the model \`${params.model}\`, which the Model menu does not have (it has ${models.join(", ")}): deciding under pwt`);
+    state.model = "pwt";
+  }
+  $("model").value = state.model;
+  // `timeout=SECONDS`: every request's time limit (the server's 10 s by
+  // default, at most 60).
+  state.timeout = undefined;
+  if (params.timeout !== undefined) {
+    const t = Number(params.timeout);
+    if (params.timeout.trim() !== "" && t > 0 && t <= 60) state.timeout = t;
+    else problems.push(`the link's timeout \`${params.timeout}\` is not a number of seconds from 0 to 60: the server's 10 s apply`);
+  }
+  if (params.from !== undefined) $("refine-from").value = params.from;
+  if (params.to !== undefined) $("refine-to").value = params.to;
+  const box = $("link-problem");
+  text(box, problems.join("\n"));
+  box.hidden = problems.length === 0;
+  await run();
+  // `flip=OPTION=VALUE` changes one option through its menu after the first
+  // run, as a person would (the browser test and the book's screenshots use it).
+  if (params.flip !== undefined) {
+    const at = params.flip.indexOf("=");
+    const [k, v] = at < 0 ? [params.flip, ""] : [params.flip.slice(0, at), params.flip.slice(at + 1)];
+    const problem = optionProblem(k, v);
+    const select = $(`option-${k}`);
+    if (problem || !select) addLinkProblem(`flip: ${problem}`);
+    else {
+      select.value = v;
+      state.sets[k] = v;
+      await run();
+    }
+  }
+  if (params.vary !== undefined) {
+    if ((state.options || []).some((o) => o.name === params.vary)) await showVariation(params.vary);
+    else addLinkProblem(`vary: the link names no model option \`${params.vary}\``);
+  }
+  if (params.explain !== undefined) {
+    $("outcome").value = params.explain;
+    await explain();
+  }
+  // `check` presses the refinement pane's Check (with `from`, `to`).
+  if (params.check !== undefined) {
+    $("refine-panel").open = true;
+    await refine();
+  }
+  // `table=SCHEMA&models=A,B` decides that schema's rows in the
+  // transformations panel (`table` alone: every schema); `sweep` runs the
+  // distinguish form.
+  if (params.table !== undefined) {
+    $("table-panel").open = true;
+    const known = (state.schemas || []).some((sc) => sc.name === params.table);
+    if (params.table === "" || known) {
+      $("table-schema").value = params.table;
+      if (params.models) $("table-models").value = params.models;
+      await decideTable();
+    } else {
+      addLinkProblem(`table: there is no schema \`${params.table}\` (the panel's menu lists them)`);
+    }
+  }
+  if (params.sweep !== undefined) {
+    $("distinguish-panel").open = true;
+    await sweep();
+  }
+  document.body.dataset.ready = "yes";
+}
+
+function addLinkProblem(message) {
+  const box = $("link-problem");
+  text(box, box.hidden || !box.textContent ? message : `${box.textContent}\n${message}`);
+  box.hidden = false;
 }
 
 function chooseExample(path) {
@@ -689,6 +953,7 @@ async function start() {
     opt.textContent = m;
     $("model").appendChild(opt);
   }
+  state.options = options.options;
   showOptions(options.options);
   const family = await api("/api/transformations");
   state.schemas = family.schemas;
@@ -699,22 +964,7 @@ async function start() {
     $("table-schema").appendChild(opt);
   }
   $("table-models").value = family.models.join(",");
-  const params = readHash();
-  if (!(params.ex && chooseExample(params.ex))) {
-    if (params.src) $("source").value = params.src;
-    else chooseExample("classic/mp+rel+acq.litmus");
-  }
-  for (const kv of (params.set || "").split(",").filter(Boolean)) {
-    const [k, v] = kv.split("=");
-    if (k && v) state.sets[k.trim()] = v.trim();
-  }
-  if (params.model) { state.model = params.model; $("model").value = params.model; }
   $("examples").onchange = () => { if (chooseExample($("examples").value)) { state.sets = {}; run(); } };
-  // `timeout=SECONDS`: every request's time limit (the server's 10 s by
-  // default, at most 60).
-  if (params.timeout) state.timeout = Number(params.timeout);
-  if (params.from) $("refine-from").value = params.from;
-  if (params.to) $("refine-to").value = params.to;
   $("more").onclick = moreStates;
   $("model").onchange = () => { state.model = $("model").value; run(); };
   $("run").onclick = run;
@@ -723,47 +973,20 @@ async function start() {
   $("compare").onclick = compare;
   $("table-run").onclick = decideTable;
   $("dist-run").onclick = sweep;
+  for (const id of ["dist-threads", "dist-per-thread", "dist-locations", "dist-modes", "dist-fences", "dist-a", "dist-b"]) {
+    $(id).addEventListener("input", countSweep);
+    $(id).addEventListener("change", countSweep);
+  }
+  countSweep();
   $("cancel").onclick = cancelAll;
   $("source").addEventListener("input", edited);
   for (const id of ["refine-from", "refine-to"]) $(id).addEventListener("input", clearRefinement);
   $("reset").onclick = (e) => { e.preventDefault(); state.sets = {}; run(); };
   $("source").addEventListener("keydown", (e) => { if (e.key === "Enter" && e.ctrlKey) run(); });
   $("outcome").addEventListener("keydown", (e) => { if (e.key === "Enter") explain(); });
-  await run();
-  // `flip=OPTION=VALUE` changes one option through its menu after the first
-  // run, as a person would (the browser test and the book's screenshots use it).
-  if (params.flip) {
-    const [k, v] = params.flip.split("=");
-    const select = $(`option-${k}`);
-    if (select) {
-      select.value = v;
-      state.sets[k] = v;
-      await run();
-    }
-  }
-  if (params.vary) await showVariation(params.vary);
-  if (params.explain !== undefined) {
-    $("outcome").value = params.explain;
-    await explain();
-  }
-  // `check` presses the refinement pane's Check (with `from`, `to`).
-  if (params.check !== undefined) {
-    $("refine-panel").open = true;
-    await refine();
-  }
-  // `table=SCHEMA&models=A,B` decides that schema's rows in the
-  // transformations panel; `sweep` runs the distinguish form.
-  if (params.table !== undefined) {
-    $("table-panel").open = true;
-    $("table-schema").value = params.table;
-    if (params.models) $("table-models").value = params.models;
-    await decideTable();
-  }
-  if (params.sweep !== undefined) {
-    $("distinguish-panel").open = true;
-    await sweep();
-  }
-  document.body.dataset.ready = "yes";
+  // A link opened in this tab (a new fragment typed or followed) opens its view.
+  window.addEventListener("hashchange", () => { openLink().catch((problem) => showProblem("problem", problem)); });
+  await openLink();
 }
 
 start().catch((problem) => showProblem("problem", problem));

@@ -67,7 +67,8 @@ pub struct RefineArgs {
     pub context_threads: usize,
     /// Stop after this many contexts (the answer then says how many of the
     /// bound were tried, and is no verdict) [default: every context of the
-    /// bound]; 0 turns the context search off.
+    /// bound]; 0 turns the context search off. Without it or --timeout, a
+    /// bound of more than 50 000 contexts is refused before the search.
     #[arg(long, value_name = "N")]
     pub max_contexts: Option<usize>,
     /// Give up (verdict unknown) beyond this many local pomsets per
@@ -122,8 +123,7 @@ fn inputs(args: &RefineArgs) -> Result<Vec<(String, String)>, String> {
     }
     let mut out = Vec::new();
     for path in refinement_files(&args.paths)? {
-        let src = std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let src = crate::syntax::diagnostic::read_text(&path)?;
         out.push((path.display().to_string(), src));
     }
     Ok(out)
@@ -144,21 +144,52 @@ pub fn refine(args: &RefineArgs, cx: Ctx) -> Result<bool, String> {
                 r
             }
             Err(d) => {
-                d.emit_stderr(&name, &src, cx.color);
+                match (&args.from, &args.to) {
+                    (Some(from), Some(to)) => {
+                        let (flag, typed, moved) =
+                            crate::refinement::quick_located(from, to, &d);
+                        moved.emit_stderr(flag, &typed, cx.color);
+                    }
+                    _ => d.emit_stderr(&name, &src, cx.color),
+                }
                 ok = false;
                 continue;
             }
         };
+        let has_local = engine.can(crate::engine::Capability::LocalRefine);
+        unbudgeted(args, &req, has_local)?;
         let mut model = req.program.model;
         apply_sets(&mut model, &args.set)?;
         let model = engine.options(&model);
-        ok &= if engine.can(crate::engine::Capability::LocalRefine) {
+        ok &= if has_local {
             local(args, &req, &model)
         } else {
             under(args, &req, &model, engine.as_ref())
         };
     }
     Ok(ok)
+}
+
+/// Without a budget (`--max-contexts`, `--timeout`), a bound of more than
+/// `DEFAULT_MAX_CONTEXTS` contexts is refused before any is decided: a
+/// search that could run for hours names its size and the flags that
+/// bound it, instead of running quietly.
+fn unbudgeted(args: &RefineArgs, req: &Refinement, local: bool) -> Result<(), String> {
+    let cap = crate::refinement::DEFAULT_MAX_CONTEXTS;
+    let Some(bound) = args.bound(local) else {
+        return Ok(());
+    };
+    if args.max_contexts.is_some() || args.timeout.is_some() {
+        return Ok(());
+    }
+    match crate::transform::context::count_at_most(req, bound, cap) {
+        Ok(_) => Ok(()),
+        Err(()) => Err(format!(
+            "{}: the contexts of {} are more than {cap}, the most `refine` decides without a budget: give --max-contexts N or --timeout SECONDS, or a smaller --context-size",
+            req.name,
+            bound.text()
+        )),
+    }
 }
 
 /// The pomset semantics: the pomset-level check, then the context search.

@@ -20,7 +20,7 @@ fn threads_of(space: &Space, ops: &[Op]) -> Vec<Vec<Op>> {
     for _ in 0..space.bound.per_thread.min(space.bound.total) {
         let mut next = Vec::new();
         for prefix in &layer {
-            let after_read = prefix.iter().any(|o| o.kind.reads());
+            let after_read = prefix.iter().any(|o| o.kind.reads() && o.dep != Dep::Ctrl);
             for &op in ops {
                 for dep in dep_choices(space, op, after_read) {
                     let mut t = prefix.clone();
@@ -36,7 +36,8 @@ fn threads_of(space: &Space, ops: &[Op]) -> Vec<Vec<Op>> {
 }
 
 /// The dependencies `op` may carry: data for a write, control for any
-/// access, each only after a read.
+/// access, each only after a read that surely happens (one not itself
+/// under a control dependency: else the register may be unassigned).
 pub(super) fn dep_choices(space: &Space, op: Op, after_read: bool) -> Vec<Dep> {
     let mut out = vec![Dep::None];
     if !after_read {

@@ -31,6 +31,20 @@ use crate::syntax::{self, core::Program};
 /// (about 470 bytes each), so a bound past this is refused by name.
 pub const MAX_LISTED: usize = 1_000_000;
 
+/// Whether the contexts of `bound` for `req` are at most `cap`, found by
+/// listing at most `cap + 1` of them (so memory and time stay those of
+/// `cap`): `Ok(n)` with their number, or `Err(())` when there are more. A
+/// command that has no budget (`refine` without `--max-contexts` or
+/// `--timeout`) refuses such a bound before its search starts.
+pub fn count_at_most(req: &Refinement, bound: Bound, cap: usize) -> Result<usize, ()> {
+    let vocab = vocabulary(req);
+    let listed = grammar::contexts_within(&vocab, bound.size(), &|n| (n > cap).then(String::new));
+    match listed {
+        Ok(all) if all.len() <= cap => Ok(all.len()),
+        _ => Err(()),
+    }
+}
+
 /// How far the search looks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Bound {

@@ -54,6 +54,7 @@ mod session;
 mod spin;
 mod symmetry;
 mod transformations;
+mod usage_errors;
 mod values;
 mod verdict_only;
 mod vulkan;

@@ -92,6 +92,9 @@ pub struct Limits {
     /// Each generated litmus test is decided within these; their deadline
     /// (`--timeout`) and cancel flag stop both checks.
     pub run: crate::outcome::Limits,
+    /// Told (contexts tried, contexts in the bound) as the context search
+    /// goes: a terminal's progress line.
+    pub progress: Option<crate::transform::context::Progress>,
 }
 
 /// The most contexts `refine` decides when given no budget (no
@@ -116,6 +119,7 @@ impl Default for Limits {
                 max_pomsets: 50_000,
                 ..crate::outcome::Limits::default()
             },
+            progress: None,
         }
     }
 }
@@ -671,7 +675,7 @@ fn contextual(req: &Refinement, model: &Model, limits: Limits, report: &mut Refi
     }
     let engine = crate::engine::pwt::Pwt;
     report.bound = Some(context::bound_text(bound, &context::vocabulary(req)));
-    match context::search(req, &engine, model, bound, limits.run) {
+    match context::search_reporting(req, &engine, model, bound, limits.run, limits.progress) {
         Found::Counterexample(c) => {
             report.contexts_tried = c.tried;
             report.contexts_total = c.total;

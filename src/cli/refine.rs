@@ -198,8 +198,11 @@ fn local(args: &RefineArgs, req: &Refinement, model: &crate::model::Model) -> bo
         max_pomsets: args.max_pomsets,
         contexts: args.bound(true),
         run: args.run_limits(),
+        progress: progress(),
     };
-    match crate::refinement::refine(req, model, limits) {
+    let refined = crate::refinement::refine(req, model, limits);
+    end_progress();
+    match refined {
         Ok(report) => {
             print!("{}", report.text());
             report.as_expected()
@@ -223,7 +226,15 @@ fn under(
         println!("{head}: unknown: --max-contexts 0 turns the context search off, and {} has no local check", args.model);
         return true;
     };
-    let found = crate::transform::search(req, engine, model, bound, args.run_limits());
+    let found = crate::transform::context::search_reporting(
+        req,
+        engine,
+        model,
+        bound,
+        args.run_limits(),
+        progress(),
+    );
+    end_progress();
     let ok = !matches!(found, Found::Unknown(_));
     print!("{}", found_text(&head, &found));
     if req.expect.is_some() {
@@ -233,4 +244,35 @@ fn under(
         );
     }
     ok
+}
+
+/// When the progress line was last drawn (none yet: `None`).
+static SHOWN: std::sync::Mutex<Option<std::time::Instant>> = std::sync::Mutex::new(None);
+
+/// The context search's progress line, on a terminal only.
+fn progress() -> Option<crate::transform::context::Progress> {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal().then_some(show_progress)
+}
+
+/// `context K of N`, at most five times a second.
+fn show_progress(tried: usize, total: usize) {
+    let Ok(mut last) = SHOWN.lock() else {
+        return;
+    };
+    let now = std::time::Instant::now();
+    if last.is_some_and(|t| now.duration_since(t).as_millis() < 200) {
+        return;
+    }
+    *last = Some(now);
+    eprint!("\rcontext search: {tried} of {total} contexts decided ");
+}
+
+/// Clears the progress line, if one was drawn.
+fn end_progress() {
+    if let Ok(mut last) = SHOWN.lock() {
+        if last.take().is_some() {
+            eprint!("\r{:70}\r", "");
+        }
+    }
 }

@@ -297,8 +297,24 @@ pub fn search(
     bound: Bound,
     run: Limits,
 ) -> Found {
-    search_sharing(req, engine, model, bound, run, &Tests::default())
+    search_sharing(req, engine, model, bound, run, &Tests::default(), None)
 }
+
+/// `search`, calling `progress` with (contexts tried, contexts in the
+/// bound) before each context: a front end's progress line.
+pub fn search_reporting(
+    req: &Refinement,
+    engine: &dyn Engine,
+    model: &Model,
+    bound: Bound,
+    run: Limits,
+    progress: Option<Progress>,
+) -> Found {
+    search_sharing(req, engine, model, bound, run, &Tests::default(), progress)
+}
+
+/// What a progress line is told: (contexts tried, contexts in the bound).
+pub type Progress = fn(usize, usize);
 
 /// `search`, with the generated tests parsed once in `tests` for every
 /// search of `req` at `bound` that shares it (one per model).
@@ -309,6 +325,7 @@ pub fn search_sharing(
     bound: Bound,
     run: Limits,
     tests: &Tests,
+    progress: Option<Progress>,
 ) -> Found {
     let limits = decision_limits(engine, run);
     let vocab = vocabulary(req);
@@ -368,6 +385,9 @@ pub fn search_sharing(
         }
         if let Some(l) = crate::outcome::limits::interrupted(run.deadline, run.cancel) {
             return stopped(k, undecided, Some(l));
+        }
+        if let Some(p) = progress {
+            p(k, total);
         }
         let parsed = tests.get(at, || parse_pair(req, &vocab, ctx));
         match decide_parsed(req, engine, model, limits, &vocab, ctx, &parsed) {

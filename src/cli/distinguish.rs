@@ -386,6 +386,7 @@ fn space(a: &DistinguishArgs) -> Result<Space, String> {
         )?,
     };
     space.check()?;
+    crate::distinguish::check_held(&space)?;
     if let (Some((text, d)), Some(tree)) = (space.scope_tree_errors(), &a.scope_tree) {
         d.emit_stderr("--scope-tree", &text, std::io::stderr().is_terminal());
         return Err(format!(

@@ -91,14 +91,9 @@ pub fn programs(space: &Space) -> Option<u64> {
 /// in the weakest mode of its chain, with their dependencies), counted
 /// without listing them; `None` past `u128`. This bounds a sweep's memory
 /// (`Space::check`): the programs are tuples of them, listed lazily.
-pub fn threads(space: &Space) -> Option<u128> {
-    let mut ops: Vec<Op> = space
-        .ops()
-        .into_iter()
-        .map(|op| super::lattice::weakest(space, op))
-        .collect();
-    ops.sort();
-    ops.dedup();
+/// `ops`: the skeletons' accesses (`enumerate::skeleton_ops`).
+pub fn threads(space: &Space, ops: &[Op]) -> Option<u128> {
+    let ops = ops.to_vec();
     let longest = space.bound.per_thread.min(space.bound.total);
     // Prefixes by whether they hold a read that surely happens.
     let (mut layer, mut all) = ([1u128, 0u128], 0u128);

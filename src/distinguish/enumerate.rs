@@ -93,13 +93,9 @@ pub fn framed_group(space: &Space, s: &Shape) -> Vec<(Shape, Vec<usize>)> {
     forms.into_iter().collect()
 }
 
-/// The canonical skeletons of `space`, each once, in a fixed order: by
-/// number of threads, then by the threads' indices in the threads of the
-/// skeletons' accesses (lexicographically). Prefixes that no canonical
-/// program extends are cut: a prefix must be normalised (`canon::is_normal`),
-/// and with interchangeable threads no later thread, normalised alone, may
-/// be less than the first.
-pub fn skeletons(space: &Space) -> Programs<'_> {
+/// The accesses of skeletons: each of the space's in the weakest mode of
+/// its chain, once.
+pub fn skeleton_ops(space: &Space) -> Vec<Op> {
     let mut ops: Vec<Op> = space
         .ops()
         .into_iter()
@@ -107,6 +103,17 @@ pub fn skeletons(space: &Space) -> Programs<'_> {
         .collect();
     ops.sort();
     ops.dedup();
+    ops
+}
+
+/// The canonical skeletons of `space`, each once, in a fixed order: by
+/// number of threads, then by the threads' indices in the threads of the
+/// skeletons' accesses (lexicographically). Prefixes that no canonical
+/// program extends are cut: a prefix must be normalised (`canon::is_normal`),
+/// and with interchangeable threads no later thread, normalised alone, may
+/// be less than the first.
+pub fn skeletons(space: &Space) -> Programs<'_> {
+    let ops = skeleton_ops(space);
     let threads = threads_of(space, &ops);
     let alone = threads
         .iter()

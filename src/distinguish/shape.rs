@@ -262,13 +262,6 @@ impl Space {
         if self.vocabulary.rmws.iter().any(|k| !k.is_rmw()) {
             return Err("--rmws takes fadd and exchg".to_string());
         }
-        let threads = super::count::threads(self);
-        if threads.is_none_or(|n| n > MAX_LISTED_THREADS) {
-            let n = threads.map_or("too many to count".to_string(), |n| n.to_string());
-            return Err(format!(
-                "the bound's threads of accesses number {n}, more than the {MAX_LISTED_THREADS} a sweep lists (they are held in memory): lower --per-thread, --values, --locations, or the --modes, --rmws and --deps"
-            ));
-        }
         Ok(())
     }
 

@@ -655,6 +655,7 @@ pub fn distinguish(req: &Request, sweeps: &crate::serve::sweeps::Sweeps) -> Resu
             .map_err(Problem::message)?,
     };
     space.check().map_err(Problem::message)?;
+    crate::distinguish::check_held(&space).map_err(Problem::message)?;
     let programs = count::programs(&space).filter(|&n| n <= MAX_SWEEP_PROGRAMS);
     let Some(programs) = programs else {
         return Err(Problem::message(format!(

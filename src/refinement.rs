@@ -92,7 +92,15 @@ pub struct Limits {
     /// Each generated litmus test is decided within these; their deadline
     /// (`--timeout`) and cancel flag stop both checks.
     pub run: crate::outcome::Limits,
+    /// Told (contexts tried, contexts in the bound) as the context search
+    /// goes: a terminal's progress line.
+    pub progress: Option<crate::transform::context::Progress>,
 }
+
+/// The most contexts `refine` decides when given no budget (no
+/// `--max-contexts`, no `--timeout`): a larger bound is refused before the
+/// search, naming both (the largest bundled example has 36 700 at size 3).
+pub const DEFAULT_MAX_CONTEXTS: usize = 50_000;
 
 /// The context size the pomset semantics searches by default: its local
 /// check gives the verdict, and the search only looks for a test that shows
@@ -111,6 +119,7 @@ impl Default for Limits {
                 max_pomsets: 50_000,
                 ..crate::outcome::Limits::default()
             },
+            progress: None,
         }
     }
 }
@@ -170,6 +179,17 @@ impl RefineReport {
         self.expect.is_none_or(|e| e == self.verdict)
     }
 
+    /// The word for the finding, as the table of transformations prints
+    /// it (`table::Cell::word`): `unsound*` when the pomset-level check
+    /// found a target pomset with no match but no distinguishing test
+    /// shows it, `unsound` with a test; else the verdict.
+    pub fn word(&self) -> &'static str {
+        match (self.verdict, &self.counterexample) {
+            (Verdict::Unsound, None) => "unsound*",
+            (v, _) => v.as_str(),
+        }
+    }
+
     pub fn text(&self) -> String {
         let mut s = String::new();
         let counts = if self.enumerated {
@@ -185,15 +205,18 @@ impl RefineReport {
             s,
             "Refinement {}: {} ({counts})",
             self.name,
-            self.verdict.as_str(),
+            self.word(),
         );
         if let Some(u) = &self.unmatched {
             let _ = writeln!(s, "Target pomset with no match in the source:");
             s.push_str(u);
         }
         let searched = self.contexts_total > 0 || self.bound.is_some();
+        // A search that stopped before it counted its contexts (`undecided`)
+        // says so on its one line below, never "none in the 0 contexts".
         if self.verdict != Verdict::Sound
             && searched
+            && self.undecided.is_none()
             && (self.contexts_tried > 0 || self.unmatched.is_some())
         {
             let bound = self.bound.as_deref().unwrap_or("the bound");
@@ -220,7 +243,15 @@ impl RefineReport {
             }
         }
         if let Some(u) = &self.undecided {
-            let _ = writeln!(s, "Unknown: {u}");
+            match self.verdict {
+                // The verdict stands; only the search for a test stopped.
+                Verdict::Unsound => {
+                    let _ = writeln!(s, "No context searched for a distinguishing test: {u}");
+                }
+                _ => {
+                    let _ = writeln!(s, "Unknown: {u}");
+                }
+            }
         }
         if let Some(l) = &self.limit {
             // A limit is named by its flag (`--timeout 3`); anything else is a reason.
@@ -230,6 +261,12 @@ impl RefineReport {
                 "Stopped:"
             };
             let _ = writeln!(s, "{by} {l}");
+        }
+        if self.word() == "unsound*" {
+            let _ = writeln!(
+                s,
+                "unsound*: a target pomset has no match in the source (the pomset-level check), but no test in the contexts searched shows it in an outcome"
+            );
         }
         if let Some(e) = self.expect {
             let _ = writeln!(
@@ -254,6 +291,51 @@ pub fn parse_refinement(src: &str) -> Result<Refinement, Diagnostics> {
 
 /// `parse_refinement` with `--unroll N` over the file's `unroll`.
 pub fn parse_refinement_with(src: &str, unroll: Option<u32>) -> Result<Refinement, Diagnostics> {
+    parse_refinement_inner(src, unroll).map_err(|d| holes_named(src, d))
+}
+
+/// A transformation schema (`holes` lines, `{N}` holes) is not a
+/// refinement: its `holes` line is refused pointing at `pomset
+/// transformations`, and an error at a `{N}` no line declares says it is
+/// an undeclared hole rather than an unexpected `{`.
+fn holes_named(src: &str, d: Diagnostics) -> Diagnostics {
+    let mut at = 0;
+    for line in src.split_inclusive('\n') {
+        let t = line.trim_start();
+        if t.starts_with("holes ") {
+            let start = at + line.len() - t.len();
+            let span = Span::new(start, at + line.trim_end().len());
+            return Diagnostic::error(
+                "a `holes` line makes this a transformation schema, a family of refinements",
+                span,
+            )
+            .with_label("a hole, filled with each of its values in turn")
+            .with_hint("decide its instances with `pomset transformations FILE`; `pomset refine` takes one refinement, with no holes")
+            .into();
+        }
+        at += line.len();
+    }
+    let hole = |sp: Span| -> Option<&str> {
+        let rest = src.get(sp.start..)?.strip_prefix('{')?;
+        let name = &rest[..rest.find('}')?];
+        let plain = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric());
+        plain.then_some(name)
+    };
+    let named = d.0.into_iter().map(|x| match hole(x.span).filter(|_| x.is_error()) {
+        Some(name) => Diagnostic::error(
+            format!("`{{{name}}}` is a hole, and no `holes {name} = ...` line declares it"),
+            Span::new(x.span.start, x.span.start + name.len() + 2),
+        )
+        .with_label("an undeclared hole")
+        .with_hint(format!(
+            "write a value here; or declare it, `holes {name} = v1 v2`, and decide the schema with `pomset transformations FILE`"
+        )),
+        None => x,
+    });
+    Diagnostics(named.collect())
+}
+
+fn parse_refinement_inner(src: &str, unroll: Option<u32>) -> Result<Refinement, Diagnostics> {
     let mut toks = Vec::new();
     for t in lexer::tokens(src) {
         toks.push(t.map_err(Diagnostics::from)?);
@@ -290,13 +372,20 @@ pub fn parse_refinement_with(src: &str, unroll: Option<u32>) -> Result<Refinemen
         match tok {
             Tok::LBrace => depth += 1,
             Tok::RBrace => depth -= 1,
-            Tok::Ident(w) if depth == 0 && w == "source" && next_brace => {
-                masked.replace_range(*s..*e, "if (1)");
-                source = Some((*s, i));
-            }
-            Tok::Ident(w) if depth == 0 && w == "target" && next_brace => {
-                masked.replace_range(*s..*e, "else  ");
-                target = Some((*s, i));
+            Tok::Ident(w) if depth == 0 && (w == "source" || w == "target") && next_brace => {
+                let slot = match w.as_str() {
+                    "source" => &mut source,
+                    _ => &mut target,
+                };
+                if let Some((first, _)) = *slot {
+                    let d = Diagnostic::error(format!("a second `{w}` block"), Span::new(*s, *e))
+                        .with_label(format!("another {w}"))
+                        .with_also(Span::new(first, first + w.len()), format!("the first {w}"))
+                        .with_hint("a refinement has one `source { ... }` and one `target { ... }`; context threads go after `||`, and a second pair in a file of its own");
+                    return Err(d.into());
+                }
+                masked.replace_range(*s..*e, if w == "source" { "if (1)" } else { "else  " });
+                *slot = Some((*s, i));
             }
             Tok::Expect if depth == 0 => {
                 let Some((_, Tok::Ident(v), ve)) = toks.get(i + 1) else {
@@ -435,7 +524,31 @@ pub fn quick(from: &str, to: &str) -> Result<Refinement, Diagnostics> {
 
 /// The refinement file that `quick` parses.
 pub fn quick_text(from: &str, to: &str) -> String {
-    format!("refine quick\nsource {{ {from} }}\ntarget {{ {to} }}\n")
+    format!("{QUICK_HEAD}{from}{QUICK_MIDDLE}{to} }}\n")
+}
+
+const QUICK_HEAD: &str = "refine quick\nsource { ";
+const QUICK_MIDDLE: &str = " }\ntarget { ";
+
+/// The diagnostics of `quick_text(from, to)` located in what the user
+/// typed: `(name, text, diagnostics)` with name `--from` or `--to` when
+/// every one lies in that fragment (a missing end named as such, never the
+/// `}` the wrapper added), else the whole wrapped file.
+pub fn quick_located(
+    from: &str,
+    to: &str,
+    d: &Diagnostics,
+) -> (&'static str, String, Diagnostics) {
+    // The closing text after each fragment up to its first token: ` }`.
+    const TAIL: usize = 2;
+    let at_to = QUICK_HEAD.len() + from.len() + QUICK_MIDDLE.len();
+    if let Some(moved) = d.within_wrapped(QUICK_HEAD.len(), from.len(), TAIL, "--from") {
+        return ("--from", from.to_string(), moved);
+    }
+    if let Some(moved) = d.within_wrapped(at_to, to.len(), TAIL, "--to") {
+        return ("--to", to.to_string(), moved);
+    }
+    ("--from/--to", quick_text(from, to), d.clone())
 }
 
 // ---------------------------------------------------------------- the check
@@ -562,7 +675,7 @@ fn contextual(req: &Refinement, model: &Model, limits: Limits, report: &mut Refi
     }
     let engine = crate::engine::pwt::Pwt;
     report.bound = Some(context::bound_text(bound, &context::vocabulary(req)));
-    match context::search(req, &engine, model, bound, limits.run) {
+    match context::search_reporting(req, &engine, model, bound, limits.run, limits.progress) {
         Found::Counterexample(c) => {
             report.contexts_tried = c.tried;
             report.contexts_total = c.total;

@@ -180,7 +180,9 @@ fn first_line<H: DeserializeOwned>(
     command: &str,
 ) -> Result<(H, usize), String> {
     let Some(line) = next_line(file, input, buf, 1)? else {
-        return Err(format!("{file}: no header line (an empty or cut file)"));
+        return Err(format!(
+            "{file}: no header line (an empty or cut file): it holds no records of `pomset {command}`; leave it out, or delete it and give the name to --jsonl, which starts a sweep afresh"
+        ));
     };
     let header = serde_json::from_str::<HeaderLine<H>>(line)
         .map_err(|e| format!("{file}:1: not the header of `pomset {command}` records ({e})"))?

@@ -667,7 +667,9 @@ impl Compiler {
     fn chosen_options(&self, model: &str) -> Result<Vec<CatOption>, LoadError> {
         let listed = || {
             if self.options.is_empty() {
-                return format!("`{model}` declares no options");
+                return format!(
+                    "`{model}` declares no options (the note's options are the pomset semantics': `pwt[OPTION=VALUE]`)"
+                );
             }
             let each: Vec<String> = self
                 .options

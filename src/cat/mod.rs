@@ -185,8 +185,12 @@ pub fn load_with(spec: &str, settings: &[(String, String)]) -> Result<Model, Loa
         return Ok(model);
     }
     let path = Path::new(spec);
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| LoadError::Io(format!("cannot read model `{spec}`: {e}")))?;
+    let text = crate::syntax::diagnostic::read_text(path).map_err(|e| {
+        LoadError::Io(match e.strip_prefix(&format!("cannot read {spec}: ")) {
+            Some(why) => format!("cannot read model `{spec}`: {why}"),
+            None => e,
+        })
+    })?;
     compile::compile_with(
         Source {
             name: spec.to_string(),

@@ -223,8 +223,28 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Makes the output directory `dir` (and its parents) before any work, so
+/// that a path that cannot be one fails at once, named with its flag:
+/// `Err` is the message (exit 2).
+pub fn output_dir(dir: &Path, flag: &str) -> Result<(), String> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(format!(
+            "{flag} {}: it names a file, not a directory",
+            dir.display()
+        ));
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("{flag} {}: cannot create the directory: {e}", dir.display()))?;
+    // A directory we may not write into fails now too, not after the work.
+    let probe = dir.join(format!(".pomset-write-check-{}", std::process::id()));
+    std::fs::write(&probe, b"")
+        .map_err(|e| format!("{flag} {}: cannot write into the directory: {e}", dir.display()))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
 pub fn read(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    crate::syntax::diagnostic::read_text(path)
 }
 
 /// Parses each file and hands it to `f`; diagnostics go to standard error.

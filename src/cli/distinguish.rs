@@ -118,6 +118,10 @@ pub struct DistinguishArgs {
     merge: Vec<PathBuf>,
 }
 
+/// The most programs a sweep (or one shard of it) decides without
+/// `--budget`: a larger bound is refused before it starts, its size named.
+pub const DEFAULT_MAX_PROGRAMS: u64 = 2_000_000;
+
 fn budget(text: &str) -> Result<f64, String> {
     super::args::seconds(text)
         .map_err(|_| "--budget takes a number of seconds, finite and not negative".to_string())
@@ -125,6 +129,11 @@ fn budget(text: &str) -> Result<f64, String> {
 
 /// `pomset distinguish`.
 pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
+    // The tests go under --out after the sweep: a path that cannot be a
+    // directory fails now, not after the work.
+    if let Some(dir) = &a.out {
+        super::args::output_dir(dir, "--out")?;
+    }
     if !a.merge.is_empty() {
         return merge(a);
     }
@@ -148,7 +157,22 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
     };
     // A shard holds whole skeletons, whose programs are counted by listing
     // them (beside the sweep); the whole is counted by formula.
-    let total = count::programs(&space).filter(|_| shard.count == 1);
+    let whole = count::programs(&space);
+    let total = whole.filter(|_| shard.count == 1);
+    // The bound's size, said before the sweep starts; past the default,
+    // a sweep needs a budget (it then stops, keeping its records, and
+    // resumes).
+    let share = whole.map(|n| n.div_ceil(shard.count as u64));
+    if a.budget.is_none() && share.is_none_or(|n| n > DEFAULT_MAX_PROGRAMS) {
+        let size = match (whole, shard.count) {
+            (None, _) => "more programs than can be counted".to_string(),
+            (Some(n), 1) => format!("{n} programs"),
+            (Some(n), k) => format!("{n} programs, about {} in a shard of {k}", n.div_ceil(k as u64)),
+        };
+        return Err(format!(
+            "the bound holds {size}, more than the {DEFAULT_MAX_PROGRAMS} a sweep decides without a budget: give --budget SECONDS (the sweep stops then, keeping its records, and resumes), spread it with --shard K/N, or choose a smaller bound"
+        ));
+    }
     let header = Header {
         models: pair.names.clone(),
         space: space.describe(),
@@ -180,6 +204,10 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
     // Ctrl-C stops the sweep as the budget does.
     super::sweep::stop_on_ctrl_c();
     let show = a.progress || std::io::stderr().is_terminal();
+    // (A bound counted shows `k/N` from the progress line's first step.)
+    if show && whole.is_none() {
+        eprintln!("the bound holds more programs than can be counted; counting this sweep's as it goes");
+    }
     let counted = AtomicU64::new(total.unwrap_or(0));
     let over = AtomicBool::new(false);
     let spent = AtomicBool::new(false);
@@ -358,6 +386,15 @@ fn space(a: &DistinguishArgs) -> Result<Space, String> {
         )?,
     };
     space.check()?;
+    crate::distinguish::check_held(&space)?;
+    if let (Some((text, d)), Some(tree)) = (space.scope_tree_errors(), &a.scope_tree) {
+        d.emit_stderr("--scope-tree", &text, std::io::stderr().is_terminal());
+        return Err(format!(
+            "--scope-tree `{tree}` is not a `scopes:` tree of the programs' threads (P0 to P{}, --threads {})",
+            a.threads.saturating_sub(1),
+            a.threads
+        ));
+    }
     Ok(space)
 }
 

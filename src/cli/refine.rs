@@ -67,7 +67,8 @@ pub struct RefineArgs {
     pub context_threads: usize,
     /// Stop after this many contexts (the answer then says how many of the
     /// bound were tried, and is no verdict) [default: every context of the
-    /// bound]; 0 turns the context search off.
+    /// bound]; 0 turns the context search off. Without it or --timeout, a
+    /// bound of more than 50 000 contexts is refused before the search.
     #[arg(long, value_name = "N")]
     pub max_contexts: Option<usize>,
     /// Give up (verdict unknown) beyond this many local pomsets per
@@ -122,8 +123,7 @@ fn inputs(args: &RefineArgs) -> Result<Vec<(String, String)>, String> {
     }
     let mut out = Vec::new();
     for path in refinement_files(&args.paths)? {
-        let src = std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let src = crate::syntax::diagnostic::read_text(&path)?;
         out.push((path.display().to_string(), src));
     }
     Ok(out)
@@ -144,15 +144,24 @@ pub fn refine(args: &RefineArgs, cx: Ctx) -> Result<bool, String> {
                 r
             }
             Err(d) => {
-                d.emit_stderr(&name, &src, cx.color);
+                match (&args.from, &args.to) {
+                    (Some(from), Some(to)) => {
+                        let (flag, typed, moved) =
+                            crate::refinement::quick_located(from, to, &d);
+                        moved.emit_stderr(flag, &typed, cx.color);
+                    }
+                    _ => d.emit_stderr(&name, &src, cx.color),
+                }
                 ok = false;
                 continue;
             }
         };
+        let has_local = engine.can(crate::engine::Capability::LocalRefine);
+        unbudgeted(args, &req, has_local)?;
         let mut model = req.program.model;
         apply_sets(&mut model, &args.set)?;
         let model = engine.options(&model);
-        ok &= if engine.can(crate::engine::Capability::LocalRefine) {
+        ok &= if has_local {
             local(args, &req, &model)
         } else {
             under(args, &req, &model, engine.as_ref())
@@ -161,14 +170,39 @@ pub fn refine(args: &RefineArgs, cx: Ctx) -> Result<bool, String> {
     Ok(ok)
 }
 
+/// Without a budget (`--max-contexts`, `--timeout`), a bound of more than
+/// `DEFAULT_MAX_CONTEXTS` contexts is refused before any is decided: a
+/// search that could run for hours names its size and the flags that
+/// bound it, instead of running quietly.
+fn unbudgeted(args: &RefineArgs, req: &Refinement, local: bool) -> Result<(), String> {
+    let cap = crate::refinement::DEFAULT_MAX_CONTEXTS;
+    let Some(bound) = args.bound(local) else {
+        return Ok(());
+    };
+    if args.max_contexts.is_some() || args.timeout.is_some() {
+        return Ok(());
+    }
+    match crate::transform::context::count_at_most(req, bound, cap) {
+        Ok(_) => Ok(()),
+        Err(()) => Err(format!(
+            "{}: the contexts of {} are more than {cap}, the most `refine` decides without a budget: give --max-contexts N or --timeout SECONDS, or a smaller --context-size",
+            req.name,
+            bound.text()
+        )),
+    }
+}
+
 /// The pomset semantics: the pomset-level check, then the context search.
 fn local(args: &RefineArgs, req: &Refinement, model: &crate::model::Model) -> bool {
     let limits = crate::refinement::Limits {
         max_pomsets: args.max_pomsets,
         contexts: args.bound(true),
         run: args.run_limits(),
+        progress: progress(),
     };
-    match crate::refinement::refine(req, model, limits) {
+    let refined = crate::refinement::refine(req, model, limits);
+    end_progress();
+    match refined {
         Ok(report) => {
             print!("{}", report.text());
             report.as_expected()
@@ -192,7 +226,15 @@ fn under(
         println!("{head}: unknown: --max-contexts 0 turns the context search off, and {} has no local check", args.model);
         return true;
     };
-    let found = crate::transform::search(req, engine, model, bound, args.run_limits());
+    let found = crate::transform::context::search_reporting(
+        req,
+        engine,
+        model,
+        bound,
+        args.run_limits(),
+        progress(),
+    );
+    end_progress();
     let ok = !matches!(found, Found::Unknown(_));
     print!("{}", found_text(&head, &found));
     if req.expect.is_some() {
@@ -202,4 +244,35 @@ fn under(
         );
     }
     ok
+}
+
+/// When the progress line was last drawn (none yet: `None`).
+static SHOWN: std::sync::Mutex<Option<std::time::Instant>> = std::sync::Mutex::new(None);
+
+/// The context search's progress line, on a terminal only.
+fn progress() -> Option<crate::transform::context::Progress> {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal().then_some(show_progress)
+}
+
+/// `context K of N`, at most five times a second.
+fn show_progress(tried: usize, total: usize) {
+    let Ok(mut last) = SHOWN.lock() else {
+        return;
+    };
+    let now = std::time::Instant::now();
+    if last.is_some_and(|t| now.duration_since(t).as_millis() < 200) {
+        return;
+    }
+    *last = Some(now);
+    eprint!("\rcontext search: {tried} of {total} contexts decided ");
+}
+
+/// Clears the progress line, if one was drawn.
+fn end_progress() {
+    if let Ok(mut last) = SHOWN.lock() {
+        if last.take().is_some() {
+            eprint!("\r{:70}\r", "");
+        }
+    }
 }

@@ -97,9 +97,11 @@ pub fn run(args: &RunArgs, cx: Ctx) -> Result<bool, String> {
     if args.verdict_only {
         require(engine.as_ref(), Capability::VerdictOnly)?;
     }
-    if args.draw.is_some() {
-        // `--draw` draws pomsets.
+    if let Some(dir) = &args.draw {
+        // `--draw` draws pomsets, into a directory made before any test is
+        // decided: one that cannot be made fails the run at once.
         require(engine.as_ref(), Capability::Pomsets)?;
+        super::args::output_dir(dir, "--draw")?;
     }
     run_tests(args, cx, engine)
 }
@@ -224,21 +226,25 @@ fn run_tests(o: &RunArgs, cx: Ctx, engine: Arc<dyn crate::engine::Engine>) -> Re
 /// text report does, and its `unlisted` counts them all.
 const JSON_STATES: usize = 10_000;
 
-/// What a run of several tests found, for its summary line.
+/// What a run of several tests found, for its summary line. The
+/// expectations are counted one per condition, as `pomset fit` counts
+/// them, so the two commands' numbers agree.
 #[derive(Default)]
 struct Tally {
-    /// Tests decided and reported: `met + failed + silent + unknown`.
+    /// Tests decided and reported.
     run: usize,
-    /// A stated verdict met.
+    /// Stated verdicts (conditions) met.
     met: usize,
-    /// A stated verdict not met.
+    /// Stated verdicts not met (or met against a stale `disputed` line).
     failed: usize,
-    /// Decided, but the file states no verdict (`expect unknown`, or none).
-    silent: usize,
-    /// Left unknown by a limit, or refused.
-    unknown: usize,
-    /// Met, with a verdict the file says differs from the note's.
+    /// Stated verdicts not met where the file says so (`disputed "why"`):
+    /// the note's verdict, which the model does not give. Not a failure,
+    /// and not met: `fit` counts them as not satisfied.
     disputed: usize,
+    /// Tests decided whose file states no verdict (`expect unknown`, or none).
+    silent: usize,
+    /// Tests left unknown by a limit, or refused.
+    unknown: usize,
     /// Written for a model that is not the one asked for (the Vulkan tests).
     skipped: Vec<String>,
 }
@@ -252,18 +258,21 @@ impl Tally {
         if self.run > 1 && engine.can(Capability::Expectations) {
             let disputed = match self.disputed {
                 0 => String::new(),
-                n => format!(" ({n} disputed)"),
+                n => format!(", {n} disputed"),
             };
             out.push_str(&format!(
                 "{} tests: {} checked: {} as expected{disputed}, {} not as expected; {} {} no verdict; {} unknown (limit or unsupported)\n",
                 self.run,
-                crate::report::count(self.met + self.failed, "verdict"),
+                crate::report::count(self.met + self.failed + self.disputed, "verdict"),
                 self.met,
                 self.failed,
                 self.silent,
                 if self.silent == 1 { "states" } else { "state" },
                 self.unknown
             ));
+            if self.disputed > 0 {
+                out.push_str("(a verdict is checked per condition, as `pomset fit` counts it; disputed: not met, as its file's `disputed` line says: the note's verdict, which this model does not give)\n");
+            }
         } else if self.run > 1 {
             out.push_str(&format!(
                 "{} tests decided under {}, {} unknown (limit or unsupported); their expectations are the pomset semantics' and are not checked\n",
@@ -377,16 +386,22 @@ fn report_one(
         .iter()
         .any(|c| c.expected.is_some_and(|e| e != "unknown"));
     tally.run += 1;
-    if !met {
-        tally.failed += 1;
-    } else if report.limit.is_some() || report.unsupported.is_some() {
+    let limited = report.limit.is_some() || report.unsupported.is_some();
+    if limited && met {
         tally.unknown += 1;
-    } else if stated {
-        tally.met += 1;
-    } else {
-        tally.silent += 1;
+    } else if !stated {
+        tally.silent += usize::from(met);
     }
-    tally.disputed += usize::from(met && report.conditions.iter().any(|c| c.is_disputed()));
+    for c in &report.conditions {
+        if !c.expected.is_some_and(|e| e != "unknown") || c.met.is_none() {
+            continue;
+        }
+        match (c.passes(), c.is_disputed()) {
+            (true, true) => tally.disputed += 1,
+            (true, false) => tally.met += 1,
+            (false, _) => tally.failed += 1,
+        }
+    }
     // The conditions as printed, for `--draw` to name one it cannot draw.
     let shown: Vec<String> = report.conditions.iter().map(|c| c.text.clone()).collect();
     if o.json {
@@ -403,6 +418,7 @@ fn report_one(
         }
         println!("{text}");
     }
+    let mut drawn = true;
     if let Some(dir) = &o.draw {
         let mut model = p.model;
         if apply_sets(&mut model, &o.sets).is_ok() {
@@ -420,11 +436,14 @@ fn report_one(
                         }
                     }
                 }
-                Err(e) => eprintln!("error: {e}"),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    drawn = false;
+                }
             }
         }
     }
-    met && !undecided
+    met && !undecided && drawn
 }
 
 /// `run --engine`, the older way to choose: `fast` is the model `--model`

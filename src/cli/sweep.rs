@@ -47,7 +47,10 @@ pub fn open_jsonl<H: Serialize, R>(
 ) -> Result<Opened<R>, String> {
     let name = path.display().to_string();
     let io = |e: std::io::Error| format!("{name}: {e}");
-    if !path.exists() {
+    // An empty file holds no records: the sweep starts afresh in it (as in
+    // a file made by `mktemp` or `touch`).
+    let empty = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0);
+    if !path.exists() || empty {
         let mut file = std::fs::File::create(path).map_err(io)?;
         writeln!(file, "{}", sweep::header_line(header)).map_err(io)?;
         return Ok(Opened {

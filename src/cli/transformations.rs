@@ -60,7 +60,7 @@ pub struct TransformationsArgs {
     #[arg(long)]
     pub json: bool,
     /// The table in Markdown.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "json")]
     pub markdown: bool,
     /// A progress line on stderr even when it is not a terminal.
     #[arg(long)]
@@ -79,9 +79,10 @@ pub struct TransformationsArgs {
     #[arg(long)]
     pub partial: bool,
     /// Decide nothing: rebuild the table from these files of records
-    /// (--jsonl's), printed as without --merge.
+    /// (--jsonl's), printed as without --merge; schema names among them
+    /// (or before --merge) keep only those schemas' rows.
     #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = [
-        "schemas", "models", "context_size", "context_threads", "max_contexts",
+        "models", "context_size", "context_threads", "max_contexts",
         "timeout", "shard", "jsonl",
     ])]
     pub merge: Vec<PathBuf>,
@@ -92,6 +93,9 @@ pub struct TransformationsArgs {
 /// `--out` does not reproduce, or the table is incomplete (without
 /// `--partial`).
 pub fn table(args: &TransformationsArgs, color: bool) -> Result<bool, String> {
+    if let Some(dir) = &args.out {
+        super::args::output_dir(dir, "--out")?;
+    }
     if !args.merge.is_empty() {
         return merge(args);
     }
@@ -263,8 +267,28 @@ fn check_resumed(
 /// `--merge`: the table of the files' records, said to be incomplete,
 /// loudly, when a shard is missing or a file's sweep stopped.
 fn merge(args: &TransformationsArgs) -> Result<bool, String> {
-    let mut files = Vec::new();
+    // `--merge` takes the rest of the line, so the usage line's SCHEMAS
+    // after it land here: a bundled schema's name that names no file is
+    // one, as before --merge.
+    let mut wanted: Vec<String> = args.schemas.clone();
+    let mut paths = Vec::new();
     for path in &args.merge {
+        let text = path.to_string_lossy();
+        if !path.exists() && transform::bundled_instances(&[text.to_string()]).is_ok() {
+            wanted.push(text.into_owned());
+        } else {
+            paths.push(path);
+        }
+    }
+    if paths.is_empty() {
+        return Err(format!(
+            "--merge takes files of records (--jsonl's); {} {} schema names, which only choose rows of the merged table",
+            wanted.join(", "),
+            if wanted.len() == 1 { "is a" } else { "are" }
+        ));
+    }
+    let mut files = Vec::new();
+    for path in paths {
         let name = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
         files.push((name.clone(), records::read(&name, &text)?));
@@ -279,8 +303,23 @@ fn merge(args: &TransformationsArgs) -> Result<bool, String> {
     for m in &merged.header.models {
         engines.push((m.clone(), crate::engine::named(m).map_err(|e| e.line())?));
     }
+    let mut table = merged.table();
+    if !wanted.is_empty() {
+        let absent: Vec<&String> = wanted
+            .iter()
+            .filter(|w| !merged.header.schemas.contains(w))
+            .collect();
+        if !absent.is_empty() {
+            return Err(format!(
+                "the records hold no schema {} (they hold {})",
+                absent.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "),
+                merged.header.schemas.join(", ")
+            ));
+        }
+        table.rows.retain(|r| wanted.contains(&r.schema));
+    }
     let ok = print(
-        &merged.table(),
+        &table,
         args,
         Shard::WHOLE,
         &merged.incomplete,
@@ -353,7 +392,7 @@ fn instances(schemas: &[String], color: bool) -> Result<Vec<transform::Instance>
         Vec::new()
     };
     for f in files {
-        let src = std::fs::read_to_string(f).map_err(|e| format!("cannot read {f}: {e}"))?;
+        let src = crate::syntax::diagnostic::read_text(std::path::Path::new(f))?;
         let stem = std::path::Path::new(f)
             .file_stem()
             .map_or_else(|| f.clone(), |s| s.to_string_lossy().into_owned());

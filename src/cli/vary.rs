@@ -3,8 +3,11 @@
 use super::args::{for_each, Ctx, LimitArgs};
 use std::path::PathBuf;
 
+use super::sweep::Progress;
 use crate::model::Model;
 use std::io::IsTerminal;
+use std::sync::atomic::AtomicU64;
+use std::sync::Mutex;
 
 /// The examples and notes under `pomset vary --help`.
 pub const AFTER_HELP: &str = "\
@@ -29,6 +32,11 @@ pub struct VaryArgs {
     /// Every combination of the options' values, not one option at a time.
     #[arg(long)]
     pub product: bool,
+    /// Refuse, before deciding anything, more settings than this (a
+    /// --product grows as the product of the options' values: all of them
+    /// make millions).
+    #[arg(long, value_name = "N", default_value_t = 1024)]
+    pub max_settings: u64,
     /// Print JSON instead of text.
     #[arg(long, conflicts_with = "format")]
     pub json: bool,
@@ -67,8 +75,31 @@ pub fn vary(args: &VaryArgs, cx: Ctx) -> Result<bool, String> {
             .map(|n| space::option_named(n.trim()))
             .collect::<Result<Vec<_>, _>>()?,
     };
+    // The size, before any setting is listed or decided.
+    let count = space::settings_count(&options, product);
+    if count.is_none_or(|n| n > u128::from(args.max_settings)) {
+        let n = count.map_or("more than 2^128".to_string(), |n| n.to_string());
+        return Err(format!(
+            "{} of {} options is {n} settings, more than --max-settings {}: name fewer with --options (or raise --max-settings)",
+            if product { "the product" } else { "varying each" },
+            options.len(),
+            args.max_settings
+        ));
+    }
     let (tests, ok) = space_tests(paths, cx)?;
-    let m = space::vary(&tests, &space::settings(&options, product), limits.limits());
+    let settings = space::settings(&options, product);
+    let show = std::io::stderr().is_terminal();
+    let total = AtomicU64::new((settings.len() * tests.len()) as u64);
+    let bar = Mutex::new(Progress::new(show, &total, "decisions", 0));
+    let step = || {
+        if let Ok(mut b) = bar.lock() {
+            b.step();
+        }
+    };
+    let m = space::vary_with(&tests, &settings, limits.limits(), &step);
+    if let Ok(b) = bar.lock() {
+        b.end();
+    }
     if json {
         println!("{}", serde_json::to_string_pretty(&m).unwrap_or_default());
     } else {

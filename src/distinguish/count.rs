@@ -86,6 +86,36 @@ pub fn programs(space: &Space) -> Option<u64> {
     u64::try_from(total).ok()
 }
 
+/// The number of threads of accesses the sweep's enumeration holds
+/// (`enumerate::skeletons`: sequences of 1 to `per_thread` accesses, each
+/// in the weakest mode of its chain, with their dependencies), counted
+/// without listing them; `None` past `u128`. This bounds a sweep's memory
+/// (`Space::check`): the programs are tuples of them, listed lazily.
+/// `ops`: the skeletons' accesses (`enumerate::skeleton_ops`).
+pub fn threads(space: &Space, ops: &[Op]) -> Option<u128> {
+    let ops = ops.to_vec();
+    let longest = space.bound.per_thread.min(space.bound.total);
+    // Prefixes by whether they hold a read that surely happens.
+    let (mut layer, mut all) = ([1u128, 0u128], 0u128);
+    for _ in 0..longest {
+        let mut next = [0u128, 0u128];
+        for (after_read, &n) in layer.iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            for &op in &ops {
+                for dep in dep_choices(space, op, after_read == 1) {
+                    let to = usize::from(after_read == 1 || op.kind.assigns_surely(dep));
+                    next[to] = next[to].checked_add(n)?;
+                }
+            }
+        }
+        layer = next;
+        all = all.checked_add(layer[0])?.checked_add(layer[1])?;
+    }
+    Some(all)
+}
+
 /// A renaming of locations (`tau`) and, per location, of written values.
 struct Renaming<'a> {
     tau: &'a [usize],
@@ -132,9 +162,12 @@ fn fixed_threads(space: &Space, ops: &[Op], r: &Renaming, k: usize) -> Option<Ve
                 continue;
             }
             for &op in &fixed {
-                let deps = dep_choices(space, op, after_read == 1).len() as u128;
-                let to = usize::from(after_read == 1 || op.kind.reads());
-                next[to] = next[to].checked_add(n.checked_mul(deps)?)?;
+                // A read under a control dependency may not happen: it
+                // gives later accesses no register to depend on.
+                for dep in dep_choices(space, op, after_read == 1) {
+                    let to = usize::from(after_read == 1 || op.kind.assigns_surely(dep));
+                    next[to] = next[to].checked_add(n)?;
+                }
             }
         }
         layer = next;

@@ -20,7 +20,7 @@ fn threads_of(space: &Space, ops: &[Op]) -> Vec<Vec<Op>> {
     for _ in 0..space.bound.per_thread.min(space.bound.total) {
         let mut next = Vec::new();
         for prefix in &layer {
-            let after_read = prefix.iter().any(|o| o.kind.reads());
+            let after_read = prefix.iter().any(|o| o.kind.reads() && o.dep != Dep::Ctrl);
             for &op in ops {
                 for dep in dep_choices(space, op, after_read) {
                     let mut t = prefix.clone();
@@ -36,7 +36,8 @@ fn threads_of(space: &Space, ops: &[Op]) -> Vec<Vec<Op>> {
 }
 
 /// The dependencies `op` may carry: data for a write, control for any
-/// access, each only after a read.
+/// access, each only after a read that surely happens (one not itself
+/// under a control dependency: else the register may be unassigned).
 pub(super) fn dep_choices(space: &Space, op: Op, after_read: bool) -> Vec<Dep> {
     let mut out = vec![Dep::None];
     if !after_read {
@@ -92,13 +93,9 @@ pub fn framed_group(space: &Space, s: &Shape) -> Vec<(Shape, Vec<usize>)> {
     forms.into_iter().collect()
 }
 
-/// The canonical skeletons of `space`, each once, in a fixed order: by
-/// number of threads, then by the threads' indices in the threads of the
-/// skeletons' accesses (lexicographically). Prefixes that no canonical
-/// program extends are cut: a prefix must be normalised (`canon::is_normal`),
-/// and with interchangeable threads no later thread, normalised alone, may
-/// be less than the first.
-pub fn skeletons(space: &Space) -> Programs<'_> {
+/// The accesses of skeletons: each of the space's in the weakest mode of
+/// its chain, once.
+pub fn skeleton_ops(space: &Space) -> Vec<Op> {
     let mut ops: Vec<Op> = space
         .ops()
         .into_iter()
@@ -106,6 +103,17 @@ pub fn skeletons(space: &Space) -> Programs<'_> {
         .collect();
     ops.sort();
     ops.dedup();
+    ops
+}
+
+/// The canonical skeletons of `space`, each once, in a fixed order: by
+/// number of threads, then by the threads' indices in the threads of the
+/// skeletons' accesses (lexicographically). Prefixes that no canonical
+/// program extends are cut: a prefix must be normalised (`canon::is_normal`),
+/// and with interchangeable threads no later thread, normalised alone, may
+/// be less than the first.
+pub fn skeletons(space: &Space) -> Programs<'_> {
+    let ops = skeleton_ops(space);
     let threads = threads_of(space, &ops);
     let alone = threads
         .iter()

@@ -183,7 +183,7 @@ pub fn removed(space: &Space, s: &Shape, t: usize, i: usize) -> Shape {
         if !after_read {
             op.dep = Dep::None;
         }
-        after_read |= op.kind.reads();
+        after_read |= op.kind.reads() && op.dep != Dep::Ctrl;
     }
     if space.threads_are_interchangeable() {
         w.threads.retain(|th| !th.is_empty());

@@ -671,6 +671,21 @@ fn compare(a: &lattice::Sets, b: &lattice::Sets) -> Decision {
 
 /// Decides `shape` and, when it distinguishes, whether it is minimal: the
 /// record a sweep writes, each program decided on its own.
+/// Refuses a bound whose threads of accesses (what the enumeration holds
+/// in memory, `count::threads`) pass `shape::MAX_LISTED_THREADS`, before
+/// any is listed: the one bound on a sweep's memory, whatever its budget.
+pub fn check_held(space: &Space) -> Result<(), String> {
+    let cap = shape::MAX_LISTED_THREADS;
+    let threads = count::threads(space, &enumerate::skeleton_ops(space));
+    if threads.is_none_or(|n| n > cap) {
+        let n = threads.map_or("too many to count".to_string(), |n| n.to_string());
+        return Err(format!(
+            "the bound's threads of accesses number {n}, more than the {cap} a sweep lists (they are held in memory): lower --per-thread, --values, --locations, or the --modes, --rmws and --deps"
+        ));
+    }
+    Ok(())
+}
+
 pub fn record(space: &Space, pair: &Pair, shape: &Shape) -> Record {
     let decision = pair.decide_shape(space, shape);
     finish(space, shape, decision, |w| {

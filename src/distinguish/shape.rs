@@ -14,6 +14,18 @@ use crate::syntax::span::{Ident, Span};
 /// renaming tables are this wide).
 pub const MAX_VALUES: usize = 16;
 
+/// The most threads, and accesses per thread, a bound may have: a program
+/// of the sweep is one pomset, at most 64 events, and counting the
+/// programs of a bound sums over the partitions of its threads.
+pub const MAX_THREADS: usize = 8;
+pub const MAX_PER_THREAD: usize = 8;
+
+/// The most threads of accesses a sweep lists: the enumeration holds them
+/// (the programs are tuples of them, listed lazily), so this is what bounds
+/// a sweep's memory whatever its bound: near the cap, a sweep with
+/// `--progress` (which lists them twice) peaks at about 160 MB.
+pub const MAX_LISTED_THREADS: u128 = 600_000;
+
 /// What an access does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kind {
@@ -30,6 +42,13 @@ impl Kind {
     /// Whether the access assigns a register (the value read).
     pub fn reads(self) -> bool {
         matches!(self, Kind::Read | Kind::Fadd | Kind::Exchg)
+    }
+
+    /// Whether it assigns its register on every path: it reads, and not
+    /// under a control dependency (`if (r = 1) { s := x; }` may leave `s`
+    /// unassigned).
+    pub fn assigns_surely(self, dep: Dep) -> bool {
+        self.reads() && dep != Dep::Ctrl
     }
 
     /// Whether it is a read-modify-write, with two modes.
@@ -232,6 +251,11 @@ impl Space {
         if b.threads == 0 || b.per_thread == 0 || b.total == 0 {
             return Err("--threads, --per-thread and --total take at least 1".to_string());
         }
+        if b.threads > MAX_THREADS || b.per_thread > MAX_PER_THREAD {
+            return Err(format!(
+                "--threads and --per-thread take at most {MAX_THREADS} and {MAX_PER_THREAD} (a program is one pomset of at most 64 events)"
+            ));
+        }
         if self.vocabulary.modes.is_empty() || self.vocabulary.scopes.is_empty() {
             return Err("--modes and --scopes name at least one each".to_string());
         }
@@ -239,6 +263,33 @@ impl Space {
             return Err("--rmws takes fadd and exchg".to_string());
         }
         Ok(())
+    }
+
+    /// The errors of `--scope-tree`, located in the tree as typed: it is
+    /// the `scopes:` header of programs of `--threads` threads (P0, P1,
+    /// ...), checked as such before the sweep (else every program would be
+    /// undecided for a reason the user never sees). `None` when it checks;
+    /// else the text the errors point into (the tree, or, should one lie
+    /// outside it, the whole program) and the errors.
+    pub fn scope_tree_errors(&self) -> Option<(String, crate::syntax::Diagnostics)> {
+        let tree = self.vocabulary.scope_tree.as_deref()?;
+        let head = "litmus TREE\nscopes: ";
+        let threads = vec!["skip;"; self.bound.threads.max(1)].join("\n|| ");
+        let src = format!("{head}{tree}\n\n{threads}\n");
+        let errors = match crate::syntax::parse(&src) {
+            Ok(_) => return None,
+            Err(d) => crate::syntax::Diagnostics(d.0.into_iter().filter(|d| d.is_error()).collect()),
+        };
+        if errors.is_empty() {
+            return None;
+        }
+        // The closing text up to its first token: two newlines, `skip`.
+        Some(
+            match errors.within_wrapped(head.len(), tree.len(), 2, "the scope tree") {
+                Some(moved) => (tree.to_string(), moved),
+                None => (src, errors),
+            },
+        )
     }
 
     /// The space in one line, as a record's header states it: a resumed
@@ -451,7 +502,8 @@ fn thread_text(ops: &[Op], out: &mut String) {
             }
             _ => op_text(i, op, latest, out),
         }
-        if op.kind.reads() {
+        // A read under `if` may not happen: no later access depends on it.
+        if op.kind.reads() && op.dep != Dep::Ctrl {
             latest = Some(i);
         }
     }
@@ -482,7 +534,8 @@ fn thread_tree(ops: &[Op]) -> Vec<ast::Stmt> {
             _ => s,
         };
         out.push(s);
-        if op.kind.reads() {
+        // A read under `if` may not happen: no later access depends on it.
+        if op.kind.reads() && op.dep != Dep::Ctrl {
             latest = Some(i);
         }
     }

@@ -392,6 +392,11 @@ fn named_from(spec: &str, files: bool) -> Result<Box<dyn Engine>, NameError> {
                 return Ok(Box::new(axiomatic::Cat::new(m)));
             }
             Ok(m) => Box::new(axiomatic::Cat::new(m)),
+            // An option the model does not declare (or a value it does not
+            // bind) is named with the model's options, not the models.
+            Err(crate::cat::LoadError::Io(why)) if !sets.is_empty() && !why.starts_with("cannot read") => {
+                return Err(NameError::Unknown(format!("{spec}: {why}")))
+            }
             Err(crate::cat::LoadError::Io(why)) => {
                 return Err(NameError::Unknown(format!(
                     "{why} (the models: {}, or a .cat file)",
@@ -405,6 +410,16 @@ fn named_from(spec: &str, files: bool) -> Result<Box<dyn Engine>, NameError> {
     };
     if sets.is_empty() {
         return Ok(engine);
+    }
+    // An option the model never reads would be accepted and ignored: the
+    // answer would look like the option's when it is the defaults'.
+    if !engine.reads_options() {
+        let given: Vec<String> = sets.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        return Err(NameError::Unknown(format!(
+            "{spec}: {name} reads no model option, so `[{}]` would change nothing; the options are the pomset semantics' (`pwt[{}]`)",
+            given.join(","),
+            given.join(",")
+        )));
     }
     let mut check = Model::default();
     for (k, v) in &sets {

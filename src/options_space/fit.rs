@@ -120,6 +120,10 @@ pub struct Fit {
     pub settings: usize,
     /// How many expectations the defaults satisfy.
     pub default_satisfies: usize,
+    /// How many expectations state a verdict under the defaults: those
+    /// `pomset run` checks (the others are stated under other settings
+    /// only, and the defaults satisfy them trivially).
+    pub stated_by_default: usize,
     /// The most any setting satisfies, and how many settings do.
     pub best_satisfies: usize,
     pub best_count: usize,
@@ -279,6 +283,15 @@ pub fn fit_with(
     let space = space();
     // Which (test, condition, fixed verdict) pairs are expectations.
     let targets = targets(tests, source)?;
+    let stated_by_default = targets
+        .iter()
+        .filter(|(t, c, fixed)| {
+            fixed.is_some()
+                || tests[*t].program.conditions[*c]
+                    .expectation(&Model::default())
+                    .is_some_and(|v| v != Verdict::Unknown)
+        })
+        .count();
     let wanted: BTreeSet<usize> = targets.iter().map(|t| t.0).collect();
     let key = |t: &Test| (t.file.clone(), t.program.name.clone());
     let under = format!("{:?} {}", limits.decide, limits.max_settings);
@@ -480,6 +493,7 @@ pub fn fit_with(
         decisions,
         settings: points.len(),
         default_satisfies: counts.first().copied().unwrap_or(0),
+        stated_by_default,
         best_satisfies,
         best_count,
         best,
@@ -528,6 +542,7 @@ fn empty_fit(decisions: usize, limit: String) -> Fit {
         decisions,
         settings: 0,
         default_satisfies: 0,
+        stated_by_default: 0,
         best_satisfies: 0,
         best_count: 0,
         best: vec![],
@@ -856,8 +871,16 @@ pub fn fit_text(f: &Fit, md: bool) -> String {
     let _ = writeln!(out);
     let _ = writeln!(
         out,
-        "The defaults satisfy {} of {n}; the best settings satisfy {} ({} settings{}), with the fewest options changed first:",
+        "The defaults satisfy {} of {n}{}; the best settings satisfy {} ({} settings{}), with the fewest options changed first:",
         f.default_satisfies,
+        match f.stated_by_default == n {
+            true => String::new(),
+            false => format!(
+                " (`pomset run` checks the {} stated under the defaults, a disputed one as not met; the other {} are stated under other settings only)",
+                f.stated_by_default,
+                n - f.stated_by_default
+            ),
+        },
         f.best_satisfies,
         f.best_count,
         if f.best_count > f.best.len() {

@@ -33,7 +33,7 @@ pub use fit::{
     fit, fit_text, fit_with, parse_csv, Conflict, Expectation, Explorations, External, Fit,
     FitLimits, Source,
 };
-pub use vary::{render, vary, Matrix, Row, Style};
+pub use vary::{render, vary, vary_with, Matrix, Row, Style};
 
 /// One option set to one value.
 pub type Assignment = (&'static str, &'static str);
@@ -243,6 +243,17 @@ fn product(options: &[(&'static str, Vec<&'static str>)]) -> Vec<Setting> {
 
 /// The settings `vary` decides: the default, then every other decidable
 /// value of each option alone, or (`product`) every combination.
+/// How many settings [`settings`] lists, counted without listing them
+/// (`None` past `u128`): a product grows as the product of the options'
+/// values, and its caller names the size before deciding.
+pub fn settings_count(options: &[&'static OptionInfo], product_of: bool) -> Option<u128> {
+    let sizes = options.iter().map(|o| decidable_values(o).len() as u128);
+    match product_of {
+        true => sizes.into_iter().try_fold(1u128, |acc, n| acc.checked_mul(n)),
+        false => Some(1 + sizes.map(|n| n.saturating_sub(1)).sum::<u128>()),
+    }
+}
+
 pub fn settings(options: &[&'static OptionInfo], product_of: bool) -> Vec<Setting> {
     if product_of {
         let spaces: Vec<_> = options

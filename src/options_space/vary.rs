@@ -45,6 +45,17 @@ impl Row {
 /// Decides every test under every setting (in parallel), overriding the
 /// files' own options as `run --set` does.
 pub fn vary(tests: &[Test], settings: &[Setting], limits: Limits) -> Matrix {
+    vary_with(tests, settings, limits, &|| {})
+}
+
+/// `vary`, calling `step` after each decision (a test under a setting),
+/// for a progress line.
+pub fn vary_with(
+    tests: &[Test],
+    settings: &[Setting],
+    limits: Limits,
+    step: &(dyn Fn() + Sync),
+) -> Matrix {
     let jobs: Vec<(usize, usize)> = (0..tests.len())
         .flat_map(|t| (0..settings.len()).map(move |s| (t, s)))
         .collect();
@@ -52,7 +63,9 @@ pub fn vary(tests: &[Test], settings: &[Setting], limits: Limits) -> Matrix {
         .par_iter()
         .map(|&(t, s)| {
             let p = &tests[t].program;
-            decide(p, &settings[s].apply(p.model, false), limits)
+            let d = decide(p, &settings[s].apply(p.model, false), limits);
+            step();
+            d
         })
         .collect();
     let mut rows = Vec::new();

@@ -237,8 +237,14 @@ impl Session {
                 "refine" => self.refine(args, &mut out),
                 "let" => self.define(args, &mut out),
                 "limit" => self.limit(args, &mut out),
-                "values" => set_text(&mut self.values, "values", args, &mut out),
-                "scopes" => set_text(&mut self.scopes, "scopes", args, &mut out),
+                "values" => match header_errors("values ", args, "the values") {
+                    Some(e) => out.push(Tone::Error, e),
+                    None => set_text(&mut self.values, "values", args, &mut out),
+                },
+                "scopes" => match header_errors("scopes: ", args, "the scope tree") {
+                    Some(e) => out.push(Tone::Error, e),
+                    None => set_text(&mut self.scopes, "scopes", args, &mut out),
+                },
                 "" => out.error("a command name follows `:`; :help lists them"),
                 other => {
                     let names = COMMANDS.iter().map(|c| c.name);
@@ -391,9 +397,9 @@ impl Session {
     }
 
     fn load_path(&mut self, path: PathBuf, out: &mut Output) {
-        let src = match std::fs::read_to_string(&path) {
+        let src = match syntax::diagnostic::read_text(&path) {
             Ok(s) => s,
-            Err(e) => return out.error(format!("cannot read {}: {e}", path.display())),
+            Err(e) => return out.error(e),
         };
         let name = path.display().to_string();
         // A file may be in any format `pomset run` reads.
@@ -470,7 +476,9 @@ impl Session {
         let src = self.wrap(fragment);
         let header = src.len() - fragment.len() - 1;
         let typed = format!("{fragment}\n");
-        let render = |d: &syntax::Diagnostics| render_within(d, &src, header, &typed, "<input>");
+        let render = |d: &syntax::Diagnostics| {
+            render_within(d, &src, header, &typed, ("<input>", "the input"))
+        };
         let parsed = match syntax::parse(&src) {
             Ok(t) => {
                 if !t.warnings.is_empty() {
@@ -687,7 +695,7 @@ impl Session {
             Err(d) => {
                 out.push(
                     Tone::Error,
-                    render_within(&d, &src, head.len(), condition, "<condition>"),
+                    render_within(&d, &src, head.len(), condition, ("<condition>", "the condition")),
                 );
                 None
             }
@@ -1072,6 +1080,24 @@ impl Session {
     }
 }
 
+/// The errors of `typed` as the header line `keyword typed` of a test
+/// (`:values`, `:scopes`), located in what was typed, before the session
+/// keeps it; `None` when it parses (or is empty or `default`, which
+/// `set_text` reads).
+fn header_errors(keyword: &str, typed: &str, what: &str) -> Option<String> {
+    if typed.is_empty() || typed == "default" {
+        return None;
+    }
+    let head = format!("litmus HEADER\n{keyword}");
+    let src = format!("{head}{typed}\n\nskip;\n");
+    let d = syntax::Diagnostics(vec![syntax::parse_file(&src).err()?]);
+    // The closing text up to its first token: two newlines, then `skip`.
+    Some(match d.within_wrapped(head.len(), typed.len(), 2, what) {
+        Some(moved) => moved.render("<input>", typed),
+        None => d.render("<input>", &src),
+    })
+}
+
 /// `:values` and `:scopes`: show, reset with `default`, or set.
 fn set_text(slot: &mut Option<String>, what: &str, args: &str, out: &mut Output) {
     match args {
@@ -1102,14 +1128,24 @@ struct Part<'a> {
 /// The diagnostics against the typed line: a span inside a part moves to
 /// where it was typed (to the whole part when a name was expanded); one in
 /// the words the REPL added covers the whole line.
+/// A span just after a part, in the REPL's closing text (` }`), is at the
+/// end of the part as typed, and its message names no token the REPL added.
 fn moved_to(d: &syntax::Diagnostics, line: &str, parts: &[Part<'_>]) -> syntax::Diagnostics {
-    let moved = |sp: syntax::Span| {
-        let Some(p) = parts
+    // The closing text after each part, up to its first token: ` }`.
+    const TAIL: usize = 2;
+    let part = |sp: syntax::Span| {
+        parts
             .iter()
-            .find(|p| sp.start >= p.src_at && sp.start <= p.src_at + p.src.len())
-        else {
+            .find(|p| sp.start >= p.src_at && sp.start <= p.src_at + p.src.len() + TAIL)
+    };
+    let moved = |sp: syntax::Span| {
+        let Some(p) = part(sp) else {
             return syntax::Span::new(0, line.len());
         };
+        if sp.start >= p.src_at + p.src.len() {
+            let end = p.typed_at + p.typed.len();
+            return syntax::Span::new(end, end);
+        }
         if p.src != p.typed {
             return syntax::Span::new(p.typed_at, p.typed_at + p.typed.len());
         }
@@ -1119,14 +1155,35 @@ fn moved_to(d: &syntax::Diagnostics, line: &str, parts: &[Part<'_>]) -> syntax::
             p.typed_at + end - p.src_at,
         )
     };
-    d.map_spans(moved)
+    let said = d.iter().map(|x| {
+        let at_end = part(x.span)
+            .filter(|p| x.span.start >= p.src_at + p.src.len())
+            .map(|p| match std::ptr::eq(p, &parts[0]) {
+                true => "S1",
+                false => "S2",
+            });
+        let moved = syntax::Diagnostics(vec![x.clone()]).map_spans(moved).0.remove(0);
+        match at_end {
+            Some(what) => syntax::diagnostic::at_end(moved, what),
+            None => moved,
+        }
+    });
+    syntax::Diagnostics(said.collect())
 }
 
 /// Renders diagnostics about `src` against `typed`, the part of it that the
 /// user typed, which starts at byte `at`, when they all point into that part;
 /// otherwise against the whole of `src`.
-fn render_within(d: &syntax::Diagnostics, src: &str, at: usize, typed: &str, name: &str) -> String {
-    match d.within(at, typed.len()) {
+/// `(name, what)`: the name diagnostics show, and how a message says "the
+/// end of" what was typed (the wrapper's closing text is never named).
+fn render_within(
+    d: &syntax::Diagnostics,
+    src: &str,
+    at: usize,
+    typed: &str,
+    (name, what): (&str, &str),
+) -> String {
+    match d.within_wrapped(at, typed.len(), 1, what) {
         Some(moved) => moved.render(name, typed),
         None => d.render(name, src),
     }

@@ -73,7 +73,8 @@ pub struct Request {
     /// `DEFAULT_TABLE_MODELS`); `distinguish`: the two models. A list, or
     /// one string split as `--models` is.
     pub models: Option<Words>,
-    /// `transformations`: the size of the contexts searched (1 to 3, default 2).
+    /// `transformations`, `refine`: the size of the contexts searched (1 to
+    /// 3; default 2, and 3 for `refine` under a model other than pwt).
     pub context_size: Option<usize>,
     /// `distinguish`: the bound (defaults as `pomset distinguish`'s).
     pub threads: Option<usize>,
@@ -113,6 +114,59 @@ impl Words {
 }
 
 impl Request {
+    /// Refuses a field whose value the API would otherwise ignore or
+    /// change quietly: an `engine` it does not know, or one beside a model
+    /// other than `pwt`; a `max_pomsets`, `timeout`, `page` or
+    /// `context_size` outside what it takes. Each names the field.
+    pub fn check(&self) -> Result<(), Problem> {
+        let model = self.model.as_deref().filter(|m| !m.is_empty());
+        match self.engine.as_deref() {
+            None | Some("") | Some("fast") => {}
+            Some("reference" | "sc") if matches!(model, None | Some("pwt")) => {}
+            Some(e @ ("reference" | "sc")) => {
+                return Err(Problem::message(format!(
+                    "`engine: \"{e}\"` chooses how the pomset semantics is decided; it does not combine with `model: \"{}\"` (name `pwt:reference` or `sc` as the model instead)",
+                    model.unwrap_or_default()
+                )))
+            }
+            Some(e) => {
+                return Err(Problem::message(format!(
+                    "`engine: \"{e}\"` is not an engine: it takes `fast`, `reference` or `sc` (or name the model in `model`: {})",
+                    crate::engine::names().join(", ")
+                )))
+            }
+        }
+        if let Some(n) = self.max_pomsets {
+            if !(1..=MAX_POMSETS).contains(&n) {
+                return Err(Problem::message(format!(
+                    "`max_pomsets: {n}`: it takes 1 to {MAX_POMSETS} local pomsets"
+                )));
+            }
+        }
+        if let Some(t) = self.timeout {
+            if !(t.is_finite() && t > 0.0 && t <= MAX_TIMEOUT) {
+                return Err(Problem::message(format!(
+                    "`timeout: {t}`: it takes a number of seconds above 0, at most {MAX_TIMEOUT}"
+                )));
+            }
+        }
+        if let Some(n) = self.page {
+            if !(1..=MAX_PAGE).contains(&n) {
+                return Err(Problem::message(format!(
+                    "`page: {n}`: it takes 1 to {MAX_PAGE} states"
+                )));
+            }
+        }
+        if let Some(n) = self.context_size {
+            if !(1..=MAX_CONTEXT_SIZE).contains(&n) {
+                return Err(Problem::message(format!(
+                    "`context_size: {n}`: it takes 1 to {MAX_CONTEXT_SIZE} here (`pomset transformations --context-size N` and `pomset refine --context-size N` take more)"
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// The limits of this request, the deadline counted from now.
     pub fn limits(&self) -> Limits {
         let secs = self
@@ -338,11 +392,15 @@ pub fn refine(req: &Request) -> Result<Value, Problem> {
             max_pomsets: run.max_pomsets.min(50_000),
             ..run
         },
-        // As `refine --model M`: the cat models, with no local check, search size 3.
-        contexts: if local {
-            defaults.contexts
-        } else {
-            Some(crate::transform::Bound::default())
+        // As `refine --model M`: the cat models, with no local check, search
+        // size 3; `context_size` (1 to `MAX_CONTEXT_SIZE`) sets it.
+        contexts: match (req.context_size, local) {
+            (Some(size), _) => Some(crate::transform::Bound {
+                size,
+                ..crate::transform::Bound::default()
+            }),
+            (None, true) => defaults.contexts,
+            (None, false) => Some(crate::transform::Bound::default()),
         },
         ..defaults
     };
@@ -606,6 +664,7 @@ fn sweep_space(
             .map_err(Problem::message)?,
     };
     space.check().map_err(Problem::message)?;
+    crate::distinguish::check_held(&space).map_err(Problem::message)?;
     let programs = count::programs(&space);
     Ok((space, programs))
 }

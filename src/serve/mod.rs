@@ -304,6 +304,10 @@ where
             ))))
         }
     };
+    // A field the API would ignore or change quietly is refused, named.
+    if let Err(p) = req.check() {
+        return answer(Err(p));
+    }
     let flag = Arc::new(Flag::take());
     req.cancel = Some(flag.0);
     let mut gone = CancelOnDrop {

@@ -108,6 +108,47 @@ impl Diagnostics {
         Some(self.map_spans(|sp| Span::new(sp.start - at, sp.end.clamp(sp.start, end) - at)))
     }
 
+    /// As [`Diagnostics::within`], for a piece the tool wrapped in text of
+    /// its own (`exists (` ... `)`, `source {` ... `}`): a span that starts
+    /// at the piece's end or in the next `tail` bytes (the wrapper's closing
+    /// text up to its first token) is at the piece's end, and its message
+    /// and hint no longer name the wrapper's token, which the user never
+    /// typed: "unexpected `)`" becomes "unexpected end of {what}".
+    pub fn within_wrapped(
+        &self,
+        at: usize,
+        len: usize,
+        tail: usize,
+        what: &str,
+    ) -> Option<Diagnostics> {
+        let end = at + len;
+        let ends = |sp: &Span| sp.start >= end && sp.start <= end + tail;
+        let inside = |sp: &Span| sp.start >= at && sp.start <= end + tail;
+        let all_inside = self
+            .0
+            .iter()
+            .all(|d| inside(&d.span) && d.also.iter().all(|(sp, _)| inside(sp)));
+        if !all_inside {
+            return None;
+        }
+        let moved = |sp: Span| match ends(&sp) {
+            true => Span::new(len, len),
+            false => Span::new(sp.start - at, sp.end.clamp(sp.start, end) - at),
+        };
+        let out = self.0.iter().map(|d| {
+            let moved = Diagnostic {
+                span: moved(d.span),
+                also: d.also.iter().map(|(sp, l)| (moved(*sp), l.clone())).collect(),
+                ..d.clone()
+            };
+            match ends(&d.span) {
+                true => at_end(moved, what),
+                false => moved,
+            }
+        });
+        Some(Diagnostics(out.collect()))
+    }
+
     /// The diagnostics with every span (the main one and the others) moved
     /// by `moved`: into a piece of the text, or onto what a user typed.
     pub fn map_spans(&self, moved: impl Fn(Span) -> Span) -> Diagnostics {
@@ -172,4 +213,45 @@ impl From<Diagnostic> for Diagnostics {
     fn from(d: Diagnostic) -> Diagnostics {
         Diagnostics(vec![d])
     }
+}
+
+/// `d`, found at the end of a wrapped piece, said without the wrapper's
+/// token: the piece ended too soon (or a brace in it closed early).
+pub fn at_end(mut d: Diagnostic, what: &str) -> Diagnostic {
+    if d.message.starts_with("unexpected `") {
+        d.message = format!("unexpected end of {what}");
+        d.label = format!("{what} ends here; {}", d.label);
+    }
+    let names_wrapper = d
+        .hint
+        .as_deref()
+        .is_some_and(|h| h.contains("this `") || h.contains("partner"));
+    if names_wrapper {
+        d.hint = Some(format!(
+            "something is missing at the end of {what}, or a bracket in it is not balanced"
+        ));
+    }
+    d
+}
+
+/// The text of the file at `path`, or one line saying why not: a byte
+/// sequence that is not UTF-8 is named with its line and column, as every
+/// other error in a file is (`path:line:col`).
+pub fn read_text(path: &std::path::Path) -> Result<String, String> {
+    let bytes =
+        std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let good = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let before = &bytes[..good];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        // Columns count characters, as the other diagnostics do.
+        let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
+        format!(
+            "{}:{line}:{column}: not UTF-8 text (byte 0x{:02x}); save the file as UTF-8",
+            path.display(),
+            bytes[good]
+        )
+    })
 }

@@ -31,6 +31,20 @@ use crate::syntax::{self, core::Program};
 /// (about 470 bytes each), so a bound past this is refused by name.
 pub const MAX_LISTED: usize = 1_000_000;
 
+/// Whether the contexts of `bound` for `req` are at most `cap`, found by
+/// listing at most `cap + 1` of them (so memory and time stay those of
+/// `cap`): `Ok(n)` with their number, or `Err(())` when there are more. A
+/// command that has no budget (`refine` without `--max-contexts` or
+/// `--timeout`) refuses such a bound before its search starts.
+pub fn count_at_most(req: &Refinement, bound: Bound, cap: usize) -> Result<usize, ()> {
+    let vocab = vocabulary(req);
+    let listed = grammar::contexts_within(&vocab, bound.size(), &|n| (n > cap).then(String::new));
+    match listed {
+        Ok(all) if all.len() <= cap => Ok(all.len()),
+        _ => Err(()),
+    }
+}
+
 /// How far the search looks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Bound {
@@ -365,8 +379,24 @@ pub fn search(
     bound: Bound,
     run: Limits,
 ) -> Found {
-    search_sharing(req, engine, model, bound, run, &Tests::default())
+    search_sharing(req, engine, model, bound, run, &Tests::default(), None)
 }
+
+/// `search`, calling `progress` with (contexts tried, contexts in the
+/// bound) before each context: a front end's progress line.
+pub fn search_reporting(
+    req: &Refinement,
+    engine: &dyn Engine,
+    model: &Model,
+    bound: Bound,
+    run: Limits,
+    progress: Option<Progress>,
+) -> Found {
+    search_sharing(req, engine, model, bound, run, &Tests::default(), progress)
+}
+
+/// What a progress line is told: (contexts tried, contexts in the bound).
+pub type Progress = fn(usize, usize);
 
 /// `search`, with the generated tests parsed once in `tests` for every
 /// search of `req` at `bound` that shares it (one per model).
@@ -377,6 +407,7 @@ pub fn search_sharing(
     bound: Bound,
     run: Limits,
     tests: &Tests,
+    progress: Option<Progress>,
 ) -> Found {
     let limits = decision_limits(engine, run);
     let vocab = vocabulary_for(req, engine);
@@ -436,6 +467,9 @@ pub fn search_sharing(
         }
         if let Some(l) = crate::outcome::limits::interrupted(run.deadline, run.cancel) {
             return stopped(k, undecided, Some(l));
+        }
+        if let Some(p) = progress {
+            p(k, total);
         }
         let parsed = tests.get(at, vocab.vulkan.is_some(), || parse_pair(req, &vocab, ctx));
         match decide_parsed(req, engine, model, limits, &vocab, ctx, &parsed) {

@@ -69,7 +69,7 @@ pub fn refine_under(
             .map_err(|e| super::Problem::message(format!("Refinement {}: {e}", req.name)))?;
         return Ok(Refined {
             name: report.name.clone(),
-            verdict: report.verdict().as_str(),
+            verdict: report.word(),
             expected: report.expect.map(|v| v.as_str()),
             counterexample: report.counterexample.clone(),
             text: report.text(),

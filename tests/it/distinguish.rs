@@ -1593,3 +1593,59 @@ fn shards_cut_by_program_and_by_skeleton_do_not_mix() {
     assert!(!old.same_sweep(&header("0/2", Some(shard::ORDER))));
     assert!(header("0/1", None).same_sweep(&header("0/1", Some(shard::ORDER))));
 }
+
+/// `--deps ctrl` puts a read under `if`: a later dependency must not read
+/// its register, which that path may leave unassigned. Every thread of a
+/// space with both dependencies is written, and each register it reads is
+/// assigned before, outside any `if`.
+#[test]
+fn dependencies_never_read_a_register_an_if_may_leave_unassigned() {
+    let vocabulary = Vocabulary::parse(
+        &["rlx".to_string()],
+        &["sys".to_string()],
+        false,
+        &["exchg".to_string()],
+        &["data".to_string(), "ctrl".to_string()],
+        None,
+    )
+    .expect("a vocabulary");
+    let space = Space {
+        bound: Bound {
+            threads: 1,
+            per_thread: 4,
+            total: 4,
+            locations: 2,
+            values: 2,
+        },
+        vocabulary,
+    };
+    let (mut checked, mut after_a_guarded_read) = (0, 0);
+    for t in threads(&space) {
+        let guarded_read_then_dep = t.iter().enumerate().any(|(i, op)| {
+            op.kind.reads() && op.dep == Dep::Ctrl && t[i + 1..].iter().any(|o| o.dep != Dep::None)
+        });
+        after_a_guarded_read += usize::from(guarded_read_then_dep);
+        let text = Shape { threads: vec![t] }.litmus("T", &space);
+        let body = text.lines().last().expect("a thread line");
+        let (mut depth, mut sure) = (0, HashSet::new());
+        let words: Vec<&str> = body.split_whitespace().collect();
+        for (k, w) in words.iter().enumerate() {
+            depth += w.matches('{').count();
+            depth -= w.matches('}').count();
+            let name = w.trim_matches(|c| "();".contains(c));
+            if !(name.starts_with('r') && name[1..].parse::<u32>().is_ok()) {
+                continue;
+            }
+            if words.get(k + 1) == Some(&":=") {
+                if depth == 0 {
+                    sure.insert(name.to_string());
+                }
+            } else {
+                assert!(sure.contains(name), "{name} may be unassigned in: {body}");
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked > 1000, "{checked} threads");
+    assert!(after_a_guarded_read > 0, "no thread puts a dependency after a guarded read");
+}

@@ -55,6 +55,7 @@ mod session;
 mod spin;
 mod symmetry;
 mod transformations;
+mod usage_errors;
 mod values;
 mod verdict_only;
 mod vulkan;

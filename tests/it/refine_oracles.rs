@@ -673,6 +673,7 @@ fn limits_within(secs: f64) -> Limits {
             deadline,
             ..pomset::outcome::Limits::default()
         },
+        progress: None,
     }
 }
 

@@ -629,3 +629,37 @@ fn expect_undecided_and_the_old_spelling() {
         report.text()
     );
 }
+
+/// A pomset-level finding whose search for a test stopped before it counted
+/// its contexts prints one line about the search, the true one: never
+/// "No distinguishing test in the 0 contexts" followed by "Unknown".
+#[test]
+fn a_search_stopped_while_listing_says_so_on_one_line() {
+    let report = refinement::RefineReport {
+        name: "quick".into(),
+        verdict: Verdict::Unsound,
+        source_pomsets: 4,
+        target_pomsets: 2,
+        unmatched: Some("  e2: tt | P0:Wx1\n".into()),
+        counterexample: None,
+        counterexample_source: None,
+        undecided: Some("stopped by --timeout 1 while listing the contexts of size ≤ 1000".into()),
+        contexts_tried: 0,
+        contexts_total: 0,
+        bound: Some("size ≤ 1000 with at most 2 parallel threads".into()),
+        limit: None,
+        expect: None,
+        enumerated: true,
+    };
+    let text = report.text();
+    assert!(!text.contains("in the 0 contexts"), "{text}");
+    assert!(!text.contains("Unknown"), "{text}");
+    assert!(text.starts_with("Refinement quick: unsound* ("), "{text}");
+    let searched: Vec<&str> = text.lines().filter(|l| l.contains("context")).collect();
+    assert_eq!(
+        searched,
+        ["No context searched for a distinguishing test: stopped by --timeout 1 while listing the contexts of size ≤ 1000",
+         "unsound*: a target pomset has no match in the source (the pomset-level check), but no test in the contexts searched shows it in an outcome"],
+        "{text}"
+    );
+}

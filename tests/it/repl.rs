@@ -236,7 +236,10 @@ fn a_bad_refine_points_at_the_typed_line() {
     let out = s.eval(":refine S1 ~> S2").output;
     assert!(out.has_error());
     let shown = out.render(false);
-    assert!(shown.contains("┌─ <input>:1:1"), "{shown}");
+    // `S1` alone is a statement cut short: at its end, not at the `}` the
+    // REPL wrapped it in.
+    assert!(shown.contains("┌─ <input>:1:3"), "{shown}");
+    assert!(shown.contains("unexpected end of S1"), "{shown}");
     assert!(shown.contains("1 │ S1 ~> S2"), "{shown}");
     assert!(
         !shown.contains("<refine>") && !shown.contains("source {"),
@@ -248,4 +251,26 @@ fn a_bad_refine_points_at_the_typed_line() {
         .output
         .render(false);
     assert!(out.contains("Refinement quick: unsound"), "{out}");
+}
+
+#[test]
+fn refine_and_scopes_errors_are_located_in_what_was_typed() {
+    let mut s = Session::new();
+    // S1 ends too soon: at its end, not at the `}` the REPL wraps it in.
+    let reply = s.eval(":refine x := ~> x := 1").output;
+    assert!(reply.has_error());
+    let shown = reply.render(false);
+    assert!(shown.contains("unexpected end of S1"), "{shown}");
+    assert!(shown.contains("<input>:1:5"), "{shown}");
+    assert!(!shown.contains("`}`"), "{shown}");
+    // A scope tree is checked when it is given, located in it, and not kept.
+    let reply = s.eval(":scopes gpu { cta { P0 } ) }").output;
+    assert!(reply.has_error());
+    let shown = reply.render(false);
+    assert!(shown.contains("<input>:1:"), "{shown}");
+    assert!(!shown.contains("litmus HEADER"), "{shown}");
+    let kept = s.eval(":scopes").output.render(false);
+    assert!(kept.contains("the default"), "{kept}");
+    let reply = s.eval(":scopes gpu { cta { P0 } cta { P1 } }").output;
+    assert!(!reply.has_error(), "{}", reply.render(false));
 }

@@ -930,3 +930,51 @@ fn a_decision_lists_at_most_max_listed_states() {
     assert!(1024 <= pomset::serve::api::MAX_LISTED && 59049 > pomset::serve::api::MAX_LISTED);
 }
 
+#[test]
+fn fields_the_api_would_ignore_or_change_are_refused_by_name() {
+    let src = example("classic/sb.litmus");
+    for (body, names) in [
+        (json!({ "source": src, "engine": "bogus" }), "`engine: \"bogus\"`"),
+        (json!({ "source": src, "engine": "sc", "model": "rc11" }), "`engine: \"sc\"`"),
+        (json!({ "source": src, "max_pomsets": 0 }), "`max_pomsets: 0`"),
+        (json!({ "source": src, "max_pomsets": 10_000_000 }), "`max_pomsets: 10000000`"),
+        (json!({ "source": src, "timeout": -1 }), "`timeout: -1`"),
+        (json!({ "source": src, "page": 0 }), "`page: 0`"),
+        (json!({ "source": src, "model": "rc11[c7a=direct]" }), "reads no model option"),
+    ] {
+        let (status, answer) = post("/api/decide", body.clone());
+        assert_eq!(status, 400, "{body}: {answer}");
+        let message = answer["error"]["message"].as_str().expect("a message");
+        assert!(message.contains(names), "{body}: {message}");
+    }
+    // The older names still work.
+    let (status, answer) = post("/api/decide", json!({ "source": src, "engine": "sc" }));
+    assert_eq!(status, 200, "{answer}");
+}
+
+#[test]
+fn refine_honours_context_size_and_refuses_one_outside_its_range() {
+    let pair = json!({ "from": "x := 1; r := x;", "to": "x := 1; r := 1;", "context_size": 1 });
+    let (status, refined) = post("/api/refine", pair);
+    assert_eq!(status, 200, "{refined}");
+    let text = refined["text"].as_str().expect("the text");
+    assert!(text.contains("of size ≤ 1 "), "{text}");
+    let pair = json!({ "from": "x := 1; r := x;", "to": "x := 1; r := 1;", "context_size": 9 });
+    let (status, refused) = post("/api/refine", pair);
+    assert_eq!(status, 400, "{refused}");
+    assert!(refused["error"]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("`context_size: 9`")));
+}
+
+#[test]
+fn refine_says_unsound_star_as_the_table_does() {
+    // The pomset-level check finds a target pomset with no match; no
+    // context of the bound shows it: the table's `unsound*`.
+    let pair = json!({ "from": "x := 1; r := x;", "to": "x := 1; r := 1;" });
+    let (_, refined) = post("/api/refine", pair);
+    assert_eq!(refined["verdict"], "unsound*", "{refined}");
+    let text = refined["text"].as_str().expect("the text");
+    assert!(text.contains("quick: unsound* ("), "{text}");
+    assert!(text.contains("unsound*: a target pomset has no match"), "{text}");
+}

@@ -940,7 +940,7 @@ fn fields_the_api_would_ignore_or_change_are_refused_by_name() {
         (json!({ "source": src, "max_pomsets": 10_000_000 }), "`max_pomsets: 10000000`"),
         (json!({ "source": src, "timeout": -1 }), "`timeout: -1`"),
         (json!({ "source": src, "page": 0 }), "`page: 0`"),
-        (json!({ "source": src, "model": "rc11[c7a=direct]" }), "reads no model option"),
+        (json!({ "source": src, "model": "rc11[c7a=direct]" }), "has no option `c7a`"),
     ] {
         let (status, answer) = post("/api/decide", body.clone());
         assert_eq!(status, 400, "{body}: {answer}");

@@ -227,7 +227,7 @@ const JSON_STATES: usize = 10_000;
 /// What a run of several tests found, for its summary line.
 #[derive(Default)]
 struct Tally {
-    /// Tests decided and reported: `met + failed + silent + unknown`.
+    /// Tests decided and reported: `met + failed + silent + unknown + bounded`.
     run: usize,
     /// A stated verdict met.
     met: usize,
@@ -237,6 +237,9 @@ struct Tally {
     silent: usize,
     /// Left unknown by a limit, or refused.
     unknown: usize,
+    /// A stated verdict met, or missed, within a loop bound that an
+    /// execution reaches or may reach (`Report::bounded`): not confirmed.
+    bounded: usize,
     /// Met, with a verdict the file says differs from the note's.
     disputed: usize,
     /// Written for a model that is not the one asked for (the Vulkan tests).
@@ -244,6 +247,14 @@ struct Tally {
 }
 
 impl Tally {
+    /// The summary's count of bounded verdicts, when there are some.
+    fn bounded_text(&self) -> String {
+        match self.bounded {
+            0 => String::new(),
+            n => format!("; {n} bounded (a loop's cut reached or maybe reached: raise --unroll)"),
+        }
+    }
+
     /// The summary after several tests: whose expectations were checked
     /// (only an engine of the pomset semantics checks the files', which are
     /// the note's verdicts), and the skips with their reason. Empty for one test.
@@ -255,21 +266,23 @@ impl Tally {
                 n => format!(" ({n} disputed)"),
             };
             out.push_str(&format!(
-                "{} tests: {} checked: {} as expected{disputed}, {} not as expected; {} {} no verdict; {} unknown (limit or unsupported)\n",
+                "{} tests: {} checked: {} as expected{disputed}, {} not as expected; {} {} no verdict; {} unknown (limit or unsupported){}\n",
                 self.run,
                 crate::report::count(self.met + self.failed, "verdict"),
                 self.met,
                 self.failed,
                 self.silent,
                 if self.silent == 1 { "states" } else { "state" },
-                self.unknown
+                self.unknown,
+                self.bounded_text()
             ));
         } else if self.run > 1 {
             out.push_str(&format!(
-                "{} tests decided under {}, {} unknown (limit or unsupported); their expectations are the pomset semantics' and are not checked\n",
+                "{} tests decided under {}, {} unknown (limit or unsupported){}; their expectations are the pomset semantics' and are not checked\n",
                 self.run,
                 engine.name(),
-                self.unknown
+                self.unknown,
+                self.bounded_text()
             ));
         }
         if !self.skipped.is_empty() {
@@ -376,11 +389,20 @@ fn report_one(
         .conditions
         .iter()
         .any(|c| c.expected.is_some_and(|e| e != "unknown"));
+    // A limit leaves a test unknown unless the states found before it
+    // settled every stated verdict (issue 74); a verdict within a loop
+    // bound that an execution reaches is bounded, not confirmed.
+    let open = report
+        .conditions
+        .iter()
+        .any(|c| c.met.is_none() && c.expected.is_some_and(|e| e != "unknown"));
     tally.run += 1;
     if !met {
         tally.failed += 1;
-    } else if report.limit.is_some() || report.unsupported.is_some() {
+    } else if report.unsupported.is_some() || open || (report.limit.is_some() && !stated) {
         tally.unknown += 1;
+    } else if report.bounded() {
+        tally.bounded += 1;
     } else if stated {
         tally.met += 1;
     } else {

@@ -594,6 +594,8 @@ pub fn settle_drops() {
 /// semantics a pomset whose reads are all dropped never shows that its
 /// loop ends, at any bound, so it completes only with the cut read as an
 /// exit, with `?` values, though no execution reads its way to the cut.)
+/// The exit program may be much larger (every path past a cut completes),
+/// so it gets the time `p`'s search took; cut by that, it tells nothing.
 /// Finding none is left `Unknown`: an execution through a cut may end in
 /// a state `p` has, and one that needs a further pass may need the code
 /// after the loop to run with the values of that pass, not of the cut, so
@@ -604,6 +606,7 @@ fn cut_reach(
     model: &Model,
     limits: Limits,
     report: &Report,
+    spent: std::time::Duration,
 ) -> crate::syntax::core::Reach {
     use crate::syntax::core::Reach;
     let noted = p.reach_noted(&report.warnings);
@@ -615,6 +618,19 @@ fn cut_reach(
         return noted;
     }
     let exit = p.cut_as_exit();
+    // The exit program may have many more executions than `p` (every path
+    // past a cut completes): it gets the time `p` took (at least
+    // `EXIT_PASS_MIN`), within the request's deadline, and a search cut by
+    // that budget tells nothing, so a report costs at most about twice
+    // its search.
+    let budget = spent.max(EXIT_PASS_MIN);
+    let now = std::time::Instant::now();
+    let own = now.checked_add(budget).unwrap_or(now);
+    let deadline = match limits.deadline {
+        Some((at, secs)) if at < own => Some((at, secs)),
+        _ => Some((own, budget.as_secs_f64())),
+    };
+    let limits = Limits { deadline, ..limits };
     match engine.outcomes(&exit, model, limits) {
         Ok(o) if o.limit.is_none() => {
             let wider = Report::listing(&exit, model, &o, std::time::Duration::ZERO, Some(0));
@@ -631,6 +647,11 @@ fn cut_reach(
         Err(_) => Reach::Unknown,
     }
 }
+
+/// The least time the exit pass of `cut_reach` gets, however quick the
+/// search before it was. Whether it finishes decides only the wording
+/// (`reached` or `maybe reached`), never a verdict or its bounded mark.
+const EXIT_PASS_MIN: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Decides `p` with `engine`: its outcomes as a report, timed, with the
 /// peak memory counted from here. `verdict_only` asks for
@@ -650,7 +671,11 @@ pub fn decide(
     let options = engine.options(model);
     let model = &options;
     if verdict_only {
-        return engine.verdicts(p, model, limits);
+        // The condition-directed searches tell nothing of the cuts: a
+        // `Never` under a bound is marked as one that may be reached.
+        let mut report = engine.verdicts(p, model, limits);
+        report.mark_bounded(p, p.reach_noted(&report.warnings));
+        return report;
     }
     let limits = Limits {
         symmetry: limits.symmetry && engine.can(Capability::Symmetry),
@@ -661,7 +686,7 @@ pub fn decide(
         Ok(o) => {
             let mut report = Report::listing(p, model, &o, start.elapsed(), limits.listed);
             drop_aside(o);
-            let reach = cut_reach(engine, p, model, limits, &report);
+            let reach = cut_reach(engine, p, model, limits, &report, start.elapsed());
             report.mark_bounded(p, reach);
             report.seconds = start.elapsed().as_secs_f64();
             report

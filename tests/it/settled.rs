@@ -182,3 +182,17 @@ exists (P1:n = 2)
         assert!(r.conditions[0].bounded.is_none(), "{name}: {}", r.text(p));
     }
 }
+
+/// `run --verdict-only` (pwt's condition-directed searches) tells nothing
+/// of the cuts: its `Never` under the bound is marked as maybe reached.
+#[test]
+fn a_verdict_only_never_under_a_bound_is_marked() {
+    let two = parse(THIRD_PASS, 2);
+    let p = &two.program;
+    let e = engine::named("pwt").expect("pwt");
+    let r = engine::decide(e.as_ref(), p, &p.model, true, Limits::default());
+    assert_eq!(r.conditions[0].observation, Some("Never"), "{}", r.text(p));
+    let bounded = r.conditions[0].bounded.expect("marked bounded");
+    assert_eq!((bounded.unroll, bounded.reached), (2, false));
+    assert!(r.text(p).contains("(bounded: --unroll 2, maybe reached)"));
+}

@@ -83,6 +83,8 @@ fn spin(c: &mut Criterion) {
     for (name, rel) in [
         ("mp+spin", "book/snippets/mp-spin.litmus"),
         ("ptx-spin", "tests/foreign/ptx/spin.litmus"),
+        // Issue 74: a CAS loop is a spin.
+        ("cas-lock", "book/snippets/cas-lock.litmus"),
     ] {
         let src = std::fs::read_to_string(root.join(rel)).expect("readable");
         for (label, unroll, spin) in [
@@ -135,5 +137,42 @@ fn pwt_loops(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, semantics, spin, pwt_loops);
+/// Issue 74: what saying whether a loop's cut is reached costs. A report
+/// (`engine::decide`) of a `Never` under a bound, where the engine's own
+/// search cannot tell, decides the test again with each cut read as the
+/// loop's exit; against the outcomes alone, under pwt and rc11.
+fn bounded(c: &mut Criterion) {
+    let mut group = c.benchmark_group("bounded");
+    group.sample_size(10);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (name, rel) in [
+        ("mp+spin", "book/snippets/mp-spin.litmus"),
+        ("cas-lock", "book/snippets/cas-lock.litmus"),
+    ] {
+        let src = std::fs::read_to_string(root.join(rel)).expect("readable");
+        let t = pomset::import::load(rel, &src, Default::default()).expect("loads");
+        let p = &t.program;
+        for model in ["pwt", "rc11"] {
+            let e = pomset::engine::named(model).expect("a model");
+            group.bench_function(format!("{name} {model} outcomes"), |b| {
+                b.iter(|| {
+                    std::hint::black_box(
+                        e.outcomes(p, &p.model, Limits::default())
+                            .map_or(0, |o| o.witnesses),
+                    )
+                })
+            });
+            group.bench_function(format!("{name} {model} report"), |b| {
+                b.iter(|| {
+                    let r =
+                        pomset::engine::decide(e.as_ref(), p, &p.model, false, Limits::default());
+                    std::hint::black_box(r.witnesses)
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, semantics, spin, pwt_loops, bounded);
 criterion_main!(benches);

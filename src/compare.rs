@@ -25,8 +25,11 @@ pub struct Row {
     /// Index of the condition in the test.
     pub index: usize,
     /// One per column: `Sometimes`, `Never`, `Always`, or why there is none.
-    /// Under a loop bound that cut a path, `Never` and `Always` are about the
-    /// executions within it and say so: `Never (--unroll 2)`.
+    /// Under a loop bound that an execution reaches or may reach, `Never`
+    /// and `Always` are about the executions within it and say so: `Never
+    /// (--unroll 2, reached)`, `Never (--unroll 2)`. A verdict the states
+    /// found before a limit settle names it (`Sometimes (found before
+    /// --timeout 1)`).
     pub verdicts: Vec<String>,
     /// One per column: whether the model raised a flag it declares
     /// `undefined` on the test (under RC11 and Vulkan a data race, under
@@ -37,11 +40,16 @@ pub struct Row {
 
 impl Row {
     /// Whether column `i` observed the condition's outcome in some execution
-    /// (within a loop bound too: the bound never adds an execution).
+    /// (within a loop bound too: the bound never adds an execution; and
+    /// before a limit, issue 74: a state found is a state of the program).
     pub fn allows(&self, i: usize) -> bool {
-        self.verdicts
-            .get(i)
-            .is_some_and(|v| v == "Sometimes" || v == "Always" || v.starts_with("Always (--unroll"))
+        self.verdicts.get(i).is_some_and(|v| {
+            v == "Sometimes"
+                || v == "Always"
+                || v.starts_with("Always (--unroll")
+                || v.starts_with("Sometimes (found before")
+                || v.starts_with("Allowed (found before")
+        })
     }
 
     /// Whether column `i` decided the outcome is never observed: not under a
@@ -101,21 +109,10 @@ pub fn rows(p: &Program, model: &Model, columns: &[Column], limits: Limits) -> V
                 .get(i)
                 .map_or_else(String::new, |c| crate::syntax::print::prop(&c.prop, 0)),
             index: i,
-            verdicts: reports
-                .iter()
-                .map(|r| verdict(r, i, p.unroll.filter(|_| !unreached(p, r))))
-                .collect(),
+            verdicts: reports.iter().map(|r| verdict(r, i)).collect(),
             racy: reports.iter().map(racy).collect(),
         })
         .collect()
-}
-
-/// Whether the engine found that no execution reaches the bound's cut
-/// (`core::Reach::Unreached`): its verdicts then hold at every bound.
-fn unreached(p: &crate::syntax::core::Program, r: &Result<Report, String>) -> bool {
-    let note = p.bound_note(crate::syntax::core::Reach::Unreached);
-    r.as_ref()
-        .is_ok_and(|r| note.is_some_and(|n| r.warnings.contains(&n)))
 }
 
 /// Whether a report raised a flag its model declares `undefined`.
@@ -129,22 +126,40 @@ fn racy(r: &Result<Report, String>) -> bool {
 }
 
 /// A cell of the table: the observation, or `Unknown` / `Unsupported`.
-/// Under `bound` (a loop's cut path is reachable, and the engine did not
-/// find it unreached), `Never` and `Always` name it: an execution with
-/// more iterations may change them. `Sometimes`
-/// needs no mark: both of its witnesses are executions at any bound.
-fn verdict(r: &Result<Report, String>, i: usize, bound: Option<u32>) -> String {
+/// A `Never` or `Always` under a loop bound that an execution reaches, or
+/// may reach (the engine did not find it unreached), names it
+/// (`Report::mark_bounded`): an execution with more iterations may change
+/// it; `--unroll 2, reached` when the engine found one that does.
+/// `Sometimes` needs no mark: both of its witnesses are executions at any
+/// bound. A verdict that the states found before a limit settle (issue 74)
+/// names the limit beside it: `Sometimes` (a state of each kind),
+/// `Allowed` (one making the condition true: not `Never`), `Not Always`
+/// (one not making it true, which settles a `forall` as failed).
+fn verdict(r: &Result<Report, String>, i: usize) -> String {
     match r {
         Err(_) => "Unsupported".to_string(),
         Ok(r) if r.unsupported.is_some() => "Unsupported".to_string(),
-        Ok(r) => match (&r.limit, r.conditions.get(i).and_then(|c| c.observation)) {
-            (None, Some(o)) => match bound {
-                Some(n) if o != "Sometimes" => format!("{o} (--unroll {n})"),
-                _ => o.to_string(),
-            },
-            (Some(l), _) => format!("Unknown ({l})"),
-            (None, None) => "Unknown".to_string(),
-        },
+        Ok(r) => {
+            let c = r.conditions.get(i);
+            match (&r.limit, c.and_then(|c| c.observation)) {
+                (None, Some(o)) => match c.and_then(|c| c.bounded) {
+                    Some(b) if b.reached => format!("{o} (--unroll {}, reached)", b.unroll),
+                    Some(b) => format!("{o} (--unroll {})", b.unroll),
+                    None => o.to_string(),
+                },
+                (Some(l), Some(o)) => format!("{o} (found before {l})"),
+                // One state each way settles `Sometimes`; one alone settles
+                // that the observation is not `Never` (not `Always`).
+                (Some(l), None) if c.is_some_and(|c| c.positive > 0) => {
+                    format!("Allowed (found before {l})")
+                }
+                (Some(l), None) if c.is_some_and(|c| c.negative > 0 && c.ok == Some(false)) => {
+                    format!("Not Always (found before {l})")
+                }
+                (Some(l), None) => format!("Unknown ({l})"),
+                (None, None) => "Unknown".to_string(),
+            }
+        }
     }
 }
 

@@ -16,7 +16,7 @@ use crate::outcome::factored::Factored;
 use crate::outcome::verdict::{judge_settled, judge_visiting, Judgement};
 use crate::outcome::{Outcomes, Settled, State};
 use crate::syntax::ast::Quantifier;
-use crate::syntax::core::{Condition, Program};
+use crate::syntax::core::{Condition, Program, Reach};
 use crate::syntax::print;
 
 /// One test's report.
@@ -27,8 +27,15 @@ pub struct Report {
     pub states: Vec<StateCount>,
     pub witnesses: usize,
     pub conditions: Vec<ConditionReport>,
-    /// The limit that stopped the search: every verdict is then unknown.
+    /// The limit that stopped the search. The states and witnesses are
+    /// then those found before it (`states_at_least`), and a verdict is
+    /// given only where a found state settles it (issue 74); every other
+    /// verdict is unknown.
     pub limit: Option<String>,
+    /// Set when a limit cut the search: `states` and `witnesses` are lower
+    /// bounds.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub states_at_least: bool,
     /// Why the test could not be decided at all under this model.
     pub unsupported: Option<String>,
     pub seconds: f64,
@@ -111,13 +118,44 @@ pub struct ConditionReport {
     /// A stated disagreement with the note's verdict (`disputed "why"`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disputed: Option<String>,
+    /// Set when the verdict is `Never` or `Always` (a `forbid` or `forall`
+    /// that holds) under a loop bound that some execution reaches or may
+    /// reach (issue 74): more iterations may turn it into `Sometimes`, so it
+    /// is a verdict within the bound, not a confirmed one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bounded: Option<Bounded>,
+}
+
+/// A verdict within a loop bound that an execution reaches or may reach.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Bounded {
+    /// The bound, `--unroll N`.
+    pub unroll: u32,
+    /// Whether the engine found an execution that reaches a loop's cut
+    /// (`core::Reach::Reached`); false when it could not tell.
+    pub reached: bool,
+}
+
+impl Bounded {
+    /// How the report names it: `--unroll 2, reached`.
+    pub fn text(self) -> String {
+        match self.reached {
+            true => format!("--unroll {}, reached", self.unroll),
+            false => format!("--unroll {}, maybe reached", self.unroll),
+        }
+    }
 }
 
 impl ConditionReport {
     /// Whether the condition passes: its expectation is met, or it is not
     /// met and the file disputes it. A disputed verdict that now matches
-    /// the note fails, so that a stale dispute is noticed.
+    /// the note fails, so that a stale dispute is noticed. A verdict within
+    /// a reached bound that misses its expectation does not fail: a larger
+    /// bound may meet it (it is undecided, `Report::undecided`).
     pub fn passes(&self) -> bool {
+        if self.bounded.is_some() && self.met == Some(false) && self.disputed.is_none() {
+            return true;
+        }
         !matches!(
             (self.met, &self.disputed),
             (Some(false), None) | (Some(true), Some(_))
@@ -212,6 +250,7 @@ impl Report {
             witnesses: o.witnesses,
             conditions,
             limit: o.limit.clone(),
+            states_at_least: o.limit.is_some(),
             unsupported: None,
             seconds: 0.0,
             stats: Some(o.stats),
@@ -305,6 +344,7 @@ impl Report {
                 .collect(),
             witnesses,
             conditions,
+            states_at_least: limit.is_some(),
             limit,
             unsupported: None,
             seconds: elapsed.as_secs_f64(),
@@ -327,6 +367,7 @@ impl Report {
             witnesses: 0,
             conditions: vec![],
             limit: None,
+            states_at_least: false,
             unsupported: Some(why),
             seconds: 0.0,
             stats: None,
@@ -373,11 +414,60 @@ impl Report {
     }
 
     /// Whether a limit left a stated expectation (other than `expect
-    /// unknown`) undecided: `run` fails on it unless `--allow-unknown`.
+    /// unknown`) undecided: `run` fails on it unless `--allow-unknown`. So
+    /// does a verdict within a reached bound that misses its expectation
+    /// (a larger bound may meet it).
     pub fn undecided(&self) -> bool {
-        self.conditions
-            .iter()
-            .any(|c| c.met.is_none() && c.expected.is_some_and(|e| e != "unknown"))
+        self.conditions.iter().any(|c| {
+            let missed_in_bound = c.bounded.is_some() && c.met == Some(false);
+            (c.met.is_none() || missed_in_bound) && c.expected.is_some_and(|e| e != "unknown")
+        })
+    }
+
+    /// How many kept states have every value determined (no `?`), listed
+    /// or not.
+    pub fn determined(&self) -> usize {
+        let open = |s: &StateCount| s.values.iter().any(|(_, v)| v.is_none());
+        match self.unlisted {
+            Some(u) => u.total - u.open,
+            None => self.states.iter().filter(|s| !open(s)).count(),
+        }
+    }
+
+    /// Whether some condition's verdict holds only within a loop bound an
+    /// execution reaches or may reach (`ConditionReport::bounded`).
+    pub fn bounded(&self) -> bool {
+        self.conditions.iter().any(|c| c.bounded.is_some())
+    }
+
+    /// Marks the verdicts that more iterations may change (`Never`,
+    /// `Always`) as bounded, unless the engine found that no execution
+    /// reaches a cut (issue 74); and notes `reach` in place of the plain
+    /// bound note when the engine added that one.
+    pub fn mark_bounded(&mut self, p: &Program, reach: Reach) {
+        let Some(unroll) = p.unroll else { return };
+        if reach == Reach::Reached {
+            if let (Some(plain), Some(reached)) =
+                (p.bound_note(Reach::Unknown), p.bound_note(Reach::Reached))
+            {
+                for w in &mut self.warnings {
+                    if *w == plain {
+                        *w = reached.clone();
+                    }
+                }
+            }
+        }
+        if reach == Reach::Unreached {
+            return;
+        }
+        for c in &mut self.conditions {
+            if matches!(c.observation, Some("Never" | "Always")) {
+                c.bounded = Some(Bounded {
+                    unroll,
+                    reached: reach == Reach::Reached,
+                });
+            }
+        }
     }
 
     /// The `--stats` line: the logic layer's counters, the engine's own
@@ -451,7 +541,13 @@ impl Report {
             );
         }
         let total = self.unlisted.map_or(self.states.len(), |u| u.total);
-        let _ = writeln!(out, "States {total}");
+        // Issue 74: a cut search found at least these states.
+        let at_least = if self.limit.is_some() {
+            " (at least)"
+        } else {
+            ""
+        };
+        let _ = writeln!(out, "States {total}{at_least}");
         let cut = total > shown;
         let determined = |s: &&StateCount| s.values.iter().all(|(_, v)| v.is_some());
         let listed: Vec<&StateCount> = if cut {
@@ -500,38 +596,60 @@ impl Report {
             }
             let _ = writeln!(out, "Condition {}", c.text);
             let obs = c.observation.unwrap_or("Unknown");
+            let bounded = c
+                .bounded
+                .map_or_else(String::new, |b| format!(" (bounded: {})", b.text()));
             let _ = writeln!(
                 out,
-                "Observation {} {obs} {} {}",
+                "Observation {} {obs} {} {}{bounded}",
                 self.name, c.positive, c.negative
             );
-            match (c.expected, c.met, &c.disputed) {
-                (Some(e), Some(true), None) => {
-                    let _ = writeln!(out, "Expected {e}: as expected");
-                }
-                (Some(e), Some(true), Some(_)) => {
+            match (c.expected, c.met, &c.disputed, c.bounded) {
+                (Some(e), Some(true), None, Some(b)) => {
                     let _ = writeln!(
+                        out,
+                        "Expected {e}: as expected within {}: bounded, not confirmed",
+                        b.text()
+                    );
+                }
+                (Some(e), Some(false), None, Some(b)) => {
+                    let _ = writeln!(
+                        out,
+                        "Expected {e}: not within {}: bounded, undecided (raise --unroll)",
+                        b.text()
+                    );
+                }
+                (e, met, disputed, _) => match (e, met, disputed) {
+                    (Some(e), Some(true), None) => {
+                        let _ = writeln!(out, "Expected {e}: as expected");
+                    }
+                    (Some(e), Some(true), Some(_)) => {
+                        let _ = writeln!(
                         out,
                         "Expected {e}: as expected, but the file disputes it: remove `disputed`"
                     );
-                }
-                (Some(e), Some(false), Some(why)) => {
-                    let _ = writeln!(out, "Expected {e}: disputed ({why})");
-                }
-                (Some(e), Some(false), None) => {
-                    let _ = writeln!(out, "Expected {e}: NOT AS EXPECTED");
-                }
-                (Some(e), None, _) if e != "unknown" => {
-                    let _ = writeln!(out, "Expected {e}: undecided");
-                }
-                _ => {}
+                    }
+                    (Some(e), Some(false), Some(why)) => {
+                        let _ = writeln!(out, "Expected {e}: disputed ({why})");
+                    }
+                    (Some(e), Some(false), None) => {
+                        let _ = writeln!(out, "Expected {e}: NOT AS EXPECTED");
+                    }
+                    (Some(e), None, _) if e != "unknown" => {
+                        let _ = writeln!(out, "Expected {e}: undecided");
+                    }
+                    _ => {}
+                },
             }
         }
         for w in &self.warnings {
             let _ = writeln!(out, "Warning: {w}");
         }
         if let Some(limit) = &self.limit {
-            let _ = writeln!(out, "Limit reached: {limit} (verdicts are unknown)");
+            let _ = writeln!(
+                out,
+                "Limit reached: {limit} (the states and witnesses are those found before it, a lower bound; a verdict no found state settles is Unknown)"
+            );
         }
         let _ = writeln!(out, "Time {} {:.3}", self.name, self.seconds);
         out
@@ -566,6 +684,7 @@ fn condition_report(
         expected: expected.map(|v| v.as_str()),
         met,
         disputed,
+        bounded: None,
     }
 }
 

@@ -245,11 +245,28 @@ struct Tally {
     silent: usize,
     /// Tests left unknown by a limit, or refused.
     unknown: usize,
+    /// Stated verdicts met, or missed, within a loop bound that an
+    /// execution reaches or may reach (`report::Bounded`): not confirmed.
+    bounded: usize,
+    /// Tests with such a verdict (the summary of an engine that checks no
+    /// expectation counts these).
+    bounded_tests: usize,
     /// Written for a model that is not the one asked for (the Vulkan tests).
     skipped: Vec<String>,
 }
 
 impl Tally {
+    /// The summary's count of bounded verdicts, when there are some.
+    fn bounded_text(&self, n: usize, what: &str) -> String {
+        match n {
+            0 => String::new(),
+            n => format!(
+                ", {} bounded (a loop's cut reached or maybe reached: raise --unroll)",
+                crate::report::count(n, what)
+            ),
+        }
+    }
+
     /// The summary after several tests: whose expectations were checked
     /// (only an engine of the pomset semantics checks the files', which are
     /// the note's verdicts), and the skips with their reason. Empty for one test.
@@ -261,24 +278,26 @@ impl Tally {
                 n => format!(", {n} disputed"),
             };
             out.push_str(&format!(
-                "{} tests: {} checked: {} as expected{disputed}, {} not as expected; {} {} no verdict; {} unknown (limit or unsupported)\n",
+                "{} tests: {} checked: {} as expected{disputed}, {} not as expected{}; {} {} no verdict; {} unknown (limit or unsupported)\n",
                 self.run,
-                crate::report::count(self.met + self.failed + self.disputed, "verdict"),
+                crate::report::count(self.met + self.failed + self.disputed + self.bounded, "verdict"),
                 self.met,
                 self.failed,
+                self.bounded_text(self.bounded, "verdict"),
                 self.silent,
                 if self.silent == 1 { "states" } else { "state" },
-                self.unknown
+                self.unknown,
             ));
             if self.disputed > 0 {
                 out.push_str("(a verdict is checked per condition, as `pomset fit` counts it; disputed: not met, as its file's `disputed` line says: the note's verdict, which this model does not give)\n");
             }
         } else if self.run > 1 {
             out.push_str(&format!(
-                "{} tests decided under {}, {} unknown (limit or unsupported); their expectations are the pomset semantics' and are not checked\n",
+                "{} tests decided under {}, {} unknown (limit or unsupported){}; their expectations are the pomset semantics' and are not checked\n",
                 self.run,
                 engine.name(),
-                self.unknown
+                self.unknown,
+                self.bounded_text(self.bounded_tests, "test")
             ));
         }
         if !self.skipped.is_empty() {
@@ -385,21 +404,32 @@ fn report_one(
         .conditions
         .iter()
         .any(|c| c.expected.is_some_and(|e| e != "unknown"));
+    // A limit leaves a test unknown unless the states found before it
+    // settled every stated verdict (issue 74); a verdict within a loop
+    // bound that an execution reaches is bounded, not confirmed.
+    let open = report
+        .conditions
+        .iter()
+        .any(|c| c.met.is_none() && c.expected.is_some_and(|e| e != "unknown"));
     tally.run += 1;
     let limited = report.limit.is_some() || report.unsupported.is_some();
-    if limited && met {
+    if (limited && met && (open || !stated)) || report.unsupported.is_some() {
         tally.unknown += 1;
     } else if !stated {
         tally.silent += usize::from(met);
     }
+    tally.bounded_tests += usize::from(report.bounded());
+    // Each stated verdict once, as `fit` counts it; one within a loop bound
+    // that an execution reaches or may reach is bounded, not confirmed.
     for c in &report.conditions {
         if !c.expected.is_some_and(|e| e != "unknown") || c.met.is_none() {
             continue;
         }
-        match (c.passes(), c.is_disputed()) {
-            (true, true) => tally.disputed += 1,
-            (true, false) => tally.met += 1,
-            (false, _) => tally.failed += 1,
+        match (c.bounded.is_some(), c.passes(), c.is_disputed()) {
+            (true, _, _) => tally.bounded += 1,
+            (false, true, true) => tally.disputed += 1,
+            (false, true, false) => tally.met += 1,
+            (false, false, _) => tally.failed += 1,
         }
     }
     // The conditions as printed, for `--draw` to name one it cannot draw.

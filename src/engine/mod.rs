@@ -646,6 +646,81 @@ pub fn settle_drops() {
     }
 }
 
+/// Whether an execution of `p` reaches a loop's cut (issue 74), for the
+/// report of its outcomes. The engine's own answer where its notes give
+/// one (sc exactly; a cat model's lazy search "never reached").
+/// Otherwise, when it matters (a bound, no limit, a verdict `Never` or
+/// `Always` that more iterations could change), `p` is decided again with
+/// every cut read as the loop's exit (`Program::cut_as_exit`): that
+/// program's executions are `p`'s and those that reach a cut (a cut's
+/// `if (M) { diverge }` becomes `if (M) {}`, which changes only the
+/// termination of the path that goes round again: in the pomset semantics
+/// its ✓ goes from ¬M to tt, in SC and the cat models its runs and
+/// candidates are kept instead of dropped). So a kept final state with
+/// every value determined that `p` lacks is one of an execution that
+/// reaches a cut: `Reached`. (Determined states only: in the pomset
+/// semantics a pomset whose reads are all dropped never shows that its
+/// loop ends, at any bound, so it completes only with the cut read as an
+/// exit, with `?` values, though no execution reads its way to the cut.)
+/// The exit program may be much larger (every path past a cut completes),
+/// so it gets the time `p`'s search took; cut by that, it tells nothing.
+/// Finding none is left `Unknown`: an execution through a cut may end in
+/// a state `p` has, and one that needs a further pass may need the code
+/// after the loop to run with the values of that pass, not of the cut, so
+/// this search does not show that no execution goes further.
+fn cut_reach(
+    engine: &dyn Engine,
+    p: &Program,
+    model: &Model,
+    limits: Limits,
+    report: &Report,
+    spent: std::time::Duration,
+) -> crate::syntax::core::Reach {
+    use crate::syntax::core::Reach;
+    let noted = p.reach_noted(&report.warnings);
+    let matters = report
+        .conditions
+        .iter()
+        .any(|c| matches!(c.observation, Some("Never" | "Always")));
+    if noted != Reach::Unknown || p.unroll.is_none() || report.limit.is_some() || !matters {
+        return noted;
+    }
+    let exit = p.cut_as_exit();
+    // The exit program may have many more executions than `p` (every path
+    // past a cut completes): it gets the time `p` took (at least
+    // `EXIT_PASS_MIN`), within the request's deadline, and a search cut by
+    // that budget tells nothing, so a report costs at most about twice
+    // its search.
+    let budget = spent.max(EXIT_PASS_MIN);
+    let now = std::time::Instant::now();
+    let own = now.checked_add(budget).unwrap_or(now);
+    let deadline = match limits.deadline {
+        Some((at, secs)) if at < own => Some((at, secs)),
+        _ => Some((own, budget.as_secs_f64())),
+    };
+    let limits = Limits { deadline, ..limits };
+    match engine.outcomes(&exit, model, limits) {
+        Ok(o) if o.limit.is_none() => {
+            let wider = Report::listing(&exit, model, &o, std::time::Duration::ZERO, Some(0));
+            drop_aside(o);
+            match wider.limit.is_none() && wider.determined() > report.determined() {
+                true => Reach::Reached,
+                false => Reach::Unknown,
+            }
+        }
+        Ok(o) => {
+            drop_aside(o);
+            Reach::Unknown
+        }
+        Err(_) => Reach::Unknown,
+    }
+}
+
+/// The least time the exit pass of `cut_reach` gets, however quick the
+/// search before it was. Whether it finishes decides only the wording
+/// (`reached` or `maybe reached`), never a verdict or its bounded mark.
+const EXIT_PASS_MIN: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Decides `p` with `engine`: its outcomes as a report, timed, with the
 /// peak memory counted from here. `verdict_only` asks for
 /// `Capability::VerdictOnly`, refused in the report when the engine lacks it.
@@ -664,7 +739,10 @@ pub fn decide(
     let options = engine.options(model);
     let model = &options;
     if verdict_only {
+        // The condition-directed searches tell nothing of the cuts: a
+        // `Never` under a bound is marked as one that may be reached.
         let mut report = engine.verdicts(p, model, limits);
+        report.mark_bounded(p, p.reach_noted(&report.warnings));
         report.warnings.extend(engine.hints(p));
         return report;
     }
@@ -675,8 +753,11 @@ pub fn decide(
     };
     let mut report = match engine.outcomes(p, model, limits) {
         Ok(o) => {
-            let report = Report::listing(p, model, &o, start.elapsed(), limits.listed);
+            let mut report = Report::listing(p, model, &o, start.elapsed(), limits.listed);
             drop_aside(o);
+            let reach = cut_reach(engine, p, model, limits, &report, start.elapsed());
+            report.mark_bounded(p, reach);
+            report.seconds = start.elapsed().as_secs_f64();
             report
         }
         Err(why) => return Report::unsupported(p, model, why),

@@ -259,6 +259,15 @@ pub fn judge_visiting(
     }
     // Issue 27 §1: no verdict over zero states (it would be vacuous).
     let vacuous = positive.saturating_add(negative) == 0;
+    if o.limit.is_some() && !vacuous {
+        // Issue 74: a cut search's states are states of the program
+        // (`tests/it/limits_named.rs` holds every engine to it), so what
+        // they witness stands; the rest is unknown.
+        return Ok(witnessed(
+            c,
+            judgement(c, (positive, negative), (true, true), model),
+        ));
+    }
     let known = o.limit.is_none() && !vacuous;
     let j = judgement(c, (positive, negative), (known, known), model);
     if p.values_left.is_empty() {
@@ -267,20 +276,30 @@ pub fn judge_visiting(
     Ok(witnessed(c, j))
 }
 
-/// Issue 27 §1: with a declared V that an execution may leave, the engines
-/// dropped executions, which could only add states: a verdict stands when
-/// a found state witnesses it, and is unknown otherwise.
+/// The verdicts that the states found settle when more states may exist
+/// than were found: a search cut by a limit (issue 74), or a declared V
+/// that an execution may leave (issue 27 §1: the engines dropped
+/// executions, which could only add states). More states only add to
+/// `positive` and `negative`, so a count above zero stands and a zero does
+/// not: one state making the proposition true settles `exists` (Ok) and
+/// `forbid`/`~exists` (No) and meets an `allowed` expectation (fails a
+/// `forbidden` one); one not making it true settles `forall` (No) and
+/// fails `always`; one of each is `Sometimes` at any completion. `Never`,
+/// `Always` and a `forall` that holds are never settled so.
 fn witnessed(c: &Condition, mut j: Judgement) -> Judgement {
-    j.ok = match (c.quantifier, j.ok) {
-        (Quantifier::Exists | Quantifier::Allow, Some(true)) => Some(true),
-        (Quantifier::NotExists | Quantifier::Forbid | Quantifier::Forall, Some(false)) => {
-            Some(false)
-        }
+    let (pos, neg) = (j.positive > 0, j.negative > 0);
+    j.ok = match c.quantifier {
+        Quantifier::Exists | Quantifier::Allow if pos => Some(true),
+        Quantifier::NotExists | Quantifier::Forbid if pos => Some(false),
+        Quantifier::Forall if neg => Some(false),
         _ => None,
     };
-    j.observation = j.observation.filter(|o| *o == Observation::Sometimes);
-    j.met = match (j.expected, j.observation) {
-        (Some(v), Some(obs)) => meets(v, obs),
+    j.observation = (pos && neg).then_some(Observation::Sometimes);
+    j.met = match j.expected {
+        Some(Verdict::Allowed) if pos => Some(true),
+        Some(Verdict::Forbidden | Verdict::Never) if pos => Some(false),
+        Some(Verdict::Always) if neg => Some(false),
+        Some(Verdict::Sometimes) if pos && neg => Some(true),
         _ => None,
     };
     j

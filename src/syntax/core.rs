@@ -422,6 +422,55 @@ impl Program {
         })
     }
 
+    /// What an engine's notes say of the bound's cuts: the `Reach` whose
+    /// `bound_note` they hold (`Unknown` when none: no bound, or an engine
+    /// that adds no note).
+    pub fn reach_noted<'n>(&self, notes: impl IntoIterator<Item = &'n String>) -> Reach {
+        let notes: Vec<&String> = notes.into_iter().collect();
+        for reach in [Reach::Reached, Reach::Unreached] {
+            if let Some(n) = self.bound_note(reach) {
+                if notes.iter().any(|m| **m == n) {
+                    return reach;
+                }
+            }
+        }
+        Reach::Unknown
+    }
+
+    /// The program with every cut of a bound (`Stmt::Diverge` with
+    /// `bound`) read as the loop's exit: the path that would go round again
+    /// leaves the loop instead and runs on (issue 74). Its executions are
+    /// the program's and those that reach a cut; the exact `diverge` of a
+    /// spin's last pass stays. No bound is noted (`unroll` is `None`).
+    pub fn cut_as_exit(&self) -> Program {
+        fn exit(s: &Stmt) -> Stmt {
+            match s {
+                Stmt::Diverge { bound: true } => Stmt::Skip,
+                Stmt::Seq(parts) => Stmt::Seq(parts.iter().map(exit).collect()),
+                Stmt::If { cond, then, els } => Stmt::If {
+                    cond: cond.clone(),
+                    then: Box::new(exit(then)),
+                    els: Box::new(exit(els)),
+                },
+                Stmt::Par {
+                    thread,
+                    left,
+                    right,
+                } => Stmt::Par {
+                    thread: *thread,
+                    left: Box::new(exit(left)),
+                    right: Box::new(exit(right)),
+                },
+                other => other.clone(),
+            }
+        }
+        Program {
+            main: self.main.iter().map(|(t, s)| (*t, exit(s))).collect(),
+            unroll: None,
+            ..self.clone()
+        }
+    }
+
     /// The note an engine that takes the spin reduction adds when it was
     /// applied (`syntax::spin`): a reader sees that a loop was decided as
     /// its last pass, and how to have it unrolled instead.

@@ -7,6 +7,9 @@
 //! of its own reads and of registers fixed before the loop. Then a failed
 //! pass (M true) leaves nothing behind: no write, no fence, no RMW, and every
 //! register it set is set again by the next pass before anything reads it.
+//! A compare-and-swap that the loop's condition says failed is such a read
+//! (issue 74; `is_spin` says when): a lock's acquire loop is a spin, as
+//! Dat3M and GenMC take it; an exchange or fetch-and-add loop is not.
 //!
 //! For such a loop, `S; if (M) { diverge }` (the last pass, under the
 //! assumption that M is false) has the same final states as the loop has at
@@ -21,12 +24,26 @@
 //! This module only classifies; `check` lowers a spin, and `import::cfg`
 //! emits one for a backward jump whose region is a spin.
 
-use super::ast::{Expr, ExprKind, Place, Stmt, StmtKind, Suffix};
+use super::ast::{BinOp, Expr, ExprKind, Place, RmwOp, Stmt, StmtKind, Suffix, UnOp};
 
 /// Whether `do { body } while (cond)` is a spin. `is_location` tells a
 /// location's name from a register's.
+///
+/// A pass may also compare-and-swap (issue 74), as a lock's acquire or a
+/// CAS increment does: `r := CAS(x, e, d)` where the loop's condition
+/// implies that the CAS failed (it has a conjunct `r != e`, or `!(r = e)`,
+/// with the CAS's own `e`, an expression of registers that nothing after
+/// the CAS in the pass reassigns, nor `r`). A failed CAS writes nothing:
+/// it is a read of `x` (with the CAS's read mode) that sets `r`, so a pass
+/// that goes round again only reads and sets registers, as a read-only
+/// spin's does, and the argument above holds of it unchanged. The last
+/// pass keeps its CAS, which may succeed. An exchange or a fetch-and-add
+/// writes on every pass, failed or not, and is no spin.
 pub fn is_spin(body: &[Stmt], cond: &Expr, is_location: &dyn Fn(&str) -> bool) -> bool {
-    let mut assigned: Vec<&str> = Vec::new();
+    // Per statement: the register it assigns and the expressions it reads.
+    let mut steps: Vec<(&str, Vec<&Expr>)> = Vec::new();
+    // Per CAS: its statement's index, its result register, its `e`.
+    let mut cases: Vec<(usize, &str, &Expr)> = Vec::new();
     for s in body {
         match &s.kind {
             StmtKind::Skip => {}
@@ -38,7 +55,26 @@ pub fn is_spin(body: &[Stmt], cond: &Expr, is_location: &dyn Fn(&str) -> bool) -
                 if !reads_only(rhs, is_location) {
                     return false;
                 }
-                assigned.push(name.as_str());
+                steps.push((name.as_str(), vec![rhs]));
+            }
+            StmtKind::Rmw {
+                target: Some(r),
+                rmw,
+            } if rmw.op == RmwOp::Cas && rmw.quals.is_empty() && !is_location(r.as_str()) => {
+                let [expected, new] = &rmw.args[..] else {
+                    return false;
+                };
+                let mut reads = vec![expected, new];
+                match &rmw.place {
+                    Place::Named(x) if is_location(x.as_str()) => {}
+                    Place::Computed(a) if reads_only(a, is_location) => reads.push(a),
+                    _ => return false,
+                }
+                if !registers_only(expected, is_location) || !reads_only(new, is_location) {
+                    return false;
+                }
+                cases.push((steps.len(), r.as_str(), expected));
+                steps.push((r.as_str(), reads));
             }
             _ => return false,
         }
@@ -48,25 +84,45 @@ pub fn is_spin(body: &[Stmt], cond: &Expr, is_location: &dyn Fn(&str) -> bool) -
     }
     // No register carried from one pass to the next: every register the
     // body assigns is assigned before the body reads it.
+    let assigned: Vec<&str> = steps.iter().map(|(r, _)| *r).collect();
     let mut set: Vec<&str> = Vec::new();
-    for s in body {
-        if let StmtKind::Assign {
-            lhs: Place::Named(name),
-            rhs,
-            ..
-        } = &s.kind
-        {
-            let mut carried = false;
-            registers(rhs, is_location, &mut |r| {
+    for (name, reads) in &steps {
+        let mut carried = false;
+        for e in reads {
+            registers(e, is_location, &mut |r| {
                 carried |= assigned.contains(&r) && !set.contains(&r);
             });
-            if carried {
-                return false;
-            }
-            set.push(name.as_str());
         }
+        if carried {
+            return false;
+        }
+        set.push(name);
     }
-    true
+    // Every pass that goes round again failed each of its CASes.
+    cases.iter().all(|&(at, r, expected)| {
+        let later: Vec<&str> = steps[at + 1..].iter().map(|(n, _)| *n).collect();
+        let mut stable = !later.contains(&r);
+        registers(expected, is_location, &mut |t| {
+            stable &= !later.contains(&t)
+        });
+        stable && implies_differs(cond, r, expected)
+    })
+}
+
+/// Whether `cond` being true implies that register `r` differs from `e`:
+/// a conjunct of it is `r != e`, `e != r`, or the negation of `r = e`.
+fn implies_differs(cond: &Expr, r: &str, e: &Expr) -> bool {
+    let is_r =
+        |x: &Expr| matches!(&x.kind, ExprKind::Name(n, s) if n.as_str() == r && s.is_empty());
+    let compares = |a: &Expr, b: &Expr| (is_r(a) && b == e) || (is_r(b) && a == e);
+    match &cond.kind {
+        ExprKind::Binary(BinOp::And, a, b) => implies_differs(a, r, e) || implies_differs(b, r, e),
+        ExprKind::Binary(BinOp::Ne, a, b) => compares(a, b),
+        ExprKind::Unary(UnOp::Not, inner) => {
+            matches!(&inner.kind, ExprKind::Binary(BinOp::Eq, a, b) if compares(a, b))
+        }
+        _ => false,
+    }
 }
 
 /// Whether evaluating `e` only reads: every access is a plain or moded

@@ -218,7 +218,10 @@ fn compare_marks_bounded_verdicts_and_takes_no_counterexample_from_them() {
         .lines()
         .find(|l| l.starts_with("LB+loop"))
         .expect("a row");
-    assert!(row.contains("Sometimes  Never (--unroll 1)"), "{text}");
+    assert!(
+        row.contains("Sometimes  Never (--unroll 1, reached)"),
+        "{text}"
+    );
     let wider = std::process::Command::new(env!("CARGO_BIN_EXE_pomset"))
         .args(["compare", "--models", "pwt,rc11", "--unroll", "2"])
         .arg(&path)

@@ -52,6 +52,7 @@ mod semantics;
 mod serve_api;
 mod serve_browser;
 mod session;
+mod settled;
 mod spin;
 mod symmetry;
 mod transformations;

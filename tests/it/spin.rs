@@ -36,22 +36,41 @@ struct Spinner {
     via_register: bool,
     /// A write after the loop of what the last pass read.
     after: bool,
+    /// The first read is a compare-and-swap of x, expecting the value
+    /// the loop waits for (and writing 2): failed on every pass that goes
+    /// round again (issue 74).
+    cas: bool,
+}
+
+/// A read's mode as a CAS's (which has no `.wk`).
+fn cas_mode(m: &str) -> &str {
+    match m {
+        ".wk" => ".ra",
+        m => m,
+    }
 }
 
 impl Spinner {
+    /// What the loop's condition compares `r0` with.
+    fn target(&self) -> String {
+        match self.via_register {
+            true => "t".to_string(),
+            false => self.wait.to_string(),
+        }
+    }
+
     fn text(&self) -> String {
         let reads: Vec<String> = self
             .modes
             .iter()
             .enumerate()
-            .map(|(i, m)| format!("r{i} := {}{m};", ["x", "y"][i]))
+            .map(|(i, m)| match (i, self.cas) {
+                (0, true) => format!("r0 := CAS{}(x, {}, 2);", cas_mode(m), self.target()),
+                _ => format!("r{i} := {}{m};", ["x", "y"][i]),
+            })
             .collect();
         let body = reads.join(" ");
-        let target = if self.via_register {
-            "t"
-        } else {
-            &self.wait.to_string()
-        };
+        let target = self.target();
         let cond = format!("r0 != {target}");
         let head = match self.via_register {
             true => format!("t := {}; ", self.wait),
@@ -77,14 +96,18 @@ fn spinner() -> impl Strategy<Value = Spinner> {
         0i64..=2,
         any::<bool>(),
         any::<bool>(),
+        any::<bool>(),
     )
-        .prop_map(|(modes, while_form, wait, via_register, after)| Spinner {
-            modes,
-            while_form,
-            wait,
-            via_register,
-            after,
-        })
+        .prop_map(
+            |(modes, while_form, wait, via_register, after, cas)| Spinner {
+                modes,
+                while_form,
+                wait,
+                via_register,
+                after,
+                cas,
+            },
+        )
 }
 
 /// A writer: one or two writes of x or y, with modes.
@@ -200,6 +223,14 @@ fn loops_that_are_not_spins_are_unrolled() {
     let bodies = [
         "do { r := x; y := 1; } while (r = 0);",
         "do { r := FADD(x, 1); } while (r = 0);",
+        "do { r := EXCHG(x, 1); } while (r != 0);",
+        // A CAS the condition does not say failed: it may write and go on.
+        "do { r := CAS(x, 0, 1); } while (r = 0);",
+        "do { r := CAS(x, 0, 1); } while (r != 0 || r = 2);",
+        // The expected value reassigned after the CAS, or read again.
+        "do { e := y; r := CAS(x, e, 1); e := y; } while (r != e);",
+        "do { r := CAS(x, y, 1); } while (r != y);",
+        "do { r := CAS(x, r, 1); } while (r != 0);",
         "do { r := x; F.sc; } while (r = 0);",
         "do { n := n + 1; r := x; } while (r = 0);",
         "do { r := x.acq; } while (r = 0); do { s := y; x := 2; } while (s = 0);",
@@ -214,6 +245,44 @@ fn loops_that_are_not_spins_are_unrolled() {
         let expected = u32::from(body.matches("do").count() == 2);
         assert_eq!(p.spins, expected, "{body}");
         assert_eq!(p.unroll, Some(2), "{body}");
+    }
+}
+
+/// A loop whose passes that go round again each failed a CAS (the
+/// condition says so) and otherwise read is a spin (issue 74): a lock's
+/// acquire, a CAS increment, a CAS behind a register fixed before the
+/// loop, and `while` forms; decided under sc as its last pass, with the
+/// states of plain unrolling.
+#[test]
+fn cas_loops_are_spins() {
+    let bodies = [
+        "do { r := CAS.acq(x, 0, 1); } while (r != 0);",
+        "do { e := x; r := CAS(x, e, e + 1); } while (r != e);",
+        "t := 0; do { r := CAS(x, t, 1); } while (!(r = t));",
+        "r := 1; while (r != 0) { r := CAS.ra(x, 0, 1); }",
+        "do { s := y; r := CAS(x, 0, s); } while (r != 0 && s = 0);",
+    ];
+    let sc = engine::named("sc").expect("sc");
+    for body in bodies {
+        let text = format!(
+            "litmus CAS-SPIN\n{body} z := 1;\n|| x := 1; y := 1; x := 0;\n|| a := z; b := x;\nexists (P2:a = 1 /\\ P2:b = 0)\n"
+        );
+        let opts = check::Options {
+            unroll: Some(2),
+            spin: true,
+        };
+        let p = syntax::parse_with(&text, opts).expect("parses").program;
+        assert_eq!(p.spins, 1, "{body}");
+        assert_eq!(p.unroll, None, "{body}");
+        let reduced = states(&text, sc.as_ref(), 2, true)
+            .expect("decides")
+            .expect("no limit");
+        for n in [2, 3] {
+            let plain = states(&text, sc.as_ref(), n, false)
+                .expect("decides")
+                .expect("no limit");
+            assert_eq!(reduced.0, plain.0, "{body} at --unroll {n}");
+        }
     }
 }
 

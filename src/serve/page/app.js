@@ -230,7 +230,10 @@ function showReport(answer) {
   body.innerHTML = "";
   for (const c of report.conditions) {
     const row = body.insertRow();
-    const observation = c.observation || "Unknown";
+    // A verdict within a loop bound an execution reaches (or may reach)
+    // says so, as `pomset run` does (issue 74).
+    const bounded = c.bounded ? ` (bounded: --unroll ${c.bounded.unroll}${c.bounded.reached ? ", reached" : ", maybe reached"})` : "";
+    const observation = (c.observation || "Unknown") + bounded;
     verdicts[c.text] = observation;
     cell(row, c.text);
     const colour = verdictClass(c.ok, c.met);
@@ -249,7 +252,7 @@ function showReport(answer) {
   state.last = { source, model: state.model, verdicts };
   showWarnings(answer);
   if (report.limit || report.unsupported) {
-    text($("limit"), report.limit ? `Limit reached: ${limitWords(report.limit)} (verdicts Unknown; \`pomset run\` on the command line takes higher limits)` : report.unsupported);
+    text($("limit"), report.limit ? `Limit reached: ${limitWords(report.limit)} (the states are those found before it, at least; a verdict no found state settles is Unknown; \`pomset run\` on the command line takes higher limits)` : report.unsupported);
     $("limit").hidden = false;
   }
   $("states").tBodies[0].innerHTML = "";

@@ -264,21 +264,7 @@ pub fn compile(main: Source) -> Result<Model, LoadError> {
 /// option the model does not declare, or a value it does not bind, is
 /// refused by name.
 pub fn compile_with(main: Source, settings: &[(String, String)]) -> Result<Model, LoadError> {
-    let mut c = Compiler {
-        settings: settings.to_vec(),
-        options: Vec::new(),
-        meanings: Vec::new(),
-        sources: Vec::new(),
-        steps: Vec::new(),
-        slots: 0,
-        shown: Vec::new(),
-        names: Vec::new(),
-        including: Vec::new(),
-        calls: 0,
-        inlined: 0,
-        depth: 0,
-        nodes: 0,
-    };
+    let mut c = Compiler::new(settings);
     let mut env = Env::new();
     for &(name, b, ty, _) in builtins::named() {
         env.insert(name.to_string(), Entry::Builtin(b, ty));
@@ -629,8 +615,8 @@ impl Compiler {
         chosen == value.name
     }
 
-    /// A compiler holding only `options`' declarations (to check settings).
-    fn declared(options: &[CatOption]) -> Compiler {
+    /// A compiler with nothing compiled yet, asked for `settings`.
+    fn new(settings: &[(String, String)]) -> Compiler {
         Compiler {
             sources: Vec::new(),
             steps: Vec::new(),
@@ -642,12 +628,20 @@ impl Compiler {
             inlined: 0,
             depth: 0,
             nodes: 0,
-            settings: Vec::new(),
+            settings: settings.to_vec(),
+            options: Vec::new(),
+            meanings: Vec::new(),
+        }
+    }
+
+    /// A compiler holding only `options`' declarations (to check settings).
+    fn declared(options: &[CatOption]) -> Compiler {
+        Compiler {
             options: options
                 .iter()
                 .map(|o| (o.name.clone(), o.values.clone()))
                 .collect(),
-            meanings: Vec::new(),
+            ..Compiler::new(&[])
         }
     }
 

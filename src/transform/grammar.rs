@@ -675,15 +675,7 @@ fn enumerate_within(
                         apart: 0,
                     };
                     if !prune || (!c.has_isolated_thread(vocab) && !c.has_inert_code(vocab)) {
-                        for apart in vocab.placements(&c.threads) {
-                            for sets in &settings {
-                                out.push(Context {
-                                    sets: sets.clone(),
-                                    apart,
-                                    ..c.clone()
-                                });
-                            }
-                        }
+                        out.extend(vocab.placed_and_set(&c, &settings));
                     }
                     true
                 },
@@ -695,18 +687,27 @@ fn enumerate_within(
     }
     if vocab.fence_fragment {
         for c in classic(vocab) {
-            for apart in vocab.placements(&c.threads) {
-                for sets in &settings {
-                    out.push(Context {
-                        sets: sets.clone(),
-                        apart,
-                        ..c.clone()
-                    });
-                }
-            }
+            out.extend(vocab.placed_and_set(&c, &settings));
         }
     }
     Ok(out)
+}
+
+impl Vocabulary {
+    /// `c` in each placement and with each choice of the `set`s' values.
+    fn placed_and_set(&self, c: &Context, settings: &[Vec<i64>]) -> Vec<Context> {
+        let mut out = Vec::new();
+        for apart in self.placements(&c.threads) {
+            for sets in settings {
+                out.push(Context {
+                    sets: sets.clone(),
+                    apart,
+                    ..c.clone()
+                });
+            }
+        }
+        out
+    }
 }
 
 /// The classic fenced shapes around a fence fragment (the module's

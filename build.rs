@@ -19,8 +19,8 @@ fn main() {
 /// every file of the book (chapters, pictures, the JSON schema), sorted:
 /// `pomset serve` renders the chapters and serves the rest, offline.
 fn embed_book(out: &Path) {
-    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"))
-        .join("book/src");
+    let root =
+        PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it")).join("book/src");
     println!("cargo:rerun-if-changed=book/src");
     let mut files = Vec::new();
     walk_all(&root, &mut files);

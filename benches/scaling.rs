@@ -334,7 +334,8 @@ fn table() {
             );
         }
     }
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("book/src/appendix-performance.md");
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("book/src/appendix-performance.md");
     let Ok(book) = std::fs::read_to_string(&path) else {
         eprintln!("cannot read {}", path.display());
         return;

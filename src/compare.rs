@@ -117,12 +117,11 @@ pub fn rows(p: &Program, model: &Model, columns: &[Column], limits: Limits) -> V
 
 /// Whether a report raised a flag its model declares `undefined`.
 fn racy(r: &Result<Report, String>) -> bool {
-    r.as_ref()
-        .is_ok_and(|r| {
-            r.flags
-                .iter()
-                .any(|f| f.meaning == crate::outcome::FlagMeaning::Undefined)
-        })
+    r.as_ref().is_ok_and(|r| {
+        r.flags
+            .iter()
+            .any(|f| f.meaning == crate::outcome::FlagMeaning::Undefined)
+    })
 }
 
 /// A cell of the table: the observation, or `Unknown` / `Unsupported`.

@@ -201,12 +201,7 @@ impl RefineReport {
         } else {
             "the local pomsets were not all enumerated".to_string()
         };
-        let _ = writeln!(
-            s,
-            "Refinement {}: {} ({counts})",
-            self.name,
-            self.word(),
-        );
+        let _ = writeln!(s, "Refinement {}: {} ({counts})", self.name, self.word(),);
         if let Some(u) = &self.unmatched {
             let _ = writeln!(s, "Target pomset with no match in the source:");
             s.push_str(u);
@@ -534,11 +529,7 @@ const QUICK_MIDDLE: &str = " }\ntarget { ";
 /// typed: `(name, text, diagnostics)` with name `--from` or `--to` when
 /// every one lies in that fragment (a missing end named as such, never the
 /// `}` the wrapper added), else the whole wrapped file.
-pub fn quick_located(
-    from: &str,
-    to: &str,
-    d: &Diagnostics,
-) -> (&'static str, String, Diagnostics) {
+pub fn quick_located(from: &str, to: &str, d: &Diagnostics) -> (&'static str, String, Diagnostics) {
     // The closing text after each fragment up to its first token: ` }`.
     const TAIL: usize = 2;
     let at_to = QUICK_HEAD.len() + from.len() + QUICK_MIDDLE.len();

@@ -10,8 +10,8 @@ use super::builtins::{self, Builtin, Function};
 use super::depth::{MAX_IR_DEPTH, MAX_IR_NODES};
 use super::parse::{self, Binding, CheckKind, Expr, ExprKind, Stmt};
 use super::{CatError, LoadError, Source, Ty};
-use crate::syntax::diagnostic::Diagnostic;
 use crate::outcome::FlagMeaning;
+use crate::syntax::diagnostic::Diagnostic;
 use crate::syntax::span::{Ident, Span};
 
 /// A compiled expression: names are slots, builtins or inlined arguments.
@@ -165,11 +165,7 @@ pub struct Model {
 
 /// The parameters of a function binding, as `check_names` scopes them.
 fn param_names(b: &Binding) -> Vec<&str> {
-    b.params
-        .iter()
-        .flatten()
-        .map(|p| p.name.as_str())
-        .collect()
+    b.params.iter().flatten().map(|p| p.name.as_str()).collect()
 }
 
 impl Model {

@@ -299,7 +299,10 @@ impl Parser {
                 }
             }
             Some(Tok::With) => self.with(start),
-            Some(Tok::Name(n)) if meaning(n).is_some() && matches!(self.toks.get(self.at + 1), Some((Tok::Name(_), _))) => {
+            Some(Tok::Name(n))
+                if meaning(n).is_some()
+                    && matches!(self.toks.get(self.at + 1), Some((Tok::Name(_), _))) =>
+            {
                 let meaning = meaning(n).unwrap_or(crate::outcome::FlagMeaning::Undeclared);
                 self.at += 1;
                 let mut names = vec![self.name("a flag's name")?];

@@ -237,8 +237,12 @@ pub fn output_dir(dir: &Path, flag: &str) -> Result<(), String> {
         .map_err(|e| format!("{flag} {}: cannot create the directory: {e}", dir.display()))?;
     // A directory we may not write into fails now too, not after the work.
     let probe = dir.join(format!(".pomset-write-check-{}", std::process::id()));
-    std::fs::write(&probe, b"")
-        .map_err(|e| format!("{flag} {}: cannot write into the directory: {e}", dir.display()))?;
+    std::fs::write(&probe, b"").map_err(|e| {
+        format!(
+            "{flag} {}: cannot write into the directory: {e}",
+            dir.display()
+        )
+    })?;
     let _ = std::fs::remove_file(&probe);
     Ok(())
 }

@@ -167,7 +167,10 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
         let size = match (whole, shard.count) {
             (None, _) => "more programs than can be counted".to_string(),
             (Some(n), 1) => format!("{n} programs"),
-            (Some(n), k) => format!("{n} programs, about {} in a shard of {k}", n.div_ceil(k as u64)),
+            (Some(n), k) => format!(
+                "{n} programs, about {} in a shard of {k}",
+                n.div_ceil(k as u64)
+            ),
         };
         return Err(format!(
             "the bound holds {size}, more than the {DEFAULT_MAX_PROGRAMS} a sweep decides without a budget: give --budget SECONDS (the sweep stops then, keeping its records, and resumes), spread it with --shard K/N, or choose a smaller bound"
@@ -206,7 +209,9 @@ pub fn distinguish(a: &DistinguishArgs) -> Result<bool, String> {
     let show = a.progress || std::io::stderr().is_terminal();
     // (A bound counted shows `k/N` from the progress line's first step.)
     if show && whole.is_none() {
-        eprintln!("the bound holds more programs than can be counted; counting this sweep's as it goes");
+        eprintln!(
+            "the bound holds more programs than can be counted; counting this sweep's as it goes"
+        );
     }
     let counted = AtomicU64::new(total.unwrap_or(0));
     let over = AtomicBool::new(false);

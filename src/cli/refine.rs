@@ -146,8 +146,7 @@ pub fn refine(args: &RefineArgs, cx: Ctx) -> Result<bool, String> {
             Err(d) => {
                 match (&args.from, &args.to) {
                     (Some(from), Some(to)) => {
-                        let (flag, typed, moved) =
-                            crate::refinement::quick_located(from, to, &d);
+                        let (flag, typed, moved) = crate::refinement::quick_located(from, to, &d);
                         moved.emit_stderr(flag, &typed, cx.color);
                     }
                     _ => d.emit_stderr(&name, &src, cx.color),

@@ -312,19 +312,17 @@ fn merge(args: &TransformationsArgs) -> Result<bool, String> {
         if !absent.is_empty() {
             return Err(format!(
                 "the records hold no schema {} (they hold {})",
-                absent.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "),
+                absent
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 merged.header.schemas.join(", ")
             ));
         }
         table.rows.retain(|r| wanted.contains(&r.schema));
     }
-    let ok = print(
-        &table,
-        args,
-        Shard::WHOLE,
-        &merged.incomplete,
-        &engines,
-    )?;
+    let ok = print(&table, args, Shard::WHOLE, &merged.incomplete, &engines)?;
     if merged.incomplete.is_empty() {
         return Ok(ok);
     }

@@ -569,10 +569,18 @@ impl Pair {
         // allows every outcome (the program tells no model apart); a
         // defined flag leaves the states standing; any other, unknown.
         let meaning = |f: &str| engine.flag_meaning(f);
-        if let Some((flag, _)) = o.flags.iter().find(|(f, _)| meaning(f) == FlagMeaning::Undefined) {
+        if let Some((flag, _)) = o
+            .flags
+            .iter()
+            .find(|(f, _)| meaning(f) == FlagMeaning::Undefined)
+        {
             return Err(Undecided::distinguishes_nothing(format!("raises {flag}")));
         }
-        if let Some((flag, _)) = o.flags.iter().find(|(f, _)| meaning(f) != FlagMeaning::Defined) {
+        if let Some((flag, _)) = o
+            .flags
+            .iter()
+            .find(|(f, _)| meaning(f) != FlagMeaning::Defined)
+        {
             return Err(Undecided::unknown(format!(
                 "raises {flag} ({})",
                 meaning(flag).gloss()

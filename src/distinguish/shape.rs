@@ -278,7 +278,9 @@ impl Space {
         let src = format!("{head}{tree}\n\n{threads}\n");
         let errors = match crate::syntax::parse(&src) {
             Ok(_) => return None,
-            Err(d) => crate::syntax::Diagnostics(d.0.into_iter().filter(|d| d.is_error()).collect()),
+            Err(d) => {
+                crate::syntax::Diagnostics(d.0.into_iter().filter(|d| d.is_error()).collect())
+            }
         };
         if errors.is_empty() {
             return None;

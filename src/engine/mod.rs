@@ -394,7 +394,9 @@ fn named_from(spec: &str, files: bool) -> Result<Box<dyn Engine>, NameError> {
             Ok(m) => Box::new(axiomatic::Cat::new(m)),
             // An option the model does not declare (or a value it does not
             // bind) is named with the model's options, not the models.
-            Err(crate::cat::LoadError::Io(why)) if !sets.is_empty() && !why.starts_with("cannot read") => {
+            Err(crate::cat::LoadError::Io(why))
+                if !sets.is_empty() && !why.starts_with("cannot read") =>
+            {
                 return Err(NameError::Unknown(format!("{spec}: {why}")))
             }
             Err(crate::cat::LoadError::Io(why)) => {

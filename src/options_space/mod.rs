@@ -249,7 +249,9 @@ fn product(options: &[(&'static str, Vec<&'static str>)]) -> Vec<Setting> {
 pub fn settings_count(options: &[&'static OptionInfo], product_of: bool) -> Option<u128> {
     let sizes = options.iter().map(|o| decidable_values(o).len() as u128);
     match product_of {
-        true => sizes.into_iter().try_fold(1u128, |acc, n| acc.checked_mul(n)),
+        true => sizes
+            .into_iter()
+            .try_fold(1u128, |acc, n| acc.checked_mul(n)),
         false => Some(1 + sizes.map(|n| n.saturating_sub(1)).sum::<u128>()),
     }
 }

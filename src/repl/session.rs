@@ -695,7 +695,13 @@ impl Session {
             Err(d) => {
                 out.push(
                     Tone::Error,
-                    render_within(&d, &src, head.len(), condition, ("<condition>", "the condition")),
+                    render_within(
+                        &d,
+                        &src,
+                        head.len(),
+                        condition,
+                        ("<condition>", "the condition"),
+                    ),
                 );
                 None
             }
@@ -1162,7 +1168,10 @@ fn moved_to(d: &syntax::Diagnostics, line: &str, parts: &[Part<'_>]) -> syntax::
                 true => "S1",
                 false => "S2",
             });
-        let moved = syntax::Diagnostics(vec![x.clone()]).map_spans(moved).0.remove(0);
+        let moved = syntax::Diagnostics(vec![x.clone()])
+            .map_spans(moved)
+            .0
+            .remove(0);
         match at_end {
             Some(what) => syntax::diagnostic::at_end(moved, what),
             None => moved,

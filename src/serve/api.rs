@@ -243,7 +243,11 @@ pub fn decide(req: &Request, held: &Held) -> Result<Value, Problem> {
     let id = held.keep(&report.states);
     report.states.truncate(req.page_size());
     // The warnings as the terminal prints them (`pomset run`'s standard error).
-    let name = if req.test.name.is_empty() { "test.litmus" } else { req.test.name.as_str() };
+    let name = if req.test.name.is_empty() {
+        "test.litmus"
+    } else {
+        req.test.name.as_str()
+    };
     let rendered = match loaded.test.warnings.is_empty() {
         true => String::new(),
         false => loaded.test.warnings.render(name, &req.test.source),
@@ -634,9 +638,7 @@ pub const SWEEP_CHUNK: u64 = 16;
 /// The space of a `distinguish` request (its bound and vocabulary, the
 /// defaults as `pomset distinguish`'s) and its number of programs, when
 /// that can be counted without listing them.
-fn sweep_space(
-    req: &Request,
-) -> Result<(crate::distinguish::shape::Space, Option<u64>), Problem> {
+fn sweep_space(req: &Request) -> Result<(crate::distinguish::shape::Space, Option<u64>), Problem> {
     use crate::distinguish::count;
     use crate::distinguish::shape::{Bound, Space, Vocabulary};
     let threads = req.threads.unwrap_or(2);

@@ -260,7 +260,9 @@ fn page(text: &'static str, kind: &'static str) -> Response {
 /// chapter's Markdown moved to its rendered page, or 404.
 fn book_page(path: String) -> Response {
     match book::page(&path) {
-        Some(book::Served::File(kind, body)) => ([(header::CONTENT_TYPE, kind)], body).into_response(),
+        Some(book::Served::File(kind, body)) => {
+            ([(header::CONTENT_TYPE, kind)], body).into_response()
+        }
         Some(book::Served::Moved(to)) => {
             (StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, to)]).into_response()
         }

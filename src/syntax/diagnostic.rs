@@ -138,7 +138,11 @@ impl Diagnostics {
         let out = self.0.iter().map(|d| {
             let moved = Diagnostic {
                 span: moved(d.span),
-                also: d.also.iter().map(|(sp, l)| (moved(*sp), l.clone())).collect(),
+                also: d
+                    .also
+                    .iter()
+                    .map(|(sp, l)| (moved(*sp), l.clone()))
+                    .collect(),
                 ..d.clone()
             };
             match ends(&d.span) {
@@ -238,14 +242,16 @@ pub fn at_end(mut d: Diagnostic, what: &str) -> Diagnostic {
 /// sequence that is not UTF-8 is named with its line and column, as every
 /// other error in a file is (`path:line:col`).
 pub fn read_text(path: &std::path::Path) -> Result<String, String> {
-    let bytes =
-        std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     String::from_utf8(bytes).map_err(|e| {
         let good = e.utf8_error().valid_up_to();
         let bytes = e.as_bytes();
         let before = &bytes[..good];
         let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
         // Columns count characters, as the other diagnostics do.
         let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
         format!(

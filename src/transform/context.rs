@@ -212,8 +212,7 @@ pub fn vocabulary(req: &Refinement) -> Vocabulary {
         locs.push(second);
     }
     let release_words = |t: &str| {
-        [".rel", ".ra", "F.sc"].iter().any(|w| t.contains(w))
-            || (sc_words(t) && t.contains(":="))
+        [".rel", ".ra", "F.sc"].iter().any(|w| t.contains(w)) || (sc_words(t) && t.contains(":="))
     };
     Vocabulary {
         vulkan: None,
@@ -679,13 +678,25 @@ fn decide_parsed(
     // vacuous); a defined flag changes nothing; a program the model does
     // not describe, or whose flag it does not explain, gives no verdict.
     let meaning = |f: &str| engine.flag_meaning(f);
-    if so.flags.iter().any(|(f, _)| meaning(f) == FlagMeaning::Undefined) {
+    if so
+        .flags
+        .iter()
+        .any(|(f, _)| meaning(f) == FlagMeaning::Undefined)
+    {
         return One::SourceFlagged;
     }
-    if so.flags.iter().any(|(f, _)| meaning(f) == FlagMeaning::Unsupported) {
+    if so
+        .flags
+        .iter()
+        .any(|(f, _)| meaning(f) == FlagMeaning::Unsupported)
+    {
         return One::Outside;
     }
-    if let Some((f, _)) = so.flags.iter().find(|(f, _)| meaning(f) != FlagMeaning::Defined) {
+    if let Some((f, _)) = so
+        .flags
+        .iter()
+        .find(|(f, _)| meaning(f) != FlagMeaning::Defined)
+    {
         return One::Undecided(format!(
             "the source raises the flag {f} ({})",
             meaning(f).gloss()
@@ -696,14 +707,20 @@ fn decide_parsed(
         Err(why) => return One::Refused(why),
     };
     // A target the model does not describe tells nothing either.
-    if to.flags.iter().any(|(f, _)| meaning(f) == FlagMeaning::Unsupported) {
+    if to
+        .flags
+        .iter()
+        .any(|(f, _)| meaning(f) == FlagMeaning::Unsupported)
+    {
         return One::Outside;
     }
     // A target that alone has undefined behaviour is a counterexample
     // whatever its outcomes.
-    if let Some((f, _)) = to.flags.iter().find(|(f, _)| {
-        meaning(f) == FlagMeaning::Undefined && so.flags.iter().all(|g| &g.0 != f)
-    }) {
+    if let Some((f, _)) = to
+        .flags
+        .iter()
+        .find(|(f, _)| meaning(f) == FlagMeaning::Undefined && so.flags.iter().all(|g| &g.0 != f))
+    {
         return One::Distinguishes(Counterexample {
             target_test: shown(req, vocab, &text(&req.target_text, "")),
             source_test: shown(req, vocab, &text(&req.source_text, "")),

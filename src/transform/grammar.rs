@@ -731,13 +731,13 @@ pub fn classic(vocab: &Vocabulary) -> Vec<Context> {
         for y in (0..n).filter(|&y| y != x && !(fresh(x) && fresh(y) && y < x)) {
             // (name, pre, post, the other threads, the fenced thread's two accesses)
             let shapes: [(Instr, Instr, Vec<Instr>, [Instr; 2]); 8] = [
-                (w(x, 1), r(y), vec![], [w(y, 1), r(x)]),  // SB
-                (w(x, 1), w(y, 1), vec![], [r(y), r(x)]),  // MP, P0 writing
-                (r(y), r(x), vec![], [w(x, 1), w(y, 1)]),  // MP, P0 reading
-                (r(x), w(y, 1), vec![], [r(y), w(x, 1)]),  // LB
-                (w(x, 1), w(y, 1), vec![], [w(y, 2), r(x)]), // R
-                (w(x, 2), w(y, 1), vec![], [r(y), w(x, 1)]), // S
-                (w(x, 1), w(y, 2), vec![], [w(y, 1), w(x, 2)]), // 2+2W
+                (w(x, 1), r(y), vec![], [w(y, 1), r(x)]),           // SB
+                (w(x, 1), w(y, 1), vec![], [r(y), r(x)]),           // MP, P0 writing
+                (r(y), r(x), vec![], [w(x, 1), w(y, 1)]),           // MP, P0 reading
+                (r(x), w(y, 1), vec![], [r(y), w(x, 1)]),           // LB
+                (w(x, 1), w(y, 1), vec![], [w(y, 2), r(x)]),        // R
+                (w(x, 2), w(y, 1), vec![], [r(y), w(x, 1)]),        // S
+                (w(x, 1), w(y, 2), vec![], [w(y, 1), w(x, 2)]),     // 2+2W
                 (r(x), r(y), vec![w(x, 1), w(y, 1)], [r(y), r(x)]), // IRIW
             ];
             for (pre, post, lone, [a, b]) in shapes {

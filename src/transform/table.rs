@@ -85,7 +85,8 @@ fn decide_sharing(
     tests: &context::Tests,
 ) -> Cell {
     let model = &engine.options(&req.program.model);
-    let search = || context::search_sharing(req, engine, model, bound, context_limits(run), tests, None);
+    let search =
+        || context::search_sharing(req, engine, model, bound, context_limits(run), tests, None);
     if !local {
         let found = search();
         return match found {

@@ -90,8 +90,7 @@ pub fn refine_under(
             vacuous,
             outside,
             ..
-        } if crate::transform::context::mostly_vacuous(*total, vacuous + outside) =>
-        {
+        } if crate::transform::context::mostly_vacuous(*total, vacuous + outside) => {
             ("vacuous", None, None)
         }
         Found::NoneUpTo { .. } => ("no counterexample", None, None),

@@ -70,7 +70,9 @@ pub fn parse_test(
     match crate::import::load(name, &text, import) {
         Ok(t) => Ok(t),
         Err(d) => Err(
-            match condition.and_then(|c| Some((c, d.within_wrapped(at, c.len(), 1, "the condition")?))) {
+            match condition
+                .and_then(|c| Some((c, d.within_wrapped(at, c.len(), 1, "the condition")?)))
+            {
                 Some((c, moved)) => Failed {
                     diagnostics: moved,
                     file: "<condition>".into(),

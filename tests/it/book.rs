@@ -318,7 +318,11 @@ fn every_relative_link_resolves() {
     for file in &files {
         let text = std::fs::read_to_string(file).expect("readable");
         let dir = file.parent().expect("a folder");
-        let shown = file.strip_prefix(root).unwrap_or(file).display().to_string();
+        let shown = file
+            .strip_prefix(root)
+            .unwrap_or(file)
+            .display()
+            .to_string();
         let mut targets: Vec<(usize, String)> = Vec::new();
         for (i, line) in text.lines().enumerate() {
             for t in between(line, "](", ")").chain(between(line, "`../", "`")) {
@@ -360,9 +364,14 @@ fn every_relative_link_resolves() {
 /// The texts of `line` between each `open` and the next `close` (a code
 /// path keeps its leading `../`).
 fn between<'a>(line: &'a str, open: &'a str, close: &'a str) -> impl Iterator<Item = String> + 'a {
-    let keep = if open.starts_with('`') { &open[1..] } else { "" };
+    let keep = if open.starts_with('`') {
+        &open[1..]
+    } else {
+        ""
+    };
     line.match_indices(open).filter_map(move |(at, _)| {
         let rest = &line[at + open.len()..];
-        rest.find(close).map(|end| format!("{keep}{}", &rest[..end]))
+        rest.find(close)
+            .map(|end| format!("{keep}{}", &rest[..end]))
     })
 }

@@ -1647,5 +1647,8 @@ fn dependencies_never_read_a_register_an_if_may_leave_unassigned() {
         checked += 1;
     }
     assert!(checked > 1000, "{checked} threads");
-    assert!(after_a_guarded_read > 0, "no thread puts a dependency after a guarded read");
+    assert!(
+        after_a_guarded_read > 0,
+        "no thread puts a dependency after a guarded read"
+    );
 }

@@ -52,7 +52,11 @@ fn every_bundled_flag_has_its_models_meaning() {
         ("hrf-direct", "heterogeneous-race", FlagMeaning::Undefined),
         ("hrf-direct", "unsupported-fence", FlagMeaning::Unsupported),
         ("hrf-indirect", "heterogeneous-race", FlagMeaning::Undefined),
-        ("hrf-indirect", "unsupported-fence", FlagMeaning::Unsupported),
+        (
+            "hrf-indirect",
+            "unsupported-fence",
+            FlagMeaning::Unsupported,
+        ),
     ];
     for (name, _) in pomset::cat::BUNDLED {
         let model = pomset::cat::load(name).expect("bundled");
@@ -71,7 +75,9 @@ fn every_bundled_flag_has_its_models_meaning() {
         }
     }
     assert_eq!(
-        engine::named("rc11").expect("rc11").flag_meaning("no-such-flag"),
+        engine::named("rc11")
+            .expect("rc11")
+            .flag_meaning("no-such-flag"),
         FlagMeaning::Undeclared
     );
 }
@@ -83,7 +89,10 @@ fn flag_meanings_are_checked_where_declared() {
     let err = pomset::cat::from_text("t.cat", "T\nflag ~empty po as a\nundefined b\n")
         .expect_err("b is no flag")
         .render();
-    assert!(err.contains("`b` names no flag") && err.contains("its flags: a"), "{err}");
+    assert!(
+        err.contains("`b` names no flag") && err.contains("its flags: a"),
+        "{err}"
+    );
     let err = pomset::cat::from_text("t.cat", "T\nflag ~empty po as a\nundefined a\ndefined a\n")
         .expect_err("two meanings")
         .render();
@@ -91,8 +100,11 @@ fn flag_meanings_are_checked_where_declared() {
     let m = pomset::cat::from_text("t.cat", "T\nlet undefined = po\nacyclic undefined as x\n")
         .expect("`undefined` as a name");
     assert!(m.meanings.is_empty());
-    let m = pomset::cat::from_text("t.cat", "T\nflag ~empty po as a\nflag ~empty rf as b\ndefined a, b\n")
-        .expect("a list");
+    let m = pomset::cat::from_text(
+        "t.cat",
+        "T\nflag ~empty po as a\nflag ~empty rf as b\ndefined a, b\n",
+    )
+    .expect("a list");
     assert_eq!(m.meanings.len(), 2);
 }
 
@@ -112,7 +124,12 @@ fn hrf_scope_inclusion_is_an_option() {
     )
     .expect("parses");
     for base in ["hrf-direct", "hrf-indirect"] {
-        for (option, racy) in [("", false), ("[inclusion=nested]", false), ("[inclusion=mutual]", true), ("[inclusion=equal]", true)] {
+        for (option, racy) in [
+            ("", false),
+            ("[inclusion=nested]", false),
+            ("[inclusion=mutual]", true),
+            ("[inclusion=equal]", true),
+        ] {
             let name = format!("{base}{option}");
             let e = engine::named(&name).unwrap_or_else(|e| panic!("{name}: {}", e.line()));
             let o = e
@@ -122,7 +139,11 @@ fn hrf_scope_inclusion_is_an_option() {
             assert_eq!(raised, racy, "{name}: {:?}", o.flags);
         }
     }
-    for bad in ["hrf-direct[inclusion=loose]", "hrf-direct[scopes=mutual]", "rc11[inclusion=mutual]"] {
+    for bad in [
+        "hrf-direct[inclusion=loose]",
+        "hrf-direct[scopes=mutual]",
+        "rc11[inclusion=mutual]",
+    ] {
         let Err(e) = engine::named(bad) else {
             panic!("{bad} accepted");
         };
@@ -150,7 +171,10 @@ fn ptx_races_are_defined_and_the_others_count_vacuous_contexts() {
                 outside,
                 ..
             } => {
-                assert!(vacuous > 0 && vacuous < total, "{model}: {vacuous} of {total}");
+                assert!(
+                    vacuous > 0 && vacuous < total,
+                    "{model}: {vacuous} of {total}"
+                );
                 assert_eq!(outside, 0);
             }
             other => panic!("{model}: {other:?}"),
@@ -175,7 +199,10 @@ fn table_cells_count_their_vacuous_contexts() {
         };
         rc11_vacuous += vacuous;
         // PTX's races are defined: none of its contexts is vacuous.
-        if let Cell::Bounded { vacuous, outside, .. } = row.cells[1] {
+        if let Cell::Bounded {
+            vacuous, outside, ..
+        } = row.cells[1]
+        {
             assert_eq!(vacuous + outside, 0, "{row:?}");
         }
     }
@@ -216,7 +243,10 @@ fn fences_are_told_from_skip_at_the_default_bound() {
 fn vulkan_contexts_speak_vulkan() {
     let e = engine::named("vulkan").expect("vulkan");
     assert_eq!(e.qualifiers(), Qualifiers::Vulkan);
-    assert_eq!(engine::named("rc11").expect("rc11").qualifiers(), Qualifiers::Note);
+    assert_eq!(
+        engine::named("rc11").expect("rc11").qualifiers(),
+        Qualifiers::Note
+    );
     let r = quick(
         "x.wk.nonpriv := 1; y.rel.semsc0.semav := 1;",
         "y.rel.semsc0.semav := 1; x.wk.nonpriv := 1;",
@@ -234,7 +264,10 @@ fn vulkan_contexts_speak_vulkan() {
     let words = vocab.vulkan.clone().expect("Vulkan words");
     assert_eq!(words.classes, 0b11);
     let y = vocab.locs.iter().position(|l| l == "y").expect("y");
-    assert_eq!(vocab.qualified(Some(y), "acq"), ".acq.sc1.semsc0.semsc1.semvis");
+    assert_eq!(
+        vocab.qualified(Some(y), "acq"),
+        ".acq.sc1.semsc0.semsc1.semvis"
+    );
 }
 
 /// A guarded writer is the race-free observer of a fragment that releases:
@@ -266,14 +299,26 @@ fn brute_force_finds_nothing_the_search_misses_in_the_new_vocabulary() {
     let cases = [
         ("rc11", "x.wk := 1; y.rel := 1;", "y.rel := 1; x.wk := 1;"),
         ("ptx", "F.sc;", "skip;"),
-        ("vulkan", "x.wk.nonpriv := 1; y.rel.semsc0.semav := 1;", "y.rel.semsc0.semav := 1; x.wk.nonpriv := 1;"),
-        ("vulkan", "r := x.rlx; s := y.acq.semsc0.semvis;", "s := y.acq.semsc0.semvis; r := x.rlx;"),
+        (
+            "vulkan",
+            "x.wk.nonpriv := 1; y.rel.semsc0.semav := 1;",
+            "y.rel.semsc0.semav := 1; x.wk.nonpriv := 1;",
+        ),
+        (
+            "vulkan",
+            "r := x.rlx; s := y.acq.semsc0.semvis;",
+            "s := y.acq.semsc0.semvis; r := x.rlx;",
+        ),
     ];
     for (model, from, to) in cases {
         let r = quick(from, to).expect("parses");
         let e = engine::named(model).expect("model");
         let m = e.options(&r.program.model);
-        let bound = if vocab_needs_size_3(from) { sized(3, 1) } else { sized(1, 1) };
+        let bound = if vocab_needs_size_3(from) {
+            sized(3, 1)
+        } else {
+            sized(1, 1)
+        };
         let vocab = context::vocabulary_for(&r, e.as_ref());
         if bound.size == 3 {
             assert!(vocab

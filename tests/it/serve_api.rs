@@ -649,7 +649,15 @@ fn the_transformation_schemas_are_listed_with_their_instances() {
     let answer: Value = serde_json::from_str(&text).expect("JSON back");
     assert_eq!(
         answer["models"],
-        json!(["pwt", "rc11", "ptx", "vulkan", "hrf-direct", "hrf-indirect", "sc"])
+        json!([
+            "pwt",
+            "rc11",
+            "ptx",
+            "vulkan",
+            "hrf-direct",
+            "hrf-indirect",
+            "sc"
+        ])
     );
     let roach = answer["schemas"]
         .as_array()
@@ -824,8 +832,15 @@ fn a_sweep_stops_at_the_request_limit_with_the_limit_and_the_count_named() {
 fn the_book_is_served_rendered_with_its_pictures_and_links() {
     use pomset::serve::book::{heading_ids, page, render, Served, FILES};
     assert_eq!(
-        heading_ids("# A b\n\n## The cat engine: a write's co positions\n\n## `x` and y\n\n## A b\n"),
-        ["a-b", "the-cat-engine-a-writes-co-positions", "x-and-y", "a-b-1"]
+        heading_ids(
+            "# A b\n\n## The cat engine: a write's co positions\n\n## `x` and y\n\n## A b\n"
+        ),
+        [
+            "a-b",
+            "the-cat-engine-a-writes-co-positions",
+            "x-and-y",
+            "a-b-1"
+        ]
     );
     let html = render(
         "# T\n\nSee [the diagrams](diagrams.md#arrows) and ![a](explorer/x.png) and [web](https://x.org/a.md).\n",
@@ -846,14 +861,20 @@ fn the_book_is_served_rendered_with_its_pictures_and_links() {
     }
     assert!(matches!(page("explorer.md"), Some(Served::Moved(p)) if p == "explorer.html"));
     assert!(page("nonesuch.html").is_none());
-    assert!(matches!(page("explorer/error.png"), Some(Served::File("image/png", _))));
+    assert!(matches!(
+        page("explorer/error.png"),
+        Some(Served::File("image/png", _))
+    ));
     // Over HTTP: the contents, a chapter with its picture, the old address moved.
     let (status, contents) = request("GET", "/book/", None);
     assert_eq!(status, 200);
     assert!(contents.contains("href=\"explorer.html\""), "{contents}");
     let (status, chapter) = request("GET", "/book/explorer.html", None);
     assert_eq!(status, 200);
-    assert!(chapter.contains("<img src=\"explorer/mp-rel-acq.png\""), "{chapter}");
+    assert!(
+        chapter.contains("<img src=\"explorer/mp-rel-acq.png\""),
+        "{chapter}"
+    );
     let (status, _) = request("GET", "/book/explorer.md", None);
     assert_eq!(status, 301);
     let (status, _) = request("GET", "/book/nonesuch.html", None);
@@ -872,7 +893,10 @@ fn heavy_requests_wait_their_turn_in_the_queue() {
     let status = |ticket: &str| -> Value {
         let mut stream = TcpStream::connect(addr).expect("the server accepts");
         stream
-            .write_all(format!("GET /api/status?ticket={ticket} HTTP/1.0\r\nHost: localhost\r\n\r\n").as_bytes())
+            .write_all(
+                format!("GET /api/status?ticket={ticket} HTTP/1.0\r\nHost: localhost\r\n\r\n")
+                    .as_bytes(),
+            )
             .expect("request sent");
         let mut response = String::new();
         stream.read_to_string(&mut response).expect("a response");
@@ -938,7 +962,11 @@ fn a_decision_lists_at_most_max_listed_states() {
         json!({ "source": sb_ring(10), "timeout": 60 }),
     );
     assert_eq!(status, 200, "{answer}");
-    assert!(answer["report"]["limit"].is_null(), "{}", answer["report"]["limit"]);
+    assert!(
+        answer["report"]["limit"].is_null(),
+        "{}",
+        answer["report"]["limit"]
+    );
     assert_eq!(answer["page"]["all"], 59049);
     assert_eq!(answer["page"]["total"], 1024, "the determined ones held");
     assert!(1024 <= pomset::serve::api::MAX_LISTED && 59049 > pomset::serve::api::MAX_LISTED);
@@ -948,13 +976,28 @@ fn a_decision_lists_at_most_max_listed_states() {
 fn fields_the_api_would_ignore_or_change_are_refused_by_name() {
     let src = example("classic/sb.litmus");
     for (body, names) in [
-        (json!({ "source": src, "engine": "bogus" }), "`engine: \"bogus\"`"),
-        (json!({ "source": src, "engine": "sc", "model": "rc11" }), "`engine: \"sc\"`"),
-        (json!({ "source": src, "max_pomsets": 0 }), "`max_pomsets: 0`"),
-        (json!({ "source": src, "max_pomsets": 10_000_000 }), "`max_pomsets: 10000000`"),
+        (
+            json!({ "source": src, "engine": "bogus" }),
+            "`engine: \"bogus\"`",
+        ),
+        (
+            json!({ "source": src, "engine": "sc", "model": "rc11" }),
+            "`engine: \"sc\"`",
+        ),
+        (
+            json!({ "source": src, "max_pomsets": 0 }),
+            "`max_pomsets: 0`",
+        ),
+        (
+            json!({ "source": src, "max_pomsets": 10_000_000 }),
+            "`max_pomsets: 10000000`",
+        ),
         (json!({ "source": src, "timeout": -1 }), "`timeout: -1`"),
         (json!({ "source": src, "page": 0 }), "`page: 0`"),
-        (json!({ "source": src, "model": "rc11[c7a=direct]" }), "has no option `c7a`"),
+        (
+            json!({ "source": src, "model": "rc11[c7a=direct]" }),
+            "has no option `c7a`",
+        ),
     ] {
         let (status, answer) = post("/api/decide", body.clone());
         assert_eq!(status, 400, "{body}: {answer}");
@@ -990,5 +1033,8 @@ fn refine_says_unsound_star_as_the_table_does() {
     assert_eq!(refined["verdict"], "unsound*", "{refined}");
     let text = refined["text"].as_str().expect("the text");
     assert!(text.contains("quick: unsound* ("), "{text}");
-    assert!(text.contains("unsound*: a target pomset has no match"), "{text}");
+    assert!(
+        text.contains("unsound*: a target pomset has no match"),
+        "{text}"
+    );
 }

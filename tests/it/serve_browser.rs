@@ -215,7 +215,11 @@ fn a_user_decides_flips_explains_draws_switches_and_narrows_the_window() {
     assert!(error.starts_with("<condition>:1:"), "{error}");
     let body = text(&mut page, "body");
     // The end cut short is said as such, not as the `)` the page wraps it in.
-    assert_eq!(body.matches("unexpected end of the condition").count(), 1, "{body}");
+    assert_eq!(
+        body.matches("unexpected end of the condition").count(),
+        1,
+        "{body}"
+    );
     assert_eq!(body.matches("unexpected `)`").count(), 0, "{body}");
     assert_eq!(body.matches("hint:").count(), 1, "{body}");
     assert_eq!(page.eval("document.getElementById('problem').hidden"), true);
@@ -481,7 +485,11 @@ fn browser_and_server() -> Option<(cdp::Browser, String, std::net::SocketAddr)> 
         .expect("the server starts");
     let addr = server.addr;
     std::thread::spawn(move || server.wait());
-    Some((cdp::Browser::start(&binary), format!("http://{addr}/"), addr))
+    Some((
+        cdp::Browser::start(&binary),
+        format!("http://{addr}/"),
+        addr,
+    ))
 }
 
 /// Sets the open tab's fragment, as a user editing the address would, and
@@ -516,10 +524,16 @@ fn the_explorer_shows_warnings_follows_links_and_fits_1280_px() {
     let src = "litmus T\nx0 := 1; x1 := 1;\n|| r := x1; s := x0;\nexists (r = 1)\n";
     open(
         &mut page,
-        &format!("{base}#src={}", src.replace(' ', "%20").replace('\n', "%0A")),
+        &format!(
+            "{base}#src={}",
+            src.replace(' ', "%20").replace('\n', "%0A")
+        ),
     );
     assert_eq!(verdicts(&mut page), ["Never plain"]);
-    assert_eq!(page.eval("document.getElementById('warnings').hidden"), false);
+    assert_eq!(
+        page.eval("document.getElementById('warnings').hidden"),
+        false
+    );
     let warned = text(&mut page, "#warnings");
     assert!(
         warned.contains("warning: register `x1` is read before any assignment in P1")
@@ -530,14 +544,20 @@ fn the_explorer_shows_warnings_follows_links_and_fits_1280_px() {
 
     // Under vulkan, MP+rel+acq is Sometimes, and the warning under the
     // verdict says why: its release and acquire carry no storage class.
-    open(&mut page, &format!("{base}#ex=classic%2Fmp%2Brel%2Bacq.litmus&model=vulkan"));
+    open(
+        &mut page,
+        &format!("{base}#ex=classic%2Fmp%2Brel%2Bacq.litmus&model=vulkan"),
+    );
     assert_eq!(verdicts(&mut page), ["Sometimes plain"]);
     let why = text(&mut page, "#warnings");
     assert!(why.contains("no storage class in their semantics"), "{why}");
     // Under pwt the same test warns of nothing.
     choose(&mut page, "model", "pwt");
     assert_eq!(verdicts(&mut page), ["Never ok"]);
-    assert_eq!(page.eval("document.getElementById('warnings').hidden"), true);
+    assert_eq!(
+        page.eval("document.getElementById('warnings').hidden"),
+        true
+    );
 
     // A link with values the explorer does not have: each named above the
     // page, the menus never blank, the rest of the link applied.
@@ -560,21 +580,33 @@ fn the_explorer_shows_warnings_follows_links_and_fits_1280_px() {
         page.eval("document.getElementById('examples').value"),
         "classic/mp+rel+acq.litmus"
     );
-    assert_eq!(page.eval("document.getElementById('option-c8b').value"), "strong");
+    assert_eq!(
+        page.eval("document.getElementById('option-c8b').value"),
+        "strong"
+    );
     assert_eq!(text(&mut page, "#changed"), "(1 not default)");
 
     // A changed fragment in the open tab is followed: another example,
     // decided, and the message of the earlier link gone.
-    follow(&mut page, "#ex=catalogue%2Fc06-mp-fences.litmus&set=c7a=direct");
+    follow(
+        &mut page,
+        "#ex=catalogue%2Fc06-mp-fences.litmus&set=c7a=direct",
+    );
     assert_eq!(
         page.eval("document.getElementById('examples').value"),
         "catalogue/c06-mp-fences.litmus"
     );
     assert_eq!(verdicts(&mut page), ["Sometimes ok"]);
-    assert_eq!(page.eval("document.getElementById('link-problem').hidden"), true);
+    assert_eq!(
+        page.eval("document.getElementById('link-problem').hidden"),
+        true
+    );
 
     // Bare `&check` presses Check, as documented.
-    follow(&mut page, "#from=r%20:=%20y;%20x%20:=%201;&to=x%20:=%201;%20r%20:=%20y;&check");
+    follow(
+        &mut page,
+        "#from=r%20:=%20y;%20x%20:=%201;&to=x%20:=%201;%20r%20:=%20y;&check",
+    );
     let refined = text(&mut page, "#refinement");
     assert!(refined.contains("sound"), "{refined}");
 
@@ -585,19 +617,28 @@ fn the_explorer_shows_warnings_follows_links_and_fits_1280_px() {
         page.eval(&format!(
             "(() => {{ const e = document.getElementById({id:?}); e.value = {v:?}; e.dispatchEvent(new Event('input')); }})()"
         ));
-        page.wait_for(
-            "new Promise(r => setTimeout(() => r(true), 300))",
-            5,
-        );
+        page.wait_for("new Promise(r => setTimeout(() => r(true), 300))", 5);
     };
     set(&mut page, "dist-threads", "3");
     set(&mut page, "dist-per-thread", "3");
-    assert_eq!(page.eval("document.getElementById('dist-run').disabled"), true);
+    assert_eq!(
+        page.eval("document.getElementById('dist-run').disabled"),
+        true
+    );
     let count = text(&mut page, "#dist-count");
-    assert!(count.contains("53018 programs, more than the 20000"), "{count}");
+    assert!(
+        count.contains("53018 programs, more than the 20000"),
+        "{count}"
+    );
     set(&mut page, "dist-locations", "1");
-    assert_eq!(page.eval("document.getElementById('dist-run').disabled"), false);
-    assert_eq!(text(&mut page, "#dist-count"), "679 programs in this bound.");
+    assert_eq!(
+        page.eval("document.getElementById('dist-run').disabled"),
+        false
+    );
+    assert_eq!(
+        text(&mut page, "#dist-count"),
+        "679 programs in this bound."
+    );
     set(&mut page, "dist-threads", "0");
     set(&mut page, "dist-locations", "2");
     let refused = text(&mut page, "#dist-count");
@@ -605,12 +646,18 @@ fn the_explorer_shows_warnings_follows_links_and_fits_1280_px() {
     page.eval("document.getElementById('dist-run').disabled = false");
     click(&mut page, "#dist-run");
     let headline = text(&mut page, "#dist-headline");
-    assert!(headline.contains("take at least 1"), "threads 0 is not 2: {headline}");
+    assert!(
+        headline.contains("take at least 1"),
+        "threads 0 is not 2: {headline}"
+    );
 
     // An empty field is the server's default (2).
     set(&mut page, "dist-threads", "");
     set(&mut page, "dist-per-thread", "");
-    assert_eq!(text(&mut page, "#dist-count"), "120 programs in this bound.");
+    assert_eq!(
+        text(&mut page, "#dist-count"),
+        "120 programs in this bound."
+    );
 
     // Bare `&sweep` runs the form, as documented.
     follow(&mut page, "#ex=classic%2Fmp.litmus&sweep");
@@ -647,13 +694,18 @@ fn the_explorer_shows_warnings_follows_links_and_fits_1280_px() {
     // The Book link: the chapter rendered, its pictures and links served.
     let book = page.eval("document.getElementById('book').href");
     page.navigate(book.as_str().expect("the Book link"));
-    page.wait_for("document.readyState === 'complete' && !!document.querySelector('h1')", 10);
+    page.wait_for(
+        "document.readyState === 'complete' && !!document.querySelector('h1')",
+        10,
+    );
     assert_eq!(text(&mut page, "h1"), "The web explorer");
     let images = page.eval(
         "Promise.all([...document.images].map(i => i.decode().then(() => i.naturalWidth > 0, () => false)))",
     );
     assert!(
-        images.as_array().is_some_and(|a| !a.is_empty() && a.iter().all(|b| b == true)),
+        images
+            .as_array()
+            .is_some_and(|a| !a.is_empty() && a.iter().all(|b| b == true)),
         "{images}"
     );
     let dead = strings(page.eval(

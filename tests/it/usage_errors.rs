@@ -43,9 +43,16 @@ fn run_draw_into_a_path_that_cannot_be_a_directory_fails_before_deciding() {
     ]);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("--draw") && err.contains("cannot create"), "{err}");
+    assert!(
+        err.contains("--draw") && err.contains("cannot create"),
+        "{err}"
+    );
     // Refused before the work: no verdict printed.
-    assert!(!text(&out.stdout).contains("Test SB"), "{}", text(&out.stdout));
+    assert!(
+        !text(&out.stdout).contains("Test SB"),
+        "{}",
+        text(&out.stdout)
+    );
 }
 
 #[test]
@@ -101,7 +108,10 @@ fn a_garbage_scope_tree_is_a_located_usage_error() {
     ]);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("--scope-tree:1:24") && err.contains("no thread `P5`"), "{err}");
+    assert!(
+        err.contains("--scope-tree:1:24") && err.contains("no thread `P5`"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -111,7 +121,10 @@ fn options_a_model_does_not_read_are_refused() {
     for (model, says) in [
         ("rc11[c7a=direct]", "has no option `c7a`"),
         ("sc[merge=binary]", "reads no model option"),
-        ("hrf-direct[c7a=direct]", "the options of `HRF-direct-relaxed`: inclusion"),
+        (
+            "hrf-direct[c7a=direct]",
+            "the options of `HRF-direct-relaxed`: inclusion",
+        ),
     ] {
         let out = pomset(&["run", "--model", model, "examples/classic/sb.litmus"]);
         let err = text(&out.stderr);
@@ -119,7 +132,12 @@ fn options_a_model_does_not_read_are_refused() {
         assert!(err.contains(says), "{model}: {err}");
     }
     // pwt reads them.
-    let out = pomset(&["run", "--model", "pwt[c7a=direct]", "examples/classic/sb.litmus"]);
+    let out = pomset(&[
+        "run",
+        "--model",
+        "pwt[c7a=direct]",
+        "examples/classic/sb.litmus",
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
@@ -128,7 +146,10 @@ fn transformations_json_and_markdown_conflict() {
     let out = pomset(&["transformations", "--json", "--markdown", "elim-raw"]);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("--markdown") && err.contains("--json"), "{err}");
+    assert!(
+        err.contains("--markdown") && err.contains("--json"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -138,7 +159,10 @@ fn a_condition_cut_short_is_located_at_its_end_without_the_wrappers_parenthesis(
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("<condition>:1:3"), "{err}");
     assert!(err.contains("unexpected end of the condition"), "{err}");
-    assert!(!err.contains("`)`"), "the `)` is the tool's, not the user's: {err}");
+    assert!(
+        !err.contains("`)`"),
+        "the `)` is the tool's, not the user's: {err}"
+    );
 }
 
 #[test]
@@ -150,7 +174,10 @@ fn refine_from_and_to_errors_are_located_in_the_fragment_typed() {
     assert!(!err.contains("source {"), "the wrapper is not shown: {err}");
     let out = pomset(&["refine", "--from", "x := 1;", "--to", "x := 1; r :="]);
     let err = text(&out.stderr);
-    assert!(err.contains("--to:1:13") && err.contains("unexpected end of --to"), "{err}");
+    assert!(
+        err.contains("--to:1:13") && err.contains("unexpected end of --to"),
+        "{err}"
+    );
     assert!(!err.contains("`}`"), "the `}}` is the tool's: {err}");
 }
 
@@ -160,7 +187,10 @@ fn invalid_utf8_gets_a_line_and_column() {
     let out = pomset(&["run", path.to_str().expect("utf-8")]);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("latin1.litmus:3:12: not UTF-8 text (byte 0xe9)"), "{err}");
+    assert!(
+        err.contains("latin1.litmus:3:12: not UTF-8 text (byte 0xe9)"),
+        "{err}"
+    );
     let path = temp_file("latin1.refine", b"refine R\nsource { x := 1; }\n\xff");
     let out = pomset(&["refine", path.to_str().expect("utf-8")]);
     let err = text(&out.stderr);
@@ -224,7 +254,10 @@ fn an_empty_jsonl_file_starts_a_sweep_and_merging_one_says_what_to_do() {
     let out = pomset(&["distinguish", "--merge", e]);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("no header line") && err.contains("delete it"), "{err}");
+    assert!(
+        err.contains("no header line") && err.contains("delete it"),
+        "{err}"
+    );
     // As the --jsonl of a sweep, it is a new file.
     let out = pomset(&[
         "distinguish",
@@ -284,10 +317,19 @@ fn refine_refuses_a_bound_past_its_default_budget_before_searching() {
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("more than 50000"), "{err}");
-    assert!(err.contains("--max-contexts") && err.contains("--timeout"), "{err}");
+    assert!(
+        err.contains("--max-contexts") && err.contains("--timeout"),
+        "{err}"
+    );
     assert!(text(&out.stdout).is_empty(), "{}", text(&out.stdout));
     // The default bound is searched as before.
-    let out = pomset(&["refine", "--from", "x := 1; r := x;", "--to", "x := 1; r := 1;"]);
+    let out = pomset(&[
+        "refine",
+        "--from",
+        "x := 1; r := x;",
+        "--to",
+        "x := 1; r := 1;",
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
@@ -300,16 +342,37 @@ fn vary_names_a_products_size_and_refuses_it_past_the_default() {
     assert!(err.contains("--max-settings 1024"), "{err}");
     assert!(text(&out.stdout).is_empty());
     // A small product is decided.
-    let out = pomset(&["vary", "--product", "--options", "c7a,orders", "examples/classic/sb.litmus"]);
+    let out = pomset(&[
+        "vary",
+        "--product",
+        "--options",
+        "c7a,orders",
+        "examples/classic/sb.litmus",
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
 #[test]
 fn distinguish_bounds_its_sweep_before_it_starts() {
     let big = [
-        "distinguish", "--models", "sc,rc11", "--values", "16", "--locations", "4", "--threads",
-        "3", "--per-thread", "3", "--modes", "rlx,acq,rel,sc", "--fences", "--rmws",
-        "fadd,exchg", "--deps", "data,ctrl",
+        "distinguish",
+        "--models",
+        "sc,rc11",
+        "--values",
+        "16",
+        "--locations",
+        "4",
+        "--threads",
+        "3",
+        "--per-thread",
+        "3",
+        "--modes",
+        "rlx,acq,rel,sc",
+        "--fences",
+        "--rmws",
+        "fadd,exchg",
+        "--deps",
+        "data,ctrl",
     ];
     // Its threads alone would not fit in memory: refused, with or without a budget.
     for budget in [&[][..], &["--budget", "1"][..]] {
@@ -326,17 +389,38 @@ fn distinguish_bounds_its_sweep_before_it_starts() {
         assert!(err.contains("take at most 8"), "{err}");
     }
     // Past the default size: refused without --budget, its size named.
-    let large = ["distinguish", "--models", "sc,rc11", "--threads", "4", "--per-thread", "3", "--values", "3"];
+    let large = [
+        "distinguish",
+        "--models",
+        "sc,rc11",
+        "--threads",
+        "4",
+        "--per-thread",
+        "3",
+        "--values",
+        "3",
+    ];
     let out = pomset(&large);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("holds 24652290 programs") && err.contains("--budget"), "{err}");
+    assert!(
+        err.contains("holds 24652290 programs") && err.contains("--budget"),
+        "{err}"
+    );
     // (A stopped sweep keeps its records: in a file of this test's.)
     let jsonl = temp("large.jsonl");
     let _ = std::fs::remove_file(&jsonl);
     let j = jsonl.to_str().expect("utf-8");
-    let args: Vec<&str> = large.iter().copied().chain(["--budget", "0", "--jsonl", j]).collect();
+    let args: Vec<&str> = large
+        .iter()
+        .copied()
+        .chain(["--budget", "0", "--jsonl", j])
+        .collect();
     let out = pomset(&args);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("after 0 of 24652290 programs"), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("after 0 of 24652290 programs"),
+        "{}",
+        text(&out.stdout)
+    );
 }

@@ -200,7 +200,9 @@ pub fn unqualified_synchronisation(p: &Program, model: &crate::cat::Model) -> Op
                     *found += 1;
                 }
             }
-            Stmt::Barrier { mode: Some(m), vk, .. } => {
+            Stmt::Barrier {
+                mode: Some(m), vk, ..
+            } => {
                 if syncs(m) && vk.semsc == 0 {
                     *found += 1;
                 }

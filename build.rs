@@ -19,50 +19,25 @@ fn main() {
 /// every file of the book (chapters, pictures, the JSON schema), sorted:
 /// `pomset serve` renders the chapters and serves the rest, offline.
 fn embed_book(out: &Path) {
-    let root =
-        PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it")).join("book/src");
-    println!("cargo:rerun-if-changed=book/src");
-    let mut files = Vec::new();
-    walk_all(&root, &mut files);
-    files.sort();
-    let mut text = String::from("&[\n");
-    for f in files {
-        let Ok(rel) = f.strip_prefix(&root) else {
-            continue;
-        };
-        text.push_str(&format!(
-            "    ({:?}, include_bytes!({:?})),\n",
-            rel.to_string_lossy(),
-            f.to_string_lossy()
-        ));
-    }
-    text.push_str("]\n");
-    std::fs::write(out.join("book.rs"), text).expect("OUT_DIR is writable");
-}
-
-fn walk_all(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            println!("cargo:rerun-if-changed={}", p.display());
-            walk_all(&p, out);
-        } else {
-            out.push(p);
-        }
-    }
+    embed(out, "book/src", "book.rs", "include_bytes", &|_| true);
 }
 
 /// Writes `examples.rs`: `(path under examples/, include_str!(file))` for
 /// every `.litmus`, `.lit` and `.refine` file, sorted.
 fn embed_examples(out: &Path) {
-    let root =
-        PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it")).join("examples");
-    println!("cargo:rerun-if-changed=examples");
+    embed(out, "examples", "examples.rs", "include_str", &|p| {
+        p.extension()
+            .is_some_and(|x| x == "litmus" || x == "lit" || x == "refine")
+    });
+}
+
+/// Writes `OUT_DIR/file`: `(path under dir/, include(path))` for every file
+/// under `dir` that `keep` takes, sorted.
+fn embed(out: &Path, dir: &str, file: &str, include: &str, keep: &dyn Fn(&Path) -> bool) {
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it")).join(dir);
+    println!("cargo:rerun-if-changed={dir}");
     let mut files = Vec::new();
-    walk(&root, &mut files);
+    walk(&root, keep, &mut files);
     files.sort();
     let mut text = String::from("&[\n");
     for f in files {
@@ -70,16 +45,16 @@ fn embed_examples(out: &Path) {
             continue;
         };
         text.push_str(&format!(
-            "    ({:?}, include_str!({:?})),\n",
+            "    ({:?}, {include}!({:?})),\n",
             rel.to_string_lossy(),
             f.to_string_lossy()
         ));
     }
     text.push_str("]\n");
-    std::fs::write(out.join("examples.rs"), text).expect("OUT_DIR is writable");
+    std::fs::write(out.join(file), text).expect("OUT_DIR is writable");
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+fn walk(dir: &Path, keep: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -87,11 +62,8 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let p = e.path();
         if p.is_dir() {
             println!("cargo:rerun-if-changed={}", p.display());
-            walk(&p, out);
-        } else if p
-            .extension()
-            .is_some_and(|x| x == "litmus" || x == "lit" || x == "refine")
-        {
+            walk(&p, keep, out);
+        } else if keep(&p) {
             out.push(p);
         }
     }

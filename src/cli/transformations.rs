@@ -35,7 +35,7 @@ pub struct TransformationsArgs {
     /// Bundled schemas by name (all when none); or .refine schema files.
     pub schemas: Vec<String>,
     /// The models, one column each.
-    #[arg(long, value_parser = super::args::model_list, default_value = "pwt,rc11,ptx,vulkan,hrf-direct,hrf-indirect,sc")]
+    #[arg(long, value_parser = super::args::model_list, default_value = crate::transform::table::DEFAULT_MODELS_TEXT)]
     pub models: super::args::ModelList,
     /// The size of the contexts searched (the book's context grammar): 2
     /// by default, where the whole table takes minutes; `refine` searches

@@ -506,15 +506,7 @@ pub fn examples() -> Vec<Example> {
 }
 
 /// The table's models by default, as `pomset transformations` has them.
-pub const DEFAULT_TABLE_MODELS: &[&str] = &[
-    "pwt",
-    "rc11",
-    "ptx",
-    "vulkan",
-    "hrf-direct",
-    "hrf-indirect",
-    "sc",
-];
+pub const DEFAULT_TABLE_MODELS: &[&str] = crate::transform::table::DEFAULT_MODELS;
 /// The largest context size a table request may search (`refine` searches 3).
 pub const MAX_CONTEXT_SIZE: usize = 3;
 

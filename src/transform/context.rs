@@ -148,14 +148,17 @@ pub enum Witness {
 pub fn vocabulary(req: &Refinement) -> Vocabulary {
     let p = &req.program;
     let mut locs: Vec<String> = p.locs.iter().map(|l| l.name.clone()).collect();
-    let fresh = ["z", "w", "u", "v"]
-        .iter()
-        .map(|s| s.to_string())
-        .chain((0..).map(|k| format!("z{k}")))
-        .find(|n| !locs.contains(n) && !p.regs.iter().any(|r| &r.name == n))
-        .unwrap_or_else(|| "z".into());
+    // A location name neither the program nor `locs` uses.
+    let fresh = |locs: &[String]| {
+        ["z", "w", "u", "v"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain((0..).map(|k| format!("z{k}")))
+            .find(|n| !locs.contains(n) && !p.regs.iter().any(|r| &r.name == n))
+            .unwrap_or_else(|| "z".into())
+    };
     let fragment_locs = (0..locs.len()).collect();
-    locs.push(fresh);
+    locs.push(fresh(&locs));
     let mut values: Vec<i64> = constants(&req.source_text)
         .into_iter()
         .chain(constants(&req.target_text))
@@ -203,13 +206,7 @@ pub fn vocabulary(req: &Refinement) -> Vocabulary {
     let fence_fragment = fence_words(&req.source_text) || fence_words(&req.target_text);
     // The classic fenced shapes need two locations.
     if fence_fragment && locs.len() < 2 {
-        let second = ["w", "u", "v"]
-            .iter()
-            .map(|s| s.to_string())
-            .chain((0..).map(|k| format!("w{k}")))
-            .find(|n| !locs.contains(n) && !p.regs.iter().any(|r| &r.name == n))
-            .unwrap_or_else(|| "w".into());
-        locs.push(second);
+        locs.push(fresh(&locs));
     }
     let release_words = |t: &str| {
         [".rel", ".ra", "F.sc"].iter().any(|w| t.contains(w)) || (sc_words(t) && t.contains(":="))

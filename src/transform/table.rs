@@ -14,6 +14,21 @@ use crate::engine::Engine;
 use crate::refinement::{self, Refinement, Verdict};
 use crate::sweep::Shard;
 
+/// The table's models by default, one column each, as `pomset
+/// transformations` and the explorer's table take them.
+pub const DEFAULT_MODELS: &[&str] = &[
+    "pwt",
+    "rc11",
+    "ptx",
+    "vulkan",
+    "hrf-direct",
+    "hrf-indirect",
+    "sc",
+];
+
+/// `DEFAULT_MODELS` as a `--models` list.
+pub const DEFAULT_MODELS_TEXT: &str = "pwt,rc11,ptx,vulkan,hrf-direct,hrf-indirect,sc";
+
 /// One model's verdict on one instance. Its JSON (`--json`, the records
 /// of `--jsonl`) is `super::records::CellRecord`, which gives it back whole.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -10,15 +10,7 @@ use pomset::outcome::Limits;
 use pomset::refinement::{quick, Refinement};
 use pomset::transform::{self, grammar, table, Bound, Cell, Found};
 
-const MODELS: &[&str] = &[
-    "pwt",
-    "rc11",
-    "ptx",
-    "vulkan",
-    "hrf-direct",
-    "hrf-indirect",
-    "sc",
-];
+const MODELS: &[&str] = table::DEFAULT_MODELS;
 
 fn engines(models: &[&str]) -> Vec<(String, Box<dyn Engine>)> {
     models
@@ -957,4 +949,10 @@ fn cells_sharing_parsed_tests_are_the_cells_decided_alone() {
         }
     }
     assert!(unsound > 0, "no counterexample among the cells compared");
+}
+
+/// The table's default models as `--models` spells them and as a list.
+#[test]
+fn the_default_models_are_one_list() {
+    assert_eq!(table::DEFAULT_MODELS.join(","), table::DEFAULT_MODELS_TEXT);
 }
